@@ -1,0 +1,33 @@
+# One task runner for people and CI alike.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install run test lint format clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)  ## create the virtualenv and install assay with its dev tools
+
+run: install  ## the walkthrough: register sources, score under two policies, verify the audit log
+	ASSAY=$(BIN)/assay bash examples/demo.sh
+
+test: install  ## the test suite (unit, property and end-to-end tests)
+	$(BIN)/python -m pytest
+
+lint: install  ## ruff and mypy, as CI runs them
+	$(BIN)/ruff check src tests
+	$(BIN)/ruff format --check src tests
+	$(BIN)/mypy
+
+format: install
+	$(BIN)/ruff format src tests
+	$(BIN)/ruff check --fix src tests
+
+clean:
+	rm -rf $(VENV) .demo .pytest_cache .mypy_cache .ruff_cache

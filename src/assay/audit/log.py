@@ -1,0 +1,314 @@
+"""Append-only, hash-chained audit log of retrieval events (E8, J8, B2).
+
+Every event is one row. Its ``row_hash`` is the sha256 of the canonical JSON of all
+its other columns, ``prev_hash`` (the previous row's ``row_hash``) included, so each
+row seals everything before it:
+
+    row_hash(n) = sha256(canonical_json({seq, event_id, created_at, kind, query,
+                                         query_hash, policy_name, policy_version,
+                                         payload, prev_hash = row_hash(n-1)}))
+
+The first row links to :data:`GENESIS_HASH`. Triggers forbid UPDATE and DELETE, so
+assay itself can only append. Someone who edits the file directly breaks the chain,
+and :meth:`AuditLog.verify` names the first row where it breaks: an edited row no
+longer matches its hash, a deleted row leaves a gap in ``seq``, and a reordered row
+no longer links to its predecessor. Removing rows from the *end* leaves a shorter
+valid chain; to catch that, keep the head hash somewhere else (``assay audit head``)
+and pass it to ``verify(expected_head=...)``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from assay.db import transaction
+from assay.errors import InvalidInputError, NotFoundError
+
+GENESIS_HASH = "0" * 64
+
+
+def canonical_json(value: Any) -> str:
+    """Deterministic JSON: sorted keys, no whitespace, UTF-8 kept as is."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def sha256_hex(text: str) -> str:
+    """Hex sha256 of a UTF-8 string."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEvent:
+    """One stored retrieval event."""
+
+    seq: int
+    event_id: str
+    created_at: str
+    kind: str
+    query: str
+    query_hash: str
+    policy_name: str
+    policy_version: str
+    payload: dict[str, Any]
+    prev_hash: str
+    row_hash: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form, as exported."""
+        return {
+            "seq": self.seq,
+            "event_id": self.event_id,
+            "created_at": self.created_at,
+            "kind": self.kind,
+            "query": self.query,
+            "query_hash": self.query_hash,
+            "policy_name": self.policy_name,
+            "policy_version": self.policy_version,
+            "payload": self.payload,
+            "prev_hash": self.prev_hash,
+            "row_hash": self.row_hash,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyProblem:
+    """One break in the chain: which row and what is wrong with it."""
+
+    seq: int
+    event_id: str | None
+    problem: str
+
+    def __str__(self) -> str:
+        name = f"event {self.event_id} (seq {self.seq})" if self.event_id else f"seq {self.seq}"
+        return f"{name}: {self.problem}"
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    """The outcome of :meth:`AuditLog.verify`."""
+
+    events: int
+    head: str
+    problems: list[VerifyProblem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when the chain is intact (and, if asked, every score replays)."""
+        return not self.problems
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "ok": self.ok,
+            "events": self.events,
+            "head": self.head,
+            "problems": [
+                {"seq": p.seq, "event_id": p.event_id, "problem": p.problem} for p in self.problems
+            ],
+        }
+
+
+def _row_hash(columns: dict[str, Any]) -> str:
+    return sha256_hex(canonical_json(columns))
+
+
+_COLUMNS = (
+    "seq, event_id, created_at, kind, query, query_hash, policy_name, policy_version,"
+    " payload, prev_hash, row_hash"
+)
+
+
+class AuditLog:
+    """Reads and appends the ``audit_events`` table of an assay database."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def append(
+        self,
+        *,
+        kind: str,
+        query: str,
+        policy_name: str,
+        policy_version: str,
+        payload: dict[str, Any],
+        now: datetime | None = None,
+    ) -> AuditEvent:
+        """Append one event, chained to the current head, in a single transaction."""
+        created_at = (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="microseconds")
+        columns: dict[str, Any] = {
+            "event_id": uuid.uuid4().hex,
+            "created_at": created_at,
+            "kind": kind,
+            "query": query,
+            "query_hash": sha256_hex(query),
+            "policy_name": policy_name,
+            "policy_version": policy_version,
+            "payload": canonical_json(payload),
+        }
+        with transaction(self._conn):
+            last = self._conn.execute(
+                "SELECT seq, row_hash FROM audit_events ORDER BY seq DESC LIMIT 1"
+            ).fetchone()
+            columns["seq"] = (last["seq"] if last else 0) + 1
+            columns["prev_hash"] = last["row_hash"] if last else GENESIS_HASH
+            columns["row_hash"] = _row_hash(columns)
+            self._conn.execute(
+                f"INSERT INTO audit_events ({_COLUMNS}) VALUES"
+                " (:seq, :event_id, :created_at, :kind, :query, :query_hash, :policy_name,"
+                " :policy_version, :payload, :prev_hash, :row_hash)",
+                columns,
+            )
+        return _event(columns)
+
+    def get(self, event_id: str) -> AuditEvent:
+        """The event with this id (a unique prefix of at least 6 characters works too)."""
+        if len(event_id) < 6:
+            raise InvalidInputError(
+                "event_id", event_id, "give the full id or a prefix of at least 6 characters"
+            )
+        rows = self._conn.execute(
+            f"SELECT {_COLUMNS} FROM audit_events WHERE event_id LIKE ? || '%' LIMIT 2",
+            (event_id,),
+        ).fetchall()
+        if not rows:
+            raise NotFoundError(
+                f"audit event {event_id!r} not found; list ids with `assay audit list`"
+            )
+        if len(rows) > 1:
+            raise InvalidInputError(
+                "event_id", event_id, "give more characters of the id", problem="is ambiguous"
+            )
+        return _event(dict(rows[0]))
+
+    def list(
+        self,
+        *,
+        limit: int | None = 50,
+        policy: str | None = None,
+        kind: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> list[AuditEvent]:
+        """Events newest first, filtered by policy name, kind and ISO time range."""
+        if limit is not None and limit <= 0:
+            raise InvalidInputError("limit", limit, "give a positive number of events")
+        where, args = _filters(policy=policy, kind=kind, since=since, until=until)
+        sql = f"SELECT {_COLUMNS} FROM audit_events{where} ORDER BY seq DESC"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [_event(dict(r)) for r in self._conn.execute(sql, args)]
+
+    def iter_all(self, **filters: str | None) -> Iterator[AuditEvent]:
+        """Every event oldest first (optionally filtered), streamed for export."""
+        where, args = _filters(**filters)
+        cursor = self._conn.execute(
+            f"SELECT {_COLUMNS} FROM audit_events{where} ORDER BY seq", args
+        )
+        for row in cursor:
+            yield _event(dict(row))
+
+    def head(self) -> tuple[int, str]:
+        """The number of events and the hash of the last one (to anchor elsewhere)."""
+        row = self._conn.execute(
+            "SELECT seq, row_hash FROM audit_events ORDER BY seq DESC LIMIT 1"
+        ).fetchone()
+        return (row["seq"], row["row_hash"]) if row else (0, GENESIS_HASH)
+
+    def verify(self, *, expected_head: str | None = None, replay: bool = True) -> VerifyReport:
+        """Walk the chain from the first row; report every row that breaks it.
+
+        With ``replay`` (the default) each scoring event's composites, labels and gate
+        verdicts are also recomputed from the row alone (see :mod:`assay.audit.replay`).
+        """
+        from assay.audit.replay import replay_problems
+
+        problems: list[VerifyProblem] = []
+        expected_seq, prev, count = 1, GENESIS_HASH, 0
+        cursor = self._conn.execute(f"SELECT {_COLUMNS} FROM audit_events ORDER BY seq")
+        for row in cursor:
+            columns = dict(row)
+            seq, event_id, stored = columns["seq"], columns["event_id"], columns.pop("row_hash")
+            count += 1
+            if seq != expected_seq:
+                missing = (
+                    f"{expected_seq}" if seq == expected_seq + 1 else f"{expected_seq}-{seq - 1}"
+                )
+                problems.append(
+                    VerifyProblem(
+                        seq, event_id, f"row(s) seq {missing} before it are missing (deleted)"
+                    )
+                )
+            if columns["prev_hash"] != prev:
+                problems.append(
+                    VerifyProblem(
+                        seq,
+                        event_id,
+                        "does not link to the row before it (reordered, or a row removed)",
+                    )
+                )
+            if _row_hash(columns) != stored:
+                problems.append(
+                    VerifyProblem(seq, event_id, "content does not match its hash (row edited)")
+                )
+            elif replay:
+                try:
+                    payload = json.loads(columns["payload"])
+                except json.JSONDecodeError:
+                    payload = None
+                problems.extend(
+                    VerifyProblem(seq, event_id, p)
+                    for p in replay_problems(columns["kind"], payload)
+                )
+            expected_seq, prev = seq + 1, stored
+        if expected_head is not None and expected_head != prev:
+            problems.append(
+                VerifyProblem(
+                    expected_seq,
+                    None,
+                    f"head is {prev[:16]}..., expected {expected_head[:16]}... "
+                    "(rows removed from the end, or the wrong database)",
+                )
+            )
+        return VerifyReport(events=count, head=prev, problems=problems)
+
+
+def _filters(**filters: str | None) -> tuple[str, list[str]]:
+    clauses = {
+        "policy": "policy_name = ?",
+        "kind": "kind = ?",
+        "since": "created_at >= ?",
+        "until": "created_at < ?",
+    }
+    unknown = set(filters) - set(clauses)
+    if unknown:
+        raise InvalidInputError("filter", sorted(unknown)[0], f"use one of {', '.join(clauses)}")
+    parts, args = [], []
+    for name, value in filters.items():
+        if value is not None:
+            parts.append(clauses[name])
+            args.append(value)
+    return (" WHERE " + " AND ".join(parts) if parts else ""), args
+
+
+def _event(columns: dict[str, Any]) -> AuditEvent:
+    return AuditEvent(
+        seq=columns["seq"],
+        event_id=columns["event_id"],
+        created_at=columns["created_at"],
+        kind=columns["kind"],
+        query=columns["query"],
+        query_hash=columns["query_hash"],
+        policy_name=columns["policy_name"],
+        policy_version=columns["policy_version"],
+        payload=json.loads(columns["payload"]),
+        prev_hash=columns["prev_hash"],
+        row_hash=columns["row_hash"],
+    )

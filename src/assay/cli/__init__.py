@@ -1,0 +1,1 @@
+"""The ``assay`` command line: nouns with verbs, ``--json`` on every command."""

@@ -1,0 +1,181 @@
+"""``assay audit``: read, verify and export the audit log (E8, B2)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from assay.audit.log import canonical_json
+from assay.cli.common import db_option, emit_json, json_option, open_engine, shorten, table
+
+
+@click.group()
+def audit() -> None:
+    """Inspect the tamper-evident log of retrieval events."""
+
+
+@audit.command("list")
+@click.option(
+    "--limit", type=int, default=20, show_default=True, help="How many events, newest first."
+)
+@click.option("--policy", help="Only events under this policy.")
+@click.option("--since", help="Only events at or after this ISO time.")
+@click.option("--until", help="Only events before this ISO time.")
+@db_option
+@json_option
+def list_events(
+    limit: int,
+    policy: str | None,
+    since: str | None,
+    until: str | None,
+    db: Path | None,
+    as_json: bool,
+) -> None:
+    """List recent retrieval events."""
+    with open_engine(db) as engine:
+        events = engine.audit.list(limit=limit, policy=policy, since=since, until=until)
+    if as_json:
+        emit_json([e.as_dict() for e in events])
+        return
+    if not events:
+        click.echo("no audit events")
+        return
+    rows = []
+    for e in events:
+        counts = e.payload.get("counts", {})
+        rows.append(
+            [
+                str(e.seq),
+                e.event_id[:12],
+                e.created_at[:19],
+                f"{e.policy_name} v{e.policy_version}",
+                f"{counts.get('admitted', '-')}/{counts.get('excluded', '-')}",
+                shorten(e.query, 40),
+            ]
+        )
+    click.echo(table(rows, ["SEQ", "EVENT", "TIME (UTC)", "POLICY", "IN/OUT", "QUERY"]))
+
+
+@audit.command("show")
+@click.argument("event_id")
+@db_option
+@json_option
+def show(event_id: str, db: Path | None, as_json: bool) -> None:
+    """Show one event with every candidate's scores and verdict."""
+    with open_engine(db) as engine:
+        event = engine.audit.get(event_id)
+    if as_json:
+        emit_json(event.as_dict())
+        return
+    click.echo(f"event {event.event_id} (seq {event.seq}) at {event.created_at}")
+    click.echo(f"query: {event.query}")
+    click.echo(
+        f"policy: {event.policy_name} v{event.policy_version}, as of {event.payload.get('as_of')}"
+    )
+    rows = []
+    for item in event.payload.get("evidence", []):
+        s = item["scores"]
+        verdict = "admitted" if item["admitted"] else item.get("reason", "excluded")
+        rows.append(
+            [
+                item["id"],
+                item["basis"]["source_id"] or item["basis"]["source_kind"],
+                f"{s['similarity']:.3f}",
+                f"{s['source']:.3f}",
+                f"{s['freshness']:.3f}",
+                f"{item['confidence']:.3f}",
+                item["label"],
+                verdict,
+            ]
+        )
+    if rows:
+        click.echo(table(rows, ["ID", "SOURCE", "SIM", "SRC", "FRESH", "C", "LABEL", "VERDICT"]))
+    click.echo(f"hash {event.row_hash}\nprev {event.prev_hash}")
+
+
+@audit.command("verify")
+@click.option(
+    "--expect-head",
+    help="Head hash recorded earlier (`assay audit head`): catches rows cut from the end.",
+)
+@click.option(
+    "--no-replay", is_flag=True, help="Check the hash chain only, without recomputing scores."
+)
+@db_option
+@json_option
+def verify(expect_head: str | None, no_replay: bool, db: Path | None, as_json: bool) -> None:
+    """Check the hash chain and replay every score; exit 1 naming any broken row."""
+    with open_engine(db) as engine:
+        report = engine.audit.verify(expected_head=expect_head, replay=not no_replay)
+    if as_json:
+        emit_json(report.as_dict())
+    elif report.ok:
+        click.echo(f"audit log intact: {report.events} events, head {report.head}")
+    else:
+        for problem in report.problems:
+            click.echo(f"TAMPERED {problem}", err=True)
+        click.echo(
+            f"audit log broken: {len(report.problems)} problem(s) in {report.events} events",
+            err=True,
+        )
+    if not report.ok:
+        sys.exit(1)
+
+
+@audit.command("head")
+@db_option
+@json_option
+def head(db: Path | None, as_json: bool) -> None:
+    """Print the event count and head hash, to keep somewhere the database is not."""
+    with open_engine(db) as engine:
+        count, digest = engine.audit.head()
+    if as_json:
+        emit_json({"events": count, "head": digest})
+    else:
+        click.echo(f"{count} {digest}")
+
+
+@audit.command("export")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl"]),
+    default="jsonl",
+    show_default=True,
+    help="Export format.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="File to write [default: stdout].",
+)
+@click.option("--policy", help="Only events under this policy.")
+@click.option("--since", help="Only events at or after this ISO time.")
+@click.option("--until", help="Only events before this ISO time.")
+@db_option
+def export(
+    fmt: str,
+    output: Path | None,
+    policy: str | None,
+    since: str | None,
+    until: str | None,
+    db: Path | None,
+) -> None:
+    """Export events oldest first, one JSON object a line, hashes included."""
+    with open_engine(db) as engine:
+        events = engine.audit.iter_all(policy=policy, since=since, until=until)
+        if output is None:
+            for event in events:
+                click.echo(canonical_json(event.as_dict()))
+            return
+        tmp = output.with_name(output.name + ".part")
+        count = 0
+        with tmp.open("w", encoding="utf-8") as fh:
+            for event in events:
+                fh.write(canonical_json(event.as_dict()) + "\n")
+                count += 1
+        tmp.replace(output)
+    click.echo(f"exported {count} events to {output}", err=True)

@@ -1,0 +1,108 @@
+"""What every command shares: the database option, JSON output, and error handling."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from assay.engine import Assay
+from assay.errors import AssayError, InvalidInputError
+from assay.types import parse_date
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class AssayGroup(click.Group):
+    """A click group that turns assay errors into one line and an exit code."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except AssayError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+        except Exception as exc:  # a bug: say so plainly, show the trace only on request
+            if os.environ.get("ASSAY_DEBUG"):
+                traceback.print_exc()
+            click.echo(
+                f"internal error: {type(exc).__name__}: {exc} "
+                "(set ASSAY_DEBUG=1 for the traceback and report it)",
+                err=True,
+            )
+            sys.exit(70)
+
+
+def db_option(fn: F) -> F:
+    """``--db PATH``: the database file (default ``$ASSAY_DB`` or ``./assay.db``)."""
+    return click.option(
+        "--db",
+        "db",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Database file [default: $ASSAY_DB or ./assay.db].",
+    )(fn)
+
+
+def json_option(fn: F) -> F:
+    """``--json``: print machine-readable JSON instead of text."""
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(fn)
+
+
+def open_engine(db: Path | None) -> Assay:
+    """Open the assay database named on the command line or in the settings."""
+    return Assay(db)
+
+
+def emit_json(value: Any) -> None:
+    """Print ``value`` as indented JSON on stdout."""
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+def date_arg(field: str, value: str | None) -> date | None:
+    """Parse a YYYY-MM-DD command-line value, naming the option when it is wrong."""
+    return parse_date(field, value)
+
+
+def today() -> date:
+    """The current UTC date: the only place the CLI reads the wall clock."""
+    return datetime.now(UTC).date()
+
+
+def parse_meta(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """Turn ``--meta key=value`` options into a dict (values parsed as JSON if they can be)."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise InvalidInputError("--meta", pair, "write it as key=value")
+        try:
+            out[key.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key.strip()] = raw
+    return out
+
+
+def table(rows: list[list[str]], headers: list[str]) -> str:
+    """A plain aligned text table."""
+    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows, strict=False)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    lines += [
+        "  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows
+    ]
+    return "\n".join(lines)
+
+
+def shorten(text: str, width: int = 70) -> str:
+    """One line of at most ``width`` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 3] + "..."

@@ -1,0 +1,29 @@
+"""Entry point of the ``assay`` command."""
+
+from __future__ import annotations
+
+import click
+
+from assay import __version__
+from assay.cli.audit import audit
+from assay.cli.common import AssayGroup
+from assay.cli.policies import policies
+from assay.cli.score import score
+from assay.cli.sources import sources
+
+
+@click.group(cls=AssayGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="assay")
+def cli() -> None:
+    """assay: score, gate, corroborate and audit the evidence behind RAG answers."""
+
+
+cli.add_command(sources)
+cli.add_command(policies)
+cli.add_command(score)
+cli.add_command(audit)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli()

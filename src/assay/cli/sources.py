@@ -1,0 +1,295 @@
+"""``assay sources``: manage the source registry (E3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from assay.cli.common import (
+    date_arg,
+    db_option,
+    emit_json,
+    json_option,
+    open_engine,
+    parse_meta,
+    table,
+    today,
+)
+from assay.sources import Source
+
+
+def _attribute_options(fn: Any) -> Any:
+    """The options shared by ``add`` and ``update``: every editable attribute."""
+    options = [
+        click.option(
+            "--reliability", type=float, help="Reliability in [0, 1] [default: the kind's]."
+        ),
+        click.option("--name", help="Human-readable name."),
+        click.option("--owner", help="Who publishes it; same owner = not independent."),
+        click.option("--jurisdiction", help="Jurisdiction, e.g. 'England and Wales'."),
+        click.option("--court-level", help="Court level, for case law."),
+        click.option("--overruled/--not-overruled", default=None, help="Overruled authority."),
+        click.option(
+            "--review-days", type=int, help="Review interval in days [default: the kind's]."
+        ),
+        click.option("--reviewed-at", help="Date of the last review (YYYY-MM-DD)."),
+        click.option("--meta", multiple=True, help="Extra metadata as key=value (repeatable)."),
+        click.option("--note", help="Why the change is made (kept in the history)."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _attributes(options: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in ("reliability", "name", "owner", "jurisdiction", "court_level", "overruled"):
+        if options.get(key) is not None:
+            out[key] = options[key]
+    if options.get("review_days") is not None:
+        out["review_interval_days"] = options["review_days"]
+    if options.get("reviewed_at"):
+        out["reviewed_at"] = date_arg("--reviewed-at", options["reviewed_at"])
+    if options.get("meta"):
+        out["metadata"] = parse_meta(options["meta"])
+    return out
+
+
+def _show(source: Source, as_json: bool) -> None:
+    if as_json:
+        emit_json(source.as_dict())
+        return
+    for key, value in source.as_dict().items():
+        if value not in (None, {}, ""):
+            click.echo(f"{key:>21}: {value}")
+
+
+@click.group()
+def sources() -> None:
+    """Register, review and inspect evidence sources."""
+
+
+@sources.command("add")
+@click.argument("source_id")
+@click.option(
+    "--kind",
+    required=True,
+    help="official, verified_kb, internal_wiki, customer, unverified, or your own.",
+)
+@_attribute_options
+@db_option
+@json_option
+def add(source_id: str, kind: str, db: Path | None, as_json: bool, **options: Any) -> None:
+    """Register SOURCE_ID; its reliability defaults from its kind."""
+    attributes = _attributes(options)
+    with open_engine(db) as engine:
+        source = engine.sources.add(
+            source_id,
+            kind,
+            reliability=attributes.pop("reliability", None),
+            review_interval_days=attributes.pop("review_interval_days", None),
+            note=options.get("note"),
+            **attributes,
+        )
+    if as_json:
+        emit_json(source.as_dict())
+    else:
+        click.echo(
+            f"added {source.id} ({source.kind}, reliability {source.reliability:.2f}), version 1"
+        )
+
+
+@sources.command("update")
+@click.argument("source_id")
+@click.option("--kind", help="Change the kind (reliability is not reset).")
+@click.option(
+    "--retired/--active", default=None, help="Retire the source (its items are excluded)."
+)
+@_attribute_options
+@db_option
+@json_option
+def update(
+    source_id: str,
+    kind: str | None,
+    retired: bool | None,
+    db: Path | None,
+    as_json: bool,
+    **options: Any,
+) -> None:
+    """Change attributes of SOURCE_ID; the previous version stays in its history."""
+    changes = _attributes(options)
+    if kind is not None:
+        changes["kind"] = kind
+    if retired is not None:
+        changes["retired"] = retired
+    with open_engine(db) as engine:
+        source = engine.sources.update(source_id, note=options.get("note"), **changes)
+    if as_json:
+        emit_json(source.as_dict())
+    else:
+        click.echo(
+            f"updated {source.id}: {', '.join(sorted(changes))}; now version {source.version}"
+        )
+
+
+@sources.command("review")
+@click.argument("source_id")
+@click.option("--on", "on", help="Review date (YYYY-MM-DD) [default: today].")
+@click.option("--reliability", type=float, help="Re-rate the source while reviewing it.")
+@click.option("--note", help="What the review found.")
+@db_option
+@json_option
+def review(
+    source_id: str,
+    on: str | None,
+    reliability: float | None,
+    note: str | None,
+    db: Path | None,
+    as_json: bool,
+) -> None:
+    """Record that SOURCE_ID was reviewed, restarting its review interval."""
+    with open_engine(db) as engine:
+        source = engine.sources.review(
+            source_id, on=date_arg("--on", on) or today(), reliability=reliability, note=note
+        )
+    if as_json:
+        emit_json(source.as_dict())
+    else:
+        click.echo(
+            f"reviewed {source.id} on {source.reviewed_at}; next review due {source.review_due()}"
+        )
+
+
+@sources.command("list")
+@click.option("--kind", help="Only sources of this kind.")
+@click.option("--due", is_flag=True, help="Only sources overdue for review.")
+@click.option("--as-of", help="Date to judge reviews against (YYYY-MM-DD) [default: today].")
+@db_option
+@json_option
+def list_sources(
+    kind: str | None, due: bool, as_of: str | None, db: Path | None, as_json: bool
+) -> None:
+    """List registered sources; overdue reviews are flagged."""
+    on = date_arg("--as-of", as_of) or today()
+    with open_engine(db) as engine:
+        found = engine.sources.list(kind=kind, overdue_on=on if due else None)
+    if as_json:
+        emit_json([s.as_dict() | {"review_overdue": s.review_overdue(on)} for s in found])
+        return
+    if not found:
+        click.echo("no sources" + (" overdue for review" if due else ""))
+        return
+    rows = []
+    for s in found:
+        flags = [f for f, on_ in (("retired", s.retired), ("overruled", s.overruled)) if on_]
+        if not s.retired and s.review_overdue(on):
+            flags.append("REVIEW OVERDUE")
+        due_date = s.review_due()
+        rows.append(
+            [
+                s.id,
+                s.kind,
+                f"{s.reliability:.2f}",
+                s.owner or "-",
+                str(due_date or "never reviewed"),
+                " ".join(flags),
+            ]
+        )
+    click.echo(table(rows, ["ID", "KIND", "RELIABILITY", "OWNER", "REVIEW DUE", "FLAGS"]))
+
+
+@sources.command("show")
+@click.argument("source_id")
+@db_option
+@json_option
+def show(source_id: str, db: Path | None, as_json: bool) -> None:
+    """Show SOURCE_ID and its full change history."""
+    with open_engine(db) as engine:
+        source = engine.sources.get(source_id)
+        history = engine.sources.history(source_id)
+    if as_json:
+        emit_json(
+            source.as_dict()
+            | {
+                "history": [
+                    {
+                        "version": h.version,
+                        "action": h.action,
+                        "changed_at": h.changed_at,
+                        "actor": h.actor,
+                        "note": h.note,
+                        "snapshot": h.snapshot,
+                    }
+                    for h in history
+                ]
+            }
+        )
+        return
+    _show(source, as_json=False)
+    click.echo("history:")
+    for h in history:
+        click.echo(f"  v{h.version} {h.changed_at} {h.action}" + (f": {h.note}" if h.note else ""))
+
+
+@sources.command("kinds")
+@db_option
+@json_option
+def kinds(db: Path | None, as_json: bool) -> None:
+    """List source kinds with their default reliability and review interval."""
+    with open_engine(db) as engine:
+        known = engine.sources.kinds()
+    if as_json:
+        emit_json(
+            [
+                {
+                    "name": k.name,
+                    "reliability": k.reliability,
+                    "review_interval_days": k.review_interval_days,
+                    "builtin": k.builtin,
+                }
+                for k in known.values()
+            ]
+        )
+        return
+    rows = [
+        [
+            k.name,
+            f"{k.reliability:.2f}",
+            str(k.review_interval_days),
+            "built-in" if k.builtin else "user",
+        ]
+        for k in known.values()
+    ]
+    click.echo(table(rows, ["KIND", "RELIABILITY", "REVIEW DAYS", "ORIGIN"]))
+
+
+@sources.command("add-kind")
+@click.argument("name")
+@click.option("--reliability", type=float, required=True, help="Default reliability in [0, 1].")
+@click.option(
+    "--review-days", type=int, default=90, show_default=True, help="Default review interval."
+)
+@db_option
+@json_option
+def add_kind(
+    name: str, reliability: float, review_days: int, db: Path | None, as_json: bool
+) -> None:
+    """Define a new source kind NAME."""
+    with open_engine(db) as engine:
+        kind = engine.sources.add_kind(name, reliability, review_days)
+    if as_json:
+        emit_json(
+            {
+                "name": kind.name,
+                "reliability": kind.reliability,
+                "review_interval_days": kind.review_interval_days,
+                "builtin": False,
+            }
+        )
+    else:
+        click.echo(
+            f"added kind {kind.name} (reliability {kind.reliability:.2f}, "
+            f"review every {kind.review_interval_days} days)"
+        )

@@ -1,0 +1,67 @@
+"""The embedded SQLite database: one file holding the source registry and the audit log.
+
+Connections run in autocommit mode; every write goes through :func:`transaction`,
+which takes the write lock up front (``BEGIN IMMEDIATE``) so two writers can never
+interleave and a failure rolls back whole. The file is opened in WAL mode, so
+readers do not block the writer. Schema changes are the numbered functions of
+:mod:`assay.migrations`, each applied in its own transaction.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from assay.errors import StorageError
+from assay.migrations import migrate
+
+
+def connect(path: str | Path) -> sqlite3.Connection:
+    """Open (creating if needed) the assay database at ``path`` and migrate it.
+
+    ``":memory:"`` gives a private in-memory database, useful in tests.
+    """
+    target = str(path)
+    if target != ":memory:":
+        parent = Path(target).expanduser().resolve().parent
+        if not parent.is_dir():
+            raise StorageError(
+                f"database path {target!r} is in a folder that does not exist; "
+                f"create {str(parent)!r} or set --db / ASSAY_DB to another file"
+            )
+    try:
+        conn = sqlite3.connect(target, isolation_level=None, timeout=30.0)
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        migrate(conn)
+    except sqlite3.DatabaseError as exc:
+        raise StorageError(
+            f"cannot open assay database {target!r}: {exc}; "
+            "check that it is an assay database (or point --db / ASSAY_DB elsewhere)"
+        ) from exc
+    return conn
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """Run the block as one write transaction: all of it lands, or none of it.
+
+    A database failure inside the block is re-raised as :class:`StorageError`.
+    """
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error as exc:
+        raise StorageError(f"cannot start a write on the assay database: {exc}") from exc
+    try:
+        yield conn
+    except sqlite3.Error as exc:
+        conn.execute("ROLLBACK")
+        raise StorageError(f"database write failed and was rolled back: {exc}") from exc
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

@@ -1,0 +1,125 @@
+"""``Assay``: the registry, the policies and the audit log of one database, together.
+
+This is the object most users touch::
+
+    from assay import Assay, Candidate
+
+    with Assay("assay.db") as engine:
+        engine.sources.add("sds-2026", "official", owner="Acme Safety")
+        result = engine.score("max operating temperature?", candidates, policy="safety_critical")
+        for item in result.admitted:
+            print(item.label, item.confidence, item.id)
+
+Every call to :meth:`Assay.score` writes exactly one audit event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, date, datetime
+from pathlib import Path
+from types import TracebackType
+
+from assay.audit import AuditLog
+from assay.db import connect
+from assay.errors import InvalidInputError
+from assay.pipeline import ScoreResult, audit_payload, score_candidates
+from assay.policy import PolicyBook
+from assay.scoring.corroboration import TextSimilarity, lexical_similarity
+from assay.scoring.evidence import SourceFacts
+from assay.settings import Settings, load_settings
+from assay.sources import SourceRegistry
+from assay.types import Candidate
+
+
+class Assay:
+    """One assay database with its source registry, policies and audit log."""
+
+    def __init__(self, db: str | Path | None = None, *, settings: Settings | None = None) -> None:
+        self.settings = settings or load_settings(db=db)
+        if db is not None:
+            self.settings = self.settings.model_copy(update={"db": Path(db)})
+        self.policies = PolicyBook.load(
+            self.settings.policy_dirs, severity_policies=self.settings.severity_policies
+        )
+        self._conn = connect(self.settings.db)
+        self.sources = SourceRegistry(self._conn)
+        self.audit = AuditLog(self._conn)
+
+    def close(self) -> None:
+        """Close the database connection."""
+        self._conn.close()
+
+    def __enter__(self) -> Assay:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def resolve_source(self, candidate: Candidate) -> SourceFacts:
+        """What the registry says about a candidate's source (E3)."""
+        if candidate.source_id is not None:
+            source = self.sources.get(candidate.source_id)
+            if candidate.source_kind is not None and candidate.source_kind != source.kind:
+                raise InvalidInputError(
+                    f"candidate {candidate.id!r}: source_kind",
+                    candidate.source_kind,
+                    f"drop it or use {source.kind!r}, the kind registered for {source.id!r}",
+                    problem="disagrees with the registry",
+                )
+            return SourceFacts(
+                kind=source.kind,
+                reliability=source.reliability,
+                source_id=source.id,
+                owner=source.owner,
+                jurisdiction=source.jurisdiction,
+                overruled=source.overruled,
+                retired=source.retired,
+            )
+        kind = self.sources.kind(candidate.source_kind or "")
+        return SourceFacts(kind=kind.name, reliability=kind.reliability)
+
+    def score(
+        self,
+        query: str,
+        candidates: Sequence[Candidate],
+        *,
+        policy: str | None = None,
+        severity: str | None = None,
+        as_of: date | None = None,
+        jurisdiction: str | None = None,
+        similarity: TextSimilarity = lexical_similarity,
+    ) -> ScoreResult:
+        """Score, gate and corroborate retrieved candidates, and log the event.
+
+        The policy is picked by name or by severity (neither: the default policy).
+        ``as_of`` defaults to today in UTC; it is recorded so the event can be replayed.
+        """
+        if policy is None and severity is None:
+            policy = self.settings.default_policy
+        chosen = self.policies.resolve(name=policy, severity=severity)
+        result = score_candidates(
+            query,
+            candidates,
+            chosen,
+            self.resolve_source,
+            as_of=as_of or datetime.now(UTC).date(),
+            jurisdiction=jurisdiction,
+            similarity=similarity,
+        )
+        event = self.audit.append(
+            kind="score",
+            query=query,
+            policy_name=chosen.name,
+            policy_version=chosen.version,
+            payload=audit_payload(
+                result, models={"corroboration": getattr(similarity, "__name__", "custom")}
+            ),
+        )
+        return replace(result, event_id=event.event_id)

@@ -1,0 +1,89 @@
+"""The one exception tree of assay.
+
+Every error assay raises on purpose derives from :class:`AssayError` and carries
+its context as attributes, so that the CLI and the HTTP layer can turn it into an
+exit code or a status code without parsing messages::
+
+    AssayError
+    ├── InvalidInputError       a value given by the caller is wrong (field, value, fix)
+    │   ├── UnknownPolicyError  no policy by that name or severity
+    │   ├── UnknownSourceError  a source id that the registry does not hold
+    │   └── PolicyError         a policy file or profile is inconsistent
+    ├── ConflictError           the operation clashes with stored state (duplicate id)
+    ├── NotFoundError           a stored record (audit event, ...) does not exist
+    └── StorageError            the database cannot be opened or migrated
+
+Only ``assay.cli`` (and later the HTTP server) catches these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+
+class AssayError(Exception):
+    """Root of every error assay raises on purpose."""
+
+    exit_code: int = 1
+
+
+class InvalidInputError(AssayError, ValueError):
+    """A caller-supplied value is invalid.
+
+    The message names the field, shows the bad value and says how to fix it.
+    """
+
+    exit_code = 2
+
+    def __init__(self, field: str, value: Any, fix: str, *, problem: str = "is invalid") -> None:
+        self.field = field
+        self.value = value
+        self.fix = fix
+        self.problem = problem
+        super().__init__(f"{field}={_show(value)} {problem}; {fix}")
+
+
+class UnknownPolicyError(InvalidInputError):
+    """No policy is known by the requested name or severity."""
+
+    def __init__(self, field: str, value: str, choices: Iterable[str]) -> None:
+        self.choices = sorted(choices)
+        super().__init__(
+            field, value, f"choose one of: {', '.join(self.choices)}", problem="is unknown"
+        )
+
+
+class UnknownSourceError(InvalidInputError):
+    """A candidate or command names a source the registry does not hold."""
+
+    def __init__(self, value: str, *, field: str = "source_id") -> None:
+        super().__init__(
+            field,
+            value,
+            "register it first with `assay sources add ID --kind KIND`, "
+            "or give a source_kind instead",
+            problem="is not in the source registry",
+        )
+
+
+class PolicyError(InvalidInputError):
+    """A policy definition is inconsistent (weights, bands, thresholds)."""
+
+
+class ConflictError(AssayError):
+    """The operation clashes with stored state, such as adding an existing id."""
+
+
+class NotFoundError(AssayError):
+    """A stored record, such as an audit event, does not exist."""
+
+
+class StorageError(AssayError):
+    """The database could not be opened, migrated or written."""
+
+
+def _show(value: Any) -> str:
+    """Render a bad value briefly and unambiguously for an error message."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -1,0 +1,128 @@
+"""Numbered schema migrations of the assay database.
+
+Each migration is a function registered in order with :func:`migration`; it runs
+inside one transaction together with the row that records it in
+``_assay_migrations``, so a failed migration leaves the schema as it was. Never
+edit a released migration: add a new one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+Migration = Callable[[sqlite3.Connection], None]
+MIGRATIONS: list[tuple[str, Migration]] = []
+
+
+def migration(fn: Migration) -> Migration:
+    """Register ``fn`` as the next migration; its name is its identity."""
+    MIGRATIONS.append((fn.__name__, fn))
+    return fn
+
+
+def migrate(conn: sqlite3.Connection) -> list[str]:
+    """Apply every migration not yet recorded; return the names applied now."""
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS _assay_migrations ("
+        " name TEXT PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT (datetime('now')))"
+    )
+    done = {row[0] for row in conn.execute("SELECT name FROM _assay_migrations")}
+    applied = []
+    for name, fn in MIGRATIONS:
+        if name in done:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            fn(conn)
+            conn.execute("INSERT INTO _assay_migrations (name) VALUES (?)", (name,))
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        applied.append(name)
+    return applied
+
+
+BUILTIN_KINDS = (
+    # name, default reliability (E3), review interval in days
+    ("official", 1.0, 365),
+    ("verified_kb", 0.9, 180),
+    ("internal_wiki", 0.7, 90),
+    ("customer", 0.4, 90),
+    ("unverified", 0.3, 30),
+)
+
+
+@migration
+def m001_source_registry(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE source_kinds (
+            name TEXT PRIMARY KEY,
+            reliability REAL NOT NULL CHECK (reliability BETWEEN 0 AND 1),
+            review_interval_days INTEGER NOT NULL CHECK (review_interval_days > 0),
+            builtin INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL
+        )"""
+    )
+    conn.executemany("INSERT INTO source_kinds VALUES (?, ?, ?, 1, datetime('now'))", BUILTIN_KINDS)
+    conn.execute(
+        """CREATE TABLE sources (
+            id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL REFERENCES source_kinds(name),
+            reliability REAL NOT NULL CHECK (reliability BETWEEN 0 AND 1),
+            name TEXT,
+            owner TEXT,
+            jurisdiction TEXT,
+            court_level TEXT,
+            overruled INTEGER NOT NULL DEFAULT 0,
+            retired INTEGER NOT NULL DEFAULT 0,
+            review_interval_days INTEGER NOT NULL CHECK (review_interval_days > 0),
+            reviewed_at TEXT,
+            metadata TEXT NOT NULL DEFAULT '{}',
+            version INTEGER NOT NULL,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )"""
+    )
+    conn.execute(
+        """CREATE TABLE source_history (
+            id INTEGER PRIMARY KEY,
+            source_id TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            action TEXT NOT NULL,
+            changed_at TEXT NOT NULL,
+            actor TEXT,
+            note TEXT,
+            snapshot TEXT NOT NULL,
+            UNIQUE (source_id, version)
+        )"""
+    )
+
+
+@migration
+def m002_audit_log(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE audit_events (
+            seq INTEGER PRIMARY KEY,
+            event_id TEXT NOT NULL UNIQUE,
+            created_at TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            query TEXT NOT NULL,
+            query_hash TEXT NOT NULL,
+            policy_name TEXT NOT NULL,
+            policy_version TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            prev_hash TEXT NOT NULL,
+            row_hash TEXT NOT NULL UNIQUE
+        )"""
+    )
+    conn.execute("CREATE INDEX audit_events_created ON audit_events(created_at)")
+    conn.execute("CREATE INDEX audit_events_policy ON audit_events(policy_name)")
+    # Append-only: the application can never rewrite history. Someone editing the
+    # file directly can, and `assay audit verify` then finds it through the chain.
+    for op in ("UPDATE", "DELETE"):
+        conn.execute(
+            f"""CREATE TRIGGER audit_events_no_{op.lower()} BEFORE {op} ON audit_events
+            BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END"""
+        )

@@ -1,0 +1,1 @@
+"""Built-in confidence policies, one TOML file each (see ``docs/policies.md``)."""

@@ -1,0 +1,377 @@
+"""Confidence policies: named, versioned profiles loaded from TOML (E2, E4, E6, E7, E9, E13).
+
+A policy holds everything that turns sub-scores into a gate decision: the factor
+weights, the minimum composite (threshold), the similarity floor, the label bands,
+freshness decay rates, per-kind source adjustments and corroboration settings.
+Built-in profiles ship in ``assay/policies/*.toml``; users add their own files in
+the same format (see ``docs/policies.md``). A request picks a policy by name or by
+the severity of the decision it informs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from assay.errors import InvalidInputError, PolicyError, UnknownPolicyError
+from assay.types import Label, Weights, check_unit_interval
+
+
+class Severity(StrEnum):
+    """Consequence severity of the decision the evidence informs (E6), mildest first."""
+
+    INFORMATIONAL = "informational"
+    FINANCIAL = "financial"
+    LEGAL = "legal"
+    SAFETY_CRITICAL = "safety_critical"
+
+
+@dataclass(frozen=True, slots=True)
+class LabelBands:
+    """Composite at or above ``high`` is high confidence, at or above ``medium`` medium."""
+
+    high: float
+    medium: float
+
+    def label(self, confidence: float) -> Label:
+        """The human-readable label of a composite score (E7)."""
+        if confidence >= self.high:
+            return Label.HIGH
+        if confidence >= self.medium:
+            return Label.MEDIUM
+        return Label.LOW
+
+
+@dataclass(frozen=True, slots=True)
+class Corroboration:
+    """How findings are grouped and aggregated (E10); see ``scoring/corroboration.py``."""
+
+    same_finding_similarity: float = 0.5
+    min_independent_sources: int = 2
+    min_label: Label = Label.MEDIUM
+    dependence: float = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """One versioned confidence profile. Build it with :func:`policy_from_mapping`."""
+
+    name: str
+    version: str
+    severity: Severity
+    weights: Weights
+    threshold: float
+    similarity_floor: float
+    labels: LabelBands
+    decay_rate: float = 0.005
+    decay_rate_by_kind: Mapping[str, float] = field(default_factory=dict)
+    undated_freshness: float = 0.0
+    adjustment_by_kind: Mapping[str, float] = field(default_factory=dict)
+    exclude_overruled: bool = True
+    jurisdiction_penalty: float = 0.0
+    corroboration: Corroboration = field(default_factory=Corroboration)
+    description: str = ""
+
+    def decay_rate_for(self, kind: str) -> float:
+        """Freshness decay rate per day for items of this source kind (E4)."""
+        return self.decay_rate_by_kind.get(kind, self.decay_rate)
+
+    def adjustment_for(self, kind: str) -> float:
+        """Boost (positive) or penalty (negative) added to a kind's reliability (E9)."""
+        return self.adjustment_by_kind.get(kind, 0.0)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The policy in the same shape as its TOML file."""
+        return {
+            "name": self.name,
+            "version": self.version,
+            "severity": self.severity.value,
+            "description": self.description,
+            "threshold": self.threshold,
+            "similarity_floor": self.similarity_floor,
+            "weights": self.weights.as_dict(),
+            "labels": {"high": self.labels.high, "medium": self.labels.medium},
+            "freshness": {
+                "decay_rate": self.decay_rate,
+                "undated": self.undated_freshness,
+                "decay_rate_by_kind": dict(sorted(self.decay_rate_by_kind.items())),
+            },
+            "sources": {
+                "exclude_overruled": self.exclude_overruled,
+                "jurisdiction_penalty": self.jurisdiction_penalty,
+                "adjustment_by_kind": dict(sorted(self.adjustment_by_kind.items())),
+            },
+            "corroboration": {
+                "same_finding_similarity": self.corroboration.same_finding_similarity,
+                "min_independent_sources": self.corroboration.min_independent_sources,
+                "min_label": self.corroboration.min_label.value,
+                "dependence": self.corroboration.dependence,
+            },
+        }
+
+    @property
+    def digest(self) -> str:
+        """sha256 of the policy's canonical JSON: changes whenever any parameter does."""
+        blob = json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+
+class _Section:
+    """Reads one TOML table strictly: typed getters, and unknown keys are refused."""
+
+    def __init__(self, data: Any, path: str, origin: str) -> None:
+        if not isinstance(data, Mapping):
+            raise PolicyError(path or "policy", data, "write it as a TOML table", problem="")
+        self.data, self.path, self.origin = data, path, origin
+        self.used: set[str] = set()
+
+    def _field(self, key: str) -> str:
+        return f"{self.origin}: {self.path + '.' if self.path else ''}{key}"
+
+    def get(self, key: str, default: Any = ...) -> Any:
+        self.used.add(key)
+        if key not in self.data:
+            if default is ...:
+                raise PolicyError(self._field(key), None, "add it", problem="is missing")
+            return default
+        return self.data[key]
+
+    def unit(self, key: str, default: Any = ...) -> float:
+        try:
+            return check_unit_interval(self._field(key), self.get(key, default))
+        except InvalidInputError as exc:
+            raise PolicyError(exc.field, exc.value, exc.fix, problem=exc.problem) from None
+
+    def string(self, key: str, default: Any = ...) -> str:
+        value = self.get(key, default)
+        if not isinstance(value, str) or (default is ... and not value.strip()):
+            raise PolicyError(self._field(key), value, "give a non-empty string")
+        return value
+
+    def section(self, key: str) -> _Section:
+        return _Section(self.get(key, {}), f"{self.path}.{key}".strip("."), self.origin)
+
+    def number_map(self, key: str, low: float, high: float) -> dict[str, float]:
+        table = self.get(key, {})
+        if not isinstance(table, Mapping):
+            raise PolicyError(self._field(key), table, "write it as a table of kind = number")
+        out: dict[str, float] = {}
+        for kind, value in table.items():
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+            if not ok or not low <= value <= high:
+                raise PolicyError(
+                    self._field(f"{key}.{kind}"), value, f"give a number in [{low:g}, {high:g}]"
+                )
+            out[str(kind)] = float(value)
+        return out
+
+    def finish(self) -> None:
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            raise PolicyError(
+                self._field(unknown[0]),
+                self.data[unknown[0]],
+                f"remove it; known keys here are {', '.join(sorted(self.used))}",
+                problem="is not a policy setting",
+            )
+
+
+def policy_from_mapping(data: Mapping[str, Any], *, origin: str = "policy") -> Policy:
+    """Validate a parsed policy (the TOML file's content) and build the :class:`Policy`.
+
+    Every problem raises :class:`~assay.errors.PolicyError` naming the file, the
+    key, the bad value and the fix.
+    """
+    top = _Section(data, "", origin)
+    name = top.string("name")
+    version = str(top.get("version"))
+    severity_text = top.string("severity")
+    try:
+        severity = Severity(severity_text)
+    except ValueError:
+        raise PolicyError(
+            f"{origin}: severity", severity_text, f"use one of {', '.join(Severity)}"
+        ) from None
+
+    w = top.section("weights")
+    try:
+        weights = Weights(w.unit("similarity"), w.unit("source"), w.unit("freshness"))
+    except InvalidInputError as exc:
+        raise PolicyError(
+            f"{origin}: {exc.field}", exc.value, exc.fix, problem=exc.problem
+        ) from None
+    w.finish()
+
+    lab = top.section("labels")
+    labels = LabelBands(high=lab.unit("high"), medium=lab.unit("medium"))
+    if labels.medium > labels.high:
+        raise PolicyError(
+            f"{origin}: labels.medium",
+            labels.medium,
+            f"keep it at or below labels.high ({labels.high})",
+        )
+    lab.finish()
+
+    fresh = top.section("freshness")
+    decay_rate = fresh.get("decay_rate", 0.005)
+    if (
+        isinstance(decay_rate, bool)
+        or not isinstance(decay_rate, int | float)
+        or not 0 <= decay_rate <= 1
+    ):
+        raise PolicyError(
+            f"{origin}: freshness.decay_rate", decay_rate, "give a rate per day in [0, 1]"
+        )
+    undated = fresh.unit("undated", 0.0)
+    decay_by_kind = fresh.number_map("decay_rate_by_kind", 0.0, 1.0)
+    fresh.finish()
+
+    src = top.section("sources")
+    exclude_overruled = src.get("exclude_overruled", True)
+    if not isinstance(exclude_overruled, bool):
+        raise PolicyError(
+            f"{origin}: sources.exclude_overruled", exclude_overruled, "use true or false"
+        )
+    jurisdiction_penalty = src.unit("jurisdiction_penalty", 0.0)
+    adjustments = src.number_map("adjustment_by_kind", -1.0, 1.0)
+    src.finish()
+
+    cor = top.section("corroboration")
+    min_sources = cor.get("min_independent_sources", 2)
+    if isinstance(min_sources, bool) or not isinstance(min_sources, int) or min_sources < 2:
+        raise PolicyError(
+            f"{origin}: corroboration.min_independent_sources", min_sources, "give an integer >= 2"
+        )
+    min_label_text = cor.string("min_label", "medium")
+    try:
+        min_label = Label(min_label_text)
+    except ValueError:
+        raise PolicyError(
+            f"{origin}: corroboration.min_label", min_label_text, "use high, medium or low"
+        ) from None
+    corroboration = Corroboration(
+        same_finding_similarity=cor.unit("same_finding_similarity", 0.5),
+        min_independent_sources=min_sources,
+        min_label=min_label,
+        dependence=cor.unit("dependence", 0.5),
+    )
+    cor.finish()
+
+    policy = Policy(
+        name=name,
+        version=version,
+        severity=severity,
+        description=top.string("description", ""),
+        weights=weights,
+        threshold=top.unit("threshold"),
+        similarity_floor=top.unit("similarity_floor", 0.0),
+        labels=labels,
+        decay_rate=float(decay_rate),
+        decay_rate_by_kind=decay_by_kind,
+        undated_freshness=undated,
+        adjustment_by_kind=adjustments,
+        exclude_overruled=exclude_overruled,
+        jurisdiction_penalty=jurisdiction_penalty,
+        corroboration=corroboration,
+    )
+    top.finish()
+    return policy
+
+
+def load_policy_file(path: Path) -> Policy:
+    """Read and validate one policy TOML file."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InvalidInputError("policy file", str(path), "give a readable .toml file") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise PolicyError(
+            str(path), str(exc), "fix the TOML syntax", problem="does not parse"
+        ) from None
+    return policy_from_mapping(data, origin=path.name)
+
+
+def builtin_policies() -> dict[str, Policy]:
+    """The profiles shipped with assay: informational, financial, legal, safety_critical."""
+    out: dict[str, Policy] = {}
+    for entry in resources.files("assay.policies").iterdir():
+        if entry.name.endswith(".toml"):
+            policy = policy_from_mapping(tomllib.loads(entry.read_text("utf-8")), origin=entry.name)
+            out[policy.name] = policy
+    return out
+
+
+class PolicyBook:
+    """All policies a process knows: the built-ins, then user files that may replace them.
+
+    ``severity_policies`` maps a severity to the policy a request of that severity
+    gets; by default each severity maps to the policy of the same name.
+    """
+
+    def __init__(
+        self,
+        policies: Iterable[Policy],
+        *,
+        severity_policies: Mapping[str, str] | None = None,
+        origins: Mapping[str, str] | None = None,
+    ) -> None:
+        self._policies = {p.name: p for p in policies}
+        self._origins = dict(origins or {})
+        self._by_severity = {s.value: s.value for s in Severity} | dict(severity_policies or {})
+
+    @classmethod
+    def load(
+        cls, policy_dirs: Iterable[Path] = (), *, severity_policies: Mapping[str, str] | None = None
+    ) -> PolicyBook:
+        """Built-ins plus every ``*.toml`` in ``policy_dirs`` (later files win on a name)."""
+        policies = builtin_policies()
+        origins = {name: "built-in" for name in policies}
+        for directory in policy_dirs:
+            if not directory.is_dir():
+                raise InvalidInputError(
+                    "policy directory", str(directory), "create it or fix ASSAY_POLICY_DIRS"
+                )
+            for path in sorted(directory.glob("*.toml")):
+                policy = load_policy_file(path)
+                policies[policy.name] = policy
+                origins[policy.name] = str(path)
+        return cls(policies.values(), severity_policies=severity_policies, origins=origins)
+
+    def names(self) -> list[str]:
+        """Policy names, sorted."""
+        return sorted(self._policies)
+
+    def origin(self, name: str) -> str:
+        """Where a policy came from: ``built-in`` or its file path."""
+        return self._origins.get(name, "code")
+
+    def get(self, name: str) -> Policy:
+        """The policy called ``name``; a path to a ``.toml`` file is loaded directly."""
+        if name in self._policies:
+            return self._policies[name]
+        if name.endswith(".toml") and Path(name).is_file():
+            return load_policy_file(Path(name))
+        raise UnknownPolicyError("policy", name, self._policies)
+
+    def for_severity(self, severity: str) -> Policy:
+        """The policy configured for a decision of this severity (E6)."""
+        try:
+            Severity(severity)
+        except ValueError:
+            raise UnknownPolicyError("severity", severity, (s.value for s in Severity)) from None
+        return self.get(self._by_severity[severity])
+
+    def resolve(self, *, name: str | None = None, severity: str | None = None) -> Policy:
+        """Pick by name or by severity; exactly one of the two must be given."""
+        if (name is None) == (severity is None):
+            raise InvalidInputError(
+                "policy", name, "give either a policy name or a severity, not both or neither"
+            )
+        return self.get(name) if name is not None else self.for_severity(severity or "")

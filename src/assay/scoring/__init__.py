@@ -1,0 +1,1 @@
+"""Pure scoring math: per-item confidence, the gate, and corroboration."""

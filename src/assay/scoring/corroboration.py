@@ -1,0 +1,202 @@
+"""Corroboration (E10): which admitted items state the same finding, and how many
+independent sources stand behind it.
+
+Grouping
+    Items are taken in order of confidence (ties by id). Each joins the existing
+    finding whose leader (its most confident item) is most similar to it, if that
+    similarity reaches ``policy.corroboration.same_finding_similarity``; otherwise
+    it leads a new finding. Comparing with leaders only keeps findings from drifting
+    through chains of loosely related passages. The similarity function is injected:
+    :func:`lexical_similarity` is the offline default; a model-based one can replace it.
+
+Independence
+    Two items are independent only if their sources differ *and* have different
+    owners. Sources are keyed by owner, else by source id; unregistered content is
+    keyed by its kind, since nothing shows its provenance is independent. Only
+    sources whose best item reaches ``min_label`` count.
+
+Aggregate confidence
+    With ``c1 >= c2 >= ...`` the best confidence of each counted independent source
+    and ``d`` the policy's ``dependence`` in [0, 1], a corroborated finding gets a
+    noisy-OR discounted for dependence::
+
+        A = 1 - (1 - c1) * prod_{k>=2} (1 - (1 - d) * c_k)
+
+    ``d = 0`` is the plain noisy-OR of independent witnesses; ``d = 1`` means the
+    extra sources add nothing. An isolated finding (fewer independent sources than
+    ``min_independent_sources``) keeps the confidence of its best item: no boost.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from assay.policy import Policy
+from assay.types import Evidence, Finding, FindingStatus, Label, round_score
+
+TextSimilarity = Callable[[str, str], float]
+"""A function giving the similarity in [0, 1] of two passages' claims."""
+
+_LABEL_RANK = {Label.LOW: 0, Label.MEDIUM: 1, Label.HIGH: 2}
+_TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
+_STOPWORDS = frozenset(
+    (
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "may",
+        "might",
+        "must",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "shall",
+        "should",
+        "so",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "was",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    )
+)
+
+
+def _terms(text: str) -> Counter[str]:
+    return Counter(t for t in _TOKEN.findall(text.lower()) if t not in _STOPWORDS)
+
+
+def lexical_similarity(a: str, b: str) -> float:
+    """Cosine similarity of the two texts' content-word counts, in [0, 1].
+
+    Stopwords are dropped; numbers are kept whole ("40", "4.5"), so passages that
+    quote different figures score lower.
+    """
+    ta, tb = _terms(a), _terms(b)
+    if not ta or not tb:
+        return 0.0
+    dot = sum(count * tb[term] for term, count in ta.items())
+    norm = math.sqrt(sum(v * v for v in ta.values())) * math.sqrt(sum(v * v for v in tb.values()))
+    return min(1.0, dot / norm)
+
+
+def aggregate_confidence(confidences: Sequence[float], dependence: float) -> float:
+    """Noisy-OR of per-source confidences discounted for dependence (see module doc)."""
+    if not confidences:
+        return 0.0
+    ordered = sorted(confidences, reverse=True)
+    miss = 1.0 - ordered[0]
+    for c in ordered[1:]:
+        miss *= 1.0 - (1.0 - dependence) * c
+    return round_score(1.0 - miss)
+
+
+def independence_key(item: Evidence) -> str:
+    """Items with equal keys are not independent of each other."""
+    basis = item.basis
+    if basis.owner:
+        return f"owner:{basis.owner}"
+    if basis.source_id:
+        return f"source:{basis.source_id}"
+    return f"kind:{basis.source_kind}"
+
+
+def corroborate(
+    admitted: Sequence[Evidence],
+    policy: Policy,
+    similarity: TextSimilarity = lexical_similarity,
+) -> list[Finding]:
+    """Group admitted evidence into findings and rate each as corroborated or isolated."""
+    settings = policy.corroboration
+    groups: list[list[Evidence]] = []
+    for item in sorted(admitted, key=lambda e: (-e.confidence, e.id)):
+        best_group, best_sim = None, settings.same_finding_similarity
+        for group in groups:
+            sim = similarity(group[0].candidate.text, item.candidate.text)
+            if sim >= best_sim:
+                best_group, best_sim = group, sim
+        if best_group is None:
+            groups.append([item])
+        else:
+            best_group.append(item)
+
+    findings = []
+    for number, group in enumerate(groups, start=1):
+        per_source: dict[str, float] = {}
+        for item in group:
+            if _LABEL_RANK[item.label] >= _LABEL_RANK[settings.min_label]:
+                key = independence_key(item)
+                per_source[key] = max(per_source.get(key, 0.0), item.confidence)
+        independent = len(per_source)
+        if independent >= settings.min_independent_sources:
+            status = FindingStatus.CORROBORATED
+            confidence = aggregate_confidence(list(per_source.values()), settings.dependence)
+        else:
+            status = FindingStatus.ISOLATED
+            confidence = group[0].confidence
+        leader_text = " ".join(group[0].candidate.text.split())
+        findings.append(
+            Finding(
+                id=f"F{number}",
+                status=status,
+                evidence_ids=tuple(e.id for e in group),
+                source_ids=tuple(
+                    dict.fromkeys(e.basis.source_id or e.basis.source_kind for e in group)
+                ),
+                independent_sources=independent,
+                confidence=confidence,
+                label=policy.labels.label(confidence),
+                summary=leader_text if len(leader_text) <= 160 else leader_text[:157] + "...",
+            )
+        )
+    return findings

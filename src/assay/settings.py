@@ -1,0 +1,89 @@
+"""Typed settings with one documented precedence.
+
+Highest first: arguments passed in code or on the command line, then ``ASSAY_*``
+environment variables, then the TOML file (``$ASSAY_CONFIG``, else ``./assay.toml``
+if it exists), then the defaults below.
+
+========================  ==========================  ===============================
+setting                   environment                 meaning
+========================  ==========================  ===============================
+``db``                    ``ASSAY_DB``                the SQLite database file
+``policy_dirs``           ``ASSAY_POLICY_DIRS``       folders of user policy ``*.toml``
+                                                      (separated by ``:``)
+``default_policy``        ``ASSAY_DEFAULT_POLICY``    policy used when none is named
+``severity_policies``     ``ASSAY_SEVERITY_POLICIES`` severity -> policy name (JSON)
+========================  ==========================  ===============================
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from assay.errors import InvalidInputError
+
+
+class Settings(BaseSettings):
+    """Process-wide configuration of assay; see the module docstring for precedence."""
+
+    model_config = SettingsConfigDict(env_prefix="ASSAY_", extra="forbid", frozen=True)
+
+    db: Path = Path("assay.db")
+    policy_dirs: Annotated[list[Path], NoDecode] = []
+    default_policy: str = "informational"
+    severity_policies: dict[str, str] = {}
+
+    @field_validator("policy_dirs", mode="before")
+    @classmethod
+    def _split_dirs(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [Path(p) for p in value.split(os.pathsep) if p.strip()]
+        return value
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Arguments > environment > TOML file > defaults."""
+        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, config_file()))
+
+
+def config_file() -> Path | None:
+    """The TOML settings file in force: ``$ASSAY_CONFIG`` or ``./assay.toml`` if present."""
+    explicit = os.environ.get("ASSAY_CONFIG")
+    if explicit:
+        path = Path(explicit)
+        if not path.is_file():
+            raise InvalidInputError("ASSAY_CONFIG", explicit, "point it at an existing TOML file")
+        return path
+    local = Path("assay.toml")
+    return local if local.is_file() else None
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Build :class:`Settings`, turning validation errors into one clear message."""
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "settings"
+        raise InvalidInputError(
+            f"setting {where}",
+            first.get("input"),
+            f"{first['msg']} (set by argument, ASSAY_{where.upper()} or the config file)",
+        ) from None

@@ -1,0 +1,368 @@
+"""The managed source registry (E3, E9).
+
+Each source has a kind (official, verified_kb, internal_wiki, customer, unverified,
+or a kind the user adds), a reliability in [0, 1] that defaults from its kind, and
+metadata that legal and compliance work needs (jurisdiction, court level, whether
+it was overruled, owner). Every add, update and review bumps the source's version
+and appends a full snapshot to ``source_history`` in the same transaction, so the
+registry's past is always reconstructable. A source whose last review is older
+than its review interval is flagged as overdue.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import re
+import sqlite3
+from dataclasses import dataclass, field, fields, replace
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from assay.db import transaction
+from assay.errors import ConflictError, InvalidInputError, UnknownSourceError
+from assay.types import check_unit_interval, parse_date
+
+_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$")
+
+
+@dataclass(frozen=True, slots=True)
+class SourceKind:
+    """A class of sources with its default reliability and review interval."""
+
+    name: str
+    reliability: float
+    review_interval_days: int
+    builtin: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One registered source of evidence."""
+
+    id: str
+    kind: str
+    reliability: float
+    review_interval_days: int
+    name: str | None = None
+    owner: str | None = None
+    jurisdiction: str | None = None
+    court_level: str | None = None
+    overruled: bool = False
+    retired: bool = False
+    reviewed_at: date | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    version: int = 1
+    created_at: str = ""
+    updated_at: str = ""
+
+    def review_due(self) -> date | None:
+        """The date the next review is due; ``None`` if the source was never reviewed."""
+        if self.reviewed_at is None:
+            return None
+        return self.reviewed_at + timedelta(days=self.review_interval_days)
+
+    def review_overdue(self, as_of: date) -> bool:
+        """True when the source was never reviewed or its review interval has passed."""
+        due = self.review_due()
+        return due is None or as_of > due
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form (dates as ISO strings)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["reviewed_at"] = self.reviewed_at.isoformat() if self.reviewed_at else None
+        due = self.review_due()
+        out["review_due"] = due.isoformat() if due else None
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class SourceChange:
+    """One entry of a source's history: what was done, when, and the state after it."""
+
+    source_id: str
+    version: int
+    action: str
+    changed_at: str
+    actor: str | None
+    note: str | None
+    snapshot: dict[str, Any]
+
+
+_EDITABLE = (
+    "kind",
+    "reliability",
+    "name",
+    "owner",
+    "jurisdiction",
+    "court_level",
+    "overruled",
+    "retired",
+    "review_interval_days",
+    "reviewed_at",
+    "metadata",
+)
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class SourceRegistry:
+    """Sources and source kinds persisted in the assay database."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    # -- kinds ---------------------------------------------------------------
+    def kinds(self) -> dict[str, SourceKind]:
+        """Every known kind, built-in and user-defined, by name."""
+        rows = self._conn.execute("SELECT * FROM source_kinds ORDER BY name")
+        return {
+            r["name"]: SourceKind(
+                r["name"], r["reliability"], r["review_interval_days"], bool(r["builtin"])
+            )
+            for r in rows
+        }
+
+    def kind(self, name: str) -> SourceKind:
+        """The kind called ``name``, or an error listing the known kinds."""
+        kinds = self.kinds()
+        if name not in kinds:
+            raise InvalidInputError(
+                "source_kind",
+                name,
+                f"use one of {', '.join(kinds)} or add it with `assay sources add-kind`",
+                problem="is not a known source kind",
+            )
+        return kinds[name]
+
+    def add_kind(self, name: str, reliability: float, review_interval_days: int = 90) -> SourceKind:
+        """Define a new source kind with its default reliability."""
+        _check_id("kind", name)
+        reliability = check_unit_interval("reliability", reliability)
+        _check_interval(review_interval_days)
+        with transaction(self._conn):
+            if self._conn.execute("SELECT 1 FROM source_kinds WHERE name=?", (name,)).fetchone():
+                raise ConflictError(f"source kind {name!r} already exists")
+            self._conn.execute(
+                "INSERT INTO source_kinds VALUES (?, ?, ?, 0, ?)",
+                (name, reliability, review_interval_days, _now()),
+            )
+        return SourceKind(name, reliability, review_interval_days, False)
+
+    # -- sources -------------------------------------------------------------
+    def add(
+        self,
+        source_id: str,
+        kind: str,
+        *,
+        reliability: float | None = None,
+        review_interval_days: int | None = None,
+        actor: str | None = None,
+        note: str | None = None,
+        **attributes: Any,
+    ) -> Source:
+        """Register a source; reliability and review interval default from its kind."""
+        _check_id("source id", source_id)
+        kind_info = self.kind(kind)
+        source = Source(
+            id=source_id,
+            kind=kind,
+            reliability=kind_info.reliability if reliability is None else reliability,
+            review_interval_days=review_interval_days or kind_info.review_interval_days,
+        )
+        source = _validated(source, attributes)
+        now = _now()
+        source = replace(source, version=1, created_at=now, updated_at=now)
+        with transaction(self._conn):
+            if self._find(source_id) is not None:
+                raise ConflictError(
+                    f"source {source_id!r} already exists; change it with `assay sources update`"
+                )
+            self._write(source, insert=True)
+            self._log(source, "add", actor, note)
+        return source
+
+    def get(self, source_id: str) -> Source:
+        """The source with this id, or :class:`~assay.errors.UnknownSourceError`."""
+        source = self._find(source_id)
+        if source is None:
+            raise UnknownSourceError(source_id)
+        return source
+
+    def list(self, *, kind: str | None = None, overdue_on: date | None = None) -> list[Source]:
+        """All sources by id; optionally one kind, or only those overdue for review."""
+        rows = self._conn.execute("SELECT * FROM sources ORDER BY id").fetchall()
+        sources = [_from_row(r) for r in rows]
+        if kind is not None:
+            sources = [s for s in sources if s.kind == kind]
+        if overdue_on is not None:
+            sources = [s for s in sources if not s.retired and s.review_overdue(overdue_on)]
+        return sources
+
+    def update(
+        self, source_id: str, *, actor: str | None = None, note: str | None = None, **changes: Any
+    ) -> Source:
+        """Change some attributes of a source; a new version is recorded."""
+        if not changes:
+            raise InvalidInputError(
+                "changes",
+                changes,
+                f"name at least one of {', '.join(_EDITABLE)}",
+                problem="are empty",
+            )
+        with transaction(self._conn):
+            current = self.get(source_id)
+            if "kind" in changes:
+                self.kind(changes["kind"])
+            updated = _validated(current, changes)
+            updated = replace(updated, version=current.version + 1, updated_at=_now())
+            self._write(updated, insert=False)
+            self._log(updated, "update", actor, note)
+        return updated
+
+    def review(
+        self,
+        source_id: str,
+        *,
+        on: date,
+        reliability: float | None = None,
+        actor: str | None = None,
+        note: str | None = None,
+    ) -> Source:
+        """Record that a person reviewed the source on ``on`` (optionally re-rating it)."""
+        changes: dict[str, Any] = {"reviewed_at": on}
+        if reliability is not None:
+            changes["reliability"] = reliability
+        with transaction(self._conn):
+            current = self.get(source_id)
+            updated = replace(
+                _validated(current, changes), version=current.version + 1, updated_at=_now()
+            )
+            self._write(updated, insert=False)
+            self._log(updated, "review", actor, note)
+        return updated
+
+    def history(self, source_id: str) -> builtins.list[SourceChange]:
+        """Every recorded change of a source, oldest first."""
+        self.get(source_id)
+        rows = self._conn.execute(
+            "SELECT * FROM source_history WHERE source_id=? ORDER BY version", (source_id,)
+        )
+        return [
+            SourceChange(
+                r["source_id"],
+                r["version"],
+                r["action"],
+                r["changed_at"],
+                r["actor"],
+                r["note"],
+                json.loads(r["snapshot"]),
+            )
+            for r in rows
+        ]
+
+    # -- storage -------------------------------------------------------------
+    def _find(self, source_id: str) -> Source | None:
+        row = self._conn.execute("SELECT * FROM sources WHERE id=?", (source_id,)).fetchone()
+        return _from_row(row) if row else None
+
+    def _write(self, s: Source, *, insert: bool) -> None:
+        values = {
+            "id": s.id,
+            "kind": s.kind,
+            "reliability": s.reliability,
+            "name": s.name,
+            "owner": s.owner,
+            "jurisdiction": s.jurisdiction,
+            "court_level": s.court_level,
+            "overruled": int(s.overruled),
+            "retired": int(s.retired),
+            "review_interval_days": s.review_interval_days,
+            "reviewed_at": s.reviewed_at.isoformat() if s.reviewed_at else None,
+            "metadata": json.dumps(s.metadata, sort_keys=True),
+            "version": s.version,
+            "created_at": s.created_at,
+            "updated_at": s.updated_at,
+        }
+        if insert:
+            cols = ", ".join(values)
+            marks = ", ".join(f":{k}" for k in values)
+            self._conn.execute(f"INSERT INTO sources ({cols}) VALUES ({marks})", values)
+        else:
+            sets = ", ".join(f"{k}=:{k}" for k in values if k != "id")
+            self._conn.execute(f"UPDATE sources SET {sets} WHERE id=:id", values)
+
+    def _log(self, s: Source, action: str, actor: str | None, note: str | None) -> None:
+        self._conn.execute(
+            "INSERT INTO source_history (source_id, version, action, changed_at, actor, note,"
+            " snapshot) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (s.id, s.version, action, s.updated_at, actor, note, json.dumps(s.as_dict())),
+        )
+
+
+def _check_id(what: str, value: Any) -> None:
+    if not isinstance(value, str) or not _ID_PATTERN.match(value):
+        raise InvalidInputError(
+            what,
+            value,
+            "use 1-128 letters, digits and . _ : / - (starting with a letter or digit)",
+        )
+
+
+def _check_interval(days: Any) -> None:
+    if isinstance(days, bool) or not isinstance(days, int) or days <= 0:
+        raise InvalidInputError("review_interval_days", days, "give a whole number of days > 0")
+
+
+def _optional_text(name: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInputError(name, value, "give a non-empty string or leave it out")
+    return value
+
+
+def _validated(source: Source, changes: dict[str, Any]) -> Source:
+    """Apply ``changes`` to ``source`` after checking each value."""
+    unknown = sorted(set(changes) - set(_EDITABLE))
+    if unknown:
+        raise InvalidInputError(
+            "source attribute",
+            unknown[0],
+            f"use one of {', '.join(_EDITABLE)}",
+            problem="is not a source attribute",
+        )
+    merged = {f.name: getattr(source, f.name) for f in fields(source)} | changes
+    merged["reliability"] = check_unit_interval("reliability", merged["reliability"])
+    _check_interval(merged["review_interval_days"])
+    for name in ("name", "owner", "jurisdiction", "court_level"):
+        merged[name] = _optional_text(name, merged[name])
+    for name in ("overruled", "retired"):
+        if not isinstance(merged[name], bool):
+            raise InvalidInputError(name, merged[name], "use true or false")
+    merged["reviewed_at"] = parse_date("reviewed_at", merged["reviewed_at"])
+    if not isinstance(merged["metadata"], dict):
+        raise InvalidInputError("metadata", merged["metadata"], "give a JSON object")
+    return Source(**merged)
+
+
+def _from_row(row: sqlite3.Row) -> Source:
+    return Source(
+        id=row["id"],
+        kind=row["kind"],
+        reliability=row["reliability"],
+        review_interval_days=row["review_interval_days"],
+        name=row["name"],
+        owner=row["owner"],
+        jurisdiction=row["jurisdiction"],
+        court_level=row["court_level"],
+        overruled=bool(row["overruled"]),
+        retired=bool(row["retired"]),
+        reviewed_at=date.fromisoformat(row["reviewed_at"]) if row["reviewed_at"] else None,
+        metadata=json.loads(row["metadata"]),
+        version=row["version"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )

@@ -1,0 +1,72 @@
+"""Shared fixtures: a fresh database per test, a registry with typical sources, the CLI."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from assay import Assay
+from assay.cli.main import cli
+
+AS_OF = date(2026, 11, 29)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test reads the developer's ASSAY_* variables or an assay.toml lying around."""
+    for name in (
+        "ASSAY_DB",
+        "ASSAY_CONFIG",
+        "ASSAY_POLICY_DIRS",
+        "ASSAY_DEFAULT_POLICY",
+        "ASSAY_SEVERITY_POLICIES",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "assay.db"
+
+
+@pytest.fixture
+def engine(db_path: Path) -> Iterator[Assay]:
+    """An engine on a fresh database holding four typical sources."""
+    with Assay(db_path) as eng:
+        eng.sources.add("sds", "official", owner="Acme", reviewed_at="2026-10-01")
+        eng.sources.add("kb", "verified_kb", owner="Acme Support")
+        eng.sources.add("wiki", "internal_wiki", owner="Team Wiki")
+        eng.sources.add("forum", "customer", owner="forum user")
+        yield eng
+
+
+def candidate_record(id: str, similarity: float, **fields: Any) -> dict[str, Any]:
+    """A JSON candidate with sensible defaults: official source, published a month ago."""
+    record: dict[str, Any] = {
+        "id": id,
+        "text": fields.pop("text", f"Passage {id} about charging temperature limits."),
+        "similarity": similarity,
+        "published": "2026-10-29",
+    }
+    if "source_kind" not in fields:
+        record["source_id"] = "sds"
+    record.update(fields)
+    return record
+
+
+def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def run_cli(*args: str, db: Path | None = None, input: str | None = None) -> Result:
+    """Invoke the real ``assay`` command in-process; stdout and stderr kept apart."""
+    argv = list(args) + (["--db", str(db)] if db is not None else [])
+    return CliRunner().invoke(cli, argv, input=input, catch_exceptions=False)

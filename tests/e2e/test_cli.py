@@ -1,0 +1,312 @@
+"""The ``assay`` command end to end: the score contract, registry and audit commands,
+and errors that are one line with a non-zero exit code, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from assay import Assay
+from tests.conftest import AS_OF, candidate_record, run_cli, write_jsonl
+
+
+@pytest.fixture
+def db(engine: Assay, db_path: Path) -> Path:
+    """A database with the four sources of the ``engine`` fixture."""
+    return db_path
+
+
+@pytest.fixture
+def candidates(tmp_path: Path) -> Path:
+    return write_jsonl(
+        tmp_path / "candidates.jsonl",
+        [
+            candidate_record("a", 0.9),
+            candidate_record("b", 0.6, source_id="forum", verified="2026-11-28"),
+            candidate_record("c", 0.2, source_kind="unverified", published=None),
+        ],
+    )
+
+
+def test_score_json_honours_the_contract(db: Path, candidates: Path) -> None:
+    result = run_cli(
+        "score",
+        "--query",
+        "q",
+        "--candidates",
+        str(candidates),
+        "--policy",
+        "financial",
+        "--as-of",
+        "2026-11-29",
+        "--json",
+        db=db,
+    )
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert {"policy", "admitted", "excluded", "findings", "event_id"} <= set(out)
+    assert {"name", "version", "threshold", "weights"} <= set(out["policy"])
+    assert out["policy"]["name"] == "financial" and out["policy"]["threshold"] == 0.75
+    for item in out["admitted"] + out["excluded"]:
+        assert {"id", "confidence", "label", "scores"} <= set(item)
+        assert set(item["scores"]) == {"similarity", "source", "freshness"}
+    assert all("reason" in item for item in out["excluded"])
+    assert [e["id"] for e in out["admitted"]] == ["a"]
+    assert {e["id"]: e["reason"] for e in out["excluded"]} == {
+        "b": "below_threshold",
+        "c": "below_similarity_floor",
+    }
+    b = next(e for e in out["excluded"] if e["id"] == "b")
+    assert b["basis"]["effective_date"] == "2026-11-28"  # the later of published and verified
+    c = next(e for e in out["excluded"] if e["id"] == "c")
+    assert c["scores"]["freshness"] == 0.0  # undated: no freshness credit
+    assert isinstance(out["findings"], list) and len(out["event_id"]) == 32
+
+
+def test_score_reads_the_database_from_assay_db(
+    engine: Assay, db_path: Path, candidates: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ASSAY_DB", str(db_path))
+    result = run_cli(
+        "score",
+        "--query",
+        "q",
+        "--candidates",
+        str(candidates),
+        "--policy",
+        "legal",
+        "--as-of",
+        "2026-11-29",
+        "--json",
+    )
+    assert result.exit_code == 0, result.stderr
+    assert engine.audit.head()[0] == 1
+
+
+def test_score_reads_candidates_from_stdin(db: Path, candidates: Path) -> None:
+    result = run_cli(
+        "score",
+        "--query",
+        "q",
+        "--candidates",
+        "-",
+        "--json",
+        "--as-of",
+        "2026-11-29",
+        db=db,
+        input=candidates.read_text(),
+    )
+    assert result.exit_code == 0 and json.loads(result.stdout)["policy"]["name"] == "informational"
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        (candidate_record("x", 1.7), "line 1: candidate 'x': similarity=1.7 is outside [0, 1]"),
+        (
+            candidate_record("x", 0.5, source_id="nope"),
+            "source_id='nope' is not in the source registry",
+        ),
+        (
+            candidate_record("x", 0.5, published="31/12/2020"),
+            "published='31/12/2020' is not a date",
+        ),
+        (candidate_record("x", 0.5, text=""), "text='' is invalid"),
+        (candidate_record("x", 0.5, published="2027-01-01"), "lies in the future"),
+        (candidate_record("x", 0.5, source_id="forum", source_kind="official"), "disagrees with"),
+    ],
+)
+def test_bad_candidates_give_one_line_and_exit_2(
+    db: Path, tmp_path: Path, record: dict, message: str
+) -> None:
+    path = write_jsonl(tmp_path / "bad.jsonl", [record])
+    result = run_cli(
+        "score", "--query", "q", "--candidates", str(path), "--as-of", "2026-11-29", db=db
+    )
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: ")
+    assert message in result.stderr
+    assert Assay(db).audit.head()[0] == 0  # nothing logged for a refused request
+
+
+def test_duplicate_ids_and_bad_json_lines_are_named(db: Path, tmp_path: Path) -> None:
+    dup = write_jsonl(tmp_path / "dup.jsonl", [candidate_record("x", 0.5)] * 2)
+    result = run_cli("score", "--query", "q", "--candidates", str(dup), db=db)
+    assert result.exit_code == 2 and "id='x' is duplicated" in result.stderr
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"id": "a"\n')
+    result = run_cli("score", "--query", "q", "--candidates", str(broken), db=db)
+    assert result.exit_code == 2 and "broken.jsonl line 1" in result.stderr
+
+
+def test_unknown_policy_and_missing_file(db: Path, candidates: Path) -> None:
+    result = run_cli(
+        "score", "--query", "q", "--candidates", str(candidates), "--policy", "finacial", db=db
+    )
+    assert result.exit_code == 2 and "choose one of: financial, informational" in result.stderr
+    result = run_cli("score", "--query", "q", "--candidates", "missing.jsonl", db=db)
+    assert result.exit_code == 2 and "'missing.jsonl' cannot be read" in result.stderr
+    result = run_cli(
+        "score",
+        "--query",
+        "q",
+        "--candidates",
+        str(candidates),
+        "--policy",
+        "legal",
+        "--severity",
+        "legal",
+        db=db,
+    )
+    assert result.exit_code == 2 and "not both" in result.stderr
+
+
+def test_the_installed_command_never_shows_a_traceback(tmp_path: Path) -> None:
+    """Through a real process: a bad database path is one line on stderr."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "assay", "sources", "list", "--db", str(tmp_path / "no" / "x.db")],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+    assert "does not exist" in proc.stderr
+
+
+def test_sources_commands_round_trip(db_path: Path) -> None:
+    assert (
+        run_cli(
+            "sources",
+            "add",
+            "fca",
+            "--kind",
+            "official",
+            "--jurisdiction",
+            "UK",
+            "--meta",
+            "url=https://example.org",
+            db=db_path,
+        ).exit_code
+        == 0
+    )
+    assert (
+        run_cli(
+            "sources", "update", "fca", "--reliability", "0.95", "--note", "re-rated", db=db_path
+        ).exit_code
+        == 0
+    )
+    assert run_cli("sources", "review", "fca", "--on", "2026-11-01", db=db_path).exit_code == 0
+    shown = json.loads(run_cli("sources", "show", "fca", "--json", db=db_path).stdout)
+    assert shown["reliability"] == 0.95 and shown["version"] == 3
+    assert shown["metadata"] == {"url": "https://example.org"}
+    assert [h["action"] for h in shown["history"]] == ["add", "update", "review"]
+    listed = json.loads(
+        run_cli("sources", "list", "--json", "--as-of", "2026-11-29", db=db_path).stdout
+    )
+    assert listed[0]["review_overdue"] is False and listed[0]["review_due"] == "2027-11-01"
+    assert (
+        run_cli("sources", "add-kind", "regulator", "--reliability", "0.95", db=db_path).exit_code
+        == 0
+    )
+    kinds = json.loads(run_cli("sources", "kinds", "--json", db=db_path).stdout)
+    assert {
+        "name": "regulator",
+        "reliability": 0.95,
+        "review_interval_days": 90,
+        "builtin": False,
+    } in kinds
+    bad = run_cli("sources", "update", "fca", "--reliability", "2", db=db_path)
+    assert bad.exit_code == 2 and "reliability=2.0 is outside [0, 1]" in bad.stderr
+
+
+def test_policies_commands() -> None:
+    listed = json.loads(run_cli("policies", "list", "--json").stdout)
+    assert {p["name"] for p in listed} == {"informational", "financial", "legal", "safety_critical"}
+    shown = run_cli("policies", "show", "safety_critical")
+    assert shown.exit_code == 0 and "threshold = 0.8" in shown.stdout
+
+
+def test_user_policy_dir_via_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    toml = run_cli("policies", "show", "financial").stdout.replace(
+        'name = "financial"', 'name = "strict_finance"'
+    )
+    (tmp_path / "policies").mkdir()
+    (tmp_path / "policies" / "strict.toml").write_text(toml)
+    monkeypatch.setenv("ASSAY_POLICY_DIRS", str(tmp_path / "policies"))
+    listed = json.loads(run_cli("policies", "list", "--json").stdout)
+    assert "strict_finance" in {p["name"] for p in listed}
+
+
+def test_audit_verify_names_an_edited_row(db: Path, candidates: Path) -> None:
+    for _ in range(3):
+        run_cli(
+            "score", "--query", "q", "--candidates", str(candidates), "--as-of", "2026-11-29", db=db
+        )
+    ok = run_cli("audit", "verify", db=db)
+    assert ok.exit_code == 0 and "intact: 3 events" in ok.stdout
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("DROP TRIGGER audit_events_no_update")
+    event_id = conn.execute("SELECT event_id FROM audit_events WHERE seq = 2").fetchone()[0]
+    conn.execute("UPDATE audit_events SET query = 'r' WHERE seq = 2")  # one byte: q -> r
+    bad = run_cli("audit", "verify", db=db)
+    assert bad.exit_code == 1
+    assert f"event {event_id} (seq 2): content does not match its hash" in bad.stderr
+    report = json.loads(run_cli("audit", "verify", "--json", db=db).stdout)
+    assert report["ok"] is False and report["problems"][0]["event_id"] == event_id
+
+
+def test_audit_list_show_head_and_export(db: Path, candidates: Path, tmp_path: Path) -> None:
+    run_cli(
+        "score", "--query", "first", "--candidates", str(candidates), "--as-of", "2026-11-29", db=db
+    )
+    run_cli(
+        "score",
+        "--query",
+        "second",
+        "--candidates",
+        str(candidates),
+        "--policy",
+        "legal",
+        "--as-of",
+        "2026-11-29",
+        db=db,
+    )
+    listed = run_cli("audit", "list", db=db).stdout
+    assert "legal v1" in listed and "informational v1" in listed
+    assert [e["query"] for e in json.loads(run_cli("audit", "list", "--json", db=db).stdout)] == [
+        "second",
+        "first",
+    ]
+    out = tmp_path / "audit.jsonl"
+    assert run_cli("audit", "export", "--format", "jsonl", "-o", str(out), db=db).exit_code == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["seq"] for r in rows] == [1, 2] and rows[1]["prev_hash"] == rows[0]["row_hash"]
+    head = run_cli("audit", "head", "--json", db=db)
+    assert json.loads(head.stdout) == {"events": 2, "head": rows[1]["row_hash"]}
+    shown = run_cli("audit", "show", rows[0]["event_id"][:10], db=db).stdout
+    assert "query: first" in shown and "below_similarity_floor" in shown
+    assert run_cli("audit", "show", "zzzzzzzz", db=db).exit_code == 1
+
+
+def test_as_of_is_recorded_for_replay(db: Path, candidates: Path) -> None:
+    run_cli(
+        "score",
+        "--query",
+        "q",
+        "--candidates",
+        str(candidates),
+        "--as-of",
+        AS_OF.isoformat(),
+        db=db,
+    )
+    [event] = json.loads(run_cli("audit", "list", "--json", db=db).stdout)
+    assert event["payload"]["as_of"] == "2026-11-29"

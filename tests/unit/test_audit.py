@@ -1,0 +1,167 @@
+"""The audit log (E8, J8, B2): append-only, hash-chained, every tampering found and named."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+from pathlib import Path
+
+import pytest
+
+from assay import Assay, Candidate, StorageError
+from assay.audit.log import GENESIS_HASH, _row_hash, canonical_json
+from tests.conftest import AS_OF
+
+
+def fill(engine: Assay, n: int = 4) -> list[str]:
+    ids = []
+    for i in range(n):
+        result = engine.score(
+            f"question {i}",
+            [
+                Candidate(
+                    f"c{i}",
+                    "Charge between 0 and 45 degrees.",
+                    0.8,
+                    source_id="sds",
+                    published="2026-11-01",
+                )
+            ],
+            policy="financial",
+            as_of=AS_OF,
+        )
+        assert result.event_id is not None
+        ids.append(result.event_id)
+    return ids
+
+
+def raw(db_path: Path) -> sqlite3.Connection:
+    """A connection as an attacker with file access has it: triggers dropped."""
+    conn = sqlite3.connect(db_path, isolation_level=None)
+    conn.execute("DROP TRIGGER audit_events_no_update")
+    conn.execute("DROP TRIGGER audit_events_no_delete")
+    return conn
+
+
+def test_e8_event_holds_query_hash_policy_scores_and_verdicts(engine: Assay) -> None:
+    event_id = fill(engine, 1)[0]
+    event = engine.audit.get(event_id[:8])
+    assert event.event_id == event_id and event.kind == "score"
+    assert event.query == "question 0" and len(event.query_hash) == 64
+    assert (event.policy_name, event.policy_version) == ("financial", "1")
+    [item] = event.payload["evidence"]
+    assert set(item["scores"]) == {"similarity", "source", "freshness"}
+    assert item["admitted"] is True and item["label"] in {"high", "medium", "low"}
+    assert event.payload["thresholds"] == {"threshold": 0.75, "similarity_floor": 0.45}
+    assert event.payload["models"]["corroboration"] == "lexical_similarity"
+    assert event.prev_hash == GENESIS_HASH
+
+
+def test_b2_intact_chain_verifies(engine: Assay) -> None:
+    fill(engine)
+    report = engine.audit.verify()
+    assert report.ok and report.events == 4 and report.head == engine.audit.head()[1]
+
+
+def test_b2_log_is_append_only(engine: Assay, db_path: Path) -> None:
+    fill(engine, 1)
+    conn = sqlite3.connect(db_path)
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        conn.execute("UPDATE audit_events SET query = 'x'")
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        conn.execute("DELETE FROM audit_events")
+
+
+def test_b2_editing_one_byte_is_found_and_the_row_named(engine: Assay, db_path: Path) -> None:
+    ids = fill(engine)
+    conn = raw(db_path)
+    payload = conn.execute("SELECT payload FROM audit_events WHERE seq = 3").fetchone()[0]
+    conn.execute(
+        "UPDATE audit_events SET payload = ? WHERE seq = 3",
+        (payload.replace('"admitted":true', '"admitted":fals', 1) + "e",),
+    )
+    report = engine.audit.verify()
+    assert not report.ok
+    assert [(p.seq, p.event_id) for p in report.problems] == [(3, ids[2])]
+    assert "row edited" in report.problems[0].problem
+
+
+def test_b2_deleted_row_is_found(engine: Assay, db_path: Path) -> None:
+    ids = fill(engine)
+    raw(db_path).execute("DELETE FROM audit_events WHERE seq = 2")
+    report = engine.audit.verify()
+    assert not report.ok
+    assert report.problems[0].seq == 3 and report.problems[0].event_id == ids[2]
+    assert "seq 2 before it are missing" in report.problems[0].problem
+
+
+def test_b2_reordered_rows_are_found(engine: Assay, db_path: Path) -> None:
+    fill(engine)
+    conn = raw(db_path)
+    conn.execute("UPDATE audit_events SET seq = 99 WHERE seq = 2")
+    conn.execute("UPDATE audit_events SET seq = 2 WHERE seq = 3")
+    conn.execute("UPDATE audit_events SET seq = 3 WHERE seq = 99")
+    report = engine.audit.verify()
+    assert {p.seq for p in report.problems} >= {2, 3}
+
+
+def test_b2_rows_cut_from_the_end_are_found_with_an_anchored_head(
+    engine: Assay, db_path: Path
+) -> None:
+    fill(engine)
+    _, head = engine.audit.head()
+    raw(db_path).execute("DELETE FROM audit_events WHERE seq = 4")
+    assert engine.audit.verify().ok  # a shorter chain is still a valid chain...
+    report = engine.audit.verify(expected_head=head)  # ...unless the head was kept elsewhere
+    assert not report.ok and "rows removed from the end" in report.problems[0].problem
+
+
+def test_b2_rehashed_forgery_is_caught_by_replaying_the_scores(
+    engine: Assay, db_path: Path
+) -> None:
+    """Someone who rewrites a score and recomputes every hash still fails verification."""
+    fill(engine, 2)
+    conn = raw(db_path)
+    conn.row_factory = sqlite3.Row
+    rows = [dict(r) for r in conn.execute("SELECT * FROM audit_events ORDER BY seq")]
+    payload = json.loads(rows[0]["payload"])
+    payload["evidence"][0]["confidence"] = 0.99
+    rows[0]["payload"] = canonical_json(payload)
+    prev = GENESIS_HASH
+    for row in rows:
+        row["prev_hash"] = prev
+        row.pop("row_hash")
+        row["row_hash"] = prev = _row_hash(row)
+        conn.execute(
+            "UPDATE audit_events SET payload=:payload, prev_hash=:prev_hash,"
+            " row_hash=:row_hash WHERE seq=:seq",
+            row,
+        )
+    assert engine.audit.verify(replay=False).ok
+    report = engine.audit.verify()
+    assert [p.seq for p in report.problems] == [1]
+    assert "confidence 0.99 recomputes as" in report.problems[0].problem
+
+
+def test_list_filters_and_export_order(engine: Assay) -> None:
+    fill(engine, 3)
+    engine.score("other", [], policy="legal", as_of=AS_OF)
+    assert [e.seq for e in engine.audit.list(limit=2)] == [4, 3]
+    assert [e.policy_name for e in engine.audit.list(policy="legal")] == ["legal"]
+    assert [e.seq for e in engine.audit.iter_all()] == [1, 2, 3, 4]
+
+
+def test_unknown_event_id_is_a_clear_error(engine: Assay) -> None:
+    with pytest.raises(Exception, match="not found"):
+        engine.audit.get("abcdef123")
+
+
+def test_audit_write_failure_rolls_back(engine: Assay, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failed append (here: a colliding event id) leaves the log exactly as it was."""
+    first = fill(engine, 1)[0]
+    monkeypatch.setattr("assay.audit.log.uuid.uuid4", lambda: uuid.UUID(hex=first))
+    with pytest.raises(StorageError, match="rolled back"):
+        fill(engine, 1)
+    assert engine.audit.head()[0] == 1
+    assert engine.audit.verify().ok

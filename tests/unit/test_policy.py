@@ -1,0 +1,111 @@
+"""Policies: built-in profiles, user files, selection by name or severity (E2, E6)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assay import PolicyBook, PolicyError, Severity, UnknownPolicyError, load_policy_file
+from assay.cli.policies import to_toml
+from assay.policy import builtin_policies, policy_from_mapping
+
+
+def test_e2_builtin_profiles_carry_the_documented_weights_and_thresholds() -> None:
+    book = PolicyBook.load()
+    fin, safe = book.get("financial"), book.get("safety_critical")
+    assert fin.weights.as_dict() == {"similarity": 0.40, "source": 0.35, "freshness": 0.25}
+    assert fin.threshold == 0.75
+    assert safe.weights.as_dict() == {"similarity": 0.30, "source": 0.40, "freshness": 0.30}
+    assert safe.threshold == 0.80
+    assert set(book.names()) == {"informational", "financial", "legal", "safety_critical"}
+
+
+def test_e6_thresholds_rise_with_severity() -> None:
+    book = PolicyBook.load()
+    thresholds = [book.for_severity(s.value).threshold for s in Severity]
+    assert thresholds == sorted(thresholds)
+    assert thresholds[0] < thresholds[-1]
+
+
+def test_e4_default_decay_rate_and_per_kind_override(tmp_path: Path) -> None:
+    data = builtin_policies()["financial"].as_dict()
+    data["name"] = "fast_news"
+    data["freshness"]["decay_rate_by_kind"] = {"customer": 0.02}
+    policy = policy_from_mapping(data)
+    assert policy.decay_rate_for("official") == 0.005
+    assert policy.decay_rate_for("customer") == 0.02
+
+
+def test_unknown_policy_lists_the_choices() -> None:
+    with pytest.raises(UnknownPolicyError) as err:
+        PolicyBook.load().get("finacial")
+    assert "'finacial' is unknown" in str(err.value)
+    assert "financial, informational, legal, safety_critical" in str(err.value)
+
+
+def test_unknown_severity_lists_the_choices() -> None:
+    with pytest.raises(UnknownPolicyError, match="severity='urgent' is unknown"):
+        PolicyBook.load().for_severity("urgent")
+
+
+def test_severity_can_be_mapped_to_another_policy() -> None:
+    book = PolicyBook.load(severity_policies={"financial": "legal"})
+    assert book.for_severity("financial").name == "legal"
+
+
+def test_user_policy_file_is_loaded_and_replaces_a_builtin(tmp_path: Path) -> None:
+    data = builtin_policies()["financial"].as_dict()
+    data["version"] = "2"
+    data["threshold"] = 0.7
+    (tmp_path / "financial.toml").write_text(to_toml(data))
+    book = PolicyBook.load([tmp_path])
+    assert book.get("financial").version == "2"
+    assert book.get("financial").threshold == 0.7
+    assert book.origin("financial").endswith("financial.toml")
+
+
+def test_exported_toml_round_trips_to_the_same_policy(tmp_path: Path) -> None:
+    for policy in builtin_policies().values():
+        path = tmp_path / f"{policy.name}.toml"
+        path.write_text(to_toml(policy.as_dict()))
+        assert load_policy_file(path) == policy
+
+
+def test_policy_file_with_weights_not_summing_to_one_is_refused(tmp_path: Path) -> None:
+    data = builtin_policies()["financial"].as_dict()
+    data["weights"]["source"] = 0.5
+    path = tmp_path / "bad.toml"
+    path.write_text(to_toml(data))
+    with pytest.raises(PolicyError, match=r"bad.toml: weights.*sum to 1.15"):
+        load_policy_file(path)
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d.update(threshold=1.5), "threshold=1.5 is outside"),
+        (lambda d: d.update(severity="urgent"), "severity='urgent'"),
+        (lambda d: d.update(colour="red"), "colour='red' is not a policy setting"),
+        (lambda d: d["labels"].update(medium=0.95), "labels.medium=0.95"),
+        (lambda d: d["corroboration"].update(min_independent_sources=1), "min_independent"),
+        (lambda d: d["sources"]["adjustment_by_kind"].update(customer=2), "customer=2"),
+    ],
+)
+def test_invalid_policy_settings_are_named(edit: object, message: str) -> None:
+    data = builtin_policies()["financial"].as_dict()
+    edit(data)  # type: ignore[operator]
+    with pytest.raises(PolicyError, match=message):
+        policy_from_mapping(data, origin="test.toml")
+
+
+def test_digest_changes_with_any_parameter() -> None:
+    a = builtin_policies()["legal"]
+    data = a.as_dict()
+    data["freshness"]["decay_rate"] = 0.0011
+    assert policy_from_mapping(data).digest != a.digest
+
+
+def test_missing_policy_dir_is_reported(tmp_path: Path) -> None:
+    with pytest.raises(Exception, match="create it or fix ASSAY_POLICY_DIRS"):
+        PolicyBook.load([tmp_path / "nope"])

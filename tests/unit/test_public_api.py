@@ -1,0 +1,56 @@
+"""The exported names are the public API: changing them is a deliberate, visible act."""
+
+import assay
+
+
+def test_public_api_is_pinned() -> None:
+    assert sorted(assay.__all__) == [
+        "Assay",
+        "AssayError",
+        "AuditEvent",
+        "AuditLog",
+        "Candidate",
+        "ConflictError",
+        "Evidence",
+        "ExclusionReason",
+        "Finding",
+        "FindingStatus",
+        "InvalidInputError",
+        "Label",
+        "NotFoundError",
+        "Policy",
+        "PolicyBook",
+        "PolicyError",
+        "ScoreResult",
+        "Settings",
+        "Severity",
+        "Source",
+        "SourceFacts",
+        "SourceKind",
+        "SourceRegistry",
+        "StorageError",
+        "SubScores",
+        "UnknownPolicyError",
+        "UnknownSourceError",
+        "VerifyReport",
+        "Weights",
+        "__version__",
+        "composite_score",
+        "corroborate",
+        "freshness_score",
+        "gate",
+        "lexical_similarity",
+        "load_policy_file",
+        "load_settings",
+        "score_candidate",
+        "score_candidates",
+    ]
+    for name in assay.__all__:
+        assert hasattr(assay, name), name
+
+
+def test_every_error_derives_from_assay_error() -> None:
+    for name in assay.__all__:
+        obj = getattr(assay, name)
+        if isinstance(obj, type) and issubclass(obj, Exception):
+            assert issubclass(obj, assay.AssayError), name

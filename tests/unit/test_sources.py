@@ -1,0 +1,139 @@
+"""The source registry (E3): kind defaults, versioned history, reviews, transactions."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date
+
+import pytest
+
+from assay import (
+    ConflictError,
+    InvalidInputError,
+    SourceRegistry,
+    StorageError,
+    UnknownSourceError,
+)
+from assay.db import connect
+
+
+@pytest.fixture
+def registry() -> SourceRegistry:
+    return SourceRegistry(connect(":memory:"))
+
+
+@pytest.mark.parametrize(
+    ("kind", "reliability"),
+    [
+        ("official", 1.0),
+        ("verified_kb", 0.9),
+        ("internal_wiki", 0.7),
+        ("customer", 0.4),
+        ("unverified", 0.3),
+    ],
+)
+def test_e3_reliability_defaults_from_kind(
+    registry: SourceRegistry, kind: str, reliability: float
+) -> None:
+    assert registry.add(f"s-{kind}", kind).reliability == reliability
+
+
+def test_e3_explicit_reliability_and_metadata_are_kept(registry: SourceRegistry) -> None:
+    s = registry.add(
+        "uksc-2020-12",
+        "official",
+        reliability=0.95,
+        jurisdiction="UK",
+        court_level="supreme",
+        overruled=False,
+        owner="UKSC",
+        metadata={"citation": "[2020] UKSC 12"},
+    )
+    again = registry.get("uksc-2020-12")
+    assert again == s
+    assert again.metadata == {"citation": "[2020] UKSC 12"} and again.court_level == "supreme"
+
+
+def test_e3_every_change_is_versioned_with_a_snapshot(registry: SourceRegistry) -> None:
+    registry.add("wiki", "internal_wiki", note="imported")
+    registry.update("wiki", reliability=0.6, note="outdated pages found")
+    registry.review("wiki", on=date(2026, 11, 1), note="checked")
+    history = registry.history("wiki")
+    assert [(h.version, h.action) for h in history] == [(1, "add"), (2, "update"), (3, "review")]
+    assert history[1].snapshot["reliability"] == 0.6 and history[1].note == "outdated pages found"
+    assert history[0].snapshot["reliability"] == 0.7
+    assert registry.get("wiki").version == 3
+
+
+def test_e3_sources_past_their_review_interval_are_flagged(registry: SourceRegistry) -> None:
+    registry.add("fresh", "official", reviewed_at="2026-10-01")  # due 2027-10-01
+    registry.add("stale", "unverified", reviewed_at="2026-09-01")  # 30 days: due 2026-10-01
+    registry.add("never", "customer")
+    overdue = [s.id for s in registry.list(overdue_on=date(2026, 11, 29))]
+    assert overdue == ["never", "stale"]
+    registry.review("stale", on=date(2026, 11, 28))
+    assert [s.id for s in registry.list(overdue_on=date(2026, 11, 29))] == ["never"]
+
+
+def test_user_defined_kind(registry: SourceRegistry) -> None:
+    registry.add_kind("regulator", 0.95, review_interval_days=180)
+    assert registry.add("fca-handbook", "regulator").reliability == 0.95
+    with pytest.raises(ConflictError):
+        registry.add_kind("regulator", 0.9)
+
+
+def test_unknown_kind_lists_the_known_ones(registry: SourceRegistry) -> None:
+    with pytest.raises(InvalidInputError, match="'offical' is not a known source kind; use one of"):
+        registry.add("x", "offical")
+
+
+def test_duplicate_source_is_a_conflict(registry: SourceRegistry) -> None:
+    registry.add("x", "official")
+    with pytest.raises(ConflictError, match="already exists"):
+        registry.add("x", "customer")
+
+
+def test_unknown_source_says_how_to_register_it(registry: SourceRegistry) -> None:
+    with pytest.raises(UnknownSourceError, match="assay sources add"):
+        registry.get("missing")
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"reliability": 1.5}, "reliability"),
+        ({"overruled": "yes"}, "overruled"),
+        ({"review_interval_days": 0}, "review_interval_days"),
+        ({"colour": "red"}, "colour"),
+        ({"reviewed_at": "soon"}, "reviewed_at"),
+    ],
+)
+def test_invalid_update_changes_nothing(
+    registry: SourceRegistry, changes: dict[str, object], field: str
+) -> None:
+    registry.add("x", "official")
+    with pytest.raises(InvalidInputError, match=field):
+        registry.update("x", **changes)
+    assert registry.get("x").version == 1
+    assert len(registry.history("x")) == 1
+
+
+def test_bad_source_id_is_refused(registry: SourceRegistry) -> None:
+    with pytest.raises(InvalidInputError, match="source id"):
+        registry.add("has space", "official")
+
+
+def test_failed_write_rolls_back_the_whole_change(
+    registry: SourceRegistry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The source row and its history entry land together or not at all."""
+    registry.add("x", "official")
+
+    def broken_log(*args: object, **kwargs: object) -> None:
+        raise sqlite3.OperationalError("disk full")
+
+    monkeypatch.setattr(registry, "_log", broken_log)
+    with pytest.raises(StorageError, match="rolled back: disk full"):
+        registry.update("x", reliability=0.5)
+    monkeypatch.undo()
+    assert registry.get("x").reliability == 1.0 and registry.get("x").version == 1
