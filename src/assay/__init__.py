@@ -6,6 +6,7 @@ out of the context; corroboration tells agreeing independent sources from isolat
 ones; and every retrieval event lands in a hash-chained audit log.
 """
 
+from assay.adapters import to_candidates
 from assay.audit import AuditEvent, AuditLog, VerifyReport
 from assay.engine import Assay
 from assay.errors import (
@@ -78,4 +79,5 @@ __all__ = [
     "load_settings",
     "score_candidate",
     "score_candidates",
+    "to_candidates",
 ]

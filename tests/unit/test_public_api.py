@@ -44,6 +44,7 @@ def test_public_api_is_pinned() -> None:
         "load_settings",
         "score_candidate",
         "score_candidates",
+        "to_candidates",
     ]
     for name in assay.__all__:
         assert hasattr(assay, name), name
