@@ -18,6 +18,7 @@ Only ``assay.cli`` (and later the HTTP server) catches these.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from typing import Any
 
@@ -50,7 +51,10 @@ class UnknownPolicyError(InvalidInputError):
     def __init__(self, field: str, value: str, choices: Iterable[str]) -> None:
         self.choices = sorted(choices)
         super().__init__(
-            field, value, f"choose one of: {', '.join(self.choices)}", problem="is unknown"
+            field,
+            value,
+            f"{did_you_mean(value, self.choices)}choose one of: {', '.join(self.choices)}",
+            problem="is unknown",
         )
 
 
@@ -81,6 +85,12 @@ class NotFoundError(AssayError):
 
 class StorageError(AssayError):
     """The database could not be opened, migrated or written."""
+
+
+def did_you_mean(value: Any, choices: Iterable[str]) -> str:
+    """``"did you mean 'x'? "`` for the closest choice to a misspelt value, else ``""``."""
+    close = difflib.get_close_matches(str(value), list(choices), n=1)
+    return f"did you mean {close[0]!r}? " if close else ""
 
 
 def _show(value: Any) -> str:

@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from assay.db import transaction
-from assay.errors import ConflictError, InvalidInputError, UnknownSourceError
+from assay.errors import ConflictError, InvalidInputError, UnknownSourceError, did_you_mean
 from assay.types import check_unit_interval, parse_date
 
 _ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$")
@@ -132,7 +132,8 @@ class SourceRegistry:
             raise InvalidInputError(
                 "source_kind",
                 name,
-                f"use one of {', '.join(kinds)} or add it with `assay sources add-kind`",
+                f"{did_you_mean(name, kinds)}use one of {', '.join(kinds)} "
+                "or add it with `assay sources add-kind`",
                 problem="is not a known source kind",
             )
         return kinds[name]

@@ -40,7 +40,7 @@ def test_e4_default_decay_rate_and_per_kind_override(tmp_path: Path) -> None:
 def test_unknown_policy_lists_the_choices() -> None:
     with pytest.raises(UnknownPolicyError) as err:
         PolicyBook.load().get("finacial")
-    assert "'finacial' is unknown" in str(err.value)
+    assert "'finacial' is unknown; did you mean 'financial'?" in str(err.value)
     assert "financial, informational, legal, safety_critical" in str(err.value)
 
 
