@@ -62,8 +62,8 @@ class Assay:
     ) -> None:
         self.close()
 
-    def resolve_source(self, candidate: Candidate) -> SourceFacts:
-        """What the registry says about a candidate's source (E3)."""
+    def resolve_source(self, candidate: Candidate, as_of: date) -> SourceFacts:
+        """What the registry says about a candidate's source on ``as_of`` (E3)."""
         if candidate.source_id is not None:
             source = self.sources.get(candidate.source_id)
             if candidate.source_kind is not None and candidate.source_kind != source.kind:
@@ -81,6 +81,7 @@ class Assay:
                 jurisdiction=source.jurisdiction,
                 overruled=source.overruled,
                 retired=source.retired,
+                review_overdue=source.review_overdue(as_of),
             )
         kind = self.sources.kind(candidate.source_kind or "")
         return SourceFacts(kind=kind.name, reliability=kind.reliability)
@@ -104,12 +105,13 @@ class Assay:
         if policy is None and severity is None:
             policy = self.settings.default_policy
         chosen = self.policies.resolve(name=policy, severity=severity)
+        day = as_of or datetime.now(UTC).date()
         result = score_candidates(
             query,
             candidates,
             chosen,
-            self.resolve_source,
-            as_of=as_of or datetime.now(UTC).date(),
+            lambda candidate: self.resolve_source(candidate, day),
+            as_of=day,
             jurisdiction=jurisdiction,
             similarity=similarity,
         )

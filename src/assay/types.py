@@ -251,6 +251,8 @@ class SourceBasis:
 
     With the policy this is all that is needed to recompute an item's scores and
     the gate's verdict, which is what ``assay audit verify`` does for every row.
+    ``review_overdue`` scores nothing: it tells the reader that the registry's review
+    of the source was overdue when the item was used.
 
     ``source`` sub-score = clamp(reliability + kind_adjustment - jurisdiction_penalty);
     ``freshness`` sub-score = exp(-decay_rate * age_days), or ``undated_freshness``
@@ -268,6 +270,7 @@ class SourceBasis:
     decay_rate: float
     overruled: bool = False
     retired: bool = False
+    review_overdue: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form, dates as ISO strings."""
@@ -283,6 +286,7 @@ class SourceBasis:
             "decay_rate": self.decay_rate,
             "overruled": self.overruled,
             "retired": self.retired,
+            "review_overdue": self.review_overdue,
         }
 
 

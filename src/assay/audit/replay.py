@@ -52,6 +52,7 @@ def _item_problems(item: dict[str, Any], policy: Any) -> list[str]:
         decay_rate=b["decay_rate"],
         overruled=b["overruled"],
         retired=b["retired"],
+        review_overdue=b.get("review_overdue", False),
     )
     scores = sub_scores(item["scores"]["similarity"], basis, policy.undated_freshness)
     confidence = composite_score(scores, policy.weights)

@@ -78,6 +78,7 @@ def render(result: ScoreResult) -> str:
     ]
     for e in result.admitted:
         source = e.basis.source_kind + (f": {e.basis.source_id}" if e.basis.source_id else "")
+        source += ", review overdue" if e.basis.review_overdue else ""
         lines.append(
             f"  {badge(e.label, e.confidence)} {e.id}  ({source})  {shorten(e.candidate.text, 60)}"
         )

@@ -39,6 +39,7 @@ class SourceFacts:
     jurisdiction: str | None = None
     overruled: bool = False
     retired: bool = False
+    review_overdue: bool = False
 
 
 def freshness_score(age_days: float, decay_rate: float) -> float:
@@ -103,6 +104,7 @@ def source_basis(
         decay_rate=policy.decay_rate_for(facts.kind),
         overruled=facts.overruled,
         retired=facts.retired,
+        review_overdue=facts.review_overdue,
     )
 
 
