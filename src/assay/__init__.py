@@ -36,8 +36,7 @@ from assay.types import (
     SubScores,
     Weights,
 )
-
-__version__ = "0.1.0"
+from assay.version import __version__
 
 __all__ = [
     "Assay",

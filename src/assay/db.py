@@ -34,6 +34,9 @@ def connect(path: str | Path) -> sqlite3.Connection:
     try:
         conn = sqlite3.connect(target, isolation_level=None, timeout=30.0)
         conn.row_factory = sqlite3.Row
+        # A damaged or hand-edited file may hold invalid UTF-8: read it, never crash on it.
+        # (Audit verification reads raw bytes instead; see AuditLog.verify.)
+        conn.text_factory = lambda raw: raw.decode("utf-8", "replace")
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA synchronous=NORMAL")

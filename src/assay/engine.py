@@ -15,7 +15,7 @@ Every call to :meth:`Assay.score` writes exactly one audit event.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -37,9 +37,11 @@ class Assay:
     """One assay database with its source registry, policies and audit log."""
 
     def __init__(self, db: str | Path | None = None, *, settings: Settings | None = None) -> None:
-        self.settings = settings or load_settings(db=db)
-        if db is not None:
-            self.settings = self.settings.model_copy(update={"db": Path(db)})
+        if settings is None:
+            settings = load_settings(db=db)
+        elif db is not None:
+            settings = settings.model_copy(update={"db": Path(db)})
+        self.settings = settings
         self.policies = PolicyBook.load(
             self.settings.policy_dirs, severity_policies=self.settings.severity_policies
         )
@@ -96,11 +98,15 @@ class Assay:
         as_of: date | None = None,
         jurisdiction: str | None = None,
         similarity: TextSimilarity = lexical_similarity,
+        models: Mapping[str, str] | None = None,
     ) -> ScoreResult:
         """Score, gate and corroborate retrieved candidates, and log the event.
 
         The policy is picked by name or by severity (neither: the default policy).
         ``as_of`` defaults to today in UTC; it is recorded so the event can be replayed.
+        ``similarity`` groups passages into findings. ``models`` names the models and
+        versions behind the scores (e.g. ``{"similarity": "my-embedder v3 cosine"}``)
+        for the audit row (J8).
         """
         if policy is None and severity is None:
             policy = self.settings.default_policy
@@ -121,7 +127,14 @@ class Assay:
             policy_name=chosen.name,
             policy_version=chosen.version,
             payload=audit_payload(
-                result, models={"corroboration": getattr(similarity, "__name__", "custom")}
+                result,
+                models={"similarity": "caller-supplied", "corroboration": _name(similarity)}
+                | dict(models or {}),
             ),
         )
         return replace(result, event_id=event.event_id)
+
+
+def _name(fn: object) -> str:
+    """A function's importable name, recorded as the version of what it computed."""
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', type(fn).__name__)}"

@@ -27,12 +27,13 @@ def migrate(conn: sqlite3.Connection) -> list[str]:
         "CREATE TABLE IF NOT EXISTS _assay_migrations ("
         " name TEXT PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT (datetime('now')))"
     )
-    done = {row[0] for row in conn.execute("SELECT name FROM _assay_migrations")}
     applied = []
     for name, fn in MIGRATIONS:
-        if name in done:
+        conn.execute("BEGIN IMMEDIATE")  # check under the write lock: another process may race
+        done = conn.execute("SELECT 1 FROM _assay_migrations WHERE name = ?", (name,)).fetchone()
+        if done:
+            conn.execute("COMMIT")
             continue
-        conn.execute("BEGIN IMMEDIATE")
         try:
             fn(conn)
             conn.execute("INSERT INTO _assay_migrations (name) VALUES (?)", (name,))
@@ -98,6 +99,7 @@ def m001_source_registry(conn: sqlite3.Connection) -> None:
             UNIQUE (source_id, version)
         )"""
     )
+    _append_only(conn, "source_history")
 
 
 @migration
@@ -119,10 +121,15 @@ def m002_audit_log(conn: sqlite3.Connection) -> None:
     )
     conn.execute("CREATE INDEX audit_events_created ON audit_events(created_at)")
     conn.execute("CREATE INDEX audit_events_policy ON audit_events(policy_name)")
-    # Append-only: the application can never rewrite history. Someone editing the
-    # file directly can, and `assay audit verify` then finds it through the chain.
+    # Someone editing the file directly can still rewrite history; `assay audit verify`
+    # then finds it through the hash chain.
+    _append_only(conn, "audit_events")
+
+
+def _append_only(conn: sqlite3.Connection, table: str) -> None:
+    """Triggers that make ``table`` refuse UPDATE and DELETE."""
     for op in ("UPDATE", "DELETE"):
         conn.execute(
-            f"""CREATE TRIGGER audit_events_no_{op.lower()} BEFORE {op} ON audit_events
-            BEGIN SELECT RAISE(ABORT, 'audit_events is append-only'); END"""
+            f"""CREATE TRIGGER {table}_no_{op.lower()} BEFORE {op} ON {table}
+            BEGIN SELECT RAISE(ABORT, '{table} is append-only'); END"""
         )

@@ -7,7 +7,7 @@ resolves each candidate's source, so the same inputs always give the same result
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -18,6 +18,7 @@ from assay.scoring.corroboration import TextSimilarity, corroborate, lexical_sim
 from assay.scoring.evidence import SourceFacts, score_candidate
 from assay.scoring.gate import gate
 from assay.types import Candidate, Evidence, Finding, check_unique_ids
+from assay.version import __version__
 
 SourceResolver = Callable[[Candidate], SourceFacts]
 """Finds what the registry knows about a candidate's source (raises if unknown)."""
@@ -102,9 +103,14 @@ def score_candidates(
     )
 
 
-def audit_payload(result: ScoreResult, *, models: dict[str, str] | None = None) -> dict[str, Any]:
-    """The audit row of a scoring event: enough to replay every score and verdict (E8, J8)."""
+def audit_payload(result: ScoreResult, *, models: Mapping[str, str]) -> dict[str, Any]:
+    """The audit row of a scoring event: enough to replay every score and verdict (E8, J8).
+
+    ``models`` names each model (and its version) behind the scores; with
+    ``assay_version`` it tells a replay mismatch caused by new code from a forged row.
+    """
     return {
+        "assay_version": __version__,
         "as_of": result.as_of.isoformat(),
         "jurisdiction": result.jurisdiction,
         "policy": result.policy.as_dict(),
@@ -116,6 +122,6 @@ def audit_payload(result: ScoreResult, *, models: dict[str, str] | None = None) 
         "evidence": [e.as_dict() for e in result.evidence],
         "counts": {"admitted": len(result.admitted), "excluded": len(result.excluded)},
         "findings": [f.as_dict() for f in result.findings],
-        "models": {"similarity": "caller", "corroboration": "lexical_similarity"} | (models or {}),
+        "models": dict(models),
         "prompts": {},
     }

@@ -220,15 +220,7 @@ def policy_from_mapping(data: Mapping[str, Any], *, origin: str = "policy") -> P
     lab.finish()
 
     fresh = top.section("freshness")
-    decay_rate = fresh.get("decay_rate", 0.005)
-    if (
-        isinstance(decay_rate, bool)
-        or not isinstance(decay_rate, int | float)
-        or not 0 <= decay_rate <= 1
-    ):
-        raise PolicyError(
-            f"{origin}: freshness.decay_rate", decay_rate, "give a rate per day in [0, 1]"
-        )
+    decay_rate = fresh.unit("decay_rate", 0.005)
     undated = fresh.unit("undated", 0.0)
     decay_by_kind = fresh.number_map("decay_rate_by_kind", 0.0, 1.0)
     fresh.finish()
@@ -273,7 +265,7 @@ def policy_from_mapping(data: Mapping[str, Any], *, origin: str = "policy") -> P
         threshold=top.unit("threshold"),
         similarity_floor=top.unit("similarity_floor", 0.0),
         labels=labels,
-        decay_rate=float(decay_rate),
+        decay_rate=decay_rate,
         decay_rate_by_kind=decay_by_kind,
         undated_freshness=undated,
         adjustment_by_kind=adjustments,
@@ -312,7 +304,8 @@ class PolicyBook:
     """All policies a process knows: the built-ins, then user files that may replace them.
 
     ``severity_policies`` maps a severity to the policy a request of that severity
-    gets; by default each severity maps to the policy of the same name.
+    gets; by default each severity maps to the policy of the same name. A policy's own
+    ``severity`` must match the severity it is chosen for.
     """
 
     def __init__(
@@ -361,12 +354,24 @@ class PolicyBook:
         raise UnknownPolicyError("policy", name, self._policies)
 
     def for_severity(self, severity: str) -> Policy:
-        """The policy configured for a decision of this severity (E6)."""
+        """The policy configured for a decision of this severity (E6).
+
+        The policy must declare that severity itself, so a mapping can never send a
+        safety-critical request to a policy written for informational look-ups.
+        """
         try:
             Severity(severity)
         except ValueError:
             raise UnknownPolicyError("severity", severity, (s.value for s in Severity)) from None
-        return self.get(self._by_severity[severity])
+        policy = self.get(self._by_severity[severity])
+        if policy.severity != severity:
+            raise PolicyError(
+                f"severity_policies.{severity}",
+                policy.name,
+                f"map {severity} to a policy whose severity is {severity}",
+                problem=f"is written for {policy.severity.value} decisions",
+            )
+        return policy
 
     def resolve(self, *, name: str | None = None, severity: str | None = None) -> Policy:
         """Pick by name or by severity; exactly one of the two must be given."""

@@ -18,6 +18,7 @@ setting                   environment                 meaning
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -27,6 +28,7 @@ from pydantic_settings import (
     NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
+    SettingsError,
     TomlConfigSettingsSource,
 )
 
@@ -79,6 +81,14 @@ def load_settings(**overrides: Any) -> Settings:
     """Build :class:`Settings`, turning validation errors into one clear message."""
     try:
         return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except SettingsError as exc:  # an environment value that does not parse
+        raise InvalidInputError(
+            "settings", str(exc), "fix the ASSAY_* variable (dicts are JSON)"
+        ) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidInputError(
+            "config file", str(config_file()), f"fix the TOML syntax ({exc})"
+        ) from None
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "settings"

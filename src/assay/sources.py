@@ -171,7 +171,11 @@ class SourceRegistry:
             id=source_id,
             kind=kind,
             reliability=kind_info.reliability if reliability is None else reliability,
-            review_interval_days=review_interval_days or kind_info.review_interval_days,
+            review_interval_days=(
+                kind_info.review_interval_days
+                if review_interval_days is None
+                else review_interval_days
+            ),
         )
         source = _validated(source, attributes)
         now = _now()
@@ -194,6 +198,8 @@ class SourceRegistry:
 
     def list(self, *, kind: str | None = None, overdue_on: date | None = None) -> list[Source]:
         """All sources by id; optionally one kind, or only those overdue for review."""
+        if kind is not None:
+            self.kind(kind)
         rows = self._conn.execute("SELECT * FROM sources ORDER BY id").fetchall()
         sources = [_from_row(r) for r in rows]
         if kind is not None:
@@ -205,7 +211,12 @@ class SourceRegistry:
     def update(
         self, source_id: str, *, actor: str | None = None, note: str | None = None, **changes: Any
     ) -> Source:
-        """Change some attributes of a source; a new version is recorded."""
+        """Change some attributes of a source; a new version is recorded.
+
+        A change of kind also resets reliability and review interval to the new kind's
+        defaults, unless the same call sets them: an "unverified" source must not keep
+        the reliability it had as "official".
+        """
         if not changes:
             raise InvalidInputError(
                 "changes",
@@ -216,7 +227,9 @@ class SourceRegistry:
         with transaction(self._conn):
             current = self.get(source_id)
             if "kind" in changes:
-                self.kind(changes["kind"])
+                kind = self.kind(changes["kind"])
+                changes.setdefault("reliability", kind.reliability)
+                changes.setdefault("review_interval_days", kind.review_interval_days)
             updated = _validated(current, changes)
             updated = replace(updated, version=current.version + 1, updated_at=_now())
             self._write(updated, insert=False)
@@ -233,6 +246,11 @@ class SourceRegistry:
         note: str | None = None,
     ) -> Source:
         """Record that a person reviewed the source on ``on`` (optionally re-rating it)."""
+        today = datetime.now(UTC).date()
+        if on > today:
+            raise InvalidInputError(
+                "review date", on.isoformat(), f"a review cannot be dated after today ({today})"
+            )
         changes: dict[str, Any] = {"reviewed_at": on}
         if reliability is not None:
             changes["reliability"] = reliability

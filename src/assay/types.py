@@ -80,7 +80,7 @@ def parse_date(field_name: str, value: Any) -> date | None:
             if len(text) == 10:
                 return date.fromisoformat(text)
             return _utc_date(datetime.fromisoformat(text.replace("Z", "+00:00")))
-        except ValueError:
+        except (ValueError, OverflowError):  # OverflowError: a zone shift past year 1 or 9999
             pass
     raise InvalidInputError(
         field_name, value, "use an ISO date such as 2024-05-01", problem="is not a date"
@@ -217,7 +217,7 @@ class Candidate:
             verified=record.get("verified"),
             title=record.get("title"),
             uri=record.get("uri"),
-            metadata=record.get("metadata") or {},
+            metadata={} if record.get("metadata") is None else record["metadata"],
         )
 
 
@@ -324,6 +324,8 @@ class Evidence:
             "confidence": self.confidence,
             "label": self.label.value,
             "scores": self.scores.as_dict(),
+            "weights": self.weights.as_dict(),
+            "policy": {"name": self.policy_name, "version": self.policy_version},
             "admitted": self.admitted,
             "source_id": c.source_id,
             "source_kind": self.basis.source_kind,

@@ -296,7 +296,12 @@ def test_audit_list_show_head_and_export(db: Path, candidates: Path, tmp_path: P
     assert json.loads(head.stdout) == {"events": 2, "head": rows[1]["row_hash"]}
     shown = run_cli("audit", "show", rows[0]["event_id"][:10], db=db).stdout
     assert "query: first" in shown and "below_similarity_floor" in shown
-    assert run_cli("audit", "show", "zzzzzzzz", db=db).exit_code == 1
+    assert run_cli("audit", "show", "abcdef12", db=db).exit_code == 1  # well formed, not there
+    assert run_cli("audit", "show", "______", db=db).exit_code == 2  # not an id at all
+    since = run_cli("audit", "list", "--since", "yesterday", db=db)
+    assert since.exit_code == 2 and "since='yesterday'" in since.stderr
+    assert "no audit events" in run_cli("audit", "list", "--since", "2999-01-01", db=db).stdout
+    assert "legal v1" in run_cli("audit", "list", "--since", "2000-01-01T00:00:00Z", db=db).stdout
 
 
 def test_as_of_is_recorded_for_replay(db: Path, candidates: Path) -> None:
@@ -312,3 +317,47 @@ def test_as_of_is_recorded_for_replay(db: Path, candidates: Path) -> None:
     )
     [event] = json.loads(run_cli("audit", "list", "--json", db=db).stdout)
     assert event["payload"]["as_of"] == "2026-11-29"
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["policies", "list"], {"ASSAY_SEVERITY_POLICIES": "garbage"}, "fix the ASSAY_* variable"),
+        (["audit", "export", "-o", "/nonexistent/dir/x.jsonl"], {}, "existing folder"),
+        (["sources", "list", "--as-of", "tomorrow"], {}, "--as-of='tomorrow' is not a date"),
+        (["sources", "review", "x", "--on", "2999-01-01"], {}, "cannot be dated after today"),
+    ],
+)
+def test_bad_settings_and_options_are_one_line_errors(
+    db: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], env: dict[str, str], message: str
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    run_cli("sources", "add", "x", "--kind", "official", db=db)
+    result = run_cli(*args, db=db) if args[0] != "policies" else run_cli(*args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert message in result.stderr
+
+
+def test_oversized_numbers_in_candidates_are_a_clear_error(db: Path, tmp_path: Path) -> None:
+    path = tmp_path / "huge.jsonl"
+    path.write_text(
+        '{"id": "a", "text": "t", "similarity": 1' + "0" * 5000 + ', "source_id": "sds"}\n'
+    )
+    result = run_cli("score", "--query", "q", "--candidates", str(path), db=db)
+    assert result.exit_code == 2 and "line 1" in result.stderr and "is not JSON" in result.stderr
+
+
+def test_audit_verify_names_a_deleted_row(db: Path, candidates: Path) -> None:
+    for _ in range(3):
+        run_cli(
+            "score", "--query", "q", "--candidates", str(candidates), "--as-of", "2026-11-29", db=db
+        )
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("DROP TRIGGER audit_events_no_delete")
+    after = conn.execute("SELECT event_id FROM audit_events WHERE seq = 3").fetchone()[0]
+    conn.execute("DELETE FROM audit_events WHERE seq = 2")
+    result = run_cli("audit", "verify", db=db)
+    assert result.exit_code == 1
+    assert f"event {after} (seq 3): row(s) seq 2 before it are missing (deleted)" in result.stderr

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from assay import Assay, Candidate, StorageError
+import assay
+from assay import Assay, Candidate, NotFoundError, StorageError
 from assay.audit.log import GENESIS_HASH, _row_hash, canonical_json
 from tests.conftest import AS_OF
 
@@ -54,7 +55,11 @@ def test_e8_event_holds_query_hash_policy_scores_and_verdicts(engine: Assay) -> 
     assert set(item["scores"]) == {"similarity", "source", "freshness"}
     assert item["admitted"] is True and item["label"] in {"high", "medium", "low"}
     assert event.payload["thresholds"] == {"threshold": 0.75, "similarity_floor": 0.45}
-    assert event.payload["models"]["corroboration"] == "lexical_similarity"
+    assert event.payload["models"] == {
+        "similarity": "caller-supplied",
+        "corroboration": "assay.scoring.corroboration.lexical_similarity",
+    }
+    assert event.payload["assay_version"] == assay.__version__
     assert event.prev_hash == GENESIS_HASH
 
 
@@ -153,7 +158,7 @@ def test_list_filters_and_export_order(engine: Assay) -> None:
 
 
 def test_unknown_event_id_is_a_clear_error(engine: Assay) -> None:
-    with pytest.raises(Exception, match="not found"):
+    with pytest.raises(NotFoundError, match="not found"):
         engine.audit.get("abcdef123")
 
 
@@ -165,3 +170,39 @@ def test_audit_write_failure_rolls_back(engine: Assay, monkeypatch: pytest.Monke
         fill(engine, 1)
     assert engine.audit.head()[0] == 1
     assert engine.audit.verify().ok
+
+
+def test_b2_a_byte_edited_in_the_file_itself_is_named(engine: Assay, db_path: Path) -> None:
+    """Tampering below SQL (a hex editor on the file) is found too, even invalid UTF-8."""
+    engine.score("first question", [], policy="financial", as_of=AS_OF)
+    target = engine.score("MARKER-QUERY-2", [], policy="financial", as_of=AS_OF).event_id
+    engine.score("third question", [], policy="financial", as_of=AS_OF)
+    engine.close()  # the last connection checkpoints the WAL into the main file
+    blob = bytearray(db_path.read_bytes())
+    at = blob.index(b"MARKER-QUERY-2")
+    blob[at] = 0xFF  # not valid UTF-8 on its own
+    db_path.write_bytes(bytes(blob))
+    with Assay(db_path) as reopened:
+        report = reopened.audit.verify()
+        assert [(p.seq, p.event_id) for p in report.problems] == [(2, target)]
+        assert "row edited" in report.problems[0].problem
+        assert reopened.audit.get(target).query.endswith("ARKER-QUERY-2")  # still readable
+
+
+def test_a_damaged_payload_is_shown_not_refused(engine: Assay, db_path: Path) -> None:
+    event_id = fill(engine, 1)[0]
+    raw(db_path).execute("UPDATE audit_events SET payload = substr(payload, 1, 40)")
+    event = engine.audit.get(event_id)
+    assert set(event.payload) == {"unreadable_payload"}
+    assert [e.event_id for e in engine.audit.iter_all()] == [event_id]
+    assert not engine.audit.verify().ok
+
+
+def test_j8_caller_names_the_models_behind_the_scores(engine: Assay) -> None:
+    result = engine.score(
+        "q", [], policy="legal", as_of=AS_OF, models={"similarity": "acme-embed v3 cosine"}
+    )
+    assert result.event_id is not None
+    models = engine.audit.get(result.event_id).payload["models"]
+    assert models["similarity"] == "acme-embed v3 cosine"
+    assert models["corroboration"].endswith("lexical_similarity")

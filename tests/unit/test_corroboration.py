@@ -90,9 +90,26 @@ def test_similarity_function_is_injected(policy: Policy) -> None:
     assert len(corroborate(items, policy, similarity=lambda x, y: 1.0)) == 1
 
 
-def test_lexical_similarity_bounds_and_numbers() -> None:
+def test_lexical_similarity_bounds() -> None:
     assert lexical_similarity(SAFE_TEMP, SAFE_TEMP) == pytest.approx(1.0)
     assert lexical_similarity("the of and", "python") == 0.0
-    same = lexical_similarity("charge below 45 degrees", "charge below 45 degrees")
-    other = lexical_similarity("charge below 45 degrees", "charge below 70 degrees")
-    assert other < same
+    assert lexical_similarity(SAFE_TEMP, SAFE_TEMP.replace("Charge", "Recharge")) > 0.5
+
+
+@pytest.mark.parametrize(
+    "contradiction",
+    [
+        SAFE_TEMP.replace("45", "70"),
+        "Never charge the pack between 0 and 45 degrees Celsius ambient temperature.",
+        "Don't charge the pack between 0 and 45 degrees Celsius ambient temperature.",
+    ],
+)
+def test_e10_contradicting_passages_never_corroborate(policy: Policy, contradiction: str) -> None:
+    """Near-identical wording with other figures or a negation is an opposite finding."""
+    assert lexical_similarity(SAFE_TEMP, contradiction) == 0.0
+    items = [
+        evidence("a", SAFE_TEMP, official("Acme", "sds"), policy),
+        evidence("b", contradiction, official("Lab", "lab"), policy),
+    ]
+    findings = corroborate(items, policy)
+    assert [f.status for f in findings] == [FindingStatus.ISOLATED, FindingStatus.ISOLATED]

@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from assay import PolicyBook, PolicyError, Severity, UnknownPolicyError, load_policy_file
+from assay import (
+    InvalidInputError,
+    PolicyBook,
+    PolicyError,
+    Severity,
+    UnknownPolicyError,
+    load_policy_file,
+)
 from assay.cli.policies import to_toml
 from assay.policy import builtin_policies, policy_from_mapping
 
@@ -49,9 +56,17 @@ def test_unknown_severity_lists_the_choices() -> None:
         PolicyBook.load().for_severity("urgent")
 
 
-def test_severity_can_be_mapped_to_another_policy() -> None:
-    book = PolicyBook.load(severity_policies={"financial": "legal"})
-    assert book.for_severity("financial").name == "legal"
+def test_severity_can_be_mapped_to_another_policy_of_that_severity(tmp_path: Path) -> None:
+    data = builtin_policies()["financial"].as_dict() | {"name": "financial_eu", "threshold": 0.8}
+    (tmp_path / "eu.toml").write_text(to_toml(data))
+    book = PolicyBook.load([tmp_path], severity_policies={"financial": "financial_eu"})
+    assert book.for_severity("financial").name == "financial_eu"
+
+
+def test_severity_cannot_be_mapped_to_a_milder_policy() -> None:
+    book = PolicyBook.load(severity_policies={"safety_critical": "informational"})
+    with pytest.raises(PolicyError, match="'informational' is written for informational decisions"):
+        book.for_severity("safety_critical")
 
 
 def test_user_policy_file_is_loaded_and_replaces_a_builtin(tmp_path: Path) -> None:
@@ -107,5 +122,5 @@ def test_digest_changes_with_any_parameter() -> None:
 
 
 def test_missing_policy_dir_is_reported(tmp_path: Path) -> None:
-    with pytest.raises(Exception, match="create it or fix ASSAY_POLICY_DIRS"):
+    with pytest.raises(InvalidInputError, match="create it or fix ASSAY_POLICY_DIRS"):
         PolicyBook.load([tmp_path / "nope"])

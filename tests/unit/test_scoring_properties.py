@@ -54,7 +54,12 @@ def test_e2_weights_that_do_not_sum_to_one_are_refused(a: float, b: float, c: fl
 def test_e4_freshness_halves_in_about_139_days() -> None:
     assert freshness_score(0, 0.005) == 1.0
     assert freshness_score(139, 0.005) == pytest.approx(0.5, abs=0.002)
-    assert math.log(2) / 0.005 == pytest.approx(138.6, abs=0.1)
+
+
+@given(st.integers(0, 5000), st.floats(0.0005, 0.05))
+def test_e4_freshness_halves_every_half_life(age: int, rate: float) -> None:
+    half_life = math.log(2) / rate
+    assert freshness_score(age + half_life, rate) == pytest.approx(freshness_score(age, rate) / 2)
 
 
 @given(st.integers(0, 20_000), st.integers(0, 20_000), st.floats(0, 0.1))

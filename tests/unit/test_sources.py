@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
+from concurrent.futures import ProcessPoolExecutor
 from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +17,7 @@ from assay import (
     UnknownSourceError,
 )
 from assay.db import connect
+from assay.migrations import MIGRATIONS
 
 
 @pytest.fixture
@@ -141,3 +144,50 @@ def test_failed_write_rolls_back_the_whole_change(
         registry.update("x", reliability=0.5)
     monkeypatch.undo()
     assert registry.get("x").reliability == 1.0 and registry.get("x").version == 1
+
+
+def test_changing_kind_resets_reliability_and_interval_unless_given(
+    registry: SourceRegistry,
+) -> None:
+    registry.add("x", "official")
+    demoted = registry.update("x", kind="unverified")
+    assert (demoted.reliability, demoted.review_interval_days) == (0.3, 30)
+    promoted = registry.update("x", kind="verified_kb", reliability=0.85)
+    assert (promoted.reliability, promoted.review_interval_days) == (0.85, 180)
+
+
+def test_review_cannot_be_dated_in_the_future(registry: SourceRegistry) -> None:
+    registry.add("x", "official")
+    with pytest.raises(InvalidInputError, match="cannot be dated after today"):
+        registry.review("x", on=date(2999, 1, 1))
+
+
+def test_zero_review_interval_is_refused_not_defaulted(registry: SourceRegistry) -> None:
+    with pytest.raises(InvalidInputError, match="review_interval_days=0"):
+        registry.add("x", "official", review_interval_days=0)
+
+
+def test_listing_an_unknown_kind_is_an_error(registry: SourceRegistry) -> None:
+    with pytest.raises(InvalidInputError, match="'bogus' is not a known source kind"):
+        registry.list(kind="bogus")
+
+
+def test_source_history_is_append_only(registry: SourceRegistry) -> None:
+    registry.add("x", "official")
+    conn = registry._conn
+    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        conn.execute("UPDATE source_history SET note = 'rewritten'")
+
+
+def _open_fresh(path: str) -> int:
+    from assay.db import connect
+
+    return len(connect(path).execute("SELECT name FROM _assay_migrations").fetchall())
+
+
+def test_concurrent_first_opens_migrate_once(tmp_path: Path) -> None:
+    """Several processes opening a new database at once must not run a migration twice."""
+    path = str(tmp_path / "race.db")
+    with ProcessPoolExecutor(max_workers=6) as pool:
+        counts = list(pool.map(_open_fresh, [path] * 12))
+    assert set(counts) == {len(MIGRATIONS)}

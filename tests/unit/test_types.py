@@ -62,6 +62,18 @@ def test_duplicate_ids_are_refused() -> None:
         check_unique_ids([make(), make()])
 
 
+@pytest.mark.parametrize("bad", [0, False, "", [], "text"])
+def test_metadata_must_be_an_object(bad: object) -> None:
+    with pytest.raises(InvalidInputError, match="metadata"):
+        make(metadata=bad)
+
+
+@pytest.mark.parametrize("moment", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:00-05:00"])
+def test_dates_that_overflow_in_utc_are_refused(moment: str) -> None:
+    with pytest.raises(InvalidInputError, match="is not a date"):
+        make(published=moment)
+
+
 def test_metadata_must_be_json() -> None:
     with pytest.raises(InvalidInputError, match="metadata"):
         make(metadata={"when": date(2020, 1, 1)})

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 import uuid
 from collections.abc import Iterator
@@ -32,6 +33,7 @@ from assay.db import transaction
 from assay.errors import InvalidInputError, NotFoundError
 
 GENESIS_HASH = "0" * 64
+_EVENT_ID_PREFIX = re.compile(r"[0-9a-f]{6,32}")
 
 
 def canonical_json(value: Any) -> str:
@@ -170,9 +172,11 @@ class AuditLog:
 
     def get(self, event_id: str) -> AuditEvent:
         """The event with this id (a unique prefix of at least 6 characters works too)."""
-        if len(event_id) < 6:
+        if not _EVENT_ID_PREFIX.fullmatch(event_id):
             raise InvalidInputError(
-                "event_id", event_id, "give the full id or a prefix of at least 6 characters"
+                "event_id",
+                event_id,
+                "give the full hex id or a prefix of at least 6 of its characters",
             )
         rows = self._conn.execute(
             f"SELECT {_COLUMNS} FROM audit_events WHERE event_id LIKE ? || '%' LIMIT 2",
@@ -232,11 +236,11 @@ class AuditLog:
 
         problems: list[VerifyProblem] = []
         expected_seq, prev, count = 1, GENESIS_HASH, 0
-        cursor = self._conn.execute(f"SELECT {_COLUMNS} FROM audit_events ORDER BY seq")
-        for row in cursor:
-            columns = dict(row)
-            seq, event_id, stored = columns["seq"], columns["event_id"], columns.pop("row_hash")
+        for raw in self._raw_rows():
             count += 1
+            seq = raw["seq"]
+            columns, undecodable = _decode(raw)
+            event_id, stored = columns["event_id"], columns.pop("row_hash")
             if seq != expected_seq:
                 missing = (
                     f"{expected_seq}" if seq == expected_seq + 1 else f"{expected_seq}-{seq - 1}"
@@ -254,7 +258,7 @@ class AuditLog:
                         "does not link to the row before it (reordered, or a row removed)",
                     )
                 )
-            if _row_hash(columns) != stored:
+            if undecodable or _row_hash(columns) != stored:
                 problems.append(
                     VerifyProblem(seq, event_id, "content does not match its hash (row edited)")
                 )
@@ -279,6 +283,16 @@ class AuditLog:
             )
         return VerifyReport(events=count, head=prev, problems=problems)
 
+    def _raw_rows(self) -> Iterator[dict[str, Any]]:
+        """Every row oldest first with text columns as raw bytes, exactly as stored."""
+        factory = self._conn.text_factory
+        self._conn.text_factory = bytes
+        try:
+            rows = self._conn.execute(f"SELECT {_COLUMNS} FROM audit_events ORDER BY seq")
+            yield from (dict(row) for row in rows)
+        finally:
+            self._conn.text_factory = factory
+
 
 def _filters(**filters: str | None) -> tuple[str, list[str]]:
     clauses = {
@@ -292,10 +306,47 @@ def _filters(**filters: str | None) -> tuple[str, list[str]]:
         raise InvalidInputError("filter", sorted(unknown)[0], f"use one of {', '.join(clauses)}")
     parts, args = [], []
     for name, value in filters.items():
+        if value is not None and name in ("since", "until"):
+            value = _iso_moment(name, value)
         if value is not None:
             parts.append(clauses[name])
             args.append(value)
     return (" WHERE " + " AND ".join(parts) if parts else ""), args
+
+
+def _iso_moment(name: str, value: str) -> str:
+    """An ISO date or time as the UTC text ``created_at`` is compared with."""
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise InvalidInputError(
+            name, value, "use an ISO date or time such as 2026-11-01 or 2026-11-01T09:30:00Z"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def _decode(raw: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """Text columns decoded strictly; the flag says whether any byte was not UTF-8."""
+    out, undecodable = {}, False
+    for name, value in raw.items():
+        if isinstance(value, bytes):
+            try:
+                value = value.decode("utf-8")
+            except UnicodeDecodeError:
+                value, undecodable = value.decode("utf-8", "replace"), True
+        out[name] = value
+    return out, undecodable
+
+
+def _payload(text: str) -> dict[str, Any]:
+    """The stored payload; a damaged one is shown as it is rather than refused."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return {"unreadable_payload": text}
+    return value if isinstance(value, dict) else {"unreadable_payload": text}
 
 
 def _event(columns: dict[str, Any]) -> AuditEvent:
@@ -308,7 +359,7 @@ def _event(columns: dict[str, Any]) -> AuditEvent:
         query_hash=columns["query_hash"],
         policy_name=columns["policy_name"],
         policy_version=columns["policy_version"],
-        payload=json.loads(columns["payload"]),
+        payload=_payload(columns["payload"]),
         prev_hash=columns["prev_hash"],
         row_hash=columns["row_hash"],
     )

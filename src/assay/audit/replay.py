@@ -14,7 +14,7 @@ from datetime import date
 from typing import Any
 
 from assay.errors import InvalidInputError
-from assay.policy import policy_from_mapping
+from assay.policy import Policy, policy_from_mapping
 from assay.scoring.evidence import composite_score, sub_scores
 from assay.scoring.gate import exclusion
 from assay.types import Candidate, Evidence, Label, SourceBasis
@@ -38,7 +38,7 @@ def replay_problems(kind: str, payload: Any) -> list[str]:
         return [f"payload cannot be replayed: {exc!r}"]
 
 
-def _item_problems(item: dict[str, Any], policy: Any) -> list[str]:
+def _item_problems(item: dict[str, Any], policy: Policy) -> list[str]:
     b = item["basis"]
     basis = SourceBasis(
         source_id=b["source_id"],

@@ -8,7 +8,9 @@ from pathlib import Path
 import click
 
 from assay.audit.log import canonical_json
-from assay.cli.common import db_option, emit_json, json_option, open_engine, shorten, table
+from assay.cli.common import db_option, emit_json, json_option, shorten, table
+from assay.engine import Assay
+from assay.errors import InvalidInputError
 
 
 @click.group()
@@ -34,7 +36,7 @@ def list_events(
     as_json: bool,
 ) -> None:
     """List recent retrieval events."""
-    with open_engine(db) as engine:
+    with Assay(db) as engine:
         events = engine.audit.list(limit=limit, policy=policy, since=since, until=until)
     if as_json:
         emit_json([e.as_dict() for e in events])
@@ -64,7 +66,7 @@ def list_events(
 @json_option
 def show(event_id: str, db: Path | None, as_json: bool) -> None:
     """Show one event with every candidate's scores and verdict."""
-    with open_engine(db) as engine:
+    with Assay(db) as engine:
         event = engine.audit.get(event_id)
     if as_json:
         emit_json(event.as_dict())
@@ -107,7 +109,7 @@ def show(event_id: str, db: Path | None, as_json: bool) -> None:
 @json_option
 def verify(expect_head: str | None, no_replay: bool, db: Path | None, as_json: bool) -> None:
     """Check the hash chain and replay every score; exit 1 naming any broken row."""
-    with open_engine(db) as engine:
+    with Assay(db) as engine:
         report = engine.audit.verify(expected_head=expect_head, replay=not no_replay)
     if as_json:
         emit_json(report.as_dict())
@@ -129,7 +131,7 @@ def verify(expect_head: str | None, no_replay: bool, db: Path | None, as_json: b
 @json_option
 def head(db: Path | None, as_json: bool) -> None:
     """Print the event count and head hash, to keep somewhere the database is not."""
-    with open_engine(db) as engine:
+    with Assay(db) as engine:
         count, digest = engine.audit.head()
     if as_json:
         emit_json({"events": count, "head": digest})
@@ -165,12 +167,14 @@ def export(
     db: Path | None,
 ) -> None:
     """Export events oldest first, one JSON object a line, hashes included."""
-    with open_engine(db) as engine:
+    with Assay(db) as engine:
         events = engine.audit.iter_all(policy=policy, since=since, until=until)
         if output is None:
             for event in events:
                 click.echo(canonical_json(event.as_dict()))
             return
+        if not output.parent.resolve().is_dir():
+            raise InvalidInputError("--output", str(output), "write into an existing folder")
         tmp = output.with_name(output.name + ".part")
         count = 0
         with tmp.open("w", encoding="utf-8") as fh:

@@ -13,9 +13,7 @@ from typing import Any, TypeVar
 
 import click
 
-from assay.engine import Assay
 from assay.errors import AssayError, InvalidInputError
-from assay.types import parse_date
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -58,23 +56,13 @@ def json_option(fn: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(fn)
 
 
-def open_engine(db: Path | None) -> Assay:
-    """Open the assay database named on the command line or in the settings."""
-    return Assay(db)
-
-
 def emit_json(value: Any) -> None:
     """Print ``value`` as indented JSON on stdout."""
     click.echo(json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
 
-def date_arg(field: str, value: str | None) -> date | None:
-    """Parse a YYYY-MM-DD command-line value, naming the option when it is wrong."""
-    return parse_date(field, value)
-
-
 def today() -> date:
-    """The current UTC date: the only place the CLI reads the wall clock."""
+    """The current UTC date, the default ``--as-of`` and review date."""
     return datetime.now(UTC).date()
 
 

@@ -18,10 +18,11 @@ from pathlib import Path
 
 import click
 
-from assay.cli.common import date_arg, db_option, emit_json, json_option, open_engine, shorten
+from assay.cli.common import db_option, emit_json, json_option, shorten
+from assay.engine import Assay
 from assay.errors import InvalidInputError
 from assay.pipeline import ScoreResult
-from assay.types import Candidate, Label
+from assay.types import Candidate, Label, parse_date
 
 
 def read_candidates(path: str) -> list[Candidate]:
@@ -45,12 +46,12 @@ def read_candidates(path: str) -> list[Candidate]:
         where = f"{path} line {number}"
         try:
             record = json.loads(line)
-        except json.JSONDecodeError as exc:
+        except ValueError as exc:  # JSONDecodeError, or a number too long to convert
             raise InvalidInputError(
                 where,
                 shorten(line, 40),
                 "write one JSON object per line",
-                problem=f"is not JSON ({exc.msg})",
+                problem=f"is not JSON ({exc})",
             ) from None
         try:
             out.append(Candidate.from_mapping(record))
@@ -128,13 +129,13 @@ def score(
 ) -> None:
     """Score retrieved candidates, keep weak evidence out, and log the event."""
     candidates = read_candidates(candidates_path)
-    with open_engine(db) as engine:
+    with Assay(db) as engine:
         result = engine.score(
             query,
             candidates,
             policy=policy,
             severity=severity,
-            as_of=date_arg("--as-of", as_of),
+            as_of=parse_date("--as-of", as_of),
             jurisdiction=jurisdiction,
         )
     if as_json:

@@ -8,16 +8,16 @@ from typing import Any
 import click
 
 from assay.cli.common import (
-    date_arg,
     db_option,
     emit_json,
     json_option,
-    open_engine,
     parse_meta,
     table,
     today,
 )
+from assay.engine import Assay
 from assay.sources import Source
+from assay.types import parse_date
 
 
 def _attribute_options(fn: Any) -> Any:
@@ -51,7 +51,7 @@ def _attributes(options: dict[str, Any]) -> dict[str, Any]:
     if options.get("review_days") is not None:
         out["review_interval_days"] = options["review_days"]
     if options.get("reviewed_at"):
-        out["reviewed_at"] = date_arg("--reviewed-at", options["reviewed_at"])
+        out["reviewed_at"] = parse_date("--reviewed-at", options["reviewed_at"])
     if options.get("meta"):
         out["metadata"] = parse_meta(options["meta"])
     return out
@@ -84,7 +84,7 @@ def sources() -> None:
 def add(source_id: str, kind: str, db: Path | None, as_json: bool, **options: Any) -> None:
     """Register SOURCE_ID; its reliability defaults from its kind."""
     attributes = _attributes(options)
-    with open_engine(db) as engine:
+    with Assay(db) as engine:
         source = engine.sources.add(
             source_id,
             kind,
@@ -124,7 +124,7 @@ def update(
         changes["kind"] = kind
     if retired is not None:
         changes["retired"] = retired
-    with open_engine(db) as engine:
+    with Assay(db) as engine:
         source = engine.sources.update(source_id, note=options.get("note"), **changes)
     if as_json:
         emit_json(source.as_dict())
@@ -150,9 +150,9 @@ def review(
     as_json: bool,
 ) -> None:
     """Record that SOURCE_ID was reviewed, restarting its review interval."""
-    with open_engine(db) as engine:
+    with Assay(db) as engine:
         source = engine.sources.review(
-            source_id, on=date_arg("--on", on) or today(), reliability=reliability, note=note
+            source_id, on=parse_date("--on", on) or today(), reliability=reliability, note=note
         )
     if as_json:
         emit_json(source.as_dict())
@@ -172,8 +172,8 @@ def list_sources(
     kind: str | None, due: bool, as_of: str | None, db: Path | None, as_json: bool
 ) -> None:
     """List registered sources; overdue reviews are flagged."""
-    on = date_arg("--as-of", as_of) or today()
-    with open_engine(db) as engine:
+    on = parse_date("--as-of", as_of) or today()
+    with Assay(db) as engine:
         found = engine.sources.list(kind=kind, overdue_on=on if due else None)
     if as_json:
         emit_json([s.as_dict() | {"review_overdue": s.review_overdue(on)} for s in found])
@@ -206,7 +206,7 @@ def list_sources(
 @json_option
 def show(source_id: str, db: Path | None, as_json: bool) -> None:
     """Show SOURCE_ID and its full change history."""
-    with open_engine(db) as engine:
+    with Assay(db) as engine:
         source = engine.sources.get(source_id)
         history = engine.sources.history(source_id)
     if as_json:
@@ -238,7 +238,7 @@ def show(source_id: str, db: Path | None, as_json: bool) -> None:
 @json_option
 def kinds(db: Path | None, as_json: bool) -> None:
     """List source kinds with their default reliability and review interval."""
-    with open_engine(db) as engine:
+    with Assay(db) as engine:
         known = engine.sources.kinds()
     if as_json:
         emit_json(
@@ -277,7 +277,7 @@ def add_kind(
     name: str, reliability: float, review_days: int, db: Path | None, as_json: bool
 ) -> None:
     """Define a new source kind NAME."""
-    with open_engine(db) as engine:
+    with Assay(db) as engine:
         kind = engine.sources.add_kind(name, reliability, review_days)
     if as_json:
         emit_json(

@@ -8,6 +8,9 @@ Grouping
     it leads a new finding. Comparing with leaders only keeps findings from drifting
     through chains of loosely related passages. The similarity function is injected:
     :func:`lexical_similarity` is the offline default; a model-based one can replace it.
+    The default never groups passages that disagree on their face (different figures,
+    or one negated): "charge up to 45 °C" and "charge up to 70 °C" share nearly every
+    word but are opposite findings, and must not corroborate each other.
 
 Independence
     Two items are independent only if their sources differ *and* have different
@@ -42,6 +45,8 @@ TextSimilarity = Callable[[str, str], float]
 
 _LABEL_RANK = {Label.LOW: 0, Label.MEDIUM: 1, Label.HIGH: 2}
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NEGATION = re.compile(r"\b(?:not|no|never|cannot|without|neither|nor)\b|n't\b", re.IGNORECASE)
 _STOPWORDS = frozenset(
     (
         "a",
@@ -112,16 +117,27 @@ _STOPWORDS = frozenset(
 )
 
 
+def _disagree(a: str, b: str) -> bool:
+    numbers_a, numbers_b = set(_NUMBER.findall(a)), set(_NUMBER.findall(b))
+    if numbers_a and numbers_b and numbers_a != numbers_b:
+        return True
+    return bool(_NEGATION.search(a)) != bool(_NEGATION.search(b))
+
+
 def _terms(text: str) -> Counter[str]:
     return Counter(t for t in _TOKEN.findall(text.lower()) if t not in _STOPWORDS)
 
 
 def lexical_similarity(a: str, b: str) -> float:
-    """Cosine similarity of the two texts' content-word counts, in [0, 1].
+    """How likely two passages state the same finding, in [0, 1].
 
-    Stopwords are dropped; numbers are kept whole ("40", "4.5"), so passages that
-    quote different figures score lower.
+    The cosine similarity of their content-word counts (stopwords dropped), except
+    that it is 0 when the passages disagree on their face: both quote figures and the
+    figures differ, or one is negated ("not", "never", "n't", ...) and the other is
+    not. Erring that way only withholds a corroboration boost, never grants one.
     """
+    if _disagree(a, b):
+        return 0.0
     ta, tb = _terms(a), _terms(b)
     if not ta or not tb:
         return 0.0
