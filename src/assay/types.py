@@ -289,6 +289,17 @@ class SourceBasis:
             "review_overdue": self.review_overdue,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SourceBasis:
+        """Rebuild a basis from :meth:`as_dict` output (an audit row)."""
+        effective = data["effective_date"]
+        return cls(
+            **(
+                dict(data)
+                | {"effective_date": date.fromisoformat(effective) if effective else None}
+            )
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Evidence:

@@ -25,7 +25,7 @@ import re
 import sqlite3
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -64,19 +64,7 @@ class AuditEvent:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form, as exported."""
-        return {
-            "seq": self.seq,
-            "event_id": self.event_id,
-            "created_at": self.created_at,
-            "kind": self.kind,
-            "query": self.query,
-            "query_hash": self.query_hash,
-            "policy_name": self.policy_name,
-            "policy_version": self.policy_version,
-            "payload": self.payload,
-            "prev_hash": self.prev_hash,
-            "row_hash": self.row_hash,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,16 +338,4 @@ def _payload(text: str) -> dict[str, Any]:
 
 
 def _event(columns: dict[str, Any]) -> AuditEvent:
-    return AuditEvent(
-        seq=columns["seq"],
-        event_id=columns["event_id"],
-        created_at=columns["created_at"],
-        kind=columns["kind"],
-        query=columns["query"],
-        query_hash=columns["query_hash"],
-        policy_name=columns["policy_name"],
-        policy_version=columns["policy_version"],
-        payload=_payload(columns["payload"]),
-        prev_hash=columns["prev_hash"],
-        row_hash=columns["row_hash"],
-    )
+    return AuditEvent(**(columns | {"payload": _payload(columns["payload"])}))

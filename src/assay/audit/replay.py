@@ -10,7 +10,6 @@ Findings are not replayed: they depend on the injected text-similarity function.
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any
 
 from assay.errors import InvalidInputError
@@ -39,21 +38,7 @@ def replay_problems(kind: str, payload: Any) -> list[str]:
 
 
 def _item_problems(item: dict[str, Any], policy: Policy) -> list[str]:
-    b = item["basis"]
-    basis = SourceBasis(
-        source_id=b["source_id"],
-        source_kind=b["source_kind"],
-        owner=b["owner"],
-        reliability=b["reliability"],
-        kind_adjustment=b["kind_adjustment"],
-        jurisdiction_penalty=b["jurisdiction_penalty"],
-        effective_date=date.fromisoformat(b["effective_date"]) if b["effective_date"] else None,
-        age_days=b["age_days"],
-        decay_rate=b["decay_rate"],
-        overruled=b["overruled"],
-        retired=b["retired"],
-        review_overdue=b.get("review_overdue", False),
-    )
+    basis = SourceBasis.from_dict(item["basis"])
     scores = sub_scores(item["scores"]["similarity"], basis, policy.undated_freshness)
     confidence = composite_score(scores, policy.weights)
     label = policy.labels.label(confidence)
