@@ -10,6 +10,7 @@ readers do not block the writer. Schema changes are the numbered functions of
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,8 +32,26 @@ def connect(path: str | Path) -> sqlite3.Connection:
                 f"database path {target!r} is in a folder that does not exist; "
                 f"create {str(parent)!r} or set --db / ASSAY_DB to another file"
             )
+    for attempt in range(_OPEN_ATTEMPTS):
+        try:
+            return _open(target)
+        except sqlite3.OperationalError as exc:
+            # Switching a brand-new file to WAL while other processes open it can report
+            # "locked" without waiting on the busy timeout: back off and try again.
+            if "locked" not in str(exc) or attempt == _OPEN_ATTEMPTS - 1:
+                raise _open_error(target, exc) from exc
+            time.sleep(0.05 * 2**attempt)
+        except sqlite3.DatabaseError as exc:
+            raise _open_error(target, exc) from exc
+    raise AssertionError("unreachable")
+
+
+_OPEN_ATTEMPTS = 6
+
+
+def _open(target: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(target, isolation_level=None, timeout=30.0)
     try:
-        conn = sqlite3.connect(target, isolation_level=None, timeout=30.0)
         conn.row_factory = sqlite3.Row
         # A damaged or hand-edited file may hold invalid UTF-8: read it, never crash on it.
         # (Audit verification reads raw bytes instead; see AuditLog.verify.)
@@ -41,12 +60,17 @@ def connect(path: str | Path) -> sqlite3.Connection:
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA synchronous=NORMAL")
         migrate(conn)
-    except sqlite3.DatabaseError as exc:
-        raise StorageError(
-            f"cannot open assay database {target!r}: {exc}; "
-            "check that it is an assay database (or point --db / ASSAY_DB elsewhere)"
-        ) from exc
+    except BaseException:
+        conn.close()
+        raise
     return conn
+
+
+def _open_error(target: str, exc: sqlite3.Error) -> StorageError:
+    return StorageError(
+        f"cannot open assay database {target!r}: {exc}; "
+        "check that it is an assay database (or point --db / ASSAY_DB elsewhere)"
+    )
 
 
 @contextmanager
