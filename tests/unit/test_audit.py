@@ -11,7 +11,8 @@ import pytest
 
 import assay
 from assay import Assay, Candidate, NotFoundError, StorageError
-from assay.audit.log import GENESIS_HASH, _row_hash, canonical_json
+from assay.audit.log import GENESIS_HASH, _row_hash
+from assay.hashing import canonical_json
 from tests.conftest import AS_OF
 
 

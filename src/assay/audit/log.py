@@ -19,7 +19,6 @@ and pass it to ``verify(expected_head=...)``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import sqlite3
@@ -31,19 +30,10 @@ from typing import Any
 
 from assay.db import transaction
 from assay.errors import InvalidInputError, NotFoundError
+from assay.hashing import canonical_json, sha256_hex
 
 GENESIS_HASH = "0" * 64
 _EVENT_ID_PREFIX = re.compile(r"[0-9a-f]{6,32}")
-
-
-def canonical_json(value: Any) -> str:
-    """Deterministic JSON: sorted keys, no whitespace, UTF-8 kept as is."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def sha256_hex(text: str) -> str:
-    """Hex sha256 of a UTF-8 string."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from assay.errors import InvalidInputError
+from assay.hashing import canonical_json, sha256_hex
 from assay.policy import Policy, policy_from_mapping
 from assay.scoring.evidence import composite_score, sub_scores
 from assay.scoring.gate import exclusion
@@ -28,7 +29,7 @@ def replay_problems(kind: str, payload: Any) -> list[str]:
     try:
         policy = policy_from_mapping(payload["policy"], origin="audit row")
         problems = []
-        if payload.get("policy_digest") != policy.digest:
+        if payload.get("policy_digest") != sha256_hex(canonical_json(payload["policy"])):
             problems.append("stored policy does not match its digest")
         for item in payload["evidence"]:
             problems.extend(_item_problems(item, policy))

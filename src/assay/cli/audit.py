@@ -7,10 +7,10 @@ from pathlib import Path
 
 import click
 
-from assay.audit.log import canonical_json
 from assay.cli.common import db_option, emit_json, json_option, shorten, table
 from assay.engine import Assay
 from assay.errors import InvalidInputError
+from assay.hashing import canonical_json
 
 
 @click.group()
