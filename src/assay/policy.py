@@ -10,8 +10,6 @@ the severity of the decision it informs.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -21,7 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InvalidInputError, PolicyError, UnknownPolicyError
-from assay.types import Label, Weights, check_unit_interval
+from assay.hashing import canonical_json, sha256_hex
+from assay.policy_reader import TableReader
+from assay.routing import PRESETS, Bands, RoutingRules
+from assay.scoring.signals import SIGNAL_NAMES, SignalSettings, SignalWeights
+from assay.types import Label, Weights
 
 
 class Severity(StrEnum):
@@ -77,6 +79,8 @@ class Policy:
     exclude_overruled: bool = True
     jurisdiction_penalty: float = 0.0
     corroboration: Corroboration = field(default_factory=Corroboration)
+    signals: SignalSettings = field(default_factory=SignalSettings)
+    routing: RoutingRules = field(default_factory=RoutingRules)
     description: str = ""
 
     def decay_rate_for(self, kind: str) -> float:
@@ -114,73 +118,14 @@ class Policy:
                 "min_label": self.corroboration.min_label.value,
                 "dependence": self.corroboration.dependence,
             },
+            "signals": self.signals.as_dict(),
+            "routing": self.routing.as_dict(),
         }
 
     @property
     def digest(self) -> str:
         """sha256 of the policy's canonical JSON: changes whenever any parameter does."""
-        blob = json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(blob.encode()).hexdigest()
-
-
-class _Section:
-    """Reads one TOML table strictly: typed getters, and unknown keys are refused."""
-
-    def __init__(self, data: Any, path: str, origin: str) -> None:
-        if not isinstance(data, Mapping):
-            raise PolicyError(path or "policy", data, "write it as a TOML table", problem="")
-        self.data, self.path, self.origin = data, path, origin
-        self.used: set[str] = set()
-
-    def _field(self, key: str) -> str:
-        return f"{self.origin}: {self.path + '.' if self.path else ''}{key}"
-
-    def get(self, key: str, default: Any = ...) -> Any:
-        self.used.add(key)
-        if key not in self.data:
-            if default is ...:
-                raise PolicyError(self._field(key), None, "add it", problem="is missing")
-            return default
-        return self.data[key]
-
-    def unit(self, key: str, default: Any = ...) -> float:
-        try:
-            return check_unit_interval(self._field(key), self.get(key, default))
-        except InvalidInputError as exc:
-            raise PolicyError(exc.field, exc.value, exc.fix, problem=exc.problem) from None
-
-    def string(self, key: str, default: Any = ...) -> str:
-        value = self.get(key, default)
-        if not isinstance(value, str) or (default is ... and not value.strip()):
-            raise PolicyError(self._field(key), value, "give a non-empty string")
-        return value
-
-    def section(self, key: str) -> _Section:
-        return _Section(self.get(key, {}), f"{self.path}.{key}".strip("."), self.origin)
-
-    def number_map(self, key: str, low: float, high: float) -> dict[str, float]:
-        table = self.get(key, {})
-        if not isinstance(table, Mapping):
-            raise PolicyError(self._field(key), table, "write it as a table of kind = number")
-        out: dict[str, float] = {}
-        for kind, value in table.items():
-            ok = isinstance(value, int | float) and not isinstance(value, bool)
-            if not ok or not low <= value <= high:
-                raise PolicyError(
-                    self._field(f"{key}.{kind}"), value, f"give a number in [{low:g}, {high:g}]"
-                )
-            out[str(kind)] = float(value)
-        return out
-
-    def finish(self) -> None:
-        unknown = sorted(set(self.data) - self.used)
-        if unknown:
-            raise PolicyError(
-                self._field(unknown[0]),
-                self.data[unknown[0]],
-                f"remove it; known keys here are {', '.join(sorted(self.used))}",
-                problem="is not a policy setting",
-            )
+        return sha256_hex(canonical_json(self.as_dict()))
 
 
 def policy_from_mapping(data: Mapping[str, Any], *, origin: str = "policy") -> Policy:
@@ -189,33 +134,18 @@ def policy_from_mapping(data: Mapping[str, Any], *, origin: str = "policy") -> P
     Every problem raises :class:`~assay.errors.PolicyError` naming the file, the
     key, the bad value and the fix.
     """
-    top = _Section(data, "", origin)
-    name = top.string("name")
-    version = str(top.get("version"))
-    severity_text = top.string("severity")
-    try:
-        severity = Severity(severity_text)
-    except ValueError:
-        raise PolicyError(
-            f"{origin}: severity", severity_text, f"use one of {', '.join(Severity)}"
-        ) from None
-
+    top = TableReader(data, "", origin)
     w = top.section("weights")
-    try:
-        weights = Weights(w.unit("similarity"), w.unit("source"), w.unit("freshness"))
-    except InvalidInputError as exc:
-        raise PolicyError(
-            f"{origin}: {exc.field}", exc.value, exc.fix, problem=exc.problem
-        ) from None
+    weights = w.build(
+        "weights", lambda: Weights(w.unit("similarity"), w.unit("source"), w.unit("freshness"))
+    )
     w.finish()
 
     lab = top.section("labels")
     labels = LabelBands(high=lab.unit("high"), medium=lab.unit("medium"))
     if labels.medium > labels.high:
         raise PolicyError(
-            f"{origin}: labels.medium",
-            labels.medium,
-            f"keep it at or below labels.high ({labels.high})",
+            lab.field("medium"), labels.medium, f"keep it at or below labels.high ({labels.high})"
         )
     lab.finish()
 
@@ -226,40 +156,24 @@ def policy_from_mapping(data: Mapping[str, Any], *, origin: str = "policy") -> P
     fresh.finish()
 
     src = top.section("sources")
-    exclude_overruled = src.get("exclude_overruled", True)
-    if not isinstance(exclude_overruled, bool):
-        raise PolicyError(
-            f"{origin}: sources.exclude_overruled", exclude_overruled, "use true or false"
-        )
+    exclude_overruled = src.boolean("exclude_overruled", True)
     jurisdiction_penalty = src.unit("jurisdiction_penalty", 0.0)
     adjustments = src.number_map("adjustment_by_kind", -1.0, 1.0)
     src.finish()
 
     cor = top.section("corroboration")
-    min_sources = cor.get("min_independent_sources", 2)
-    if isinstance(min_sources, bool) or not isinstance(min_sources, int) or min_sources < 2:
-        raise PolicyError(
-            f"{origin}: corroboration.min_independent_sources", min_sources, "give an integer >= 2"
-        )
-    min_label_text = cor.string("min_label", "medium")
-    try:
-        min_label = Label(min_label_text)
-    except ValueError:
-        raise PolicyError(
-            f"{origin}: corroboration.min_label", min_label_text, "use high, medium or low"
-        ) from None
     corroboration = Corroboration(
         same_finding_similarity=cor.unit("same_finding_similarity", 0.5),
-        min_independent_sources=min_sources,
-        min_label=min_label,
+        min_independent_sources=cor.integer("min_independent_sources", 2, minimum=2),
+        min_label=Label(cor.choice("min_label", "medium", (label.value for label in Label))),
         dependence=cor.unit("dependence", 0.5),
     )
     cor.finish()
 
     policy = Policy(
-        name=name,
-        version=version,
-        severity=severity,
+        name=top.string("name"),
+        version=str(top.get("version")),
+        severity=Severity(top.choice("severity", "", (s.value for s in Severity))),
         description=top.string("description", ""),
         weights=weights,
         threshold=top.unit("threshold"),
@@ -272,9 +186,60 @@ def policy_from_mapping(data: Mapping[str, Any], *, origin: str = "policy") -> P
         exclude_overruled=exclude_overruled,
         jurisdiction_penalty=jurisdiction_penalty,
         corroboration=corroboration,
+        signals=_signal_settings(top.section("signals")),
+        routing=_routing_rules(top.section("routing")),
     )
     top.finish()
     return policy
+
+
+def _signal_settings(table: TableReader) -> SignalSettings:
+    defaults = SignalWeights()
+    weights = table.build(
+        "signals",
+        lambda: SignalWeights(
+            **{name: table.unit(name, getattr(defaults, name)) for name in SIGNAL_NAMES}
+        ),
+    )
+    settings = SignalSettings(
+        weights=weights,
+        top_n=table.integer("top_n", 5, minimum=1),
+        judgment_mode="cap"
+        if table.choice("judgment_mode", "cap", ("cap", "blend")) == "cap"
+        else "blend",
+        judgment_weight=table.unit("judgment_weight", 0.5),
+    )
+    table.finish()
+    return settings
+
+
+def _bands(table: TableReader, base: Bands) -> Bands:
+    return table.build(
+        "routing",
+        lambda: Bands(
+            proceed=table.unit("proceed", base.proceed),
+            hedge=table.unit("hedge", base.hedge),
+            broaden=table.unit("broaden", base.broaden),
+        ),
+    )
+
+
+def _routing_rules(table: TableReader) -> RoutingRules:
+    preset = table.choice("preset", "default", PRESETS)
+    bands = _bands(table, PRESETS[preset])
+    categories = {}
+    for name, sub in table.sections("categories").items():
+        categories[name] = _bands(sub, bands)
+        sub.finish()
+    rules = RoutingRules(
+        preset=preset,
+        bands=bands,
+        allow_llm_only=table.boolean("allow_llm_only", False),
+        clarify_below_coverage=table.unit("clarify_below_coverage", 0.34),
+        categories=categories,
+    )
+    table.finish()
+    return rules
 
 
 def load_policy_file(path: Path) -> Policy:

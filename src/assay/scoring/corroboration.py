@@ -38,83 +38,15 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from assay.policy import Policy
+from assay.text import content_terms
 from assay.types import Evidence, Finding, FindingStatus, Label, round_score
 
 TextSimilarity = Callable[[str, str], float]
 """A function giving the similarity in [0, 1] of two passages' claims."""
 
 _LABEL_RANK = {Label.LOW: 0, Label.MEDIUM: 1, Label.HIGH: 2}
-_TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|without|neither|nor)\b|n't\b", re.IGNORECASE)
-_STOPWORDS = frozenset(
-    (
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "may",
-        "might",
-        "must",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "our",
-        "shall",
-        "should",
-        "so",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "to",
-        "was",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-    )
-)
 
 
 def _disagree(a: str, b: str) -> bool:
@@ -122,10 +54,6 @@ def _disagree(a: str, b: str) -> bool:
     if numbers_a and numbers_b and numbers_a != numbers_b:
         return True
     return bool(_NEGATION.search(a)) != bool(_NEGATION.search(b))
-
-
-def _terms(text: str) -> Counter[str]:
-    return Counter(t for t in _TOKEN.findall(text.lower()) if t not in _STOPWORDS)
 
 
 def lexical_similarity(a: str, b: str) -> float:
@@ -138,7 +66,7 @@ def lexical_similarity(a: str, b: str) -> float:
     """
     if _disagree(a, b):
         return 0.0
-    ta, tb = _terms(a), _terms(b)
+    ta, tb = Counter(content_terms(a)), Counter(content_terms(b))
     if not ta or not tb:
         return 0.0
     dot = sum(count * tb[term] for term, count in ta.items())

@@ -1,0 +1,163 @@
+"""The router (R7): from set-level confidence to what the system should do next.
+
+Bands come from the policy: a preset (``default`` 0.80/0.65/0.45, ``high_stakes``
+0.88/0.75/0.55, ``exploratory`` 0.70/0.50/0.30) or explicit numbers, and optionally
+other bands per question category. With ``C`` the set composite:
+
+============================  ============================================
+condition                     decision
+============================  ============================================
+no evidence admitted          ``llm_only`` if the policy allows it, else ``refuse``
+C >= proceed                  ``proceed``: answer from the evidence
+C >= hedge                    ``hedge``: answer, stating the uncertainty
+C >= broaden, coverage low    ``clarify``: ask what the question means
+C >= broaden                  ``broaden``: expand the query and retrieve again
+below                         ``llm_only`` if allowed, else ``refuse``
+============================  ============================================
+
+"Coverage low" means fewer than ``clarify_below_coverage`` of the query's meaningful
+terms appear in the admitted evidence: the knowledge base was searched for something
+the question did not clearly say. Every decision carries its reasons.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from assay.errors import InvalidInputError
+from assay.scoring.signals import SetSignals
+from assay.types import check_unit_interval
+
+
+class Decision(StrEnum):
+    """What to do with a request, best evidence first (R7)."""
+
+    PROCEED = "proceed"
+    HEDGE = "hedge"
+    CLARIFY = "clarify"
+    BROADEN = "broaden"
+    LLM_ONLY = "llm_only"
+    REFUSE = "refuse"
+
+
+@dataclass(frozen=True, slots=True)
+class Bands:
+    """Lower bounds of the proceed, hedge and broaden bands, strictly descending."""
+
+    proceed: float
+    hedge: float
+    broaden: float
+
+    def __post_init__(self) -> None:
+        for name in ("proceed", "hedge", "broaden"):
+            check_unit_interval(f"routing.{name}", getattr(self, name))
+        if not self.proceed > self.hedge > self.broaden:
+            raise InvalidInputError(
+                "routing bands",
+                self.as_dict(),
+                "keep proceed > hedge > broaden",
+                problem="are not descending",
+            )
+
+    def as_dict(self) -> dict[str, float]:
+        """The bands keyed by decision."""
+        return {"proceed": self.proceed, "hedge": self.hedge, "broaden": self.broaden}
+
+
+PRESETS: dict[str, Bands] = {
+    "default": Bands(0.80, 0.65, 0.45),
+    "high_stakes": Bands(0.88, 0.75, 0.55),
+    "exploratory": Bands(0.70, 0.50, 0.30),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RoutingRules:
+    """A policy's routing: its bands, per-category bands and fallbacks."""
+
+    preset: str = "default"
+    bands: Bands = field(default_factory=lambda: PRESETS["default"])
+    allow_llm_only: bool = False
+    clarify_below_coverage: float = 0.34
+    categories: Mapping[str, Bands] = field(default_factory=dict)
+
+    def bands_for(self, category: str | None) -> Bands:
+        """The bands for a question category (the policy's own when it has none)."""
+        if category is None:
+            return self.bands
+        if category not in self.categories:
+            known = ", ".join(sorted(self.categories)) or "none defined"
+            raise InvalidInputError(
+                "category",
+                category,
+                f"use a category of this policy ({known}) or omit it",
+                problem="has no routing bands",
+            )
+        return self.categories[category]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The rules in their TOML shape."""
+        return {
+            "preset": self.preset,
+            **self.bands.as_dict(),
+            "allow_llm_only": self.allow_llm_only,
+            "clarify_below_coverage": self.clarify_below_coverage,
+            "categories": {k: v.as_dict() for k, v in sorted(self.categories.items())},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """The router's decision with the reasons and the bands it used."""
+
+    decision: Decision
+    reasons: tuple[str, ...]
+    bands: Bands
+    category: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "decision": self.decision.value,
+            "reasons": list(self.reasons),
+            "bands": self.bands.as_dict(),
+            "category": self.category,
+        }
+
+
+def route(
+    signals: SetSignals, admitted: int, rules: RoutingRules, category: str | None = None
+) -> Route:
+    """Decide what to do with a request from its set signals (see module docstring)."""
+    bands = rules.bands_for(category)
+    decision, reasons = _decide(signals, admitted, rules, bands)
+    return Route(decision, reasons, bands, category)
+
+
+def _decide(
+    signals: SetSignals, admitted: int, rules: RoutingRules, bands: Bands
+) -> tuple[Decision, tuple[str, ...]]:
+    fallback = Decision.LLM_ONLY if rules.allow_llm_only else Decision.REFUSE
+    why_fallback = (
+        "the policy allows an answer marked as not from the knowledge base"
+        if rules.allow_llm_only
+        else "the policy does not allow answers without evidence"
+    )
+    if admitted == 0:
+        return fallback, ("no retrieved evidence cleared the gate", why_fallback)
+    c = f"set confidence {signals.composite:.3f}"
+    if signals.composite >= bands.proceed:
+        return Decision.PROCEED, (f"{c} >= proceed {bands.proceed:.2f}",)
+    if signals.composite >= bands.hedge:
+        return Decision.HEDGE, (f"{c} in the hedge band [{bands.hedge:.2f}, {bands.proceed:.2f})",)
+    if signals.composite < bands.broaden:
+        return fallback, (f"{c} < broaden {bands.broaden:.2f}", why_fallback)
+    band = f"{c} in the broaden band [{bands.broaden:.2f}, {bands.hedge:.2f})"
+    if signals.coverage < rules.clarify_below_coverage:
+        missing = ", ".join(signals.missing_terms) or "its meaningful terms"
+        low = f"query coverage {signals.coverage:.2f} < {rules.clarify_below_coverage:.2f}"
+        return Decision.CLARIFY, (band, f"{low}: the evidence does not mention {missing}")
+    return Decision.BROADEN, (band,)

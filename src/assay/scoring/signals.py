@@ -1,0 +1,226 @@
+"""Set-level confidence (R1-R5): how strong is the *retrieved set*, not just each item?
+
+Per-item confidence says whether a passage may be used; the set signals say whether
+the passages that may be used are enough to answer. For the evidence of one request
+(sorted by confidence, best first):
+
+* ``top``           the best item's confidence (R1);
+* ``gap``           best minus second best; a lone item's gap is its own confidence (R1);
+* ``concentration`` share of the top ``n`` items at or above the policy threshold (R1);
+* ``coherence``     mean pairwise cosine of the admitted chunks' embeddings, clipped to
+                    [0, 1]; also per source where the sources differ (R2). One chunk is
+                    trivially coherent (1.0); none gives 0;
+* ``coverage``      share of the query's meaningful terms (stemmed) found in the admitted
+                    chunks (R3); a query without meaningful terms covers nothing.
+
+The composite is the weighted sum with validated weights (R5). A model judgment (R4),
+when a later layer provides one, either caps the composite (``min``) or blends into it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from assay.errors import InvalidInputError
+from assay.text import content_terms, stem
+from assay.types import check_unit_interval, round_score
+
+JudgmentMode = Literal["cap", "blend"]
+SIGNAL_NAMES = ("top", "gap", "concentration", "coherence", "coverage")
+
+
+@dataclass(frozen=True, slots=True)
+class SignalWeights:
+    """Weights of the five set signals: each in [0, 1], summing to 1 (R5)."""
+
+    top: float = 0.45
+    gap: float = 0.10
+    concentration: float = 0.15
+    coherence: float = 0.10
+    coverage: float = 0.20
+
+    def __post_init__(self) -> None:
+        for name in SIGNAL_NAMES:
+            check_unit_interval(f"signals.{name}", getattr(self, name))
+        total = sum(self.as_dict().values())
+        if abs(total - 1.0) > 1e-9:
+            raise InvalidInputError(
+                "signal weights",
+                self.as_dict(),
+                "make the five weights sum to 1",
+                problem=f"sum to {total:g}",
+            )
+
+    def as_dict(self) -> dict[str, float]:
+        """The weights keyed by signal name."""
+        return {name: getattr(self, name) for name in SIGNAL_NAMES}
+
+
+@dataclass(frozen=True, slots=True)
+class SignalSettings:
+    """How a policy computes set-level confidence."""
+
+    weights: SignalWeights = field(default_factory=SignalWeights)
+    top_n: int = 5
+    judgment_mode: JudgmentMode = "cap"
+    judgment_weight: float = 0.5
+
+    def as_dict(self) -> dict[str, Any]:
+        """The settings in their TOML shape."""
+        return self.weights.as_dict() | {
+            "top_n": self.top_n,
+            "judgment_mode": self.judgment_mode,
+            "judgment_weight": self.judgment_weight,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SetSignals:
+    """The set-level signals of one request and their composite."""
+
+    top: float
+    gap: float
+    concentration: float
+    coherence: float
+    coverage: float
+    composite: float
+    coherence_by_source: dict[str, float] = field(default_factory=dict)
+    covered_terms: tuple[str, ...] = ()
+    missing_terms: tuple[str, ...] = ()
+    judgment: float | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form (as stored in the audit row)."""
+        return {
+            "top": self.top,
+            "gap": self.gap,
+            "concentration": self.concentration,
+            "coherence": self.coherence,
+            "coverage": self.coverage,
+            "composite": self.composite,
+            "coherence_by_source": self.coherence_by_source,
+            "covered_terms": list(self.covered_terms),
+            "missing_terms": list(self.missing_terms),
+            "judgment": self.judgment,
+        }
+
+
+def top_gap(confidences: Sequence[float]) -> tuple[float, float]:
+    """The best confidence and its margin over the second (R1); (0, 0) when empty."""
+    ordered = sorted(confidences, reverse=True)
+    if not ordered:
+        return 0.0, 0.0
+    second = ordered[1] if len(ordered) > 1 else 0.0
+    return ordered[0], ordered[0] - second
+
+
+def concentration_score(confidences: Sequence[float], level: float, top_n: int) -> float:
+    """Share of the ``top_n`` best confidences at or above ``level`` (R1)."""
+    best = sorted(confidences, reverse=True)[:top_n]
+    return sum(c >= level for c in best) / len(best) if best else 0.0
+
+
+def coherence_score(
+    vectors: NDArray[np.float32], sources: Sequence[str]
+) -> tuple[float, dict[str, float]]:
+    """Mean pairwise cosine of L2-normalised ``vectors`` (R2), overall and per source.
+
+    Per-source values are given only when the chunks come from more than one source
+    and that source has at least two chunks.
+    """
+    n = len(vectors)
+    if n == 0:
+        return 0.0, {}
+    if n == 1:
+        return 1.0, {}
+    sims = np.clip(vectors @ vectors.T, 0.0, 1.0)
+    upper = np.triu_indices(n, k=1)
+    overall = float(sims[upper].mean())
+    by_source: dict[str, float] = {}
+    if len(set(sources)) > 1:
+        for source in sorted(set(sources)):
+            idx = [i for i, s in enumerate(sources) if s == source]
+            if len(idx) > 1:
+                sub = sims[np.ix_(idx, idx)]
+                by_source[source] = round_score(float(sub[np.triu_indices(len(idx), k=1)].mean()))
+    return overall, by_source
+
+
+def coverage_score(query: str, texts: Sequence[str]) -> tuple[float, list[str], list[str]]:
+    """Share of the query's meaningful terms found in ``texts`` (R3), with the terms."""
+    wanted = list(dict.fromkeys(content_terms(query)))
+    if not wanted:
+        return 0.0, [], []
+    present = {stem(t) for text in texts for t in content_terms(text)}
+    covered = [t for t in wanted if stem(t) in present]
+    missing = [t for t in wanted if stem(t) not in present]
+    return len(covered) / len(wanted), covered, missing
+
+
+def set_confidence(
+    values: dict[str, float],
+    weights: SignalWeights,
+    judgment: float | None = None,
+    *,
+    mode: JudgmentMode = "cap",
+    judgment_weight: float = 0.5,
+) -> float:
+    """The composite set confidence (R5), with an optional model judgment (R4)."""
+    composite = sum(getattr(weights, name) * values[name] for name in SIGNAL_NAMES)
+    if judgment is not None:
+        judgment = check_unit_interval("judgment", judgment)
+        if mode == "cap":
+            composite = min(composite, judgment)
+        else:
+            composite = (1 - judgment_weight) * composite + judgment_weight * judgment
+    return round_score(composite)
+
+
+def compute_set_signals(
+    query: str,
+    confidences: Sequence[float],
+    admitted_texts: Sequence[str],
+    admitted_vectors: NDArray[np.float32],
+    admitted_sources: Sequence[str],
+    *,
+    level: float,
+    settings: SignalSettings,
+    judgment: float | None = None,
+) -> SetSignals:
+    """All set signals of one request.
+
+    ``confidences`` are those of every retrieved item; the ``admitted_*`` sequences
+    describe only the items that passed the gate, in the same order as each other.
+    ``level`` is the confidence an item needs to count towards concentration.
+    """
+    top, gap = top_gap(confidences)
+    coherence, by_source = coherence_score(admitted_vectors, admitted_sources)
+    coverage, covered, missing = coverage_score(query, admitted_texts)
+    values = {
+        "top": top,
+        "gap": gap,
+        "concentration": concentration_score(confidences, level, settings.top_n),
+        "coherence": coherence,
+        "coverage": coverage,
+    }
+    values = {k: round_score(v) for k, v in values.items()}
+    composite = set_confidence(
+        values,
+        settings.weights,
+        judgment,
+        mode=settings.judgment_mode,
+        judgment_weight=settings.judgment_weight,
+    )
+    return SetSignals(
+        **values,
+        composite=composite,
+        coherence_by_source=by_source,
+        covered_terms=tuple(covered),
+        missing_terms=tuple(missing),
+        judgment=judgment,
+    )

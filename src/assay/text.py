@@ -1,0 +1,96 @@
+"""Plain-text helpers shared by corroboration, query coverage and lexical matching.
+
+Deliberately simple and deterministic: lowercase word tokens (numbers kept whole,
+"4.5" stays one token), English stopwords dropped, and a light suffix stemmer so that
+"charging" matches "charge" and "batteries" matches "battery".
+"""
+
+from __future__ import annotations
+
+import re
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
+_STOPWORDS = frozenset(
+    (
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "may",
+        "might",
+        "must",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "shall",
+        "should",
+        "so",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "was",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    )
+)
+
+
+def content_terms(text: str) -> list[str]:
+    """The meaningful words of ``text`` in order: lowercased, stopwords removed."""
+    return [t for t in _TOKEN.findall(text.lower()) if t not in _STOPWORDS]
+
+
+def stem(term: str) -> str:
+    """A light English stemmer: strips common inflections, never below 3 letters."""
+    for suffix, repl in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if term.endswith(suffix) and len(term) - len(suffix) >= 3 and not term.endswith("ss"):
+            base = term[: -len(suffix)] + repl
+            if suffix in ("ing", "ed") and base.endswith(base[-1] * 2):
+                base = base[:-1]  # "stopped" -> "stop"
+            return base.rstrip("e") if suffix in ("ing", "ed", "es") else base
+    return term.rstrip("e") if len(term) > 3 else term
