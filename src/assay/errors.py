@@ -11,6 +11,7 @@ exit code or a status code without parsing messages::
     │   └── PolicyError         a policy file or profile is inconsistent
     ├── ConflictError           the operation clashes with stored state (duplicate id)
     ├── NotFoundError           a stored record (audit event, ...) does not exist
+    ├── ModelUnavailableError   a model's files cannot be found; says what to install
     └── StorageError            the database cannot be opened or migrated
 
 Only ``assay.cli`` (and later the HTTP server) catches these.
@@ -81,6 +82,10 @@ class ConflictError(AssayError):
 
 class NotFoundError(AssayError):
     """A stored record, such as an audit event, does not exist."""
+
+
+class ModelUnavailableError(AssayError):
+    """The files of a model cannot be found or loaded; the message says what to install."""
 
 
 class StorageError(AssayError):

@@ -17,6 +17,7 @@ def test_public_api_is_pinned() -> None:
         "FindingStatus",
         "InvalidInputError",
         "Label",
+        "ModelUnavailableError",
         "NotFoundError",
         "Policy",
         "PolicyBook",

