@@ -1,0 +1,132 @@
+"""Hybrid retrieval: dense and lexical results fused, each hit given a similarity in [0, 1].
+
+Dense search (exact cosine over the store's vectors) finds passages that mean the
+same thing in other words; lexical search (BM25) finds exact names, codes and
+numbers that embeddings blur. The two ranked lists are fused by reciprocal rank
+fusion (Cormack, Clarke & Buettcher, SIGIR 2009): ``fused(d) = sum 1 / (rrf_k + rank)``
+over the lists that returned ``d``; rank fusion needs no score normalisation, which
+BM25's unbounded, query-dependent scale would otherwise demand.
+
+The *similarity* handed to the scoring core is the query-chunk cosine clipped to
+[0, 1], for every hit however it was found: cosine is bounded and comparable across
+queries, BM25 is neither, so BM25 only decides which chunks are retrieved and in which
+order. (Negative cosines mean "unrelated" and clip to 0.) A relevance model can later
+replace this mapping without touching the store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from assay.errors import InvalidInputError
+from assay.ingest.document import Chunk
+from assay.models.embedder import Embedder
+from assay.store.base import Store, Vectors
+from assay.types import Candidate
+
+SearchMode = Literal["hybrid", "dense", "lexical"]
+SIMILARITY_MAPPING = "cosine clipped to [0, 1]"
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieved:
+    """One retrieved chunk with how it was found."""
+
+    chunk: Chunk
+    cosine: float
+    similarity: float
+    fused: float
+    dense_rank: int | None = None
+    lexical_rank: int | None = None
+    bm25: float | None = None
+
+    def to_candidate(self) -> Candidate:
+        """The chunk as a candidate for the scoring core (dates and source from ingestion)."""
+        c = self.chunk
+        return Candidate(
+            id=c.id,
+            text=c.text,
+            similarity=self.similarity,
+            source_id=c.source_id,
+            published=c.published,
+            verified=c.verified,
+            title=c.title,
+            uri=c.uri,
+            metadata={
+                "location": c.location,
+                "document_id": c.document_id,
+                "cosine": round(self.cosine, 6),
+                "dense_rank": self.dense_rank,
+                "lexical_rank": self.lexical_rank,
+                "fused": round(self.fused, 6),
+            },
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieval:
+    """The hits of one query, best first, with their vectors (rows in hit order)."""
+
+    query: str
+    hits: list[Retrieved]
+    vectors: Vectors
+    mode: SearchMode
+    embedder: str
+
+
+def cosine_to_similarity(cosine: float) -> float:
+    """The documented mapping from cosine to the scoring core's similarity."""
+    return min(1.0, max(0.0, cosine))
+
+
+def search(
+    store: Store,
+    embedder: Embedder,
+    query: str,
+    *,
+    k: int = 8,
+    mode: SearchMode = "hybrid",
+    depth: int = 50,
+    rrf_k: int = 60,
+) -> Retrieval:
+    """The ``k`` best chunks for ``query`` by dense, lexical or fused (hybrid) ranking.
+
+    ``depth`` is how many results each list contributes before fusion.
+    """
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInputError("query", query, "give the question to search for")
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 200:
+        raise InvalidInputError("top_k", k, "give a whole number between 1 and 200")
+    if mode not in ("hybrid", "dense", "lexical"):
+        raise InvalidInputError("mode", mode, "use hybrid, dense or lexical")
+    query_vector = embedder.embed([query])[0]
+    ranks: dict[str, dict[str, int]] = {}
+    bm25: dict[str, float] = {}
+    if mode in ("hybrid", "dense"):
+        for rank, hit in enumerate(store.dense_search(query_vector, max(depth, k)), start=1):
+            ranks.setdefault(hit.chunk_id, {})["dense"] = rank
+    if mode in ("hybrid", "lexical"):
+        for rank, hit in enumerate(store.lexical_search(query, max(depth, k)), start=1):
+            ranks.setdefault(hit.chunk_id, {})["lexical"] = rank
+            bm25[hit.chunk_id] = hit.score
+    fused = {cid: sum(1.0 / (rrf_k + r) for r in found.values()) for cid, found in ranks.items()}
+    ids = sorted(fused, key=lambda cid: (-fused[cid], min(ranks[cid].values()), cid))[:k]
+    chunks = store.get(ids)
+    vectors = store.vectors(ids) if ids else np.zeros((0, len(query_vector)), dtype=np.float32)
+    cosines = vectors @ query_vector if ids else np.zeros(0, dtype=np.float32)
+    hits = [
+        Retrieved(
+            chunk=chunk,
+            cosine=float(cos),
+            similarity=cosine_to_similarity(float(cos)),
+            fused=fused[chunk.id],
+            dense_rank=ranks[chunk.id].get("dense"),
+            lexical_rank=ranks[chunk.id].get("lexical"),
+            bm25=bm25.get(chunk.id),
+        )
+        for chunk, cos in zip(chunks, cosines, strict=True)
+    ]
+    return Retrieval(query, hits, vectors, mode, embedder.name)

@@ -1,0 +1,91 @@
+"""The store interface: everything retrieval needs, nothing about SQL.
+
+The embedded SQLite store (:mod:`assay.store.sqlite`) implements it today; a
+PostgreSQL + pgvector store will implement the same methods, so retrieval, ingestion
+and the pipeline never change with the backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from assay.ingest.document import Chunk
+
+Vectors = NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result: a chunk id and its score (higher is better)."""
+
+    chunk_id: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class StoredDocument:
+    """What the store remembers about an ingested document."""
+
+    id: str
+    source_id: str
+    uri: str
+    title: str | None
+    content_hash: str
+    published: date | None
+    verified: date | None
+    chunk_count: int
+    embedder: str
+    ingested_at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StoreStats:
+    """Counts and the embedder the store's vectors came from."""
+
+    documents: int
+    chunks: int
+    embedder: str | None
+
+
+class Store(Protocol):
+    """A knowledge base: chunks with text, vectors and a lexical index."""
+
+    def replace_document(
+        self, document: StoredDocument, chunks: Sequence[Chunk], vectors: Vectors
+    ) -> None:
+        """Add a document, or replace all chunks of one with the same id, atomically."""
+        ...
+
+    def delete_document(self, document_id: str) -> bool:
+        """Remove a document and its chunks; False if there was none."""
+        ...
+
+    def document(self, document_id: str) -> StoredDocument | None:
+        """The stored document with this id, if any."""
+        ...
+
+    def lexical_search(self, query: str, k: int) -> list[Hit]:
+        """The ``k`` best chunks by BM25 over their text and title."""
+        ...
+
+    def dense_search(self, vector: Vectors, k: int) -> list[Hit]:
+        """The ``k`` chunks whose vectors have the highest cosine with ``vector``, exactly."""
+        ...
+
+    def get(self, ids: Sequence[str]) -> list[Chunk]:
+        """The chunks with these ids, in the order given."""
+        ...
+
+    def vectors(self, ids: Sequence[str]) -> Vectors:
+        """The stored vectors of these chunks, one row each, in the order given."""
+        ...
+
+    def stats(self) -> StoreStats:
+        """How much the store holds, and which embedder made its vectors."""
+        ...

@@ -1,0 +1,248 @@
+"""The embedded store: chunks, an FTS5 index and float32 vectors in the assay SQLite file.
+
+Vectors are kept as little-endian float32 blobs and searched exactly: the whole matrix
+is loaded once into memory and a query is one matrix-vector product (100k x 384 takes
+about 16 ms). Every write bumps a generation counter, so the in-memory matrix is
+reloaded only after the knowledge base changed -- also when another process changed it.
+Lexical search is FTS5 with the porter stemmer, scored by BM25 (text weighted over title).
+All SQL of the knowledge base lives in this module.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from datetime import UTC, date, datetime
+
+import numpy as np
+
+from assay.db import transaction
+from assay.errors import InvalidInputError, NotFoundError
+from assay.ingest.document import Chunk
+from assay.store.base import Hit, StoredDocument, StoreStats, Vectors
+from assay.text import content_terms
+
+
+class SQLiteStore:
+    """:class:`~assay.store.base.Store` on the assay database connection."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._index: tuple[int, list[str], Vectors] | None = None
+
+    # -- writes ----------------------------------------------------------------
+    def replace_document(
+        self, document: StoredDocument, chunks: Sequence[Chunk], vectors: Vectors
+    ) -> None:
+        """Add or replace a document with its chunks in one transaction.
+
+        A chunk whose id repeats within the document (the same passage twice) is
+        stored once. The store is bound to the embedder of its first document.
+        """
+        if len(chunks) != len(vectors):
+            raise InvalidInputError(
+                "vectors", len(vectors), f"give one vector per chunk ({len(chunks)})"
+            )
+        with transaction(self._conn):
+            self._check_embedder(document.embedder, int(vectors.shape[1]) if len(vectors) else 0)
+            self._conn.execute("DELETE FROM kb_chunks WHERE document_id = ?", (document.id,))
+            self._conn.execute("DELETE FROM kb_documents WHERE id = ?", (document.id,))
+            self._conn.execute(
+                "INSERT INTO kb_documents (id, source_id, uri, title, content_hash, published,"
+                " verified, chunk_count, embedder, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (
+                    document.id,
+                    document.source_id,
+                    document.uri,
+                    document.title,
+                    document.content_hash,
+                    _iso(document.published),
+                    _iso(document.verified),
+                    len(chunks),
+                    document.embedder,
+                    datetime.now(UTC).isoformat(timespec="seconds"),
+                ),
+            )
+            seen: set[str] = set()
+            for chunk, vector in zip(chunks, vectors, strict=True):
+                if chunk.id in seen:
+                    continue
+                seen.add(chunk.id)
+                self._conn.execute(
+                    "INSERT INTO kb_chunks (id, document_id, source_id, ordinal, text, title,"
+                    " location, uri, published, verified, metadata, embedding)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (
+                        chunk.id,
+                        document.id,
+                        chunk.source_id,
+                        chunk.ordinal,
+                        chunk.text,
+                        chunk.title,
+                        chunk.location,
+                        chunk.uri,
+                        _iso(chunk.published),
+                        _iso(chunk.verified),
+                        json.dumps(chunk.metadata, sort_keys=True),
+                        np.asarray(vector, dtype="<f4").tobytes(),
+                    ),
+                )
+            self._bump()
+
+    def delete_document(self, document_id: str) -> bool:
+        """Remove a document and its chunks; False if it was not stored."""
+        with transaction(self._conn):
+            self._conn.execute("DELETE FROM kb_chunks WHERE document_id = ?", (document_id,))
+            gone = self._conn.execute("DELETE FROM kb_documents WHERE id = ?", (document_id,))
+            self._bump()
+        return gone.rowcount > 0
+
+    # -- reads -----------------------------------------------------------------
+    def document(self, document_id: str) -> StoredDocument | None:
+        """The stored document with this id, if any."""
+        row = self._conn.execute(
+            "SELECT * FROM kb_documents WHERE id = ?", (document_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        return StoredDocument(
+            id=row["id"],
+            source_id=row["source_id"],
+            uri=row["uri"],
+            title=row["title"],
+            content_hash=row["content_hash"],
+            published=_date(row["published"]),
+            verified=_date(row["verified"]),
+            chunk_count=row["chunk_count"],
+            embedder=row["embedder"],
+            ingested_at=row["ingested_at"],
+        )
+
+    def lexical_search(self, query: str, k: int) -> list[Hit]:
+        """BM25 over chunk text and title; the query's stopwords are ignored."""
+        terms = list(dict.fromkeys(content_terms(query)))
+        if not terms or k <= 0:
+            return []
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        rows = self._conn.execute(
+            "SELECT c.id, -bm25(kb_chunks_fts, 1.0, 0.5) AS score FROM kb_chunks_fts"
+            " JOIN kb_chunks c ON c.seq = kb_chunks_fts.rowid"
+            " WHERE kb_chunks_fts MATCH ? ORDER BY bm25(kb_chunks_fts, 1.0, 0.5), c.seq LIMIT ?",
+            (match, k),
+        )
+        return [Hit(r["id"], float(r["score"])) for r in rows]
+
+    def dense_search(self, vector: Vectors, k: int) -> list[Hit]:
+        """Exact cosine search over every stored vector (vectors are unit length)."""
+        ids, matrix = self._matrix()
+        if not ids or k <= 0:
+            return []
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if query.shape[0] != matrix.shape[1]:
+            raise InvalidInputError(
+                "query vector",
+                f"{query.shape[0]} dimensions",
+                f"use the store's embedder ({matrix.shape[1]} dimensions)",
+            )
+        scores = matrix @ query
+        k = min(k, len(ids))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.lexsort((top, -scores[top]))]  # by score, ties by insertion order
+        return [Hit(ids[i], float(scores[i])) for i in top]
+
+    def get(self, ids: Sequence[str]) -> list[Chunk]:
+        """The chunks with these ids in the order given; an unknown id is an error."""
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        rows = {
+            r["id"]: r
+            for r in self._conn.execute(f"SELECT * FROM kb_chunks WHERE id IN ({marks})", list(ids))
+        }
+        missing = [i for i in ids if i not in rows]
+        if missing:
+            raise NotFoundError(f"chunk {missing[0]!r} is not in the knowledge base")
+        return [_chunk(rows[i]) for i in ids]
+
+    def vectors(self, ids: Sequence[str]) -> Vectors:
+        """The stored vectors of these chunks, in the order given."""
+        if not ids:
+            return np.zeros((0, 0), dtype=np.float32)
+        marks = ",".join("?" * len(ids))
+        rows = {
+            r["id"]: r["embedding"]
+            for r in self._conn.execute(
+                f"SELECT id, embedding FROM kb_chunks WHERE id IN ({marks})", list(ids)
+            )
+        }
+        missing = [i for i in ids if i not in rows]
+        if missing:
+            raise NotFoundError(f"chunk {missing[0]!r} is not in the knowledge base")
+        return np.stack([np.frombuffer(rows[i], dtype="<f4") for i in ids]).astype(np.float32)
+
+    def stats(self) -> StoreStats:
+        """Document and chunk counts, and the embedder the vectors came from."""
+        docs = self._conn.execute("SELECT COUNT(*) FROM kb_documents").fetchone()[0]
+        chunks = self._conn.execute("SELECT COUNT(*) FROM kb_chunks").fetchone()[0]
+        return StoreStats(documents=docs, chunks=chunks, embedder=self._meta("embedder"))
+
+    # -- internals ---------------------------------------------------------------
+    def _matrix(self) -> tuple[list[str], Vectors]:
+        generation = int(self._meta("generation") or 0)
+        if self._index is None or self._index[0] != generation:
+            rows = self._conn.execute("SELECT id, embedding FROM kb_chunks ORDER BY seq").fetchall()
+            ids = [r["id"] for r in rows]
+            if rows:
+                blob = b"".join(r["embedding"] for r in rows)
+                matrix = np.frombuffer(blob, dtype="<f4").reshape(len(rows), -1).astype(np.float32)
+            else:
+                matrix = np.zeros((0, 0), dtype=np.float32)
+            self._index = (generation, ids, matrix)
+        return self._index[1], self._index[2]
+
+    def _meta(self, key: str) -> str | None:
+        row = self._conn.execute("SELECT value FROM kb_meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _bump(self) -> None:
+        self._conn.execute(
+            "UPDATE kb_meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
+        )
+
+    def _check_embedder(self, name: str, dim: int) -> None:
+        bound = self._meta("embedder")
+        if bound is None:
+            self._conn.execute("INSERT INTO kb_meta VALUES ('embedder', ?)", (name,))
+            self._conn.execute("INSERT INTO kb_meta VALUES ('dim', ?)", (str(dim),))
+        elif bound != name:
+            raise InvalidInputError(
+                "embedder",
+                name,
+                f"this knowledge base was embedded with {bound!r}: use it, or start a new database",
+                problem="does not match the knowledge base",
+            )
+
+
+def _iso(value: date | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def _date(value: str | None) -> date | None:
+    return date.fromisoformat(value) if value else None
+
+
+def _chunk(row: sqlite3.Row) -> Chunk:
+    return Chunk(
+        id=row["id"],
+        document_id=row["document_id"],
+        source_id=row["source_id"],
+        ordinal=row["ordinal"],
+        text=row["text"],
+        title=row["title"],
+        location=row["location"],
+        uri=row["uri"],
+        published=_date(row["published"]),
+        verified=_date(row["verified"]),
+        metadata=json.loads(row["metadata"]),
+    )

@@ -1,0 +1,152 @@
+"""The embedded store: atomic replace, exact dense search, FTS5 lexical search."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from assay import InvalidInputError, NotFoundError, SourceRegistry
+from assay.db import connect
+from assay.ingest.document import Chunk, chunk_id, document_id
+from assay.store.base import StoredDocument
+from assay.store.sqlite import SQLiteStore
+
+DIM = 8
+
+
+def unit(rows: np.ndarray) -> np.ndarray:
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+def make_doc(uri: str, texts: list[str], source: str = "sds") -> tuple[StoredDocument, list[Chunk]]:
+    doc_id = document_id(source, uri)
+    chunks = [
+        Chunk(
+            id=chunk_id(doc_id, t),
+            document_id=doc_id,
+            source_id=source,
+            ordinal=i,
+            text=t,
+            title="Doc",
+            location=f"paragraph {i + 1}",
+            uri=uri,
+        )
+        for i, t in enumerate(texts)
+    ]
+    doc = StoredDocument(
+        id=doc_id,
+        source_id=source,
+        uri=uri,
+        title="Doc",
+        content_hash="h",
+        published=None,
+        verified=None,
+        chunk_count=len(chunks),
+        embedder="test@1",
+    )
+    return doc, chunks
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SQLiteStore:
+    conn = connect(tmp_path / "kb.db")
+    SourceRegistry(conn).add("sds", "official")
+    return SQLiteStore(conn)
+
+
+def test_replace_get_and_vectors_round_trip(store: SQLiteStore) -> None:
+    doc, chunks = make_doc("a.md", ["Charge between 0 and 45 degrees.", "Store below 35 degrees."])
+    vectors = unit(np.random.default_rng(0).normal(size=(2, DIM)))
+    store.replace_document(doc, chunks, vectors)
+    assert store.get([chunks[1].id, chunks[0].id]) == [chunks[1], chunks[0]]
+    np.testing.assert_array_equal(store.vectors([chunks[0].id]), vectors[:1])
+    assert store.stats().chunks == 2 and store.stats().embedder == "test@1"
+    assert store.document(doc.id) is not None and store.document(doc.id).chunk_count == 2
+
+
+def test_replacing_a_document_drops_its_old_chunks(store: SQLiteStore) -> None:
+    doc, chunks = make_doc("a.md", ["old one", "old two"])
+    store.replace_document(doc, chunks, unit(np.ones((2, DIM))))
+    doc2, chunks2 = make_doc("a.md", ["new text"])
+    store.replace_document(doc2, chunks2, unit(np.ones((1, DIM))))
+    assert store.stats().chunks == 1
+    assert [h.chunk_id for h in store.lexical_search("old", 5)] == []
+    assert [h.chunk_id for h in store.lexical_search("new text", 5)] == [chunks2[0].id]
+    with pytest.raises(NotFoundError):
+        store.get([chunks[0].id])
+
+
+def test_a_failed_replace_keeps_the_old_document(store: SQLiteStore) -> None:
+    doc, chunks = make_doc("a.md", ["kept text"])
+    store.replace_document(doc, chunks, unit(np.ones((1, DIM))))
+    doc2, chunks2 = make_doc("a.md", ["new one", "new two"])
+    with pytest.raises(InvalidInputError):
+        store.replace_document(doc2, chunks2, unit(np.ones((1, DIM))))  # one vector short
+    assert store.get([chunks[0].id])[0].text == "kept text"
+
+
+def test_dense_search_matches_brute_force(store: SQLiteStore) -> None:
+    rng = np.random.default_rng(7)
+    texts = [f"passage number {i}" for i in range(300)]
+    vectors = unit(rng.normal(size=(300, DIM)))
+    doc, chunks = make_doc("many.md", texts)
+    store.replace_document(doc, chunks, vectors)
+    for _ in range(5):
+        query = unit(rng.normal(size=(1, DIM)))[0]
+        expected = np.argsort(-(vectors @ query))[:10]
+        hits = store.dense_search(query, 10)
+        assert [h.chunk_id for h in hits] == [chunks[i].id for i in expected]
+        assert hits[0].score == pytest.approx(float(vectors[expected[0]] @ query), abs=1e-6)
+
+
+def test_dense_index_sees_writes_from_another_connection(
+    store: SQLiteStore, tmp_path: Path
+) -> None:
+    doc, chunks = make_doc("a.md", ["first"])
+    store.replace_document(doc, chunks, unit(np.ones((1, DIM))))
+    assert len(store.dense_search(unit(np.ones((1, DIM)))[0], 5)) == 1
+    other = SQLiteStore(connect(tmp_path / "kb.db"))
+    doc2, chunks2 = make_doc("b.md", ["second"])
+    other.replace_document(doc2, chunks2, unit(np.ones((1, DIM))))
+    assert len(store.dense_search(unit(np.ones((1, DIM)))[0], 5)) == 2
+
+
+@pytest.mark.parametrize("query", ['"quoted" AND (x OR', "NEAR(charge*)", "col:umn - ^", "ünïcode"])
+def test_lexical_search_never_breaks_on_query_syntax(store: SQLiteStore, query: str) -> None:
+    doc, chunks = make_doc("a.md", ["charge the unicode pack"])
+    store.replace_document(doc, chunks, unit(np.ones((1, DIM))))
+    store.lexical_search(query, 5)  # no FTS5 syntax error, whatever the user typed
+
+
+def test_lexical_search_stems_and_ignores_stopwords(store: SQLiteStore) -> None:
+    doc, chunks = make_doc("a.md", ["Charging the batteries safely.", "Pythons migrate."])
+    store.replace_document(doc, chunks, unit(np.ones((2, DIM))))
+    assert [h.chunk_id for h in store.lexical_search("how to charge a battery", 5)] == [
+        chunks[0].id
+    ]
+    assert store.lexical_search("the of and", 5) == []
+
+
+def test_duplicate_passages_in_one_document_are_stored_once(store: SQLiteStore) -> None:
+    doc, chunks = make_doc("a.md", ["Warning: hot.", "Body text.", "Warning: hot."])
+    store.replace_document(doc, chunks, unit(np.ones((3, DIM))))
+    assert store.stats().chunks == 2
+
+
+def test_store_is_bound_to_its_embedder(store: SQLiteStore) -> None:
+    doc, chunks = make_doc("a.md", ["text"])
+    store.replace_document(doc, chunks, unit(np.ones((1, DIM))))
+    other_doc = replace(doc, id="x", uri="b.md", embedder="other@2")
+    with pytest.raises(InvalidInputError, match="was embedded with 'test@1'"):
+        store.replace_document(other_doc, [], np.zeros((0, DIM), dtype=np.float32))
+
+
+def test_delete_document(store: SQLiteStore) -> None:
+    doc, chunks = make_doc("a.md", ["text"])
+    store.replace_document(doc, chunks, unit(np.ones((1, DIM))))
+    assert store.delete_document(doc.id) is True
+    assert store.delete_document(doc.id) is False
+    assert store.stats().chunks == 0 and store.dense_search(unit(np.ones((1, DIM)))[0], 3) == []
