@@ -1,0 +1,1 @@
+"""Ingestion: read files, follow their structure into chunks, embed and store them."""
