@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from assay.ingest.document import Chunk
 
 Vectors = NDArray[np.float32]
+DocumentBatch = tuple["StoredDocument", Sequence[Chunk], Vectors]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,10 @@ class Store(Protocol):
         self, document: StoredDocument, chunks: Sequence[Chunk], vectors: Vectors
     ) -> None:
         """Add a document, or replace all chunks of one with the same id, atomically."""
+        ...
+
+    def replace_documents(self, batch: Sequence[DocumentBatch]) -> None:
+        """:meth:`replace_document` for several documents in one transaction."""
         ...
 
     def delete_document(self, document_id: str) -> bool:

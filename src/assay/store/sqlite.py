@@ -20,7 +20,7 @@ import numpy as np
 from assay.db import transaction
 from assay.errors import InvalidInputError, NotFoundError
 from assay.ingest.document import Chunk
-from assay.store.base import Hit, StoredDocument, StoreStats, Vectors
+from assay.store.base import DocumentBatch, Hit, StoredDocument, StoreStats, Vectors
 from assay.text import content_terms
 
 
@@ -35,60 +35,71 @@ class SQLiteStore:
     def replace_document(
         self, document: StoredDocument, chunks: Sequence[Chunk], vectors: Vectors
     ) -> None:
-        """Add or replace a document with its chunks in one transaction.
+        """Add or replace one document with its chunks in one transaction."""
+        self.replace_documents([(document, chunks, vectors)])
 
-        A chunk whose id repeats within the document (the same passage twice) is
-        stored once. The store is bound to the embedder of its first document.
+    def replace_documents(self, batch: Sequence[DocumentBatch]) -> None:
+        """Add or replace several documents (one file's) in one transaction.
+
+        A chunk whose id repeats within a document (the same passage twice) is stored
+        once. The store is bound to the embedder of its first document.
         """
-        if len(chunks) != len(vectors):
-            raise InvalidInputError(
-                "vectors", len(vectors), f"give one vector per chunk ({len(chunks)})"
-            )
+        for document, chunks, vectors in batch:
+            if len(chunks) != len(vectors):
+                raise InvalidInputError(
+                    f"vectors of {document.uri}",
+                    len(vectors),
+                    f"give one vector per chunk ({len(chunks)})",
+                )
         with transaction(self._conn):
-            self._check_embedder(document.embedder, int(vectors.shape[1]) if len(vectors) else 0)
-            self._conn.execute("DELETE FROM kb_chunks WHERE document_id = ?", (document.id,))
-            self._conn.execute("DELETE FROM kb_documents WHERE id = ?", (document.id,))
+            for document, chunks, vectors in batch:
+                self._write(document, chunks, vectors)
+            self._bump()
+
+    def _write(self, document: StoredDocument, chunks: Sequence[Chunk], vectors: Vectors) -> None:
+        self._check_embedder(document.embedder, int(vectors.shape[1]) if len(vectors) else 0)
+        self._conn.execute("DELETE FROM kb_chunks WHERE document_id = ?", (document.id,))
+        self._conn.execute("DELETE FROM kb_documents WHERE id = ?", (document.id,))
+        self._conn.execute(
+            "INSERT INTO kb_documents (id, source_id, uri, title, content_hash, published,"
+            " verified, chunk_count, embedder, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (
+                document.id,
+                document.source_id,
+                document.uri,
+                document.title,
+                document.content_hash,
+                _iso(document.published),
+                _iso(document.verified),
+                len(chunks),
+                document.embedder,
+                datetime.now(UTC).isoformat(timespec="seconds"),
+            ),
+        )
+        seen: set[str] = set()
+        for chunk, vector in zip(chunks, vectors, strict=True):
+            if chunk.id in seen:
+                continue
+            seen.add(chunk.id)
             self._conn.execute(
-                "INSERT INTO kb_documents (id, source_id, uri, title, content_hash, published,"
-                " verified, chunk_count, embedder, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO kb_chunks (id, document_id, source_id, ordinal, text, title,"
+                " location, uri, published, verified, metadata, embedding)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
+                    chunk.id,
                     document.id,
-                    document.source_id,
-                    document.uri,
-                    document.title,
-                    document.content_hash,
-                    _iso(document.published),
-                    _iso(document.verified),
-                    len(chunks),
-                    document.embedder,
-                    datetime.now(UTC).isoformat(timespec="seconds"),
+                    chunk.source_id,
+                    chunk.ordinal,
+                    chunk.text,
+                    chunk.title,
+                    chunk.location,
+                    chunk.uri,
+                    _iso(chunk.published),
+                    _iso(chunk.verified),
+                    json.dumps(chunk.metadata, sort_keys=True),
+                    np.asarray(vector, dtype="<f4").tobytes(),
                 ),
             )
-            seen: set[str] = set()
-            for chunk, vector in zip(chunks, vectors, strict=True):
-                if chunk.id in seen:
-                    continue
-                seen.add(chunk.id)
-                self._conn.execute(
-                    "INSERT INTO kb_chunks (id, document_id, source_id, ordinal, text, title,"
-                    " location, uri, published, verified, metadata, embedding)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (
-                        chunk.id,
-                        document.id,
-                        chunk.source_id,
-                        chunk.ordinal,
-                        chunk.text,
-                        chunk.title,
-                        chunk.location,
-                        chunk.uri,
-                        _iso(chunk.published),
-                        _iso(chunk.verified),
-                        json.dumps(chunk.metadata, sort_keys=True),
-                        np.asarray(vector, dtype="<f4").tobytes(),
-                    ),
-                )
-            self._bump()
 
     def delete_document(self, document_id: str) -> bool:
         """Remove a document and its chunks; False if it was not stored."""

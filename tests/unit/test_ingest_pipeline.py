@@ -1,0 +1,103 @@
+"""Ingestion runs: idempotence, replacement of changed documents, per-file failures."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from assay import Assay, UnknownSourceError
+from assay.ingest.pipeline import IngestOptions, ingest
+from assay.models.embedder import HashingEmbedder
+
+
+@pytest.fixture
+def kb(db_path: Path) -> Assay:
+    engine = Assay(db_path)
+    engine.sources.add("manual", "official")
+    engine.sources.add("forum", "customer")
+    return engine
+
+
+def run(kb: Assay, *paths: Path, **options: object):
+    return ingest(
+        list(paths),
+        store=kb.store,
+        embedder=HashingEmbedder(),
+        registry=kb.sources,
+        options=IngestOptions(**options),
+    )  # type: ignore[arg-type]
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_reingesting_unchanged_files_writes_nothing(kb: Assay, tmp_path: Path) -> None:
+    doc = write(tmp_path / "docs" / "a.md", "# Charging\n\nCharge between 0 and 45 degrees.\n")
+    first = run(kb, tmp_path / "docs", source_id="manual")
+    assert first.count("added") == 1 and first.chunks == 1
+    again = run(kb, doc, source_id="manual")
+    assert again.count("unchanged") == 1 and again.chunks == 0
+    assert kb.store.stats().chunks == 1
+
+
+def test_a_changed_document_replaces_its_old_chunks(kb: Assay, tmp_path: Path) -> None:
+    doc = write(tmp_path / "a.md", "# Charging\n\nCharge between 10 and 35 degrees.\n")
+    run(kb, doc, source_id="manual")
+    write(doc, "# Charging\n\nCharge between 0 and 45 degrees.\n\n# Storage\n\nKeep it dry.\n")
+    report = run(kb, doc, source_id="manual")
+    assert report.count("updated") == 1
+    texts = [kb.store.get([h.chunk_id])[0].text for h in kb.store.lexical_search("degrees dry", 9)]
+    assert sorted(texts) == ["Charge between 0 and 45 degrees.", "Keep it dry."]
+
+
+def test_a_bad_file_fails_alone_and_writes_nothing(kb: Assay, tmp_path: Path) -> None:
+    write(tmp_path / "kb" / "good.md", "Charge between 0 and 45 degrees.\n")
+    write(tmp_path / "kb" / "posts.jsonl", '{"text": "fine post"}\n{"text": ""}\n')
+    report = run(kb, tmp_path / "kb", source_id="forum")
+    assert [f.status for f in report.files] == ["added", "failed"]
+    assert "posts.jsonl line 2" in (report.files[1].error or "")
+    assert kb.store.stats().documents == 1  # the good first record of posts.jsonl was not kept
+    assert "1 failed" in report.summary()
+
+
+def test_dates_from_the_file_win_then_arguments(kb: Assay, tmp_path: Path) -> None:
+    stated = write(tmp_path / "a.md", "---\npublished: 2026-03-02\n---\n\nText one.\n")
+    bare = write(tmp_path / "b.md", "Text two.\n")
+    run(
+        kb, stated, bare, source_id="manual", published=date(2020, 1, 1), verified=date(2026, 11, 1)
+    )
+    by_text = {
+        c.text: c for h in kb.store.lexical_search("text", 5) for c in kb.store.get([h.chunk_id])
+    }
+    assert by_text["Text one."].published == date(2026, 3, 2)
+    assert by_text["Text two."].published == date(2020, 1, 1)
+    assert by_text["Text two."].verified == date(2026, 11, 1)
+
+
+def test_records_name_their_own_source(kb: Assay, tmp_path: Path) -> None:
+    posts = write(
+        tmp_path / "p.jsonl",
+        '{"text": "official note", "source_id": "manual"}\n{"text": "forum note"}\n',
+    )
+    run(kb, posts, source_id="forum")
+    sources = {
+        c.text: c.source_id
+        for h in kb.store.lexical_search("note", 5)
+        for c in kb.store.get([h.chunk_id])
+    }
+    assert sources == {"official note": "manual", "forum note": "forum"}
+
+
+def test_unknown_or_missing_source_is_reported(kb: Assay, tmp_path: Path) -> None:
+    doc = write(tmp_path / "a.md", "Text.\n")
+    with pytest.raises(UnknownSourceError):
+        run(kb, doc, source_id="nope")
+    report = run(kb, doc)
+    assert report.files[0].status == "failed" and "pass --source ID" in (
+        report.files[0].error or ""
+    )
