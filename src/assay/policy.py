@@ -203,7 +203,8 @@ def _signal_settings(table: TableReader) -> SignalSettings:
     )
     settings = SignalSettings(
         weights=weights,
-        top_n=table.integer("top_n", 5, minimum=1),
+        top_n=table.integer("top_n", 3, minimum=1),
+        gap_scale=_positive(table, "gap_scale", 5.0),
         judgment_mode="cap"
         if table.choice("judgment_mode", "cap", ("cap", "blend")) == "cap"
         else "blend",
@@ -211,6 +212,13 @@ def _signal_settings(table: TableReader) -> SignalSettings:
     )
     table.finish()
     return settings
+
+
+def _positive(table: TableReader, key: str, default: float) -> float:
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 100:
+        raise PolicyError(table.field(key), value, "give a number in (0, 100]")
+    return float(value)
 
 
 def _bands(table: TableReader, base: Bands) -> Bands:

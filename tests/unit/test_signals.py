@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay import InvalidInputError
+from assay import Candidate, InvalidInputError, PolicyBook, SourceFacts, gate, score_candidate
 from assay.scoring.signals import (
     SignalSettings,
     SignalWeights,
@@ -27,16 +29,21 @@ def unit_vectors(rows: list[list[float]]) -> np.ndarray:
     return m / np.linalg.norm(m, axis=1, keepdims=True)
 
 
-def test_r1_top_and_gap_known_values() -> None:
-    assert top_gap([0.6, 0.9, 0.7]) == (0.9, pytest.approx(0.2))
-    assert top_gap([0.8]) == (0.8, 0.8)
-    assert top_gap([]) == (0.0, 0.0)
+def test_r1_top_and_gap_count_only_admitted_items_as_the_best() -> None:
+    assert top_gap([0.6, 0.9, 0.7], [True, True, True]) == (0.9, pytest.approx(0.2))
+    # an excluded item (e.g. below the similarity floor) is never the top...
+    assert top_gap([0.6, 0.9, 0.7], [True, False, True]) == (0.7, 0.0)
+    # ...but it still narrows the margin of the admitted best
+    assert top_gap([0.8, 0.75], [True, False]) == (0.8, pytest.approx(0.05))
+    assert top_gap([0.8], [True]) == (0.8, 0.8)
+    assert top_gap([0.8], [False]) == (0.0, 0.0)
 
 
-def test_r1_concentration_is_the_share_above_the_level() -> None:
-    assert concentration_score([0.9, 0.8, 0.5, 0.2], 0.75, top_n=4) == 0.5
-    assert concentration_score([0.9, 0.8, 0.5, 0.2], 0.75, top_n=2) == 1.0
-    assert concentration_score([], 0.75, top_n=5) == 0.0
+def test_r1_concentration_is_the_share_of_the_best_items_admitted() -> None:
+    admitted = [True, True, False, False]
+    assert concentration_score([0.9, 0.8, 0.5, 0.2], admitted, top_n=4) == 0.5
+    assert concentration_score([0.9, 0.8, 0.5, 0.2], admitted, top_n=2) == 1.0
+    assert concentration_score([], [], top_n=5) == 0.0
 
 
 def test_r2_coherence_overall_and_per_source() -> None:
@@ -86,17 +93,29 @@ def test_r4_a_capping_judgment_never_raises_the_composite(
 
 
 def test_compute_set_signals_end_to_end() -> None:
-    vectors = unit_vectors([[1, 0.2], [1, 0.3]])
+    policy = PolicyBook.load().get("financial")
+    facts = SourceFacts(kind="official", reliability=1.0, source_id="sds")
+    texts = ["Charging between 0 and 45 C.", "Temperature limits for charging.", "Pythons."]
+    evidence = gate(
+        [
+            score_candidate(
+                Candidate(f"c{i}", t, sim, source_id="sds", published="2026-11-01"),
+                facts,
+                policy,
+                as_of=date(2026, 11, 29),
+            )
+            for i, (t, sim) in enumerate(zip(texts, [0.9, 0.85, 0.2], strict=True))
+        ],
+        policy,
+    )
     signals = compute_set_signals(
         "charging temperature",
-        [0.9, 0.85, 0.4],
-        ["Charging between 0 and 45 C.", "Temperature limits for charging."],
-        vectors,
-        ["sds", "wiki"],
-        level=0.8,
+        evidence,
+        unit_vectors([[1, 0.2], [1, 0.3]]),
         settings=SignalSettings(),
     )
-    assert signals.top == 0.9 and signals.gap == pytest.approx(0.05)
+    assert signals.top == evidence[0].confidence
+    assert signals.gap == pytest.approx(5 * (evidence[0].confidence - evidence[1].confidence))
     assert signals.concentration == pytest.approx(2 / 3, abs=1e-6)
     assert signals.coverage == 1.0 and signals.missing_terms == ()
     assert 0.0 < signals.composite <= 1.0

@@ -1,12 +1,15 @@
 """Set-level confidence (R1-R5): how strong is the *retrieved set*, not just each item?
 
 Per-item confidence says whether a passage may be used; the set signals say whether
-the passages that may be used are enough to answer. For the evidence of one request
-(sorted by confidence, best first):
+the passages that may be used are enough to answer. Over the scored items of one
+request, those the gate admitted and those it excluded:
 
-* ``top``           the best item's confidence (R1);
-* ``gap``           best minus second best; a lone item's gap is its own confidence (R1);
-* ``concentration`` share of the top ``n`` items at or above the policy threshold (R1);
+* ``top``           the best *admitted* item's confidence; 0 when nothing was admitted (R1);
+* ``gap``           that best confidence minus the next best of all retrieved items, times
+                    ``gap_scale`` and capped at 1 (a margin of 0.2 already marks a clear
+                    winner); a lone item's margin is its own confidence (R1);
+* ``concentration`` share of the ``top_n`` most confident retrieved items that the gate
+                    admitted: one usable passage padded with noise scores low (R1);
 * ``coherence``     mean pairwise cosine of the admitted chunks' embeddings, clipped to
                     [0, 1]; also per source where the sources differ (R2). One chunk is
                     trivially coherent (1.0); none gives 0;
@@ -28,7 +31,7 @@ from numpy.typing import NDArray
 
 from assay.errors import InvalidInputError
 from assay.text import content_terms, stem
-from assay.types import check_unit_interval, round_score
+from assay.types import Evidence, check_unit_interval, round_score
 
 JudgmentMode = Literal["cap", "blend"]
 SIGNAL_NAMES = ("top", "gap", "concentration", "coherence", "coverage")
@@ -38,8 +41,8 @@ SIGNAL_NAMES = ("top", "gap", "concentration", "coherence", "coverage")
 class SignalWeights:
     """Weights of the five set signals: each in [0, 1], summing to 1 (R5)."""
 
-    top: float = 0.45
-    gap: float = 0.10
+    top: float = 0.40
+    gap: float = 0.15
     concentration: float = 0.15
     coherence: float = 0.10
     coverage: float = 0.20
@@ -66,7 +69,8 @@ class SignalSettings:
     """How a policy computes set-level confidence."""
 
     weights: SignalWeights = field(default_factory=SignalWeights)
-    top_n: int = 5
+    top_n: int = 3
+    gap_scale: float = 5.0
     judgment_mode: JudgmentMode = "cap"
     judgment_weight: float = 0.5
 
@@ -74,6 +78,7 @@ class SignalSettings:
         """The settings in their TOML shape."""
         return self.weights.as_dict() | {
             "top_n": self.top_n,
+            "gap_scale": self.gap_scale,
             "judgment_mode": self.judgment_mode,
             "judgment_weight": self.judgment_weight,
         }
@@ -110,19 +115,23 @@ class SetSignals:
         }
 
 
-def top_gap(confidences: Sequence[float]) -> tuple[float, float]:
-    """The best confidence and its margin over the second (R1); (0, 0) when empty."""
-    ordered = sorted(confidences, reverse=True)
-    if not ordered:
+def top_gap(confidences: Sequence[float], admitted: Sequence[bool]) -> tuple[float, float]:
+    """The best admitted confidence and its margin over the next best item (R1)."""
+    usable = [c for c, ok in zip(confidences, admitted, strict=True) if ok]
+    if not usable:
         return 0.0, 0.0
-    second = ordered[1] if len(ordered) > 1 else 0.0
-    return ordered[0], ordered[0] - second
+    top = max(usable)
+    rest = list(confidences)
+    rest.remove(top)
+    return top, max(0.0, top - max(rest, default=0.0))
 
 
-def concentration_score(confidences: Sequence[float], level: float, top_n: int) -> float:
-    """Share of the ``top_n`` best confidences at or above ``level`` (R1)."""
-    best = sorted(confidences, reverse=True)[:top_n]
-    return sum(c >= level for c in best) / len(best) if best else 0.0
+def concentration_score(
+    confidences: Sequence[float], admitted: Sequence[bool], top_n: int
+) -> float:
+    """Share of the ``top_n`` most confident items that were admitted (R1)."""
+    ranked = sorted(zip(confidences, admitted, strict=True), key=lambda pair: -pair[0])[:top_n]
+    return sum(ok for _, ok in ranked) / len(ranked) if ranked else 0.0
 
 
 def coherence_score(
@@ -183,28 +192,29 @@ def set_confidence(
 
 def compute_set_signals(
     query: str,
-    confidences: Sequence[float],
-    admitted_texts: Sequence[str],
+    evidence: Sequence[Evidence],
     admitted_vectors: NDArray[np.float32],
-    admitted_sources: Sequence[str],
     *,
-    level: float,
     settings: SignalSettings,
     judgment: float | None = None,
 ) -> SetSignals:
     """All set signals of one request.
 
-    ``confidences`` are those of every retrieved item; the ``admitted_*`` sequences
-    describe only the items that passed the gate, in the same order as each other.
-    ``level`` is the confidence an item needs to count towards concentration.
+    ``evidence`` is every scored item, admitted or not; ``admitted_vectors`` holds the
+    embeddings of the admitted ones, in the order they appear in ``evidence``.
     """
-    top, gap = top_gap(confidences)
-    coherence, by_source = coherence_score(admitted_vectors, admitted_sources)
-    coverage, covered, missing = coverage_score(query, admitted_texts)
+    confidences = [e.confidence for e in evidence]
+    flags = [e.admitted for e in evidence]
+    admitted = [e for e in evidence if e.admitted]
+    top, gap = top_gap(confidences, flags)
+    coherence, by_source = coherence_score(
+        admitted_vectors, [e.basis.source_id or e.basis.source_kind for e in admitted]
+    )
+    coverage, covered, missing = coverage_score(query, [e.candidate.text for e in admitted])
     values = {
         "top": top,
-        "gap": gap,
-        "concentration": concentration_score(confidences, level, settings.top_n),
+        "gap": min(1.0, gap * settings.gap_scale),
+        "concentration": concentration_score(confidences, flags, settings.top_n),
         "coherence": coherence,
         "coverage": coverage,
     }
