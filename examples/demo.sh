@@ -1,37 +1,58 @@
 #!/usr/bin/env bash
-# The assay walkthrough: register sources, score one retrieval under two policies,
-# then verify the audit log. Runs against a fresh database in .demo/.
+# The assay walkthrough on a fresh database in .demo/: register the sources behind a small
+# knowledge base, ingest it, ask it five questions that show what confidence governance
+# does, score another retriever's results, and verify the audit log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ASSAY=${ASSAY:-assay}
 export ASSAY_DB=${ASSAY_DB:-.demo/assay.db}
 AS_OF=2026-11-29   # fixed, so the figures below are the same on every run
-CANDIDATES=examples/demo/candidates.jsonl
-QUERY="What ambient temperature is safe for charging the HX-40 battery pack?"
+KB=examples/kb
 
 mkdir -p "$(dirname "$ASSAY_DB")"
 rm -f "$ASSAY_DB" "$ASSAY_DB-wal" "$ASSAY_DB-shm"
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+ask() { $ASSAY ask "$1" "${@:2}" --as-of "$AS_OF"; }
 
-say "1. Register the sources behind the knowledge base"
+say "1. Register the sources of a fictional battery pack's knowledge base"
 $ASSAY sources add halden-sds-2026 --kind official --name "HX-40 Safety Data Sheet (2026)" \
   --owner "Halden Power" --reviewed-at 2026-10-15
 $ASSAY sources add halden-manual-2019 --kind official --name "HX-40 user manual, 2019 edition" \
   --owner "Halden Power" --reviewed-at 2019-04-11
 $ASSAY sources add support-wiki --kind internal_wiki --name "Support team wiki" \
   --owner "Halden Support" --reviewed-at 2026-09-01
-$ASSAY sources add forum-post-8841 --kind customer --name "Community forum post 8841" \
-  --owner "forum user kettle_bob"
+$ASSAY sources add community-forum --kind customer --name "Community forum" --owner "forum users"
+$ASSAY sources add field-notes --kind unverified --name "Reptile field notes (wrong corpus)"
 $ASSAY sources list --as-of "$AS_OF"
 
-say "2. Score the same six retrieved passages as an informational question"
-$ASSAY score --query "$QUERY" --candidates "$CANDIDATES" --policy informational --as-of "$AS_OF"
+say "2. Ingest it: Markdown with front matter, HTML, JSONL posts, plain text"
+$ASSAY ingest "$KB/halden-sds-2026.md" "$KB/support-wiki"
+$ASSAY ingest "$KB/hx40-manual-2019.html" --source halden-manual-2019
+$ASSAY ingest "$KB/forum-posts.jsonl" --source community-forum
+$ASSAY ingest "$KB/field-notes.txt" --source field-notes
+$ASSAY ingest "$KB"/halden-sds-2026.md   # again: unchanged, nothing rewritten
 
-say "3. ... and as a safety-critical decision (policy picked by severity)"
-$ASSAY score --query "$QUERY" --candidates "$CANDIDATES" --severity safety_critical --as-of "$AS_OF"
+say "3. Answerable, and the current data sheet is the evidence (financial policy)"
+ask "What ambient temperature range is safe for charging the HX-40?" --policy financial
 
-say "4. Every retrieval event is in the audit log"
+say "4. Conflicting sources: the forum says 70 °C is fine. Informational admits it, labelled..."
+ask "Can I charge the HX-40 in a hot car at 70 °C?" --policy informational
+say "   ...a safety-critical decision does not"
+ask "Can I charge the HX-40 in a hot car at 70 °C?" --severity safety_critical
+
+say "5. A stale source loses to a fresh one: the 2019 manual's 5 hours vs the 2026 data sheet"
+ask "How long does a full charge of the HX-40 take?" --severity safety_critical
+
+say "6. Out of scope: nothing clears the gate, so the answer is a refusal"
+ask "How do I migrate my Python application to a new server?" --severity safety_critical
+
+say "7. An authoritative passage that shares almost no words with the question is kept"
+ask "What happens if the battery pack overheats?" --policy financial
+
+say "8. Drop-in scoring of another retriever's results (JSONL in, the same gate out)"
+$ASSAY score --query "What ambient temperature is safe for charging the HX-40 battery pack?" \
+  --candidates examples/demo/candidates.jsonl --severity safety_critical --as-of "$AS_OF"
+
+say "9. Every event is in the audit log; the hash chain verifies and every score replays"
 $ASSAY audit list
-
-say "5. The hash chain verifies and every score replays from its row"
 $ASSAY audit verify

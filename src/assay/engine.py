@@ -10,7 +10,7 @@ This is the object most users touch::
         for item in result.admitted:
             print(item.label, item.confidence, item.id)
 
-Every call to :meth:`Assay.score` writes exactly one audit event.
+Every call to :meth:`Assay.score` and :meth:`Assay.ask` writes exactly one audit event.
 """
 
 from __future__ import annotations
@@ -21,15 +21,19 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
 
+from assay.ask import AskResult, ask_payload, assess_retrieval
 from assay.audit import AuditLog
 from assay.db import connect
 from assay.errors import InvalidInputError
+from assay.models.embedder import Embedder, get_embedder
 from assay.pipeline import ScoreResult, audit_payload, score_candidates
-from assay.policy import PolicyBook
+from assay.policy import Policy, PolicyBook
+from assay.retrieval import SIMILARITY_MAPPING, search
 from assay.scoring.corroboration import TextSimilarity, lexical_similarity
 from assay.scoring.evidence import SourceFacts
 from assay.settings import Settings, load_settings
 from assay.sources import SourceRegistry
+from assay.store.sqlite import SQLiteStore
 from assay.types import Candidate
 
 
@@ -48,6 +52,15 @@ class Assay:
         self._conn = connect(self.settings.db)
         self.sources = SourceRegistry(self._conn)
         self.audit = AuditLog(self._conn)
+        self.store = SQLiteStore(self._conn)
+        self._embedder: Embedder | None = None
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder of the knowledge base (from settings; loaded on first use)."""
+        if self._embedder is None:
+            self._embedder = get_embedder(self.settings.embedder)
+        return self._embedder
 
     def close(self) -> None:
         """Close the database connection."""
@@ -88,6 +101,62 @@ class Assay:
         kind = self.sources.kind(candidate.source_kind or "")
         return SourceFacts(kind=kind.name, reliability=kind.reliability)
 
+    def ask(
+        self,
+        question: str,
+        *,
+        policy: str | None = None,
+        severity: str | None = None,
+        top_k: int = 8,
+        category: str | None = None,
+        as_of: date | None = None,
+        jurisdiction: str | None = None,
+    ) -> AskResult:
+        """Retrieve evidence for ``question``, score and gate it, and decide what to do.
+
+        Writes one audit event of kind ``ask`` holding the evidence, the set signals
+        and the routing decision with its reasons.
+        """
+        chosen = self._policy(policy, severity)
+        day = as_of or datetime.now(UTC).date()
+        bound = self.store.stats().embedder
+        if bound is not None and bound != self.embedder.name:
+            raise InvalidInputError(
+                "embedder",
+                self.embedder.name,
+                f"the knowledge base was embedded with {bound!r}; set ASSAY_EMBEDDER to match",
+                problem="does not match the knowledge base",
+            )
+        retrieval = search(self.store, self.embedder, question, k=top_k)
+        result = assess_retrieval(
+            question,
+            retrieval,
+            chosen,
+            lambda c: self.resolve_source(c, day),
+            as_of=day,
+            category=category,
+            jurisdiction=jurisdiction,
+        )
+        event = self.audit.append(
+            kind="ask",
+            query=question,
+            policy_name=chosen.name,
+            policy_version=chosen.version,
+            payload=ask_payload(
+                result,
+                models={
+                    "similarity": f"{self.embedder.name}, {SIMILARITY_MAPPING}",
+                    "corroboration": _name(lexical_similarity),
+                },
+            ),
+        )
+        return replace(result, scored=replace(result.scored, event_id=event.event_id))
+
+    def _policy(self, name: str | None, severity: str | None) -> Policy:
+        if name is None and severity is None:
+            name = self.settings.default_policy
+        return self.policies.resolve(name=name, severity=severity)
+
     def score(
         self,
         query: str,
@@ -108,9 +177,7 @@ class Assay:
         versions behind the scores (e.g. ``{"similarity": "my-embedder v3 cosine"}``)
         for the audit row (J8).
         """
-        if policy is None and severity is None:
-            policy = self.settings.default_policy
-        chosen = self.policies.resolve(name=policy, severity=severity)
+        chosen = self._policy(policy, severity)
         day = as_of or datetime.now(UTC).date()
         result = score_candidates(
             query,

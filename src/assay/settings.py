@@ -12,6 +12,8 @@ setting                   environment                 meaning
                                                       (separated by ``:``)
 ``default_policy``        ``ASSAY_DEFAULT_POLICY``    policy used when none is named
 ``severity_policies``     ``ASSAY_SEVERITY_POLICIES`` severity -> policy name (JSON)
+``embedder``              ``ASSAY_EMBEDDER``          the knowledge base's embedder
+                                                      (``minilm``; ``hashing`` for tests)
 ========================  ==========================  ===============================
 """
 
@@ -43,6 +45,7 @@ class Settings(BaseSettings):
     db: Path = Path("assay.db")
     policy_dirs: Annotated[list[Path], NoDecode] = []
     default_policy: str = "informational"
+    embedder: str = "minilm"
     severity_policies: dict[str, str] = {}
 
     @field_validator("policy_dirs", mode="before")

@@ -10,73 +10,16 @@ from __future__ import annotations
 import re
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
+# English stopwords plus question words and fillers that say nothing about the topic.
 _STOPWORDS = frozenset(
-    (
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "may",
-        "might",
-        "must",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "our",
-        "shall",
-        "should",
-        "so",
-        "such",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "to",
-        "was",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-    )
+    """
+    a about all also an and any are as at be been but by can could did do does for from
+    get gets getting got had has have he her here hers him his how i if in into is it
+    its just know many may me might much must my no not of on one or our please shall
+    she should so some such tell than that the their them then there these they this
+    those to too us very was we were what when where which while who whom whose why
+    will with would you your
+    """.split()
 )
 
 

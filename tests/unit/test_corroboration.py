@@ -113,3 +113,20 @@ def test_e10_contradicting_passages_never_corroborate(policy: Policy, contradict
     ]
     findings = corroborate(items, policy)
     assert [f.status for f in findings] == [FindingStatus.ISOLATED, FindingStatus.ISOLATED]
+
+
+def test_e10_passages_are_compared_claim_by_claim(policy: Policy) -> None:
+    """A longer passage that also states more (other sentences, negations, more figures)
+    still corroborates a short one making the same claim."""
+    long_passage = (
+        "Charge the pack only between 0 and 45 degrees Celsius ambient temperature. "
+        "Do not leave it charging unattended. A full charge takes about 3 hours."
+    )
+    short = "The pack may be charged between 0 and 45 degrees Celsius ambient temperature."
+    assert lexical_similarity(long_passage, short) > 0.5
+    items = [
+        evidence("a", long_passage, official("Acme", "sds"), policy),
+        evidence("b", short, official("Acme Support", "wiki"), policy),
+    ]
+    [finding] = corroborate(items, policy)
+    assert finding.status is FindingStatus.CORROBORATED

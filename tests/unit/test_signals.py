@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 
 import numpy as np
@@ -9,7 +10,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay import Candidate, InvalidInputError, PolicyBook, SourceFacts, gate, score_candidate
+from assay import (
+    Candidate,
+    Evidence,
+    InvalidInputError,
+    PolicyBook,
+    SourceFacts,
+    gate,
+    score_candidate,
+)
 from assay.scoring.signals import (
     SignalSettings,
     SignalWeights,
@@ -29,14 +38,35 @@ def unit_vectors(rows: list[list[float]]) -> np.ndarray:
     return m / np.linalg.norm(m, axis=1, keepdims=True)
 
 
-def test_r1_top_and_gap_count_only_admitted_items_as_the_best() -> None:
-    assert top_gap([0.6, 0.9, 0.7], [True, True, True]) == (0.9, pytest.approx(0.2))
-    # an excluded item (e.g. below the similarity floor) is never the top...
-    assert top_gap([0.6, 0.9, 0.7], [True, False, True]) == (0.7, 0.0)
-    # ...but it still narrows the margin of the admitted best
-    assert top_gap([0.8, 0.75], [True, False]) == (0.8, pytest.approx(0.05))
-    assert top_gap([0.8], [True]) == (0.8, 0.8)
-    assert top_gap([0.8], [False]) == (0.0, 0.0)
+def scored(*items: tuple[str, float, bool]) -> list[Evidence]:
+    """Evidence with given source, confidence (via similarity) and verdict."""
+    policy = PolicyBook.load().get("informational")
+    out = []
+    for i, (source, similarity, admitted) in enumerate(items):
+        facts = SourceFacts(kind="official", reliability=1.0, source_id=source)
+        e = score_candidate(
+            Candidate(f"c{i}", "text", similarity, source_id=source, published="2026-11-29"),
+            facts,
+            policy,
+            as_of=date(2026, 11, 29),
+        )
+        out.append(replace(e, admitted=admitted))
+    return out
+
+
+def test_r1_top_is_the_best_admitted_item_and_gap_its_margin_over_other_sources() -> None:
+    items = scored(("a", 0.9, True), ("a", 0.85, True), ("b", 0.6, True))
+    top, gap = top_gap(items)
+    assert top == items[0].confidence
+    assert gap == pytest.approx(
+        items[0].confidence - items[2].confidence
+    )  # not the same-source 0.85
+    # an excluded item is never the top, but it still narrows the margin
+    items = scored(("a", 0.9, False), ("b", 0.7, True))
+    assert top_gap(items) == (items[1].confidence, 0.0)
+    one = scored(("a", 0.8, True))
+    assert top_gap(one) == (one[0].confidence, one[0].confidence)
+    assert top_gap(scored(("a", 0.8, False))) == (0.0, 0.0)
 
 
 def test_r1_concentration_is_the_share_of_the_best_items_admitted() -> None:
@@ -115,7 +145,7 @@ def test_compute_set_signals_end_to_end() -> None:
         settings=SignalSettings(),
     )
     assert signals.top == evidence[0].confidence
-    assert signals.gap == pytest.approx(5 * (evidence[0].confidence - evidence[1].confidence))
+    assert signals.gap == 1.0  # one source only: nothing competes
     assert signals.concentration == pytest.approx(2 / 3, abs=1e-6)
     assert signals.coverage == 1.0 and signals.missing_terms == ()
     assert 0.0 < signals.composite <= 1.0

@@ -1,11 +1,13 @@
-"""Recompute a scoring event from its audit row alone (E8, B2).
+"""Recompute a scoring or question event from its audit row alone (E8, B2).
 
 A ``score`` event stores the full policy definition and, per item, the similarity
 and the :class:`~assay.types.SourceBasis` (reliability, adjustments, age, decay
 rate, overruled/retired). That is enough to recompute every sub-score, the
 composite, the label and the gate's verdict; any difference means the row, the
 policy or the scoring code no longer agree with what was decided at the time.
-Findings are not replayed: they depend on the injected text-similarity function.
+For a question (``ask``) the set composite is recomputed from the stored signal values
+and the routing decision from the composite. Findings and the signal values themselves
+are not replayed: they depend on the text-similarity function and the embeddings.
 """
 
 from __future__ import annotations
@@ -15,14 +17,16 @@ from typing import Any
 from assay.errors import InvalidInputError
 from assay.hashing import canonical_json, sha256_hex
 from assay.policy import Policy, policy_from_mapping
+from assay.routing import route
 from assay.scoring.evidence import composite_score, sub_scores
 from assay.scoring.gate import exclusion
+from assay.scoring.signals import SIGNAL_NAMES, SetSignals, set_confidence
 from assay.types import Candidate, Evidence, Label, SourceBasis
 
 
 def replay_problems(kind: str, payload: Any) -> list[str]:
     """Describe every stored score of one event that does not recompute; [] if all do."""
-    if kind != "score":
+    if kind not in ("score", "ask"):
         return []
     if not isinstance(payload, dict):
         return ["payload is not a JSON object"]
@@ -33,9 +37,42 @@ def replay_problems(kind: str, payload: Any) -> list[str]:
             problems.append("stored policy does not match its digest")
         for item in payload["evidence"]:
             problems.extend(_item_problems(item, policy))
+        if kind == "ask":
+            problems.extend(_route_problems(payload, policy))
         return problems
     except (KeyError, TypeError, ValueError, InvalidInputError) as exc:
         return [f"payload cannot be replayed: {exc!r}"]
+
+
+def _route_problems(payload: dict[str, Any], policy: Policy) -> list[str]:
+    """Recompute the set composite from the stored signals, and the decision from it."""
+    stored = payload["signals"]
+    settings = policy.signals
+    composite = set_confidence(
+        {name: stored[name] for name in SIGNAL_NAMES},
+        settings.weights,
+        stored["judgment"],
+        mode=settings.judgment_mode,
+        judgment_weight=settings.judgment_weight,
+    )
+    problems = []
+    if composite != stored["composite"]:
+        problems.append(f"set confidence {stored['composite']} recomputes as {composite}")
+    signals = SetSignals(
+        **(
+            stored
+            | {
+                "composite": composite,
+                "covered_terms": tuple(stored["covered_terms"]),
+                "missing_terms": tuple(stored["missing_terms"]),
+            }
+        )
+    )
+    admitted = sum(1 for item in payload["evidence"] if item["admitted"])
+    decision = route(signals, admitted, policy.routing, payload.get("category")).decision
+    if decision.value != payload["route"]["decision"]:
+        problems.append(f"decision {payload['route']['decision']} recomputes as {decision.value}")
+    return problems
 
 
 def _item_problems(item: dict[str, Any], policy: Policy) -> list[str]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import click
 
 from assay import __version__
+from assay.cli.ask import ask
 from assay.cli.audit import audit
 from assay.cli.common import AssayGroup
+from assay.cli.ingest import ingest_command
 from assay.cli.policies import policies
 from assay.cli.score import score
 from assay.cli.sources import sources
@@ -22,6 +24,8 @@ cli.add_command(sources)
 cli.add_command(policies)
 cli.add_command(score)
 cli.add_command(audit)
+cli.add_command(ingest_command)
+cli.add_command(ask)
 
 
 def main() -> None:

@@ -8,9 +8,10 @@ Grouping
     it leads a new finding. Comparing with leaders only keeps findings from drifting
     through chains of loosely related passages. The similarity function is injected:
     :func:`lexical_similarity` is the offline default; a model-based one can replace it.
-    The default never groups passages that disagree on their face (different figures,
-    or one negated): "charge up to 45 °C" and "charge up to 70 °C" share nearly every
-    word but are opposite findings, and must not corroborate each other.
+    The default compares the passages' best-matching sentences and never groups them
+    when those disagree on their face (conflicting figures, or one negated): "charge up
+    to 45 °C" and "charge up to 70 °C" share nearly every word but are opposite
+    findings, and must not corroborate each other.
 
 Independence
     Two items are independent only if their sources differ *and* have different
@@ -45,33 +46,45 @@ TextSimilarity = Callable[[str, str], float]
 """A function giving the similarity in [0, 1] of two passages' claims."""
 
 _LABEL_RANK = {Label.LOW: 0, Label.MEDIUM: 1, Label.HIGH: 2}
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|without|neither|nor)\b|n't\b", re.IGNORECASE)
 
 
 def _disagree(a: str, b: str) -> bool:
+    """Two sentences contradict on their face: conflicting figures, or one negated."""
     numbers_a, numbers_b = set(_NUMBER.findall(a)), set(_NUMBER.findall(b))
-    if numbers_a and numbers_b and numbers_a != numbers_b:
+    if numbers_a and numbers_b and not (numbers_a <= numbers_b or numbers_b <= numbers_a):
         return True
     return bool(_NEGATION.search(a)) != bool(_NEGATION.search(b))
+
+
+def _cosine(a: Counter[str], b: Counter[str]) -> float:
+    if not a or not b:
+        return 0.0
+    dot = sum(count * b[term] for term, count in a.items())
+    norm = math.sqrt(sum(v * v for v in a.values())) * math.sqrt(sum(v * v for v in b.values()))
+    return min(1.0, dot / norm)
 
 
 def lexical_similarity(a: str, b: str) -> float:
     """How likely two passages state the same finding, in [0, 1].
 
-    The cosine similarity of their content-word counts (stopwords dropped), except
-    that it is 0 when the passages disagree on their face: both quote figures and the
-    figures differ, or one is negated ("not", "never", "n't", ...) and the other is
-    not. Erring that way only withholds a corroboration boost, never grants one.
+    Passages are compared claim by claim: the score is the cosine similarity of the
+    content-word counts (stopwords dropped) of their best-matching pair of sentences.
+    When that pair disagrees on its face -- figures that conflict (neither set of
+    numbers contains the other) or a negation ("not", "never", "n't", ...) in only one
+    of them -- the score is 0: erring that way only withholds a corroboration boost,
+    never grants one.
     """
-    if _disagree(a, b):
-        return 0.0
-    ta, tb = Counter(content_terms(a)), Counter(content_terms(b))
-    if not ta or not tb:
-        return 0.0
-    dot = sum(count * tb[term] for term, count in ta.items())
-    norm = math.sqrt(sum(v * v for v in ta.values())) * math.sqrt(sum(v * v for v in tb.values()))
-    return min(1.0, dot / norm)
+    best, best_pair = 0.0, ("", "")
+    for sentence_a in _SENTENCE.split(a.strip()):
+        terms_a = Counter(content_terms(sentence_a))
+        for sentence_b in _SENTENCE.split(b.strip()):
+            score = _cosine(terms_a, Counter(content_terms(sentence_b)))
+            if score > best:
+                best, best_pair = score, (sentence_a, sentence_b)
+    return 0.0 if _disagree(*best_pair) else best
 
 
 def aggregate_confidence(confidences: Sequence[float], dependence: float) -> float:

@@ -5,9 +5,11 @@ the passages that may be used are enough to answer. Over the scored items of one
 request, those the gate admitted and those it excluded:
 
 * ``top``           the best *admitted* item's confidence; 0 when nothing was admitted (R1);
-* ``gap``           that best confidence minus the next best of all retrieved items, times
-                    ``gap_scale`` and capped at 1 (a margin of 0.2 already marks a clear
-                    winner); a lone item's margin is its own confidence (R1);
+* ``gap``           that best confidence minus the best of the items from *other* sources,
+                    times ``gap_scale`` and capped at 1 (a margin of 0.2 already marks a
+                    clear winner). Two passages of the same source do not compete: a data
+                    sheet's charging and storage sections both scoring high is not
+                    ambiguity. With no other source, the margin is the confidence (R1);
 * ``concentration`` share of the ``top_n`` most confident retrieved items that the gate
                     admitted: one usable passage padded with noise scores low (R1);
 * ``coherence``     mean pairwise cosine of the admitted chunks' embeddings, clipped to
@@ -115,15 +117,18 @@ class SetSignals:
         }
 
 
-def top_gap(confidences: Sequence[float], admitted: Sequence[bool]) -> tuple[float, float]:
-    """The best admitted confidence and its margin over the next best item (R1)."""
-    usable = [c for c, ok in zip(confidences, admitted, strict=True) if ok]
+def top_gap(evidence: Sequence[Evidence]) -> tuple[float, float]:
+    """The best admitted confidence and its margin over the best other source (R1)."""
+    usable = [e for e in evidence if e.admitted]
     if not usable:
         return 0.0, 0.0
-    top = max(usable)
-    rest = list(confidences)
-    rest.remove(top)
-    return top, max(0.0, top - max(rest, default=0.0))
+    best = max(usable, key=lambda e: e.confidence)
+    rivals = [e.confidence for e in evidence if _source(e) != _source(best)]
+    return best.confidence, max(0.0, best.confidence - max(rivals, default=0.0))
+
+
+def _source(item: Evidence) -> str:
+    return item.basis.source_id or f"kind:{item.basis.source_kind}"
 
 
 def concentration_score(
@@ -206,10 +211,8 @@ def compute_set_signals(
     confidences = [e.confidence for e in evidence]
     flags = [e.admitted for e in evidence]
     admitted = [e for e in evidence if e.admitted]
-    top, gap = top_gap(confidences, flags)
-    coherence, by_source = coherence_score(
-        admitted_vectors, [e.basis.source_id or e.basis.source_kind for e in admitted]
-    )
+    top, gap = top_gap(evidence)
+    coherence, by_source = coherence_score(admitted_vectors, [_source(e) for e in admitted])
     coverage, covered, missing = coverage_score(query, [e.candidate.text for e in admitted])
     values = {
         "top": top,

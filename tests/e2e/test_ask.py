@@ -1,0 +1,141 @@
+"""``assay ingest`` and ``assay ask`` end to end on the demo knowledge base, with the real
+MiniLM embedder, through the CLI (R1-R7, E3, E4)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from assay import Assay
+from tests.conftest import AS_OF, run_cli
+
+KB = Path(__file__).resolve().parents[2] / "examples" / "kb"
+SOURCES = [
+    ("halden-sds-2026", "official", "Halden Power", "2026-10-15"),
+    ("halden-manual-2019", "official", "Halden Power", "2019-04-11"),
+    ("support-wiki", "internal_wiki", "Halden Support", "2026-09-01"),
+    ("community-forum", "customer", "forum users", None),
+    ("field-notes", "unverified", None, None),
+]
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo knowledge base, ingested once through the CLI."""
+    db = tmp_path_factory.mktemp("kb") / "assay.db"
+    for source_id, kind, owner, reviewed in SOURCES:
+        args = ["sources", "add", source_id, "--kind", kind]
+        args += ["--owner", owner] if owner else []
+        args += ["--reviewed-at", reviewed] if reviewed else []
+        assert run_cli(*args, db=db).exit_code == 0
+    for path, source in [
+        (KB / "halden-sds-2026.md", None),
+        (KB / "support-wiki", None),
+        (KB / "hx40-manual-2019.html", "halden-manual-2019"),
+        (KB / "forum-posts.jsonl", "community-forum"),
+        (KB / "field-notes.txt", "field-notes"),
+    ]:
+        result = run_cli("ingest", str(path), *(["--source", source] if source else []), db=db)
+        assert result.exit_code == 0, result.output
+    return db
+
+
+def ask(db: Path, question: str, *options: str) -> dict:
+    result = run_cli("ask", question, "--as-of", AS_OF.isoformat(), "--json", *options, db=db)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_ingest_reports_and_is_idempotent(demo_db: Path) -> None:
+    again = run_cli("ingest", str(KB / "halden-sds-2026.md"), "--json", db=demo_db)
+    report = json.loads(again.stdout)
+    assert [f["status"] for f in report["files"]] == ["unchanged"]
+    stats = Assay(demo_db).store.stats()
+    assert stats.documents == 7 and stats.chunks >= 15
+    assert stats.embedder == "all-MiniLM-L6-v2-int8@1.0.0"
+
+
+def test_ingest_goes_on_past_a_bad_file(demo_db: Path, tmp_path: Path) -> None:
+    shutil.copy(KB / "support-wiki" / "charging-faq.md", tmp_path / "faq.md")
+    (tmp_path / "broken.jsonl").write_text('{"text": "ok"}\n{not json}\n')
+    result = run_cli("ingest", str(tmp_path), "--source", "support-wiki", db=demo_db)
+    assert result.exit_code == 1
+    assert "broken.jsonl line 2" in result.stderr
+    assert "1 added, 0 updated, 0 unchanged, 1 failed" in result.stdout
+
+
+def test_r7_answerable_question_uses_the_current_data_sheet(demo_db: Path) -> None:
+    out = ask(
+        demo_db,
+        "What ambient temperature range is safe for charging the HX-40?",
+        "--policy",
+        "financial",
+    )
+    sources = {e["source_id"] for e in out["admitted"]}
+    assert "halden-sds-2026" in sources
+    assert out["decision"] in ("proceed", "hedge")
+    assert {"decision", "reasons", "confidence", "signals", "event_id"} <= set(out)
+    assert out["signals"]["coverage"] > 0.5
+
+
+def test_e4_stale_manual_loses_to_the_fresh_data_sheet(demo_db: Path) -> None:
+    out = ask(
+        demo_db, "How long does a full charge of the HX-40 take?", "--severity", "safety_critical"
+    )
+    assert "halden-manual-2019" not in {e["source_id"] for e in out["admitted"]}
+    stale = [e for e in out["excluded"] if e["source_id"] == "halden-manual-2019"]
+    assert stale and all(e["scores"]["freshness"] < 0.01 for e in stale)
+
+
+def test_r7_out_of_scope_question_is_refused(demo_db: Path) -> None:
+    out = ask(demo_db, "What is the capital of Australia?", "--severity", "safety_critical")
+    assert out["admitted"] == [] and out["decision"] == "refuse"
+    assert "no retrieved evidence cleared the gate" in out["reasons"]
+
+
+def test_e13_authoritative_passage_with_little_word_overlap_is_kept(demo_db: Path) -> None:
+    out = ask(
+        demo_db,
+        "What happens if the battery pack overheats?",
+        "--policy",
+        "financial",
+    )
+    kept = " ".join(e["text"] for e in out["admitted"])
+    assert "disconnects the cells" in kept  # shares only "battery" with the question
+
+
+def test_ask_event_is_audited_and_replays(demo_db: Path) -> None:
+    out = ask(demo_db, "Can I charge the HX-40 in a hot car at 70 °C?", "--policy", "informational")
+    event = json.loads(run_cli("audit", "show", out["event_id"], "--json", db=demo_db).stdout)
+    assert event["kind"] == "ask"
+    payload = event["payload"]
+    assert payload["route"]["decision"] == out["decision"]
+    assert payload["signals"]["composite"] == out["confidence"]
+    assert payload["retrieval"]["embedder"] == "all-MiniLM-L6-v2-int8@1.0.0"
+    assert run_cli("audit", "verify", db=demo_db).exit_code == 0
+
+
+def test_ask_human_output_shows_labels_exclusions_and_decision(demo_db: Path) -> None:
+    result = run_cli(
+        "ask",
+        "What ambient temperature range is safe for charging the HX-40?",
+        "--severity",
+        "safety_critical",
+        "--as-of",
+        AS_OF.isoformat(),
+        db=demo_db,
+    )
+    assert result.exit_code == 0
+    assert "halden-sds-2026 (official)" in result.stdout
+    assert "excluded (" in result.stdout and "decision: " in result.stdout
+    assert any(f"[{label} " in result.stdout for label in ("high", "medium"))
+
+
+def test_ask_bad_input_is_one_line(demo_db: Path) -> None:
+    result = run_cli("ask", "charging?", "--policy", "financial", "--category", "tax", db=demo_db)
+    assert result.exit_code == 2 and "category='tax' has no routing bands" in result.stderr
+    result = run_cli("ask", "   ", db=demo_db)
+    assert result.exit_code == 2 and "query" in result.stderr
