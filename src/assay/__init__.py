@@ -3,10 +3,12 @@
 Every retrieved item gets a structured confidence (similarity, source reliability,
 freshness) and a high/medium/low label; a policy's thresholds keep weak evidence
 out of the context; corroboration tells agreeing independent sources from isolated
-ones; and every retrieval event lands in a hash-chained audit log.
+ones; set-level signals and a router decide whether to answer at all; and every
+retrieval event lands in a hash-chained audit log.
 """
 
 from assay.adapters import to_candidates
+from assay.ask import AskResult
 from assay.audit import AuditEvent, AuditLog, VerifyReport
 from assay.engine import Assay
 from assay.errors import (
@@ -22,6 +24,7 @@ from assay.errors import (
 )
 from assay.pipeline import ScoreResult, score_candidates
 from assay.policy import Policy, PolicyBook, Severity, load_policy_file
+from assay.routing import Decision
 from assay.scoring.corroboration import corroborate, lexical_similarity
 from assay.scoring.evidence import SourceFacts, composite_score, freshness_score, score_candidate
 from assay.scoring.gate import gate
@@ -40,12 +43,14 @@ from assay.types import (
 from assay.version import __version__
 
 __all__ = [
+    "AskResult",
     "Assay",
     "AssayError",
     "AuditEvent",
     "AuditLog",
     "Candidate",
     "ConflictError",
+    "Decision",
     "Evidence",
     "ExclusionReason",
     "Finding",

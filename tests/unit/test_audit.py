@@ -207,3 +207,36 @@ def test_j8_caller_names_the_models_behind_the_scores(engine: Assay) -> None:
     models = engine.audit.get(result.event_id).payload["models"]
     assert models["similarity"] == "acme-embed v3 cosine"
     assert models["corroboration"].endswith("lexical_similarity")
+
+
+def test_b2_a_rewritten_routing_decision_is_caught(tmp_path: Path) -> None:
+    """An ask event whose decision was changed (and every hash recomputed) fails replay."""
+    from assay.ingest.pipeline import IngestOptions, ingest
+
+    doc = tmp_path / "kb.md"
+    doc.write_text("# Charging\n\nCharge the pack between 0 and 45 degrees.\n")
+    db = tmp_path / "ask.db"
+    with Assay(settings=assay.load_settings(db=db, embedder="hashing")) as engine:
+        engine.sources.add("sds", "official")
+        ingest(
+            [doc],
+            store=engine.store,
+            embedder=engine.embedder,
+            registry=engine.sources,
+            options=IngestOptions(source_id="sds", published=AS_OF),
+        )
+        result = engine.ask("charging temperature degrees", policy="informational", as_of=AS_OF)
+        assert engine.audit.verify().ok
+    conn = raw(db)
+    conn.row_factory = sqlite3.Row
+    row = dict(conn.execute("SELECT * FROM audit_events WHERE seq = 1").fetchone())
+    payload = json.loads(row["payload"])
+    forged = "refuse" if result.route.decision.value != "refuse" else "proceed"
+    payload["route"]["decision"] = forged
+    row["payload"] = canonical_json(payload)
+    row.pop("row_hash")
+    row["row_hash"] = _row_hash(row)
+    conn.execute("UPDATE audit_events SET payload=:payload, row_hash=:row_hash WHERE seq=1", row)
+    with Assay(db) as engine:
+        [problem] = engine.audit.verify().problems
+    assert f"decision {forged} recomputes as {result.route.decision.value}" in problem.problem

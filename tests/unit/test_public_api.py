@@ -5,12 +5,14 @@ import assay
 
 def test_public_api_is_pinned() -> None:
     assert sorted(assay.__all__) == [
+        "AskResult",
         "Assay",
         "AssayError",
         "AuditEvent",
         "AuditLog",
         "Candidate",
         "ConflictError",
+        "Decision",
         "Evidence",
         "ExclusionReason",
         "Finding",
