@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint format clean
+.PHONY: install run test lint format bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,9 @@ lint: install  ## ruff and mypy, as CI runs them
 	$(BIN)/ruff check src tests
 	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy
+
+bench: install  ## retrieval quality and speed on SQuAD 2.0 and Cranfield -> docs/benchmarks.md
+	$(BIN)/python bench/retrieval.py
 
 format: install
 	$(BIN)/ruff format src tests

@@ -43,7 +43,7 @@ class AskResult:
             "reasons": list(self.route.reasons),
             "confidence": self.signals.composite,
             "signals": self.signals.as_dict(),
-            "route": self.route.as_dict(),
+            "route": {"bands": self.route.bands.as_dict(), "category": self.route.category},
             "retrieval": {
                 "mode": self.retrieval.mode,
                 "embedder": self.retrieval.embedder,

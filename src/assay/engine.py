@@ -119,12 +119,20 @@ class Assay:
         """
         chosen = self._policy(policy, severity)
         day = as_of or datetime.now(UTC).date()
-        bound = self.store.stats().embedder
-        if bound is not None and bound != self.embedder.name:
+        bound = self.store.embedder()
+        if bound is None:
+            raise InvalidInputError(
+                "knowledge base",
+                str(self.settings.db),
+                "ingest documents first: `assay ingest PATH... --source ID`",
+                problem="is empty",
+            )
+        if bound != self.embedder.name:
             raise InvalidInputError(
                 "embedder",
                 self.embedder.name,
-                f"the knowledge base was embedded with {bound!r}; set ASSAY_EMBEDDER to match",
+                f"the knowledge base was embedded with {bound!r}: set ASSAY_EMBEDDER to the "
+                "embedder that made it (minilm, hashing)",
                 problem="does not match the knowledge base",
             )
         retrieval = search(self.store, self.embedder, question, k=top_k)

@@ -49,7 +49,6 @@ class Retrieved:
     fused: float
     dense_rank: int | None = None
     lexical_rank: int | None = None
-    bm25: float | None = None
 
     def to_candidate(self) -> Candidate:
         """The chunk as a candidate for the scoring core (dates and source from ingestion)."""
@@ -112,17 +111,35 @@ def search(
     if mode not in ("hybrid", "dense", "lexical"):
         raise InvalidInputError("mode", mode, "use hybrid, dense or lexical")
     query_vector = embedder.embed([query])[0]
+    with store.snapshot():  # ids, chunks and vectors from one state of the store
+        return _search(store, embedder.name, query, query_vector, k, mode, depth, rrf_k)
+
+
+def _search(
+    store: Store,
+    embedder: str,
+    query: str,
+    query_vector: Vectors,
+    k: int,
+    mode: SearchMode,
+    depth: int,
+    rrf_k: int,
+) -> Retrieval:
     ranks: dict[str, dict[str, int]] = {}
-    bm25: dict[str, float] = {}
     if mode in ("hybrid", "dense"):
         for rank, hit in enumerate(store.dense_search(query_vector, max(depth, k)), start=1):
             ranks.setdefault(hit.chunk_id, {})["dense"] = rank
     if mode in ("hybrid", "lexical"):
         for rank, hit in enumerate(store.lexical_search(query, max(depth, k)), start=1):
             ranks.setdefault(hit.chunk_id, {})["lexical"] = rank
-            bm25[hit.chunk_id] = hit.score
     fused = {cid: sum(1.0 / (rrf_k + r) for r in found.values()) for cid, found in ranks.items()}
-    ids = sorted(fused, key=lambda cid: (-fused[cid], min(ranks[cid].values()), cid))[:k]
+    last = depth + 1  # rank of a list that did not return the chunk, for tie-breaking
+
+    def order(cid: str) -> tuple[float, int, int]:
+        found = ranks[cid]
+        return (-fused[cid], found.get("dense", last), found.get("lexical", last))
+
+    ids = sorted(fused, key=order)[:k]
     chunks = store.get(ids)
     vectors = store.vectors(ids) if ids else np.zeros((0, len(query_vector)), dtype=np.float32)
     cosines = vectors @ query_vector if ids else np.zeros(0, dtype=np.float32)
@@ -134,8 +151,7 @@ def search(
             fused=fused[chunk.id],
             dense_rank=ranks[chunk.id].get("dense"),
             lexical_rank=ranks[chunk.id].get("lexical"),
-            bm25=bm25.get(chunk.id),
         )
         for chunk, cos in zip(chunks, cosines, strict=True)
     ]
-    return Retrieval(query, hits, vectors, mode, embedder.name)
+    return Retrieval(query, hits, vectors, mode, embedder)

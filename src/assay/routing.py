@@ -8,16 +8,17 @@ other bands per question category. With ``C`` the set composite:
 condition                     decision
 ============================  ============================================
 no evidence admitted          ``llm_only`` if the policy allows it, else ``refuse``
+C >= broaden, coverage low    ``clarify``: ask what the question means
 C >= proceed                  ``proceed``: answer from the evidence
 C >= hedge                    ``hedge``: answer, stating the uncertainty
-C >= broaden, coverage low    ``clarify``: ask what the question means
 C >= broaden                  ``broaden``: expand the query and retrieve again
 below                         ``llm_only`` if allowed, else ``refuse``
 ============================  ============================================
 
 "Coverage low" means fewer than ``clarify_below_coverage`` of the query's meaningful
-terms appear in the admitted evidence: the knowledge base was searched for something
-the question did not clearly say. Every decision carries its reasons.
+terms appear in the admitted evidence: however strong the passages, they are about
+something the question did not clearly ask, so no band answers it directly. Every
+decision carries its reasons.
 """
 
 from __future__ import annotations
@@ -149,15 +150,18 @@ def _decide(
     if admitted == 0:
         return fallback, ("no retrieved evidence cleared the gate", why_fallback)
     c = f"set confidence {signals.composite:.3f}"
+    if signals.composite < bands.broaden:
+        return fallback, (f"{c} < broaden {bands.broaden:.2f}", why_fallback)
+    if signals.coverage < rules.clarify_below_coverage:
+        missing = ", ".join(signals.missing_terms) or "its meaningful terms"
+        low = f"query coverage {signals.coverage:.2f} < {rules.clarify_below_coverage:.2f}"
+        return Decision.CLARIFY, (
+            f"{c} >= broaden {bands.broaden:.2f}",
+            f"{low}: the evidence does not mention {missing}",
+        )
     if signals.composite >= bands.proceed:
         return Decision.PROCEED, (f"{c} >= proceed {bands.proceed:.2f}",)
     if signals.composite >= bands.hedge:
         return Decision.HEDGE, (f"{c} in the hedge band [{bands.hedge:.2f}, {bands.proceed:.2f})",)
-    if signals.composite < bands.broaden:
-        return fallback, (f"{c} < broaden {bands.broaden:.2f}", why_fallback)
     band = f"{c} in the broaden band [{bands.broaden:.2f}, {bands.hedge:.2f})"
-    if signals.coverage < rules.clarify_below_coverage:
-        missing = ", ".join(signals.missing_terms) or "its meaningful terms"
-        low = f"query coverage {signals.coverage:.2f} < {rules.clarify_below_coverage:.2f}"
-        return Decision.CLARIFY, (band, f"{low}: the evidence does not mention {missing}")
     return Decision.BROADEN, (band,)

@@ -1,15 +1,16 @@
 """Plain-text helpers shared by corroboration, query coverage and lexical matching.
 
-Deliberately simple and deterministic: lowercase word tokens (numbers kept whole,
-"4.5" stays one token), English stopwords dropped, and a light suffix stemmer so that
-"charging" matches "charge" and "batteries" matches "battery".
+Deliberately simple and deterministic: case-folded word tokens in any script, with
+numbers and product codes kept whole ("4.5", "HX-40", "UN3480" each stay one token),
+English stopwords dropped, and a light suffix stemmer so that "charging" matches
+"charge" and "batteries" matches "battery".
 """
 
 from __future__ import annotations
 
 import re
 
-_TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
+_TOKEN = re.compile(r"\w+(?:[-.,]\w+)*")
 # English stopwords plus question words and fillers that say nothing about the topic.
 _STOPWORDS = frozenset(
     """
@@ -25,7 +26,7 @@ _STOPWORDS = frozenset(
 
 def content_terms(text: str) -> list[str]:
     """The meaningful words of ``text`` in order: lowercased, stopwords removed."""
-    return [t for t in _TOKEN.findall(text.lower()) if t not in _STOPWORDS]
+    return [t for t in _TOKEN.findall(text.casefold()) if t not in _STOPWORDS]
 
 
 def stem(term: str) -> str:

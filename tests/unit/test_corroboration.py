@@ -102,11 +102,14 @@ def test_lexical_similarity_bounds() -> None:
         SAFE_TEMP.replace("45", "70"),
         "Never charge the pack between 0 and 45 degrees Celsius ambient temperature.",
         "Don't charge the pack between 0 and 45 degrees Celsius ambient temperature.",
+        "Charge the pack between 0 and 70 degrees Celsius ambient temperature.",
+        # a shared boilerplate sentence does not hide the conflict in the next one
+        "Read this sheet before use. Charge the pack only between 0 and 70 degrees Celsius.",
     ],
 )
 def test_e10_contradicting_passages_never_corroborate(policy: Policy, contradiction: str) -> None:
     """Near-identical wording with other figures or a negation is an opposite finding."""
-    assert lexical_similarity(SAFE_TEMP, contradiction) == 0.0
+    assert lexical_similarity("Read this sheet before use. " + SAFE_TEMP, contradiction) == 0.0
     items = [
         evidence("a", SAFE_TEMP, official("Acme", "sds"), policy),
         evidence("b", contradiction, official("Lab", "lab"), policy),
@@ -119,6 +122,7 @@ def test_e10_passages_are_compared_claim_by_claim(policy: Policy) -> None:
     """A longer passage that also states more (other sentences, negations, more figures)
     still corroborates a short one making the same claim."""
     long_passage = (
+        "Read this sheet before use. "
         "Charge the pack only between 0 and 45 degrees Celsius ambient temperature. "
         "Do not leave it charging unattended. A full charge takes about 3 hours."
     )

@@ -43,6 +43,25 @@ def test_r7_clarify_names_what_the_evidence_does_not_mention() -> None:
     assert "warranty" in result.reasons[-1]
 
 
+def test_r7_low_coverage_asks_back_whatever_the_band() -> None:
+    """Strong passages about something the question did not ask are not an answer."""
+    assert route(signals(0.95, 0.2), 3, RoutingRules()).decision is Decision.CLARIFY
+    assert route(signals(0.30, 0.2), 3, RoutingRules()).decision is Decision.REFUSE
+
+
+@pytest.mark.parametrize(
+    ("composite", "expected"),
+    [
+        (0.80, Decision.PROCEED),
+        (0.65, Decision.HEDGE),
+        (0.45, Decision.BROADEN),
+        (0.4499, Decision.REFUSE),
+    ],
+)
+def test_r7_band_edges_belong_to_the_higher_band(composite: float, expected: Decision) -> None:
+    assert route(signals(composite), 1, RoutingRules()).decision is expected
+
+
 def test_r7_nothing_admitted_refuses_or_goes_llm_only_when_allowed() -> None:
     assert route(signals(0.95), admitted=0, rules=RoutingRules()).decision is Decision.REFUSE
     allowed = RoutingRules(allow_llm_only=True)

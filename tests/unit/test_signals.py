@@ -54,13 +54,11 @@ def scored(*items: tuple[str, float, bool]) -> list[Evidence]:
     return out
 
 
-def test_r1_top_is_the_best_admitted_item_and_gap_its_margin_over_other_sources() -> None:
+def test_r1_top_is_the_best_admitted_item_and_gap_its_margin_over_the_second() -> None:
     items = scored(("a", 0.9, True), ("a", 0.85, True), ("b", 0.6, True))
     top, gap = top_gap(items)
     assert top == items[0].confidence
-    assert gap == pytest.approx(
-        items[0].confidence - items[2].confidence
-    )  # not the same-source 0.85
+    assert gap == pytest.approx(items[0].confidence - items[1].confidence)
     # an excluded item is never the top, but it still narrows the margin
     items = scored(("a", 0.9, False), ("b", 0.7, True))
     assert top_gap(items) == (items[1].confidence, 0.0)
@@ -82,7 +80,7 @@ def test_r2_coherence_overall_and_per_source() -> None:
     assert 0.0 < overall < 1.0
     assert by_source["a"] == pytest.approx(0.995, abs=1e-3)
     assert by_source["b"] == pytest.approx(0.995, abs=1e-3)
-    assert coherence_score(vectors[:1], ["a"]) == (1.0, {})
+    assert coherence_score(vectors[:1], ["a"]) == (0.5, {})  # one chunk: neutral
     assert coherence_score(vectors[:0], []) == (0.0, {})
     assert coherence_score(vectors[:2], ["a", "a"])[1] == {}  # one source: no breakdown
 
@@ -101,6 +99,23 @@ def test_r3_coverage_counts_stemmed_query_terms() -> None:
 def test_r5_weights_must_sum_to_one() -> None:
     with pytest.raises(InvalidInputError, match=r"sum to 1\.1"):
         SignalWeights(top=0.55)
+
+
+@given(
+    unit,
+    unit,
+    unit,
+    unit,
+    unit,
+    unit,
+    st.sampled_from(["top", "gap", "concentration", "coherence", "coverage"]),
+)
+def test_r5_composite_never_falls_when_a_signal_rises(
+    a: float, b: float, c: float, d: float, e: float, higher: float, name: str
+) -> None:
+    values = {"top": a, "gap": b, "concentration": c, "coherence": d, "coverage": e}
+    raised = values | {name: max(values[name], higher)}
+    assert set_confidence(raised, SignalWeights()) >= set_confidence(values, SignalWeights())
 
 
 @given(unit, unit, unit, unit, unit)
@@ -145,7 +160,9 @@ def test_compute_set_signals_end_to_end() -> None:
         settings=SignalSettings(),
     )
     assert signals.top == evidence[0].confidence
-    assert signals.gap == 1.0  # one source only: nothing competes
+    assert signals.gap == pytest.approx(
+        min(1.0, 5 * (evidence[0].confidence - evidence[1].confidence)), abs=1e-6
+    )
     assert signals.concentration == pytest.approx(2 / 3, abs=1e-6)
     assert signals.coverage == 1.0 and signals.missing_terms == ()
     assert 0.0 < signals.composite <= 1.0

@@ -50,6 +50,10 @@ def make_doc(uri: str, texts: list[str], source: str = "sds") -> tuple[StoredDoc
     return doc, chunks
 
 
+def put(store: SQLiteStore, doc: StoredDocument, chunks: list[Chunk], vectors: np.ndarray) -> None:
+    store.sync_file(doc.uri, [(doc, chunks, vectors)])
+
+
 @pytest.fixture
 def store(tmp_path: Path) -> SQLiteStore:
     conn = connect(tmp_path / "kb.db")
@@ -60,7 +64,7 @@ def store(tmp_path: Path) -> SQLiteStore:
 def test_replace_get_and_vectors_round_trip(store: SQLiteStore) -> None:
     doc, chunks = make_doc("a.md", ["Charge between 0 and 45 degrees.", "Store below 35 degrees."])
     vectors = unit(np.random.default_rng(0).normal(size=(2, DIM)))
-    store.replace_document(doc, chunks, vectors)
+    put(store, doc, chunks, vectors)
     assert store.get([chunks[1].id, chunks[0].id]) == [chunks[1], chunks[0]]
     np.testing.assert_array_equal(store.vectors([chunks[0].id]), vectors[:1])
     assert store.stats().chunks == 2 and store.stats().embedder == "test@1"
@@ -69,9 +73,9 @@ def test_replace_get_and_vectors_round_trip(store: SQLiteStore) -> None:
 
 def test_replacing_a_document_drops_its_old_chunks(store: SQLiteStore) -> None:
     doc, chunks = make_doc("a.md", ["old one", "old two"])
-    store.replace_document(doc, chunks, unit(np.ones((2, DIM))))
+    put(store, doc, chunks, unit(np.ones((2, DIM))))
     doc2, chunks2 = make_doc("a.md", ["new text"])
-    store.replace_document(doc2, chunks2, unit(np.ones((1, DIM))))
+    put(store, doc2, chunks2, unit(np.ones((1, DIM))))
     assert store.stats().chunks == 1
     assert [h.chunk_id for h in store.lexical_search("old", 5)] == []
     assert [h.chunk_id for h in store.lexical_search("new text", 5)] == [chunks2[0].id]
@@ -81,11 +85,41 @@ def test_replacing_a_document_drops_its_old_chunks(store: SQLiteStore) -> None:
 
 def test_a_failed_replace_keeps_the_old_document(store: SQLiteStore) -> None:
     doc, chunks = make_doc("a.md", ["kept text"])
-    store.replace_document(doc, chunks, unit(np.ones((1, DIM))))
+    put(store, doc, chunks, unit(np.ones((1, DIM))))
     doc2, chunks2 = make_doc("a.md", ["new one", "new two"])
     with pytest.raises(InvalidInputError):
-        store.replace_document(doc2, chunks2, unit(np.ones((1, DIM))))  # one vector short
+        put(store, doc2, chunks2, unit(np.ones((1, DIM))))  # one vector short
     assert store.get([chunks[0].id])[0].text == "kept text"
+
+
+def test_a_failure_inside_the_transaction_rolls_back_the_whole_file(store: SQLiteStore) -> None:
+    first, first_chunks = make_doc("a.md", ["first record"])
+    put(store, first, first_chunks, unit(np.ones((1, DIM))))
+    changed, changed_chunks = make_doc("a.md", ["first record, changed"])
+    wrong, wrong_chunks = make_doc("a.md#2", ["second record"])
+    wrong = replace(wrong, embedder="other@2")  # fails in the middle of the write
+    with pytest.raises(InvalidInputError, match="does not match the knowledge base"):
+        store.sync_file(
+            "a.md",
+            [
+                (changed, changed_chunks, unit(np.ones((1, DIM)))),
+                (wrong, wrong_chunks, unit(np.ones((1, DIM)))),
+            ],
+        )
+    assert store.get([first_chunks[0].id])[0].text == "first record"
+    assert store.stats().chunks == 1
+
+
+def test_documents_a_file_no_longer_holds_are_dropped(store: SQLiteStore) -> None:
+    one, one_chunks = make_doc("posts.jsonl#1", ["post one"])
+    two, two_chunks = make_doc("posts.jsonl#2", ["post two"])
+    store.sync_file(
+        "posts.jsonl",
+        [(one, one_chunks, unit(np.ones((1, DIM)))), (two, two_chunks, unit(np.ones((1, DIM))))],
+    )
+    assert store.sync_file("posts.jsonl", [], keep=[one.id]) == 1
+    assert store.document(two.id) is None and store.document(one.id) is not None
+    assert [h.chunk_id for h in store.lexical_search("post", 5)] == [one_chunks[0].id]
 
 
 def test_dense_search_matches_brute_force(store: SQLiteStore) -> None:
@@ -93,7 +127,7 @@ def test_dense_search_matches_brute_force(store: SQLiteStore) -> None:
     texts = [f"passage number {i}" for i in range(300)]
     vectors = unit(rng.normal(size=(300, DIM)))
     doc, chunks = make_doc("many.md", texts)
-    store.replace_document(doc, chunks, vectors)
+    put(store, doc, chunks, vectors)
     for _ in range(5):
         query = unit(rng.normal(size=(1, DIM)))[0]
         expected = np.argsort(-(vectors @ query))[:10]
@@ -106,24 +140,36 @@ def test_dense_index_sees_writes_from_another_connection(
     store: SQLiteStore, tmp_path: Path
 ) -> None:
     doc, chunks = make_doc("a.md", ["first"])
-    store.replace_document(doc, chunks, unit(np.ones((1, DIM))))
+    put(store, doc, chunks, unit(np.ones((1, DIM))))
     assert len(store.dense_search(unit(np.ones((1, DIM)))[0], 5)) == 1
     other = SQLiteStore(connect(tmp_path / "kb.db"))
     doc2, chunks2 = make_doc("b.md", ["second"])
-    other.replace_document(doc2, chunks2, unit(np.ones((1, DIM))))
+    put(other, doc2, chunks2, unit(np.ones((1, DIM))))
     assert len(store.dense_search(unit(np.ones((1, DIM)))[0], 5)) == 2
 
 
-@pytest.mark.parametrize("query", ['"quoted" AND (x OR', "NEAR(charge*)", "col:umn - ^", "ünïcode"])
-def test_lexical_search_never_breaks_on_query_syntax(store: SQLiteStore, query: str) -> None:
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        ('"quoted" AND (charge OR', True),
+        ("NEAR(charge*)", True),
+        ("col:umn - ^", False),
+        ("ünïcode", True),
+    ],
+)
+def test_lexical_search_never_breaks_on_query_syntax(
+    store: SQLiteStore, query: str, found: bool
+) -> None:
+    """Whatever the user typed is searched as words, never parsed as FTS5 syntax."""
     doc, chunks = make_doc("a.md", ["charge the unicode pack"])
-    store.replace_document(doc, chunks, unit(np.ones((1, DIM))))
-    store.lexical_search(query, 5)  # no FTS5 syntax error, whatever the user typed
+    put(store, doc, chunks, unit(np.ones((1, DIM))))
+    hits = [h.chunk_id for h in store.lexical_search(query, 5)]
+    assert hits == ([chunks[0].id] if found else [])
 
 
 def test_lexical_search_stems_and_ignores_stopwords(store: SQLiteStore) -> None:
     doc, chunks = make_doc("a.md", ["Charging the batteries safely.", "Pythons migrate."])
-    store.replace_document(doc, chunks, unit(np.ones((2, DIM))))
+    put(store, doc, chunks, unit(np.ones((2, DIM))))
     assert [h.chunk_id for h in store.lexical_search("how to charge a battery", 5)] == [
         chunks[0].id
     ]
@@ -132,21 +178,21 @@ def test_lexical_search_stems_and_ignores_stopwords(store: SQLiteStore) -> None:
 
 def test_duplicate_passages_in_one_document_are_stored_once(store: SQLiteStore) -> None:
     doc, chunks = make_doc("a.md", ["Warning: hot.", "Body text.", "Warning: hot."])
-    store.replace_document(doc, chunks, unit(np.ones((3, DIM))))
+    put(store, doc, chunks, unit(np.ones((3, DIM))))
     assert store.stats().chunks == 2
 
 
 def test_store_is_bound_to_its_embedder(store: SQLiteStore) -> None:
     doc, chunks = make_doc("a.md", ["text"])
-    store.replace_document(doc, chunks, unit(np.ones((1, DIM))))
+    put(store, doc, chunks, unit(np.ones((1, DIM))))
     other_doc = replace(doc, id="x", uri="b.md", embedder="other@2")
     with pytest.raises(InvalidInputError, match="was embedded with 'test@1'"):
-        store.replace_document(other_doc, [], np.zeros((0, DIM), dtype=np.float32))
+        put(store, other_doc, [], np.zeros((0, DIM), dtype=np.float32))
 
 
 def test_delete_document(store: SQLiteStore) -> None:
     doc, chunks = make_doc("a.md", ["text"])
-    store.replace_document(doc, chunks, unit(np.ones((1, DIM))))
+    put(store, doc, chunks, unit(np.ones((1, DIM))))
     assert store.delete_document(doc.id) is True
     assert store.delete_document(doc.id) is False
     assert store.stats().chunks == 0 and store.dense_search(unit(np.ones((1, DIM)))[0], 3) == []

@@ -247,7 +247,7 @@ class AuditLog:
                     payload = None
                 problems.extend(
                     VerifyProblem(seq, event_id, p)
-                    for p in replay_problems(columns["kind"], payload)
+                    for p in replay_problems(columns["kind"], payload, columns["query"])
                 )
             expected_seq, prev = seq + 1, stored
         if expected_head is not None and expected_head != prev:

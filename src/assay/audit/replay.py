@@ -5,13 +5,15 @@ and the :class:`~assay.types.SourceBasis` (reliability, adjustments, age, decay
 rate, overruled/retired). That is enough to recompute every sub-score, the
 composite, the label and the gate's verdict; any difference means the row, the
 policy or the scoring code no longer agree with what was decided at the time.
-For a question (``ask``) the set composite is recomputed from the stored signal values
-and the routing decision from the composite. Findings and the signal values themselves
-are not replayed: they depend on the text-similarity function and the embeddings.
+For a question (``ask``) the set signals are recomputed from the evidence and the query
+(all but coherence, which needs the embeddings), the composite from the signals, and
+the routing decision from the composite. Findings are not replayed: they depend on the
+injected text-similarity function.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from assay.errors import InvalidInputError
@@ -20,11 +22,18 @@ from assay.policy import Policy, policy_from_mapping
 from assay.routing import route
 from assay.scoring.evidence import composite_score, sub_scores
 from assay.scoring.gate import exclusion
-from assay.scoring.signals import SIGNAL_NAMES, SetSignals, set_confidence
-from assay.types import Candidate, Evidence, Label, SourceBasis
+from assay.scoring.signals import (
+    SIGNAL_NAMES,
+    SetSignals,
+    concentration_score,
+    coverage_score,
+    set_confidence,
+    top_gap,
+)
+from assay.types import Candidate, Evidence, Label, SourceBasis, round_score
 
 
-def replay_problems(kind: str, payload: Any) -> list[str]:
+def replay_problems(kind: str, payload: Any, query: str = "") -> list[str]:
     """Describe every stored score of one event that does not recompute; [] if all do."""
     if kind not in ("score", "ask"):
         return []
@@ -35,19 +44,40 @@ def replay_problems(kind: str, payload: Any) -> list[str]:
         problems = []
         if payload.get("policy_digest") != sha256_hex(canonical_json(payload["policy"])):
             problems.append("stored policy does not match its digest")
+        evidence = []
         for item in payload["evidence"]:
-            problems.extend(_item_problems(item, policy))
+            recomputed, item_problems = _replay_item(item, policy)
+            evidence.append(recomputed)
+            problems.extend(item_problems)
         if kind == "ask":
-            problems.extend(_route_problems(payload, policy))
+            problems.extend(_route_problems(payload, policy, query, evidence))
         return problems
     except (KeyError, TypeError, ValueError, InvalidInputError) as exc:
         return [f"payload cannot be replayed: {exc!r}"]
 
 
-def _route_problems(payload: dict[str, Any], policy: Policy) -> list[str]:
-    """Recompute the set composite from the stored signals, and the decision from it."""
+def _route_problems(
+    payload: dict[str, Any], policy: Policy, query: str, evidence: list[Evidence]
+) -> list[str]:
+    """Recompute the set signals (all but coherence, which needs the embeddings), their
+    composite, and the decision."""
     stored = payload["signals"]
     settings = policy.signals
+    top, gap = top_gap(evidence)
+    admitted = [e for e in evidence if e.admitted]
+    recomputed = {
+        "top": top,
+        "gap": min(1.0, gap * settings.gap_scale),
+        "concentration": concentration_score(
+            [e.confidence for e in evidence], [e.admitted for e in evidence], settings.top_n
+        ),
+        "coverage": coverage_score(query, [e.candidate.text for e in admitted])[0],
+    }
+    problems = [
+        f"signal {name} {stored[name]} recomputes as {round_score(value)}"
+        for name, value in recomputed.items()
+        if round_score(value) != stored[name]
+    ]
     composite = set_confidence(
         {name: stored[name] for name in SIGNAL_NAMES},
         settings.weights,
@@ -55,7 +85,6 @@ def _route_problems(payload: dict[str, Any], policy: Policy) -> list[str]:
         mode=settings.judgment_mode,
         judgment_weight=settings.judgment_weight,
     )
-    problems = []
     if composite != stored["composite"]:
         problems.append(f"set confidence {stored['composite']} recomputes as {composite}")
     signals = SetSignals(
@@ -68,14 +97,14 @@ def _route_problems(payload: dict[str, Any], policy: Policy) -> list[str]:
             }
         )
     )
-    admitted = sum(1 for item in payload["evidence"] if item["admitted"])
-    decision = route(signals, admitted, policy.routing, payload.get("category")).decision
+    decision = route(signals, len(admitted), policy.routing, payload.get("category")).decision
     if decision.value != payload["route"]["decision"]:
         problems.append(f"decision {payload['route']['decision']} recomputes as {decision.value}")
     return problems
 
 
-def _item_problems(item: dict[str, Any], policy: Policy) -> list[str]:
+def _replay_item(item: dict[str, Any], policy: Policy) -> tuple[Evidence, list[str]]:
+    """The item rescored from its row, and how the stored values differ from that."""
     basis = SourceBasis.from_dict(item["basis"])
     scores = sub_scores(item["scores"]["similarity"], basis, policy.undated_freshness)
     confidence = composite_score(scores, policy.weights)
@@ -111,4 +140,4 @@ def _item_problems(item: dict[str, Any], policy: Policy) -> list[str]:
             f"{name}: gate verdict {item.get('reason') or 'admitted'} "
             f"recomputes as {reason or 'admitted'}"
         )
-    return problems
+    return replace(evidence, admitted=verdict is None), problems

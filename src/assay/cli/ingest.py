@@ -98,7 +98,9 @@ def ingest_command(
     else:
         for f in result.files:
             if f.status != "failed":
-                click.echo(f"{f.status:>9}  {f.path}  ({f.documents} documents, {f.chunks} chunks)")
+                removed = f", {f.removed} removed" if f.removed else ""
+                click.echo(f"{f.status:>9}  {f.path}  ({f.documents} documents, "
+                           f"{f.chunks} chunks{removed})")
         click.echo(result.summary())
     if result.count("failed"):
         sys.exit(1)

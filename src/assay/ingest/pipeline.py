@@ -1,10 +1,13 @@
 """Ingestion runs: files -> documents -> chunks -> vectors -> store, one file at a time.
 
 Each file is read, chunked and embedded first and written last, all its documents in
-one transaction: a file either lands whole or not at all. A bad file (unreadable,
-malformed, naming an unknown source) is reported with its own error and the run goes
-on with the next. A document whose content, dates and embedder are unchanged since the
-last run is left alone, so re-ingesting is idempotent and cheap.
+one transaction: a file either lands whole or not at all. Documents the file no longer
+holds (records removed from a JSONL file) are dropped in the same transaction. A bad
+file (unreadable, malformed, naming an unknown source) is reported with its own error
+and the run goes on with the next. A document whose content, dates and embedder are
+unchanged since the last run is left alone, so re-ingesting is idempotent and cheap.
+Chunks are measured with the embedder's own tokenizer when it has one, so that no chunk
+is cut off by the model's input limit.
 
 Dates: what the file itself states (front matter, HTML meta, record fields) wins; the
 run's ``published`` / ``verified`` arguments fill what it leaves open; the file's
@@ -21,8 +24,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from assay.errors import AssayError, InvalidInputError
-from assay.ingest.chunking import chunk_document
-from assay.ingest.document import LoadedDocument, document_id
+from assay.ingest.chunking import approximate_tokens, chunk_document
+from assay.ingest.document import Chunk, LoadedDocument, document_id
 from assay.ingest.loaders import iter_files, load_file
 from assay.models.embedder import Embedder
 from assay.sources import SourceRegistry
@@ -39,6 +42,7 @@ class FileOutcome:
     status: FileStatus
     documents: int = 0
     chunks: int = 0
+    removed: int = 0
     error: str | None = None
 
 
@@ -118,10 +122,12 @@ def ingest(
 def _ingest_file(
     path: Path, store: Store, embedder: Embedder, registry: SourceRegistry, options: IngestOptions
 ) -> FileOutcome:
+    count_tokens = getattr(embedder, "count_tokens", approximate_tokens)
     try:
-        batch: list[DocumentBatch] = []
-        replaced = 0
         documents = load_file(path)
+        batch: list[DocumentBatch] = []
+        unchanged: list[str] = []
+        replaced = 0
         for doc in documents:
             doc, source_id = _resolve(doc, path, registry, options)
             stored = StoredDocument(
@@ -140,6 +146,7 @@ def _ingest_file(
                 stored.content_hash,
                 stored.embedder,
             ):
+                unchanged.append(stored.id)
                 continue
             replaced += before is not None
             chunks = chunk_document(
@@ -147,22 +154,31 @@ def _ingest_file(
                 source_id=source_id,
                 max_tokens=options.max_tokens,
                 overlap_tokens=options.overlap_tokens,
+                count_tokens=count_tokens,
             )
-            vectors = embedder.embed(
-                [f"{c.title}\n{c.text}" if c.title else c.text for c in chunks]
-            )
+            vectors = embedder.embed([embedding_text(c) for c in chunks])
             batch.append((replace(stored, chunk_count=len(chunks)), chunks, vectors))
-        if not batch:
-            return FileOutcome(str(path), "unchanged", documents=len(documents))
-        store.replace_documents(batch)
+        # a document's file is its uri up to '#' (JSONL records are '<file>#<id>')
+        dropped = store.sync_file(documents[0].uri.partition("#")[0], batch, unchanged)
     except AssayError as exc:
         return FileOutcome(str(path), "failed", error=str(exc))
-    except OSError as exc:
-        return FileOutcome(str(path), "failed", error=f"{path}: cannot be read ({exc})")
-    status: FileStatus = "updated" if replaced else "added"
+    except Exception as exc:  # any other failure still fails this file alone
+        return FileOutcome(str(path), "failed", error=f"{path}: {type(exc).__name__}: {exc}")
+    if not batch and not dropped:
+        return FileOutcome(str(path), "unchanged", documents=len(documents))
+    status: FileStatus = "updated" if replaced or dropped else "added"
     return FileOutcome(
-        str(path), status, documents=len(batch), chunks=sum(len(chunks) for _, chunks, _ in batch)
+        str(path),
+        status,
+        documents=len(batch),
+        chunks=sum(len(chunks) for _, chunks, _ in batch),
+        removed=dropped,
     )
+
+
+def embedding_text(chunk: Chunk) -> str:
+    """What is embedded for a chunk: its title path, then its text."""
+    return f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
 
 
 def _resolve(

@@ -8,10 +8,10 @@ Grouping
     it leads a new finding. Comparing with leaders only keeps findings from drifting
     through chains of loosely related passages. The similarity function is injected:
     :func:`lexical_similarity` is the offline default; a model-based one can replace it.
-    The default compares the passages' best-matching sentences and never groups them
-    when those disagree on their face (conflicting figures, or one negated): "charge up
-    to 45 °C" and "charge up to 70 °C" share nearly every word but are opposite
-    findings, and must not corroborate each other.
+    The default compares the passages sentence by sentence and never groups them when
+    two sentences about the same thing disagree on their face (different figures, or
+    one negated): "charge up to 45 °C" and "charge up to 70 °C" share nearly every word
+    but are opposite findings, and must not corroborate each other.
 
 Independence
     Two items are independent only if their sources differ *and* have different
@@ -46,15 +46,16 @@ TextSimilarity = Callable[[str, str], float]
 """A function giving the similarity in [0, 1] of two passages' claims."""
 
 _LABEL_RANK = {Label.LOW: 0, Label.MEDIUM: 1, Label.HIGH: 2}
+_ALIGNED = 0.5  # sentences this similar are taken to make the same kind of claim
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|without|neither|nor)\b|n't\b", re.IGNORECASE)
 
 
 def _disagree(a: str, b: str) -> bool:
-    """Two sentences contradict on their face: conflicting figures, or one negated."""
+    """Two sentences contradict on their face: different figures, or one negated."""
     numbers_a, numbers_b = set(_NUMBER.findall(a)), set(_NUMBER.findall(b))
-    if numbers_a and numbers_b and not (numbers_a <= numbers_b or numbers_b <= numbers_a):
+    if numbers_a and numbers_b and numbers_a != numbers_b:
         return True
     return bool(_NEGATION.search(a)) != bool(_NEGATION.search(b))
 
@@ -72,19 +73,20 @@ def lexical_similarity(a: str, b: str) -> float:
 
     Passages are compared claim by claim: the score is the cosine similarity of the
     content-word counts (stopwords dropped) of their best-matching pair of sentences.
-    When that pair disagrees on its face -- figures that conflict (neither set of
-    numbers contains the other) or a negation ("not", "never", "n't", ...) in only one
-    of them -- the score is 0: erring that way only withholds a corroboration boost,
-    never grants one.
+    It is 0 when any pair of sentences that talk about the same thing (cosine of at
+    least 0.5) disagrees on its face -- different figures, or a negation ("not",
+    "never", "n't", ...) in only one of them: erring that way only withholds a
+    corroboration boost, never grants one.
     """
-    best, best_pair = 0.0, ("", "")
+    best = 0.0
     for sentence_a in _SENTENCE.split(a.strip()):
         terms_a = Counter(content_terms(sentence_a))
         for sentence_b in _SENTENCE.split(b.strip()):
             score = _cosine(terms_a, Counter(content_terms(sentence_b)))
-            if score > best:
-                best, best_pair = score, (sentence_a, sentence_b)
-    return 0.0 if _disagree(*best_pair) else best
+            if score >= _ALIGNED and _disagree(sentence_a, sentence_b):
+                return 0.0
+            best = max(best, score)
+    return best
 
 
 def aggregate_confidence(confidences: Sequence[float], dependence: float) -> float:

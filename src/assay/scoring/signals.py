@@ -5,16 +5,14 @@ the passages that may be used are enough to answer. Over the scored items of one
 request, those the gate admitted and those it excluded:
 
 * ``top``           the best *admitted* item's confidence; 0 when nothing was admitted (R1);
-* ``gap``           that best confidence minus the best of the items from *other* sources,
+* ``gap``           that best confidence minus the second best of all retrieved items,
                     times ``gap_scale`` and capped at 1 (a margin of 0.2 already marks a
-                    clear winner). Two passages of the same source do not compete: a data
-                    sheet's charging and storage sections both scoring high is not
-                    ambiguity. With no other source, the margin is the confidence (R1);
+                    clear winner); a lone item's margin is its own confidence (R1);
 * ``concentration`` share of the ``top_n`` most confident retrieved items that the gate
                     admitted: one usable passage padded with noise scores low (R1);
 * ``coherence``     mean pairwise cosine of the admitted chunks' embeddings, clipped to
-                    [0, 1]; also per source where the sources differ (R2). One chunk is
-                    trivially coherent (1.0); none gives 0;
+                    [0, 1]; also per source where the sources differ (R2). One chunk has
+                    nothing to agree or disagree with: neutral 0.5; none gives 0;
 * ``coverage``      share of the query's meaningful terms (stemmed) found in the admitted
                     chunks (R3); a query without meaningful terms covers nothing.
 
@@ -37,6 +35,7 @@ from assay.types import Evidence, check_unit_interval, round_score
 
 JudgmentMode = Literal["cap", "blend"]
 SIGNAL_NAMES = ("top", "gap", "concentration", "coherence", "coverage")
+SINGLE_CHUNK_COHERENCE = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,13 +117,14 @@ class SetSignals:
 
 
 def top_gap(evidence: Sequence[Evidence]) -> tuple[float, float]:
-    """The best admitted confidence and its margin over the best other source (R1)."""
-    usable = [e for e in evidence if e.admitted]
+    """The best admitted confidence and its margin over the second best item (R1)."""
+    usable = [e.confidence for e in evidence if e.admitted]
     if not usable:
         return 0.0, 0.0
-    best = max(usable, key=lambda e: e.confidence)
-    rivals = [e.confidence for e in evidence if _source(e) != _source(best)]
-    return best.confidence, max(0.0, best.confidence - max(rivals, default=0.0))
+    top = max(usable)
+    ordered = sorted((e.confidence for e in evidence), reverse=True)
+    second = ordered[1] if len(ordered) > 1 else 0.0
+    return top, max(0.0, top - second)
 
 
 def _source(item: Evidence) -> str:
@@ -151,7 +151,7 @@ def coherence_score(
     if n == 0:
         return 0.0, {}
     if n == 1:
-        return 1.0, {}
+        return SINGLE_CHUNK_COHERENCE, {}
     sims = np.clip(vectors @ vectors.T, 0.0, 1.0)
     upper = np.triu_indices(n, k=1)
     overall = float(sims[upper].mean())

@@ -8,6 +8,7 @@ and the pipeline never change with the backend.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import date
 from typing import Protocol
@@ -57,18 +58,19 @@ class StoreStats:
 class Store(Protocol):
     """A knowledge base: chunks with text, vectors and a lexical index."""
 
-    def replace_document(
-        self, document: StoredDocument, chunks: Sequence[Chunk], vectors: Vectors
-    ) -> None:
-        """Add a document, or replace all chunks of one with the same id, atomically."""
-        ...
+    def sync_file(self, file: str, batch: Sequence[DocumentBatch], keep: Sequence[str] = ()) -> int:
+        """Write a file's new and changed documents, drop those it no longer holds, atomically.
 
-    def replace_documents(self, batch: Sequence[DocumentBatch]) -> None:
-        """:meth:`replace_document` for several documents in one transaction."""
+        ``keep`` names the file's unchanged documents; returns how many were dropped.
+        """
         ...
 
     def delete_document(self, document_id: str) -> bool:
         """Remove a document and its chunks; False if there was none."""
+        ...
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        """A consistent view for several reads while other processes may write."""
         ...
 
     def document(self, document_id: str) -> StoredDocument | None:
@@ -89,6 +91,10 @@ class Store(Protocol):
 
     def vectors(self, ids: Sequence[str]) -> Vectors:
         """The stored vectors of these chunks, one row each, in the order given."""
+        ...
+
+    def embedder(self) -> str | None:
+        """The embedder the stored vectors came from; None while the store is empty."""
         ...
 
     def stats(self) -> StoreStats:

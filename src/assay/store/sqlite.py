@@ -5,14 +5,15 @@ is loaded once into memory and a query is one matrix-vector product (100k x 384 
 about 16 ms). Every write bumps a generation counter, so the in-memory matrix is
 reloaded only after the knowledge base changed -- also when another process changed it.
 Lexical search is FTS5 with the porter stemmer, scored by BM25 (text weighted over title).
-All SQL of the knowledge base lives in this module.
+All SQL of the knowledge base lives in this module and its schema in ``schema.py``.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, date, datetime
 
 import numpy as np
@@ -32,17 +33,13 @@ class SQLiteStore:
         self._index: tuple[int, list[str], Vectors] | None = None
 
     # -- writes ----------------------------------------------------------------
-    def replace_document(
-        self, document: StoredDocument, chunks: Sequence[Chunk], vectors: Vectors
-    ) -> None:
-        """Add or replace one document with its chunks in one transaction."""
-        self.replace_documents([(document, chunks, vectors)])
+    def sync_file(self, file: str, batch: Sequence[DocumentBatch], keep: Sequence[str] = ()) -> int:
+        """Write one file's new and changed documents and drop the ones it no longer holds.
 
-    def replace_documents(self, batch: Sequence[DocumentBatch]) -> None:
-        """Add or replace several documents (one file's) in one transaction.
-
-        A chunk whose id repeats within a document (the same passage twice) is stored
-        once. The store is bound to the embedder of its first document.
+        All in one transaction. ``keep`` names the file's unchanged documents; any other
+        stored document of ``file`` that is not in ``batch`` is deleted (a record removed
+        from a JSONL file). A chunk id repeated within a document is stored once. Returns
+        how many stale documents were deleted.
         """
         for document, chunks, vectors in batch:
             if len(chunks) != len(vectors):
@@ -53,19 +50,42 @@ class SQLiteStore:
                 )
         with transaction(self._conn):
             for document, chunks, vectors in batch:
-                self._write(document, chunks, vectors)
+                self._write(file, document, chunks, vectors)
+            present = set(keep) | {document.id for document, _, _ in batch}
+            stale = [
+                row[0]
+                for row in self._conn.execute("SELECT id FROM kb_documents WHERE file = ?", (file,))
+                if row[0] not in present
+            ]
+            for document_id in stale:
+                self._delete(document_id)
             self._bump()
+        return len(stale)
 
-    def _write(self, document: StoredDocument, chunks: Sequence[Chunk], vectors: Vectors) -> None:
-        self._check_embedder(document.embedder, int(vectors.shape[1]) if len(vectors) else 0)
-        self._conn.execute("DELETE FROM kb_chunks WHERE document_id = ?", (document.id,))
-        self._conn.execute("DELETE FROM kb_documents WHERE id = ?", (document.id,))
+    def delete_document(self, document_id: str) -> bool:
+        """Remove a document and its chunks; False if it was not stored."""
+        with transaction(self._conn):
+            found = self._delete(document_id)
+            self._bump()
+        return found
+
+    def _delete(self, document_id: str) -> bool:
+        self._conn.execute("DELETE FROM kb_chunks WHERE document_id = ?", (document_id,))
+        gone = self._conn.execute("DELETE FROM kb_documents WHERE id = ?", (document_id,))
+        return gone.rowcount > 0
+
+    def _write(
+        self, file: str, document: StoredDocument, chunks: Sequence[Chunk], vectors: Vectors
+    ) -> None:
+        self._check_embedder(document.embedder)
+        self._delete(document.id)
         self._conn.execute(
-            "INSERT INTO kb_documents (id, source_id, uri, title, content_hash, published,"
-            " verified, chunk_count, embedder, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO kb_documents (id, source_id, file, uri, title, content_hash, published,"
+            " verified, chunk_count, embedder, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             (
                 document.id,
                 document.source_id,
+                file,
                 document.uri,
                 document.title,
                 document.content_hash,
@@ -101,15 +121,16 @@ class SQLiteStore:
                 ),
             )
 
-    def delete_document(self, document_id: str) -> bool:
-        """Remove a document and its chunks; False if it was not stored."""
-        with transaction(self._conn):
-            self._conn.execute("DELETE FROM kb_chunks WHERE document_id = ?", (document_id,))
-            gone = self._conn.execute("DELETE FROM kb_documents WHERE id = ?", (document_id,))
-            self._bump()
-        return gone.rowcount > 0
-
     # -- reads -----------------------------------------------------------------
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One consistent view for several reads, even while another process writes."""
+        self._conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self._conn.execute("COMMIT")
+
     def document(self, document_id: str) -> StoredDocument | None:
         """The stored document with this id, if any."""
         row = self._conn.execute(
@@ -164,41 +185,44 @@ class SQLiteStore:
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         """The chunks with these ids in the order given; an unknown id is an error."""
-        if not ids:
-            return []
-        marks = ",".join("?" * len(ids))
-        rows = {
-            r["id"]: r
-            for r in self._conn.execute(f"SELECT * FROM kb_chunks WHERE id IN ({marks})", list(ids))
-        }
-        missing = [i for i in ids if i not in rows]
-        if missing:
-            raise NotFoundError(f"chunk {missing[0]!r} is not in the knowledge base")
+        rows = self._rows("*", ids)
         return [_chunk(rows[i]) for i in ids]
 
     def vectors(self, ids: Sequence[str]) -> Vectors:
         """The stored vectors of these chunks, in the order given."""
         if not ids:
             return np.zeros((0, 0), dtype=np.float32)
-        marks = ",".join("?" * len(ids))
-        rows = {
-            r["id"]: r["embedding"]
-            for r in self._conn.execute(
-                f"SELECT id, embedding FROM kb_chunks WHERE id IN ({marks})", list(ids)
-            )
-        }
-        missing = [i for i in ids if i not in rows]
-        if missing:
-            raise NotFoundError(f"chunk {missing[0]!r} is not in the knowledge base")
-        return np.stack([np.frombuffer(rows[i], dtype="<f4") for i in ids]).astype(np.float32)
+        rows = self._rows("id, embedding", ids)
+        return np.stack([np.frombuffer(rows[i]["embedding"], dtype="<f4") for i in ids]).astype(
+            np.float32
+        )
 
     def stats(self) -> StoreStats:
         """Document and chunk counts, and the embedder the vectors came from."""
         docs = self._conn.execute("SELECT COUNT(*) FROM kb_documents").fetchone()[0]
         chunks = self._conn.execute("SELECT COUNT(*) FROM kb_chunks").fetchone()[0]
-        return StoreStats(documents=docs, chunks=chunks, embedder=self._meta("embedder"))
+        return StoreStats(documents=docs, chunks=chunks, embedder=self.embedder())
+
+    def embedder(self) -> str | None:
+        """The embedder this knowledge base was built with; None while it is empty."""
+        return self._meta("embedder")
 
     # -- internals ---------------------------------------------------------------
+    def _rows(self, columns: str, ids: Sequence[str]) -> dict[str, sqlite3.Row]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = {
+            r["id"]: r
+            for r in self._conn.execute(
+                f"SELECT {columns} FROM kb_chunks WHERE id IN ({marks})", list(ids)
+            )
+        }
+        missing = [i for i in ids if i not in rows]
+        if missing:
+            raise NotFoundError(f"chunk {missing[0]!r} is not in the knowledge base")
+        return rows
+
     def _matrix(self) -> tuple[list[str], Vectors]:
         generation = int(self._meta("generation") or 0)
         if self._index is None or self._index[0] != generation:
@@ -221,16 +245,16 @@ class SQLiteStore:
             "UPDATE kb_meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
         )
 
-    def _check_embedder(self, name: str, dim: int) -> None:
+    def _check_embedder(self, name: str) -> None:
         bound = self._meta("embedder")
         if bound is None:
             self._conn.execute("INSERT INTO kb_meta VALUES ('embedder', ?)", (name,))
-            self._conn.execute("INSERT INTO kb_meta VALUES ('dim', ?)", (str(dim),))
         elif bound != name:
             raise InvalidInputError(
                 "embedder",
                 name,
-                f"this knowledge base was embedded with {bound!r}: use it, or start a new database",
+                f"this knowledge base was embedded with {bound!r}: set ASSAY_EMBEDDER to the "
+                "embedder that made it (minilm, hashing) or start a new database",
                 problem="does not match the knowledge base",
             )
 
