@@ -53,7 +53,8 @@ def test_ingest_reports_and_is_idempotent(demo_db: Path) -> None:
     again = run_cli("ingest", str(KB / "halden-sds-2026.md"), "--json", db=demo_db)
     report = json.loads(again.stdout)
     assert [f["status"] for f in report["files"]] == ["unchanged"]
-    stats = Assay(demo_db).store.stats()
+    with Assay(demo_db) as engine:
+        stats = engine.store.stats()
     assert stats.documents == 7 and stats.chunks >= 15
     assert stats.embedder == "all-MiniLM-L6-v2-int8@1.0.0"
 
@@ -139,3 +140,35 @@ def test_ask_bad_input_is_one_line(demo_db: Path) -> None:
     assert result.exit_code == 2 and "category='tax' has no routing bands" in result.stderr
     result = run_cli("ask", "   ", db=demo_db)
     assert result.exit_code == 2 and "query" in result.stderr
+
+
+def test_e9_the_forum_claim_is_labelled_for_information_and_kept_out_of_safety(
+    demo_db: Path,
+) -> None:
+    question = "Can I charge the HX-40 in a hot car at 70 °C?"
+    casual = ask(demo_db, question, "--policy", "informational")
+    forum = [e for e in casual["admitted"] if e["source_id"] == "community-forum"]
+    assert forum and forum[0]["label"] in ("medium", "low")
+    assert all(
+        f["status"] == "isolated"
+        for f in casual["findings"]
+        if "community-forum" in f["source_ids"]
+    )  # 70 °C corroborates nothing
+    strict = ask(demo_db, question, "--severity", "safety_critical")
+    assert "community-forum" not in {e["source_id"] for e in strict["admitted"]}
+    assert {e["source_id"] for e in strict["admitted"]} == {"halden-sds-2026"}
+
+
+def test_asking_an_empty_knowledge_base_says_to_ingest_first(tmp_path: Path) -> None:
+    result = run_cli("ask", "anything?", db=tmp_path / "empty.db")
+    assert result.exit_code == 2 and "is empty" in result.stderr
+    assert "assay ingest" in result.stderr
+
+
+def test_asking_with_another_embedder_is_refused(
+    demo_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ASSAY_EMBEDDER", "hashing")
+    result = run_cli("ask", "charging?", db=demo_db)
+    assert result.exit_code == 2
+    assert "embedded with 'all-MiniLM-L6-v2-int8@1.0.0'" in result.stderr
