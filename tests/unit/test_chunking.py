@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import date
 from itertools import pairwise
 from pathlib import Path
@@ -277,3 +278,54 @@ def test_every_chunk_fits_the_budget_and_no_text_is_lost(
     joined = " ".join(c.text for c in chunks).split()
     assert set(" ".join(text for _, text, _ in items).split()) <= set(joined)
     assert chunks == chunks_of(doc, max_tokens=max_tokens, overlap_tokens=overlap)
+
+
+# --- long unbroken text -------------------------------------------------------------------
+
+
+def one_line_json(size: int, *, spaced: bool) -> str:
+    """A single-line JSON array of about ``size`` characters: no sentence ends, and with
+    ``spaced=False`` not even a space, so it must be cut inside one very long "word"."""
+    items = ({"id": i, "name": f"item {i}", "tags": ["a", "b"]} for i in range(size // 40))
+    return json.dumps(list(items), separators=(", ", ": ") if spaced else (",", ":"))
+
+
+class CountingCounter:
+    """A token counter that counts its own calls, the way a slow real tokenizer costs."""
+
+    def __init__(self, scale: float = 1.0) -> None:
+        self.calls = 0
+        self.scale = scale
+
+    def __call__(self, text: str) -> int:
+        self.calls += 1
+        return round(approximate_tokens(text) * self.scale)
+
+
+@pytest.mark.parametrize("spaced", [True, False])
+@pytest.mark.parametrize("scale", [1.0, 1.4])  # 1.4: a tokenizer that splits words more
+def test_long_unbroken_text_costs_few_counter_calls_per_chunk(spaced: bool, scale: float) -> None:
+    text = one_line_json(300_000, spaced=spaced)
+    assert len(text) >= 300_000
+    doc = doc_of(Block("paragraph", text))
+    counter = CountingCounter(scale)
+    chunks = chunks_of(doc, count_tokens=counter)
+    assert len(chunks) > 100
+    assert counter.calls < 20 * len(chunks)
+    assert all(counter(c.text) <= 180 for c in chunks)
+    # nothing lost or repeated: no whole sentence fits the overlap, so pieces just abut
+    assert "".join("".join(c.text.split()) for c in chunks) == "".join(text.split())
+    if scale == 1.0:  # the default counter, read off token offsets, cuts at the same places
+        assert [c.text for c in chunks_of(doc)] == [c.text for c in chunks]
+
+
+def test_a_word_longer_than_the_budget_is_cut_between_characters_by_a_custom_counter() -> None:
+    word = "".join(str(i) for i in range(120))  # one token of 250 characters
+    text = f"Start here {word} and end."
+    chunks = chunks_of(
+        doc_of(Block("paragraph", text)), count_tokens=len, max_tokens=40, overlap_tokens=0
+    )
+    assert all(len(c.text) <= 40 for c in chunks)
+    assert "".join(c.text.replace(" ", "") for c in chunks) == text.replace(" ", "")
+    assert [c.text for c in chunks[:2]] == ["Start here", word[:40]]  # whole words first
+    assert chunks[-1].text.endswith(" and end.")  # the word's rest goes on with the words after

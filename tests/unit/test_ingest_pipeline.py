@@ -101,3 +101,40 @@ def test_unknown_or_missing_source_is_reported(kb: Assay, tmp_path: Path) -> Non
     assert report.files[0].status == "failed" and "pass --source ID" in (
         report.files[0].error or ""
     )
+
+
+def test_an_undecodable_file_name_is_ingested_and_reported_safely(
+    kb: Assay, tmp_path: Path
+) -> None:
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    (folder / "ok.txt").write_text("Readable text.\n")
+    with open(bytes(folder) + b"/bad\xff.txt", "wb") as fh:  # noqa: PTH123 (bytes path)
+        fh.write(b"Text under an odd name.\n")
+    report = run(kb, folder, source_id="manual")
+    assert [f.status for f in report.files] == ["added", "added"]
+    assert any("bad\\xff.txt" in f.path for f in report.files)
+    report.summary().encode("utf-8")  # printable: no lone surrogates left
+
+
+def test_records_removed_from_a_file_are_dropped(kb: Assay, tmp_path: Path) -> None:
+    posts = write(
+        tmp_path / "p.jsonl", '{"id": 1, "text": "first post"}\n{"id": 2, "text": "second post"}\n'
+    )
+    run(kb, posts, source_id="forum")
+    write(posts, '{"id": 1, "text": "first post"}\n')
+    report = run(kb, posts, source_id="forum")
+    assert report.files[0].status == "updated" and report.files[0].removed == 1
+    assert [
+        c.text for h in kb.store.lexical_search("post", 5) for c in kb.store.get([h.chunk_id])
+    ] == ["first post"]
+
+
+def test_the_same_file_by_another_spelling_is_the_same_document(
+    kb: Assay, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = write(tmp_path / "docs" / "a.md", "Charge between 0 and 45 degrees.\n")
+    run(kb, doc, source_id="manual")
+    monkeypatch.chdir(tmp_path)
+    again = run(kb, Path("docs/../docs/a.md"), source_id="manual")
+    assert again.count("unchanged") == 1 and kb.store.stats().documents == 1

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
 
@@ -67,7 +69,7 @@ def paragraphs(blocks: tuple[Block, ...]) -> list[str]:
 def test_txt_paragraphs_split_on_blank_lines_with_their_starting_line(tmp_path: Path) -> None:
     path = write(tmp_path / "notes.txt", "First line\n  wrapped   here.\n\n\n\nSecond.\n")
     [doc] = load_file(path)
-    assert doc.uri == str(path) and doc.title is None
+    assert doc.uri == str(path.resolve()) and doc.title is None
     assert doc.blocks == (
         Block("paragraph", "First line wrapped here.", line=1),
         Block("paragraph", "Second.", line=6),
@@ -86,7 +88,8 @@ GUIDE = """\
 title: "Charging guide"
 published: 2024-05-01
 last_verified: '2025-01-02'
-source: acme-kb
+source_id: acme-kb
+source: https://kb.example.com/charging
 owner: Support
 tags:
   - battery
@@ -119,21 +122,32 @@ def test_markdown_front_matter_headings_and_paragraphs(tmp_path: Path) -> None:
     assert doc.title == "Charging guide"
     assert (doc.published, doc.verified) == (date(2024, 5, 1), date(2025, 1, 2))
     assert doc.source_id == "acme-kb"
-    assert doc.metadata == {"owner": "Support", "tags": ["battery", "charging"]}
+    assert doc.metadata == {
+        "source": "https://kb.example.com/charging",
+        "owner": "Support",
+        "tags": ["battery", "charging"],
+    }
     assert [(b.kind, b.text, b.headings, b.line) for b in doc.blocks] == [
-        ("heading", "Charging", (), 11),
-        ("paragraph", "Charge the pack between 0 and 45 °C.", ("Charging",), 13),
-        ("heading", "Limits", ("Charging",), 16),
-        ("paragraph", "- never below 0 °C\n- never above 45 °C", ("Charging", "Limits"), 18),
+        ("heading", "Charging", (), 12),
+        ("paragraph", "Charge the pack between 0 and 45 °C.", ("Charging",), 14),
+        ("heading", "Limits", ("Charging",), 17),
+        ("paragraph", "- never below 0 °C\n- never above 45 °C", ("Charging", "Limits"), 19),
         (
             "paragraph",
             "```sh\ncharge --limit 45\n\ncharge --status\n```",
             ("Charging", "Limits"),
-            21,
+            22,
         ),
-        ("heading", "Storage", (), 27),
-        ("paragraph", "Store at 50 % charge.", ("Storage",), 29),
+        ("heading", "Storage", (), 28),
+        ("paragraph", "Store at 50 % charge.", ("Storage",), 30),
     ]
+
+
+def test_markdown_front_matter_source_is_metadata_not_the_source_id(tmp_path: Path) -> None:
+    path = write(tmp_path / "cited.md", "---\nsource: Smith 2021, p. 4\n---\n\nText.\n")
+    [doc] = load_file(path)
+    assert doc.source_id is None
+    assert doc.metadata == {"source": "Smith 2021, p. 4"}
 
 
 def test_markdown_title_falls_back_to_the_first_level_one_heading(tmp_path: Path) -> None:
@@ -214,7 +228,7 @@ def test_pdf_pages_become_paragraphs_with_their_page(tmp_path: Path) -> None:
         minimal_pdf([["Hello charging limits"], ["Second page.", "Same block."]], title="Manual")
     )
     [doc] = load_file(path)
-    assert doc.title == "Manual" and doc.uri == str(path)
+    assert doc.title == "Manual" and doc.uri == str(path.resolve())
     assert doc.blocks == (
         Block("paragraph", "Hello charging limits", page=1),
         Block("paragraph", "Second page. Same block.", page=2),
@@ -265,7 +279,7 @@ def test_jsonl_records_become_documents(tmp_path: Path) -> None:
     ]
     path = write(tmp_path / "kb.jsonl", "\n".join(json.dumps(r) for r in records) + "\n\n")
     first, second = load_file(path)
-    assert first.uri == f"{path}#faq-1" and second.uri == f"{path}#line2"
+    assert first.uri == f"{path.resolve()}#faq-1" and second.uri == f"{path.resolve()}#line2"
     assert (first.title, first.source_id) == ("FAQ", "kb")
     assert (first.published, first.verified) == (date(2024, 1, 2), date(2024, 6, 1))
     assert first.metadata == {"lang": "en", "team": "ops"}
@@ -353,3 +367,92 @@ def test_iter_files_refuses_missing_paths_and_named_unsupported_files(tmp_path: 
     write(tmp_path / "x.csv", "a")
     with pytest.raises(InvalidInputError, match=r"x\.csv' has an unsupported file type"):
         iter_files([tmp_path / "x.csv"])
+
+
+def test_iter_files_refuses_an_unreadable_folder_with_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("ok/a.md", "locked/b.md"):
+        (tmp_path / name).parent.mkdir()
+        write(tmp_path / name, "x")
+    real_iterdir = Path.iterdir
+
+    def iterdir(self: Path) -> Iterator[Path]:
+        if self.name == "locked":  # chmod cannot lock root out, so pretend
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_iterdir(self)
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    assert iter_files([tmp_path / "ok"]) == [tmp_path / "ok" / "a.md"]
+    message = (
+        r"folder='.*locked' cannot be read \(Permission denied\); check its permissions or leave"
+    )
+    with pytest.raises(InvalidInputError, match=message):
+        iter_files([tmp_path])
+
+
+def test_symlinked_folders_are_not_followed_but_symlinked_files_are_read(tmp_path: Path) -> None:
+    kb = tmp_path / "kb"
+    (kb / "sub").mkdir(parents=True)
+    write(kb / "sub" / "a.md", "A.")
+    (kb / "self").symlink_to(kb, target_is_directory=True)  # a loop back to the folder itself
+    (kb / "sub" / "up").symlink_to(kb, target_is_directory=True)
+    outside = write(tmp_path / "outside.txt", "Outside.")
+    (kb / "link.txt").symlink_to(outside)
+    assert iter_files([kb]) == [kb / "link.txt", kb / "sub" / "a.md"]
+    assert iter_files([kb / "self"]) == [kb / "self" / "link.txt", kb / "self" / "sub" / "a.md"]
+    [doc] = load_file(kb / "link.txt")
+    assert doc.text == "Outside." and doc.uri == str(outside.resolve())
+
+
+# --- uris ---------------------------------------------------------------------------------
+
+
+def test_uri_is_the_resolved_path_however_the_file_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    write(kb / "a.md", "# A\n\nText.\n")
+    write(kb / "r.jsonl", '{"id": "x", "text": "Record."}\n{"text": "No id."}\n')
+    (tmp_path / "link").symlink_to(kb, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    spellings = [Path("kb"), Path("./kb"), kb, Path("link"), tmp_path / "link" / ".." / "kb"]
+    for name, expected in (
+        ("a.md", [str((kb / "a.md").resolve())]),
+        ("r.jsonl", [f"{(kb / 'r.jsonl').resolve()}#x", f"{(kb / 'r.jsonl').resolve()}#line2"]),
+    ):
+        for folder in spellings:
+            assert [doc.uri for doc in load_file(folder / name)] == expected, folder
+    # each file once, as first reached, however often and however it is named
+    assert iter_files([Path("kb"), kb, Path("link"), Path("./kb/a.md")]) == [
+        Path("kb/a.md"),
+        Path("kb/r.jsonl"),
+    ]
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".md", ".jsonl"])
+def test_an_undecodable_file_name_gives_a_uri_that_encodes(tmp_path: Path, suffix: str) -> None:
+    name = os.fsdecode(b"bad\xff" + suffix.encode())  # what open(b"bad\xff.txt", "wb") makes
+    content = b'{"id": "1", "text": "Hello."}' if suffix == ".jsonl" else b"Hello."
+    (tmp_path / name).write_bytes(content)
+    [path] = iter_files([tmp_path])
+    [doc] = load_file(path)
+    record = "#1" if suffix == ".jsonl" else ""
+    assert doc.uri == f"{tmp_path.resolve()}/bad\\xff{suffix}{record}"
+    assert doc.uri.encode("utf-8").endswith(b"/bad\\xff" + suffix.encode() + record.encode())
+
+
+@pytest.mark.parametrize("suffix", [".txt", ".md", ".jsonl"])
+def test_a_utf8_byte_order_mark_is_dropped(tmp_path: Path, suffix: str) -> None:
+    text = {
+        ".txt": "Hello.\n",
+        ".md": "---\ntitle: Guide\nsource_id: kb\n---\n\nHello.\n",
+        ".jsonl": '{"id": "1", "text": "Hello.", "title": "Guide", "source_id": "kb"}\n',
+    }[suffix]
+    path = tmp_path / f"bom{suffix}"
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    [doc] = load_file(path)
+    assert doc.text == "Hello." and doc.metadata == {}
+    if suffix != ".txt":
+        assert (doc.title, doc.source_id) == ("Guide", "kb")

@@ -99,8 +99,10 @@ def ingest_command(
         for f in result.files:
             if f.status != "failed":
                 removed = f", {f.removed} removed" if f.removed else ""
-                click.echo(f"{f.status:>9}  {f.path}  ({f.documents} documents, "
-                           f"{f.chunks} chunks{removed})")
+                click.echo(
+                    f"{f.status:>9}  {f.path}  ({f.documents} documents, "
+                    f"{f.chunks} chunks{removed})"
+                )
         click.echo(result.summary())
     if result.count("failed"):
         sys.exit(1)

@@ -35,10 +35,10 @@ from dataclasses import dataclass, field
 
 from assay.errors import InvalidInputError
 from assay.ingest.document import Block, Chunk, LoadedDocument, chunk_id, document_id
+from assay.ingest.textutil import TOKEN, windows
 
 TokenCounter = Callable[[str], int]
 
-_TOKEN = re.compile(r"\w+|[^\w\s]")
 # A sentence ends at . ! ? or … (plus closing quotes or brackets) before whitespace and
 # a character that is not a lower-case letter, so "e.g. this" is not cut.
 _SENTENCE_END = re.compile(r"[.!?…]+[\"'\u201d\u2019)\]]*(?=\s+[^\sa-z])")
@@ -54,7 +54,7 @@ def approximate_tokens(text: str) -> int:
     WordPiece splits into several pieces; pass the real tokenizer's counter as
     ``count_tokens`` when the embedding model's limit is tight.
     """
-    return len(_TOKEN.findall(text))
+    return len(TOKEN.findall(text))
 
 
 def chunk_document(
@@ -158,36 +158,16 @@ def _sections(blocks: Sequence[Block], tiny: int, count: TokenCounter) -> list[_
 
 
 def _split(text: str, max_tokens: int, count: TokenCounter) -> list[str]:
-    """``text`` whole if it fits, else its sentences, else word (or character) windows."""
+    """``text`` whole if it fits, else its sentences, else windows (:func:`.textutil.windows`)."""
     if count(text) <= max_tokens:
         return [text]
     pieces: list[str] = []
     for sentence in _sentences(text):
         if count(sentence) <= max_tokens:
             pieces.append(sentence)
-            continue
-        window: list[str] = []
-        for word in sentence.split():
-            if count(" ".join([*window, word])) <= max_tokens:
-                window.append(word)
-                continue
-            if window:
-                pieces.append(" ".join(window))
-            window = [word]
-            while count(window[0]) > max_tokens:  # one "word" too long: cut by characters
-                cut = _longest_prefix(window[0], max_tokens, count)
-                pieces.append(window[0][:cut])
-                window = [window[0][cut:]]
-        pieces.append(" ".join(window))
+        else:
+            pieces.extend(windows(sentence, max_tokens, count, exact=count is approximate_tokens))
     return pieces
-
-
-def _longest_prefix(text: str, max_tokens: int, count: TokenCounter) -> int:
-    low, high = 1, len(text)  # binary search on the prefix length, at least one character
-    while low < high:
-        middle = (low + high + 1) // 2
-        low, high = (middle, high) if count(text[:middle]) <= max_tokens else (low, middle - 1)
-    return low
 
 
 def _sentences(text: str) -> list[str]:

@@ -12,7 +12,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from assay.ingest.document import Block, LoadedDocument
-from assay.ingest.textutil import Outline, make_document, pick_date, read_text
+from assay.ingest.textutil import Outline, make_document, pick_date, read_text, shown
 
 _SKIPPED = frozenset(
     {"script", "style", "nav", "header", "footer", "noscript", "template", "svg", "head"}
@@ -103,7 +103,7 @@ def load_html(path: Path) -> list[LoadedDocument]:
             path,
             reader.blocks,
             title=" ".join("".join(reader.title).split()) or reader.outline.first_h1,
-            published=pick_date(f"{path} meta ", meta, *_PUBLISHED_META),
-            verified=pick_date(f"{path} meta ", meta, *_VERIFIED_META),
+            published=pick_date(f"{shown(path)} meta ", meta, *_PUBLISHED_META),
+            verified=pick_date(f"{shown(path)} meta ", meta, *_VERIFIED_META),
         )
     ]

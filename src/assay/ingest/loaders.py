@@ -25,7 +25,16 @@ from assay.errors import InvalidInputError
 from assay.ingest.document import Block, LoadedDocument
 from assay.ingest.html import load_html
 from assay.ingest.markdown import load_markdown
-from assay.ingest.textutil import bad_file, make_document, paragraphs, pick_date, read_text
+from assay.ingest.textutil import (
+    bad_file,
+    file_uri,
+    make_document,
+    paragraphs,
+    pick_date,
+    read_text,
+    safe_text,
+    shown,
+)
 
 SUPPORTED_SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".jsonl")
 """File suffixes :func:`load_file` reads, compared case-insensitively."""
@@ -35,38 +44,67 @@ def iter_files(paths: Iterable[Path]) -> list[Path]:
     """Expand files and folders into the list of files to load, in a stable order.
 
     Folders are walked recursively in sorted order, skipping hidden entries (names
-    starting with ``.``), symlinked folders and files with unsupported suffixes. A
-    file named explicitly must have a supported suffix. A path given twice is kept once.
+    starting with ``.``), symlinked folders (they could loop back on the walk; a
+    symlinked folder named explicitly is walked) and files with unsupported
+    suffixes; symlinked files are kept. A file named explicitly must have a
+    supported suffix. A file reached twice, under any spelling, is kept once, as
+    first reached. A path or folder that cannot be read is an :class:`InvalidInputError`.
     """
-    found: list[Path] = []
+    found: dict[str, Path] = {}
     for path in paths:
-        if not path.exists():
+        try:
+            exists, is_dir = path.exists(), path.is_dir()
+        except OSError as exc:
+            raise _unreadable("path", path, exc) from exc
+        if not exists:
             fix = "check the spelling, or give an existing file or folder"
-            raise InvalidInputError("path", str(path), fix, problem="does not exist")
-        found.extend(_walk(path) if path.is_dir() else [_check_suffix(path)])
-    return list(dict.fromkeys(found))
+            raise InvalidInputError("path", shown(path), fix, problem="does not exist")
+        for file in _walk(path) if is_dir else [_check_suffix(path)]:
+            found.setdefault(file_uri(file), file)
+    return list(found.values())
 
 
 def load_file(path: Path) -> list[LoadedDocument]:
-    """Read one file into documents: one per file, or one per record of a ``.jsonl``."""
+    """Read one file into documents: one per file, or one per record of a ``.jsonl``.
+
+    A document's uri is the file's resolved absolute path (:func:`.textutil.file_uri`),
+    plus ``#<record id>`` for a JSON Lines record, however the path was spelled.
+    """
     return _LOADERS[_check_suffix(path).suffix.lower()](path)
 
 
 def _walk(folder: Path) -> Iterator[Path]:
-    for entry in sorted(folder.iterdir()):
-        if entry.name.startswith("."):
-            continue
-        if entry.is_dir():
-            if not entry.is_symlink():
+    try:
+        entries = sorted(e for e in folder.iterdir() if not e.name.startswith("."))
+        kinds = [(e, e.is_dir(), e.is_symlink()) for e in entries]
+    except OSError as exc:
+        raise _unreadable("folder", folder, exc) from exc
+    for entry, is_dir, is_link in kinds:
+        if is_dir:
+            if not is_link:  # a symlinked folder may lead back up: never followed
                 yield from _walk(entry)
-        elif entry.suffix.lower() in SUPPORTED_SUFFIXES and entry.is_file():
+        elif entry.suffix.lower() in SUPPORTED_SUFFIXES and _is_file(entry, folder):
             yield entry
+
+
+def _is_file(entry: Path, folder: Path) -> bool:
+    try:
+        return entry.is_file()
+    except OSError as exc:
+        raise _unreadable("folder", folder, exc) from exc
+
+
+def _unreadable(field: str, path: Path, exc: OSError) -> InvalidInputError:
+    problem = f"cannot be read ({exc.strerror or exc})"
+    return InvalidInputError(
+        field, shown(path), "check its permissions or leave it out", problem=problem
+    )
 
 
 def _check_suffix(path: Path) -> Path:
     if path.suffix.lower() not in SUPPORTED_SUFFIXES:
         fix = f"give a file ending in one of {', '.join(SUPPORTED_SUFFIXES)}"
-        raise InvalidInputError("path", str(path), fix, problem="has an unsupported file type")
+        raise InvalidInputError("path", shown(path), fix, problem="has an unsupported file type")
     return path
 
 
@@ -106,16 +144,17 @@ def _load_pdf(path: Path) -> list[LoadedDocument]:
 
 def _load_jsonl(path: Path) -> list[LoadedDocument]:
     documents: dict[str, LoadedDocument] = {}
+    base = file_uri(path)
     for number, line in enumerate(read_text(path).split("\n"), 1):
         if not line.strip():
             continue
-        where = f"{path} line {number}: "
+        where = f"{shown(path)} line {number}: "
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             problem = f"is not valid JSON ({exc.msg} at column {exc.colno})"
             raise InvalidInputError(where + "record", line, _ONE_OBJECT, problem=problem) from exc
-        document = _record(path, number, where, record)
+        document = _record(base, number, where, record)
         if document.uri in documents:
             fix = "give every record its own id"
             raise InvalidInputError(where + "id", record["id"], fix, problem="is duplicated")
@@ -125,7 +164,7 @@ def _load_jsonl(path: Path) -> list[LoadedDocument]:
     return list(documents.values())
 
 
-def _record(path: Path, number: int, where: str, record: Any) -> LoadedDocument:
+def _record(base: str, number: int, where: str, record: Any) -> LoadedDocument:
     if not isinstance(record, dict):
         raise InvalidInputError(where + "record", record, _ONE_OBJECT, problem="is not an object")
     fields = dict(record)
@@ -141,7 +180,7 @@ def _record(path: Path, number: int, where: str, record: Any) -> LoadedDocument:
         raise InvalidInputError(where + "metadata", metadata, "give a JSON object or omit it")
     published, verified = (pick_date(where, fields, key) for key in _DATES)
     return LoadedDocument(
-        uri=f"{path}#{rid}" if rid is not None else f"{path}#line{number}",
+        uri=safe_text(f"{base}#{rid}" if rid is not None else f"{base}#line{number}"),
         blocks=tuple(Block("paragraph", t) for _, t in paragraphs(text)),
         title=strings["title"],
         published=published,

@@ -4,7 +4,9 @@ Markdown is the format knowledge bases are most often written in, and the one wi
 the most rules of its own (ATX and setext headings, fences, lists, tables, front
 matter), so its reader has a module to itself. Front matter is read as simple
 ``key: value`` lines, not YAML, to keep to the standard library; ``title``,
-``source_id``/``source`` and the dates become document fields, the rest metadata.
+``source_id`` and the dates become document fields, the rest metadata. A
+``source`` key stays metadata: in front matter it usually holds a URL or a
+citation, not the id of a registered source.
 """
 
 from __future__ import annotations
@@ -15,7 +17,15 @@ from typing import Any
 
 from assay.errors import InvalidInputError
 from assay.ingest.document import Block, LoadedDocument
-from assay.ingest.textutil import Outline, bad_file, make_document, pick, pick_date, read_text
+from assay.ingest.textutil import (
+    Outline,
+    bad_file,
+    make_document,
+    pick,
+    pick_date,
+    read_text,
+    shown,
+)
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -71,8 +81,8 @@ def load_markdown(path: Path) -> list[LoadedDocument]:
             para.append(line)
     flush(verbatim=fence is not None)  # an unclosed fence runs to the end of the file
     title = _pick_text(path, fields, "title")
-    source_id = _pick_text(path, fields, "source_id", "source")
-    where = f"{path} front matter "
+    source_id = _pick_text(path, fields, "source_id")
+    where = f"{shown(path)} front matter "
     published = pick_date(where, fields, "published", "date")
     verified = pick_date(where, fields, "verified", "last_verified")
     known = {"title": title or outline.first_h1, "source_id": source_id}
@@ -103,7 +113,7 @@ def _front_matter(path: Path, lines: list[str]) -> tuple[dict[str, Any], int]:
             fields[key] = _unquote(match.group(2))
         else:
             fix, problem = "write front matter as `key: value` lines", "is not a key: value line"
-            raise InvalidInputError(f"{path} line {index + 1}", line, fix, problem=problem)
+            raise InvalidInputError(f"{shown(path)} line {index + 1}", line, fix, problem=problem)
     return fields, end + 1
 
 
@@ -116,5 +126,5 @@ def _pick_text(path: Path, fields: dict[str, Any], *names: str) -> Any:
     """Remove and return the first of ``names`` present, which must be a single value."""
     name, value = pick(fields, *names)
     if isinstance(value, list):
-        raise InvalidInputError(f"{path} front matter {name}", value, "give a single value")
+        raise InvalidInputError(f"{shown(path)} front matter {name}", value, "give a single value")
     return value or None

@@ -27,6 +27,7 @@ from assay.errors import AssayError, InvalidInputError
 from assay.ingest.chunking import approximate_tokens, chunk_document
 from assay.ingest.document import Chunk, LoadedDocument, document_id
 from assay.ingest.loaders import iter_files, load_file
+from assay.ingest.textutil import safe_text, shown
 from assay.models.embedder import Embedder
 from assay.sources import SourceRegistry
 from assay.store.base import DocumentBatch, Store, StoredDocument
@@ -161,14 +162,16 @@ def _ingest_file(
         # a document's file is its uri up to '#' (JSONL records are '<file>#<id>')
         dropped = store.sync_file(documents[0].uri.partition("#")[0], batch, unchanged)
     except AssayError as exc:
-        return FileOutcome(str(path), "failed", error=str(exc))
+        return FileOutcome(shown(path), "failed", error=str(exc))
     except Exception as exc:  # any other failure still fails this file alone
-        return FileOutcome(str(path), "failed", error=f"{path}: {type(exc).__name__}: {exc}")
+        return FileOutcome(
+            shown(path), "failed", error=f"{shown(path)}: {type(exc).__name__}: {exc}"
+        )
     if not batch and not dropped:
-        return FileOutcome(str(path), "unchanged", documents=len(documents))
+        return FileOutcome(shown(path), "unchanged", documents=len(documents))
     status: FileStatus = "updated" if replaced or dropped else "added"
     return FileOutcome(
-        str(path),
+        shown(path),
         status,
         documents=len(batch),
         chunks=sum(len(chunks) for _, chunks, _ in batch),
@@ -199,7 +202,7 @@ def _resolve(
     return (
         replace(
             doc,
-            title=doc.title or path.stem.replace("_", " ").replace("-", " "),
+            title=doc.title or safe_text(path.stem).replace("_", " ").replace("-", " "),
             published=doc.published or options.published or modified,
             verified=doc.verified or options.verified,
         ),

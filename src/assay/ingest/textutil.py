@@ -1,15 +1,20 @@
 """Helpers every file reader shares: reading text, splitting it, and reporting problems.
 
 The loaders for plain text, Markdown, HTML, PDF and JSON Lines all read UTF-8 the
-same way, split text into paragraphs on blank lines, track the headings above each
-block with :class:`Outline`, take dates and fields from what the file states, and
-turn an empty or unreadable file into an :class:`InvalidInputError` that names it.
-They live here, in a module that imports no reader, so that ``loaders`` can import
-the Markdown and HTML readers and they can import these helpers without a cycle.
+same way (a BOM dropped), name documents by the file's resolved path as safe text
+(:func:`file_uri`), split text into paragraphs on blank lines, track the headings
+above each block with :class:`Outline`, take dates and fields from what the file
+states, and turn an empty or unreadable file into an :class:`InvalidInputError` that
+names it. They live here, in a module that imports no reader, so that ``loaders``
+can import the Markdown and HTML readers and they can import these helpers without a
+cycle. The chunker's cutting of over-long sentences (:func:`windows`) is here too.
 """
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -17,6 +22,43 @@ from typing import Any
 from assay.errors import InvalidInputError
 from assay.ingest.document import Block, LoadedDocument
 from assay.types import parse_date
+
+TOKEN = re.compile(r"\w+|[^\w\s]")
+"""A token of :func:`assay.ingest.chunking.approximate_tokens`: a word, or another non-space."""
+_WORD = re.compile(r"\S+")
+_NON_SPACE = re.compile(r"\S")
+
+
+def safe_text(text: str) -> str:
+    """``text`` that always encodes as UTF-8: bytes a file name could not decode with.
+
+    File names that are not valid UTF-8 reach Python as surrogate escapes
+    (``b"bad\\xff"`` becomes ``"bad\\udcff"``), which crash any later
+    ``.encode("utf-8")``; here such a byte reads ``\\xff`` instead.
+    """
+    try:
+        data = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that is no escaped byte (from JSON, say)
+        data = text.encode("utf-8", "backslashreplace")
+    return data.decode("utf-8", "backslashreplace")
+
+
+def shown(path: Path) -> str:
+    """The path as given, as safe text for messages."""
+    return safe_text(str(path))
+
+
+def file_uri(path: Path) -> str:
+    """The document uri of a file: its resolved absolute path, as safe text.
+
+    Resolving makes ``kb/a.md``, ``./kb/a.md``, an absolute spelling and a path
+    through a symlinked folder one and the same document.
+    """
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop: keep the absolute spelling
+        resolved = path.absolute()
+    return safe_text(str(resolved))
 
 
 def bad_file(path: Path, problem: str, fix: str) -> InvalidInputError:
@@ -57,7 +99,7 @@ def make_document(path: Path, blocks: list[Block], **fields: Any) -> LoadedDocum
     if not any(b.kind == "paragraph" for b in blocks):
         problem = "has no text besides headings" if blocks else "has no text"
         raise bad_file(path, problem, "add content to it or leave it out")
-    return LoadedDocument(uri=str(path), blocks=tuple(blocks), **fields)
+    return LoadedDocument(uri=file_uri(path), blocks=tuple(blocks), **fields)
 
 
 class Outline:
@@ -91,3 +133,72 @@ def pick_date(where: str, fields: dict[str, Any], *names: str) -> date | None:
     """:func:`pick` parsed as a date; errors name the field as ``where`` + its name."""
     name, value = pick(fields, *names)
     return parse_date(where + name, value)
+
+
+def windows(text: str, max_tokens: int, count: Callable[[str], int], *, exact: bool) -> list[str]:
+    """Cut a sentence over the budget into the longest pieces that fit, in order.
+
+    A piece ends after a whole word if one fits, else between tokens, else (one token
+    over the budget: custom counters only) between characters. The text is tokenized
+    once with :data:`TOKEN`; when ``count`` counts exactly those tokens (``exact``)
+    sizes are read off token offsets, else ``count`` (a real tokenizer, each call
+    costs) is asked only about the cuts a galloping binary search probes, starting
+    from where the :data:`TOKEN` count would cut: O(log n) calls a piece.
+    """
+    ends = [match.end() for match in TOKEN.finditer(text)]
+    word_ends = [match.end() for match in _WORD.finditer(text)]
+    pieces: list[str] = []
+    position = _next_word(text, 0)
+    while position < len(text):
+        first = bisect_right(ends, position)  # the token (and word) holding ``position``
+        word = bisect_right(word_ends, position)
+
+        def fits(end: int, position: int = position, first: int = first) -> bool:
+            if exact:  # pieces start and end on token bounds, so this is the count
+                return bisect_right(ends, end) - first <= max_tokens
+            return count(text[position:end]) <= max_tokens
+
+        guess = ends[min(first + max_tokens, len(ends)) - 1]
+        levels: tuple[tuple[Sequence[int], int, int], ...] = (
+            (word_ends, word, len(word_ends)),
+            (ends, first, bisect_right(ends, word_ends[word])),
+            (range(len(text) + 1), position + 1, ends[first]),
+        )
+        cuts = (_last_fit(cuts, low, high, fits, guess) for cuts, low, high in levels)
+        end = next((cut for cut in cuts if cut is not None), position + 1)
+        pieces.append(text[position:end])
+        position = _next_word(text, end)
+    return pieces
+
+
+def _next_word(text: str, start: int) -> int:
+    match = _NON_SPACE.search(text, start)
+    return match.start() if match else len(text)
+
+
+def _last_fit(
+    cuts: Sequence[int], low: int, high: int, fits: Callable[[int], bool], guess: int
+) -> int | None:
+    """The last of ``cuts[low:high]`` that fits (fits holds up to a point, then fails).
+
+    Gallops (steps 1, 2, 4, ...) from the last cut at or before ``guess`` until the
+    answer is bracketed, then bisects: a guess k cuts off costs about 2 log2(k) calls.
+    """
+    if low >= high:
+        return None
+    floor, step = low, 1
+    probe = min(max(bisect_right(cuts, guess, low, high) - 1, low), high - 1)
+    if fits(cuts[probe]):
+        low = probe
+        while low + step < high and fits(cuts[low + step]):
+            low, step = low + step, step * 2
+        high = min(low + step, high)
+    else:
+        high = probe
+        while high - step >= floor and not fits(cuts[high - step]):
+            high, step = high - step, step * 2
+        low = max(high - step, floor - 1)
+    while high - low > 1:  # cuts[low] fits (or low < floor), cuts[high] does not
+        middle = (low + high) // 2
+        low, high = (middle, high) if fits(cuts[middle]) else (low, middle)
+    return cuts[low] if low >= floor else None
