@@ -20,6 +20,7 @@ from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from assay.ask import AskResult, ask_payload, assess_retrieval
 from assay.audit import AuditLog
@@ -145,20 +146,23 @@ class Assay:
             category=category,
             jurisdiction=jurisdiction,
         )
+        models = {
+            "similarity": f"{self.embedder.name}, {SIMILARITY_MAPPING}",
+            "corroboration": _name(lexical_similarity),
+        }
+        event_id = self._record("ask", question, chosen, ask_payload(result, models=models))
+        return replace(result, scored=replace(result.scored, event_id=event_id))
+
+    def _record(self, kind: str, query: str, policy: Policy, payload: dict[str, Any]) -> str:
+        """Append one audit event; its id."""
         event = self.audit.append(
-            kind="ask",
-            query=question,
-            policy_name=chosen.name,
-            policy_version=chosen.version,
-            payload=ask_payload(
-                result,
-                models={
-                    "similarity": f"{self.embedder.name}, {SIMILARITY_MAPPING}",
-                    "corroboration": _name(lexical_similarity),
-                },
-            ),
+            kind=kind,
+            query=query,
+            policy_name=policy.name,
+            policy_version=policy.version,
+            payload=payload,
         )
-        return replace(result, scored=replace(result.scored, event_id=event.event_id))
+        return event.event_id
 
     def _policy(self, name: str | None, severity: str | None) -> Policy:
         if name is None and severity is None:
@@ -196,18 +200,11 @@ class Assay:
             jurisdiction=jurisdiction,
             similarity=similarity,
         )
-        event = self.audit.append(
-            kind="score",
-            query=query,
-            policy_name=chosen.name,
-            policy_version=chosen.version,
-            payload=audit_payload(
-                result,
-                models={"similarity": "caller-supplied", "corroboration": _name(similarity)}
-                | dict(models or {}),
-            ),
+        models = {"similarity": "caller-supplied", "corroboration": _name(similarity)} | dict(
+            models or {}
         )
-        return replace(result, event_id=event.event_id)
+        event_id = self._record("score", query, chosen, audit_payload(result, models=models))
+        return replace(result, event_id=event_id)
 
 
 def _name(fn: object) -> str:
