@@ -64,7 +64,7 @@ def assess_retrieval(
 ) -> AskResult:
     """Score the retrieved chunks, compute the set signals and route the question."""
     rules = policy.routing
-    rules.bands_for(category)  # an unknown category fails before any work
+    rules.bands_for(category)  # an unknown category fails before any scoring
     scored = score_candidates(
         question,
         [hit.to_candidate() for hit in retrieval.hits],

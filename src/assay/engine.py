@@ -136,6 +136,7 @@ class Assay:
                 "embedder that made it (minilm, hashing)",
                 problem="does not match the knowledge base",
             )
+        chosen.routing.bands_for(category)  # an unknown category fails before retrieval
         retrieval = search(self.store, self.embedder, question, k=top_k)
         result = assess_retrieval(
             question,
