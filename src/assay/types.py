@@ -33,6 +33,7 @@ class ExclusionReason(StrEnum):
 
     SOURCE_OVERRULED = "source_overruled"
     SOURCE_RETIRED = "source_retired"
+    DATED_AFTER_AS_OF = "dated_after_as_of"
     BELOW_SIMILARITY_FLOOR = "below_similarity_floor"
     BELOW_THRESHOLD = "below_threshold"
 
@@ -256,7 +257,8 @@ class SourceBasis:
 
     ``source`` sub-score = clamp(reliability + kind_adjustment - jurisdiction_penalty);
     ``freshness`` sub-score = exp(-decay_rate * age_days), or ``undated_freshness``
-    when the item carries no date (``age_days`` is then ``None``).
+    when the item carries no date (``age_days`` is then ``None``). A negative age means
+    the item is dated after ``as_of``: it could not have informed a decision on that day.
     """
 
     source_id: str | None

@@ -120,7 +120,6 @@ def test_score_reads_candidates_from_stdin(db: Path, candidates: Path) -> None:
             "published='31/12/2020' is not a date",
         ),
         (candidate_record("x", 0.5, text=""), "text='' is invalid"),
-        (candidate_record("x", 0.5, published="2027-01-01"), "lies in the future"),
         (candidate_record("x", 0.5, source_id="forum", source_kind="official"), "disagrees with"),
     ],
 )
@@ -361,3 +360,23 @@ def test_audit_verify_names_a_deleted_row(db: Path, candidates: Path) -> None:
     result = run_cli("audit", "verify", db=db)
     assert result.exit_code == 1
     assert f"event {after} (seq 3): row(s) seq 2 before it are missing (deleted)" in result.stderr
+
+
+def test_evidence_dated_after_as_of_is_excluded_not_an_error(db: Path, tmp_path: Path) -> None:
+    """Replaying a decision as of a past day must not use what was written later."""
+    path = write_jsonl(
+        tmp_path / "c.jsonl",
+        [
+            candidate_record("then", 0.9, published="2026-01-10"),
+            candidate_record("later", 0.9, published="2026-11-01"),
+        ],
+    )
+    result = run_cli(
+        "score", "--query", "q", "--candidates", str(path), "--as-of", "2026-02-01", "--json", db=db
+    )
+    assert result.exit_code == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert [e["id"] for e in out["admitted"]] == ["then"]
+    [later] = out["excluded"]
+    assert later["reason"] == "dated_after_as_of" and "273 days after as_of" in later["detail"]
+    assert run_cli("audit", "verify", db=db).exit_code == 0  # and it replays

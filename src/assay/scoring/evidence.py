@@ -70,16 +70,9 @@ def composite_score(scores: SubScores, weights: Weights) -> float:
 
 
 def age_in_days(effective: date, as_of: date) -> int:
-    """Whole days from ``effective`` to ``as_of``; a date after ``as_of`` is refused."""
-    days = (as_of - effective).days
-    if days < 0:
-        raise InvalidInputError(
-            "published/verified",
-            effective.isoformat(),
-            f"dates cannot be after as_of {as_of.isoformat()}; fix it or pass a later --as-of",
-            problem="lies in the future",
-        )
-    return days
+    """Whole days from ``effective`` to ``as_of``; negative for a date after ``as_of``
+    (such an item is scored as brand new and then excluded by the gate)."""
+    return (as_of - effective).days
 
 
 def source_basis(
@@ -113,7 +106,7 @@ def sub_scores(similarity: float, basis: SourceBasis, undated_freshness: float) 
     fresh = (
         undated_freshness
         if basis.age_days is None
-        else freshness_score(basis.age_days, basis.decay_rate)
+        else freshness_score(max(0, basis.age_days), basis.decay_rate)
     )
     return SubScores(
         similarity=round_score(similarity),

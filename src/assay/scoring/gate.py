@@ -6,6 +6,8 @@ Checks run in a fixed order and the first that fails is the recorded reason:
 1. ``source_overruled`` -- the registry marks the source overruled and the policy
    excludes overruled sources (legal authority that is no longer good law);
 2. ``source_retired`` -- the source was retired in the registry;
+   ``dated_after_as_of`` -- the item is dated after the day the decision is made for
+   (replaying an old decision must not use what was written later);
 3. ``below_similarity_floor`` -- the passage is not about the query, however
    reliable or fresh its source (seed 000, test 8.6);
 4. ``below_threshold`` -- the composite is under the policy's minimum.
@@ -29,6 +31,11 @@ def exclusion(evidence: Evidence, policy: Policy) -> tuple[ExclusionReason, str]
         return ExclusionReason.SOURCE_OVERRULED, f"source {basis.source_id} is marked overruled"
     if basis.retired:
         return ExclusionReason.SOURCE_RETIRED, f"source {basis.source_id} is retired"
+    if basis.age_days is not None and basis.age_days < 0 and basis.effective_date:
+        return (
+            ExclusionReason.DATED_AFTER_AS_OF,
+            f"dated {basis.effective_date.isoformat()}, {-basis.age_days} days after as_of",
+        )
     if evidence.scores.similarity < policy.similarity_floor:
         return (
             ExclusionReason.BELOW_SIMILARITY_FLOOR,
