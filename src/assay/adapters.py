@@ -15,7 +15,7 @@ Candidate fields are read from the item's metadata: ``source_id``, ``source_kind
 ``title``, ``uri`` (or ``url``, ``source``); everything else stays in ``metadata``.
 Scores must be relevances in [0, 1]: pass ``similarity=`` to map anything else (for a
 cosine *distance* ``lambda d: 1 - d``). An item without an id gets one from the hash of
-its text, so the same passage keeps the same id in every audit row.
+its text, source and uri, so the same passage keeps the same id in every audit row.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def to_candidates(
             ) from exc
         out.append(
             Candidate(
-                id=item_id or _content_id(text),
+                id=item_id or _content_id(text, fields),
                 text=text,
                 similarity=_relevance(position, score, relevance, similarity is not None),
                 metadata=_json_safe(metadata),
@@ -171,8 +171,10 @@ def _relevance(position: int, raw: Any, value: Any, mapped: bool) -> float:
     )
 
 
-def _content_id(text: str) -> str:
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+def _content_id(text: str, fields: dict[str, Any]) -> str:
+    """A stable id from the passage and where it came from (source and uri)."""
+    origin = f"{fields.get('source_id') or fields.get('source_kind')}\n{fields.get('uri')}"
+    return "sha256:" + hashlib.sha256(f"{origin}\n{text}".encode()).hexdigest()[:16]
 
 
 def _json_safe(metadata: dict[str, Any]) -> dict[str, Any]:

@@ -19,12 +19,19 @@ from assay.errors import StorageError
 from assay.migrations import migrate
 
 
-def connect(path: str | Path) -> sqlite3.Connection:
-    """Open (creating if needed) the assay database at ``path`` and migrate it.
+def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
+    """Open (creating it if ``create``) the assay database at ``path`` and migrate it.
 
-    ``":memory:"`` gives a private in-memory database, useful in tests.
+    ``":memory:"`` gives a private in-memory database, useful in tests. With
+    ``create=False`` a missing file is an error instead of a new empty database, so a
+    mistyped ``--db`` on a read-only command cannot report on nothing.
     """
     target = str(path)
+    if target != ":memory:" and not create and not Path(target).expanduser().is_file():
+        raise StorageError(
+            f"no assay database at {target!r}; check --db / ASSAY_DB "
+            "(a database is created by the first command that writes, e.g. `assay sources add`)"
+        )
     if target != ":memory:":
         parent = Path(target).expanduser().resolve().parent
         if not parent.is_dir():

@@ -25,7 +25,7 @@ from typing import Any
 from assay.ask import AskResult, ask_payload, assess_retrieval
 from assay.audit import AuditLog
 from assay.db import connect
-from assay.errors import InvalidInputError
+from assay.errors import InvalidInputError, UnknownSourceError
 from assay.models.embedder import Embedder, get_embedder
 from assay.pipeline import ScoreResult, audit_payload, score_candidates
 from assay.policy import Policy, PolicyBook
@@ -41,7 +41,10 @@ from assay.types import Candidate
 class Assay:
     """One assay database with its source registry, policies and audit log."""
 
-    def __init__(self, db: str | Path | None = None, *, settings: Settings | None = None) -> None:
+    def __init__(
+        self, db: str | Path | None = None, *, settings: Settings | None = None, create: bool = True
+    ) -> None:
+        """Open the database (``create=False``: it must already exist)."""
         if settings is None:
             settings = load_settings(db=db)
         elif db is not None:
@@ -50,7 +53,7 @@ class Assay:
         self.policies = PolicyBook.load(
             self.settings.policy_dirs, severity_policies=self.settings.severity_policies
         )
-        self._conn = connect(self.settings.db)
+        self._conn = connect(self.settings.db, create=create)
         self.sources = SourceRegistry(self._conn)
         self.audit = AuditLog(self._conn)
         self.store = SQLiteStore(self._conn)
@@ -81,7 +84,14 @@ class Assay:
     def resolve_source(self, candidate: Candidate, as_of: date) -> SourceFacts:
         """What the registry says about a candidate's source on ``as_of`` (E3)."""
         if candidate.source_id is not None:
-            source = self.sources.get(candidate.source_id)
+            try:
+                source = self.sources.get(candidate.source_id)
+            except UnknownSourceError:
+                raise UnknownSourceError(
+                    candidate.source_id,
+                    field=f"candidate {candidate.id!r}: source_id",
+                    or_kind=True,
+                ) from None
             if candidate.source_kind is not None and candidate.source_kind != source.kind:
                 raise InvalidInputError(
                     f"candidate {candidate.id!r}: source_kind",
@@ -99,7 +109,12 @@ class Assay:
                 retired=source.retired,
                 review_overdue=source.review_overdue(as_of),
             )
-        kind = self.sources.kind(candidate.source_kind or "")
+        try:
+            kind = self.sources.kind(candidate.source_kind or "")
+        except InvalidInputError as exc:
+            raise InvalidInputError(
+                f"candidate {candidate.id!r}: {exc.field}", exc.value, exc.fix, problem=exc.problem
+            ) from None
         return SourceFacts(kind=kind.name, reliability=kind.reliability)
 
     def ask(

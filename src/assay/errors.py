@@ -62,12 +62,12 @@ class UnknownPolicyError(InvalidInputError):
 class UnknownSourceError(InvalidInputError):
     """A candidate or command names a source the registry does not hold."""
 
-    def __init__(self, value: str, *, field: str = "source_id") -> None:
+    def __init__(self, value: str, *, field: str = "source_id", or_kind: bool = False) -> None:
+        fix = "register it first with `assay sources add ID --kind KIND`"
         super().__init__(
             field,
             value,
-            "register it first with `assay sources add ID --kind KIND`, "
-            "or give a source_kind instead",
+            fix + (", or give a source_kind instead" if or_kind else ""),
             problem="is not in the source registry",
         )
 

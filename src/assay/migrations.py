@@ -22,7 +22,16 @@ def migration(fn: Migration) -> Migration:
 
 
 def migrate(conn: sqlite3.Connection) -> list[str]:
-    """Apply every migration not yet recorded; return the names applied now."""
+    """Apply every migration not yet recorded; return the names applied now.
+
+    A database that holds other tables but no migration record belongs to some other
+    application: it is refused rather than filled with assay's tables.
+    """
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if tables and "_assay_migrations" not in tables:
+        raise sqlite3.DatabaseError(
+            f"it holds other tables ({', '.join(sorted(tables)[:3])}) and is not an assay database"
+        )
     conn.execute(
         "CREATE TABLE IF NOT EXISTS _assay_migrations ("
         " name TEXT PRIMARY KEY, applied_at TEXT NOT NULL DEFAULT (datetime('now')))"

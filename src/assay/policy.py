@@ -250,17 +250,23 @@ def _routing_rules(table: TableReader) -> RoutingRules:
     return rules
 
 
-def load_policy_file(path: Path) -> Policy:
+def load_policy_file(path: str | Path) -> Policy:
     """Read and validate one policy TOML file."""
+    path = Path(path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InvalidInputError("policy file", str(path), "give a readable .toml file") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(
+            "policy file",
+            str(path),
+            "give a readable UTF-8 .toml file",
+            problem=f"cannot be read ({exc})",
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise PolicyError(
             str(path), str(exc), "fix the TOML syntax", problem="does not parse"
         ) from None
-    return policy_from_mapping(data, origin=path.name)
+    return policy_from_mapping(data, origin=str(path))
 
 
 def builtin_policies() -> dict[str, Policy]:
@@ -322,8 +328,8 @@ class PolicyBook:
         """The policy called ``name``; a path to a ``.toml`` file is loaded directly."""
         if name in self._policies:
             return self._policies[name]
-        if name.endswith(".toml") and Path(name).is_file():
-            return load_policy_file(Path(name))
+        if name.endswith(".toml"):
+            return load_policy_file(name)
         raise UnknownPolicyError("policy", name, self._policies)
 
     def for_severity(self, severity: str) -> Policy:

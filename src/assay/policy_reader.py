@@ -44,9 +44,12 @@ class TableReader:
         try:
             return make()
         except InvalidInputError as exc:
-            raise PolicyError(
-                f"{self.origin}: {exc.field}", exc.value, exc.fix, problem=exc.problem
-            ) from None
+            named = (
+                exc.field
+                if exc.field.startswith(f"{self.origin}: ")
+                else f"{self.origin}: {exc.field}"
+            )
+            raise PolicyError(named, exc.value, exc.fix, problem=exc.problem) from None
 
     def unit(self, key: str, default: Any = _REQUIRED) -> float:
         """A number in [0, 1]."""

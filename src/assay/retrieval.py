@@ -20,7 +20,7 @@ mapping without touching the store.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
@@ -79,7 +79,7 @@ class Retrieval:
 
     query: str
     hits: list[Retrieved]
-    vectors: Vectors
+    vectors: Vectors = field(repr=False)
     mode: SearchMode
     embedder: str
 

@@ -88,7 +88,7 @@ def load_settings(**overrides: Any) -> Settings:
         raise InvalidInputError(
             "settings", str(exc), "fix the ASSAY_* variable (dicts are JSON)"
         ) from None
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InvalidInputError(
             "config file", str(config_file()), f"fix the TOML syntax ({exc})"
         ) from None

@@ -23,6 +23,7 @@ from assay.db import transaction
 from assay.errors import ConflictError, InvalidInputError, UnknownSourceError, did_you_mean
 from assay.types import check_unit_interval, parse_date
 
+MAX_REVIEW_DAYS = 36_500  # a century: anything longer is a typo
 _ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$")
 
 
@@ -331,8 +332,10 @@ def _check_id(what: str, value: Any) -> None:
 
 
 def _check_interval(days: Any) -> None:
-    if isinstance(days, bool) or not isinstance(days, int) or days <= 0:
-        raise InvalidInputError("review_interval_days", days, "give a whole number of days > 0")
+    if isinstance(days, bool) or not isinstance(days, int) or not 0 < days <= MAX_REVIEW_DAYS:
+        raise InvalidInputError(
+            "review_interval_days", days, f"give a whole number of days from 1 to {MAX_REVIEW_DAYS}"
+        )
 
 
 def _optional_text(name: str, value: Any) -> str | None:
@@ -362,6 +365,13 @@ def _validated(source: Source, changes: dict[str, Any]) -> Source:
         if not isinstance(merged[name], bool):
             raise InvalidInputError(name, merged[name], "use true or false")
     merged["reviewed_at"] = parse_date("reviewed_at", merged["reviewed_at"])
+    today = datetime.now(UTC).date()
+    if merged["reviewed_at"] is not None and merged["reviewed_at"] > today:
+        raise InvalidInputError(
+            "reviewed_at",
+            merged["reviewed_at"].isoformat(),
+            f"a review cannot be dated after today ({today})",
+        )
     if not isinstance(merged["metadata"], dict):
         raise InvalidInputError("metadata", merged["metadata"], "give a JSON object")
     return Source(**merged)

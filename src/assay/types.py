@@ -154,6 +154,8 @@ class Candidate:
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id.strip():
             raise InvalidInputError("id", self.id, "give every candidate a non-empty string id")
+        for name in ("id", "text", "title", "uri", "source_id", "source_kind"):
+            _check_encodable(name, getattr(self, name))
         where = f"candidate {self.id!r}: "
         if not isinstance(self.text, str) or not self.text.strip():
             raise InvalidInputError(where + "text", self.text, "give the passage text")
@@ -220,6 +222,20 @@ class Candidate:
             uri=record.get("uri"),
             metadata={} if record.get("metadata") is None else record["metadata"],
         )
+
+
+def _check_encodable(field_name: str, value: Any) -> None:
+    """Refuse strings that cannot be stored as UTF-8 (lone surrogates from bad JSON escapes)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InvalidInputError(
+                field_name,
+                value.encode("utf-8", "backslashreplace").decode(),
+                "fix the text's escapes: it holds an unpaired surrogate (e.g. \\ud800)",
+                problem="is not valid Unicode",
+            ) from None
 
 
 def check_unique_ids(candidates: list[Candidate]) -> None:

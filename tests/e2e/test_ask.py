@@ -160,6 +160,10 @@ def test_e9_the_forum_claim_is_labelled_for_information_and_kept_out_of_safety(
 
 
 def test_asking_an_empty_knowledge_base_says_to_ingest_first(tmp_path: Path) -> None:
+    missing = run_cli("ask", "anything?", db=tmp_path / "typo.db")
+    assert missing.exit_code == 1 and "no assay database at" in missing.stderr
+    assert not (tmp_path / "typo.db").exists()  # a read never creates a database
+    run_cli("sources", "add", "s", "--kind", "official", db=tmp_path / "empty.db")
     result = run_cli("ask", "anything?", db=tmp_path / "empty.db")
     assert result.exit_code == 2 and "is empty" in result.stderr
     assert "assay ingest" in result.stderr

@@ -172,7 +172,18 @@ def test_the_installed_command_never_shows_a_traceback(tmp_path: Path) -> None:
     """Through a real process: a bad database path is one line on stderr."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
     proc = subprocess.run(
-        [sys.executable, "-m", "assay", "sources", "list", "--db", str(tmp_path / "no" / "x.db")],
+        [
+            sys.executable,
+            "-m",
+            "assay",
+            "sources",
+            "add",
+            "x",
+            "--kind",
+            "official",
+            "--db",
+            str(tmp_path / "no" / "x.db"),
+        ],
         capture_output=True,
         text=True,
         env=env,
@@ -380,3 +391,98 @@ def test_evidence_dated_after_as_of_is_excluded_not_an_error(db: Path, tmp_path:
     [later] = out["excluded"]
     assert later["reason"] == "dated_after_as_of" and "273 days after as_of" in later["detail"]
     assert run_cli("audit", "verify", db=db).exit_code == 0  # and it replays
+
+
+def test_export_never_overwrites_the_database(db: Path, candidates: Path) -> None:
+    run_cli("score", "--query", "q", "--candidates", str(candidates), db=db)
+    for target in (db, Path(f"{db}-wal")):
+        result = run_cli("audit", "export", "-o", str(target), db=db)
+        assert result.exit_code == 2 and "is the audit database itself" in result.stderr
+    assert run_cli("audit", "verify", db=db).exit_code == 0
+    dash = run_cli("audit", "export", "-o", "-", db=db)
+    assert dash.exit_code == 0 and json.loads(dash.stdout.splitlines()[0])["seq"] == 1
+
+
+def test_read_commands_never_create_a_database(tmp_path: Path) -> None:
+    for args in (["audit", "verify"], ["sources", "list"], ["audit", "list"]):
+        result = run_cli(*args, db=tmp_path / "typo.db")
+        assert result.exit_code == 1 and "no assay database at" in result.stderr
+    assert not (tmp_path / "typo.db").exists()
+
+
+def test_another_applications_database_is_refused(tmp_path: Path) -> None:
+    other = tmp_path / "crm.db"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE customers (id INTEGER)")
+    conn.commit()
+    conn.close()
+    result = run_cli("sources", "add", "x", "--kind", "official", db=other)
+    assert result.exit_code == 1 and "is not an assay database" in result.stderr
+    tables = {r[0] for r in sqlite3.connect(other).execute("SELECT name FROM sqlite_master")}
+    assert tables == {"customers"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["sources", "add", "y", "--kind", "official", "--reviewed-at", "9999-12-31"],
+            "cannot be dated after today",
+        ),
+        (
+            ["sources", "add", "z", "--kind", "official", "--review-days", "99999999999"],
+            "from 1 to 36500",
+        ),
+        (["audit", "list", "--since", "0001-01-01T00:00:00+14:00"], "since="),
+        (["audit", "list", "--limit", "9223372036854775808"], "limit="),
+        (["sources", "add", "w", "--kind", "official", "--meta", "c=NaN"], None),
+    ],
+)
+def test_extreme_values_are_clear_errors(db: Path, args: list[str], message: str | None) -> None:
+    result = run_cli(*args, db=db)
+    if message is None:
+        assert result.exit_code == 0
+        shown = run_cli("sources", "show", "w", "--json", db=db).stdout
+        assert json.loads(shown)["metadata"] == {"c": "NaN"}  # strict JSON out
+    else:
+        assert result.exit_code == 2, result.output
+        assert message in result.stderr
+
+
+def test_undecodable_policy_file_and_lone_surrogates(db: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_bytes(b"name = '\xff'\n")
+    result = run_cli("policies", "show", str(bad))
+    assert result.exit_code == 2 and "readable UTF-8" in result.stderr
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"id": "a", "text": "x\\ud800", "similarity": 0.5, "source_id": "sds"}\n')
+    result = run_cli("score", "--query", "q", "--candidates", str(path), db=db)
+    assert result.exit_code == 2 and "unpaired surrogate" in result.stderr
+    good = write_jsonl(tmp_path / "good.jsonl", [candidate_record("a", 0.5)])
+    missing = run_cli(
+        "score", "--query", "q", "--candidates", str(good), "--policy", "nope.toml", db=db
+    )
+    assert missing.exit_code == 2 and "cannot be read" in missing.stderr
+
+
+def test_unknown_source_names_the_candidate(db: Path, tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "c.jsonl", [candidate_record("doc-7", 0.5, source_id="nope")])
+    result = run_cli("score", "--query", "q", "--candidates", str(path), db=db)
+    assert "candidate 'doc-7': source_id='nope' is not in the source registry" in result.stderr
+    shown = run_cli("sources", "show", "nope", db=db)
+    assert "source_kind" not in shown.stderr  # no kind fallback where none exists
+
+
+def test_a_closed_pipe_ends_quietly(db: Path, candidates: Path) -> None:
+    for _ in range(40):
+        run_cli("score", "--query", "q", "--candidates", str(candidates), db=db)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ASSAY_")}
+    proc = subprocess.run(
+        f"{sys.executable} -m assay audit export --db {db} | head -c 10",
+        shell=True,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr

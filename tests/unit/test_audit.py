@@ -123,6 +123,13 @@ def test_b2_rows_cut_from_the_end_are_found_with_an_anchored_head(
     assert not report.ok and "rows removed from the end" in report.problems[0].problem
 
 
+def test_b2_a_recorded_head_stays_valid_as_the_log_grows(engine: Assay) -> None:
+    fill(engine, 2)
+    _, head = engine.audit.head()
+    fill(engine, 2)
+    assert engine.audit.verify(expected_head=head).ok
+
+
 def test_b2_rehashed_forgery_is_caught_by_replaying_the_scores(
     engine: Assay, db_path: Path
 ) -> None:

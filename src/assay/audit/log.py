@@ -180,8 +180,8 @@ class AuditLog:
         until: str | None = None,
     ) -> list[AuditEvent]:
         """Events newest first, filtered by policy name, kind and ISO time range."""
-        if limit is not None and limit <= 0:
-            raise InvalidInputError("limit", limit, "give a positive number of events")
+        if limit is not None and not 0 < limit <= 1_000_000:
+            raise InvalidInputError("limit", limit, "give a number of events from 1 to 1000000")
         where, args = _filters(policy=policy, kind=kind, since=since, until=until)
         sql = f"SELECT {_COLUMNS} FROM audit_events{where} ORDER BY seq DESC"
         if limit is not None:
@@ -209,11 +209,14 @@ class AuditLog:
 
         With ``replay`` (the default) each scoring event's composites, labels and gate
         verdicts are also recomputed from the row alone (see :mod:`assay.audit.replay`).
+        ``expected_head`` is a head recorded earlier: it must still be a row of the chain
+        (events appended since are fine; rows cut from the end are not).
         """
         from assay.audit.replay import replay_problems
 
         problems: list[VerifyProblem] = []
         expected_seq, prev, count = 1, GENESIS_HASH, 0
+        anchored = expected_head in (None, GENESIS_HASH)
         for raw in self._raw_rows():
             count += 1
             seq = raw["seq"]
@@ -249,13 +252,14 @@ class AuditLog:
                     VerifyProblem(seq, event_id, p)
                     for p in replay_problems(columns["kind"], payload, columns["query"])
                 )
+            anchored = anchored or stored == expected_head
             expected_seq, prev = seq + 1, stored
-        if expected_head is not None and expected_head != prev:
+        if not anchored:
             problems.append(
                 VerifyProblem(
-                    expected_seq,
+                    expected_seq - 1,
                     None,
-                    f"head is {prev[:16]}..., expected {expected_head[:16]}... "
+                    f"recorded head {str(expected_head)[:16]}... is not in the chain "
                     "(rows removed from the end, or the wrong database)",
                 )
             )
@@ -296,7 +300,9 @@ def _iso_moment(name: str, value: str) -> str:
     """An ISO date or time as the UTC text ``created_at`` is compared with."""
     try:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
+        if moment.tzinfo is not None:
+            moment = moment.astimezone(UTC)
+    except (ValueError, OverflowError):
         raise InvalidInputError(
             name, value, "use an ISO date or time such as 2026-11-01 or 2026-11-01T09:30:00Z"
         ) from None

@@ -81,7 +81,7 @@ def ask(
     as_json: bool,
 ) -> None:
     """Ask the knowledge base QUESTION: which evidence may an answer use, and should it answer?"""
-    with Assay(db) as engine:
+    with Assay(db, create=False) as engine:
         result = engine.ask(
             question,
             policy=policy,

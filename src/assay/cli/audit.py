@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TextIO
 
 import click
 
+from assay.audit import AuditEvent
 from assay.cli.common import db_option, emit_json, json_option, shorten, table
 from assay.engine import Assay
 from assay.errors import InvalidInputError
@@ -36,7 +39,7 @@ def list_events(
     as_json: bool,
 ) -> None:
     """List recent retrieval events."""
-    with Assay(db) as engine:
+    with Assay(db, create=False) as engine:
         events = engine.audit.list(limit=limit, policy=policy, since=since, until=until)
     if as_json:
         emit_json([e.as_dict() for e in events])
@@ -66,7 +69,7 @@ def list_events(
 @json_option
 def show(event_id: str, db: Path | None, as_json: bool) -> None:
     """Show one event with every candidate's scores and verdict."""
-    with Assay(db) as engine:
+    with Assay(db, create=False) as engine:
         event = engine.audit.get(event_id)
     if as_json:
         emit_json(event.as_dict())
@@ -109,7 +112,7 @@ def show(event_id: str, db: Path | None, as_json: bool) -> None:
 @json_option
 def verify(expect_head: str | None, no_replay: bool, db: Path | None, as_json: bool) -> None:
     """Check the hash chain and replay every score; exit 1 naming any broken row."""
-    with Assay(db) as engine:
+    with Assay(db, create=False) as engine:
         report = engine.audit.verify(expected_head=expect_head, replay=not no_replay)
     if as_json:
         emit_json(report.as_dict())
@@ -131,7 +134,7 @@ def verify(expect_head: str | None, no_replay: bool, db: Path | None, as_json: b
 @json_option
 def head(db: Path | None, as_json: bool) -> None:
     """Print the event count and head hash, to keep somewhere the database is not."""
-    with Assay(db) as engine:
+    with Assay(db, create=False) as engine:
         count, digest = engine.audit.head()
     if as_json:
         emit_json({"events": count, "head": digest})
@@ -166,20 +169,49 @@ def export(
     until: str | None,
     db: Path | None,
 ) -> None:
-    """Export events oldest first, one JSON object a line, hashes included."""
-    with Assay(db) as engine:
+    """Export events oldest first, one JSON object a line, hashes included.
+
+    A regular file is written whole or not at all (via a temporary file); ``-o -``,
+    pipes and devices are written in place.
+    """
+    with Assay(db, create=False) as engine:
         events = engine.audit.iter_all(policy=policy, since=since, until=until)
-        if output is None:
+        if output is None or str(output) == "-":
             for event in events:
                 click.echo(canonical_json(event.as_dict()))
             return
-        if not output.parent.resolve().is_dir():
-            raise InvalidInputError("--output", str(output), "write into an existing folder")
-        tmp = output.with_name(output.name + ".part")
-        count = 0
-        with tmp.open("w", encoding="utf-8") as fh:
-            for event in events:
-                fh.write(canonical_json(event.as_dict()) + "\n")
-                count += 1
-        tmp.replace(output)
+        _check_output(output, engine.settings.db)
+        try:
+            if output.exists() and not output.is_file():  # a pipe or a device: write in place
+                with output.open("w", encoding="utf-8") as fh:
+                    count = _write_events(events, fh)
+            else:
+                tmp = output.with_name(output.name + ".part")
+                with tmp.open("w", encoding="utf-8") as fh:
+                    count = _write_events(events, fh)
+                tmp.replace(output)
+        except OSError as exc:
+            raise InvalidInputError(
+                "--output", str(output), "write somewhere writable", problem=f"failed ({exc})"
+            ) from None
     click.echo(f"exported {count} events to {output}", err=True)
+
+
+def _write_events(events: Iterable[AuditEvent], fh: TextIO) -> int:
+    count = 0
+    for event in events:
+        fh.write(canonical_json(event.as_dict()) + "\n")
+        count += 1
+    return count
+
+
+def _check_output(output: Path, db: Path) -> None:
+    """Refuse an export target that would overwrite the database itself."""
+    if not output.parent.resolve().is_dir():
+        raise InvalidInputError("--output", str(output), "write into an existing folder")
+    database = db.expanduser().resolve()
+    protected = {database, Path(f"{database}-wal"), Path(f"{database}-shm")}
+    if output.resolve() in protected:
+        raise InvalidInputError(
+            "--output", str(output), "choose another file", problem="is the audit database itself"
+        )

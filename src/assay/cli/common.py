@@ -24,7 +24,7 @@ class AssayGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except (click.exceptions.Exit, click.ClickException, click.Abort):
+        except (click.exceptions.Exit, click.ClickException, click.Abort, BrokenPipeError):
             raise
         except AssayError as exc:
             click.echo(f"error: {exc}", err=True)
@@ -73,11 +73,15 @@ def parse_meta(pairs: tuple[str, ...]) -> dict[str, Any]:
         key, sep, raw = pair.partition("=")
         if not sep or not key.strip():
             raise InvalidInputError("--meta", pair, "write it as key=value")
-        try:
-            out[key.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
+        try:  # JSON values (numbers, true, lists); NaN and Infinity stay text
+            out[key.strip()] = json.loads(raw, parse_constant=_not_json)
+        except ValueError:
             out[key.strip()] = raw
     return out
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON value")
 
 
 def table(rows: list[list[str]], headers: list[str]) -> str:

@@ -83,7 +83,7 @@ def ingest_command(
         def report(outcome: FileOutcome) -> None:
             bar.update(1)
             if outcome.status == "failed" and not as_json:
-                click.echo(f"\nfailed: {outcome.error}", err=True)
+                click.echo(f"\nfailed: {outcome.path}\n  {outcome.error}", err=True)
 
         result = ingest(
             files,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 import click
 
 from assay import __version__
@@ -30,4 +33,8 @@ cli.add_command(ask)
 
 def main() -> None:
     """Console-script entry point."""
-    cli()
+    try:
+        cli()
+    except BrokenPipeError:  # `assay audit export | head`: the reader left, stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)

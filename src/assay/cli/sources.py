@@ -124,7 +124,7 @@ def update(
         changes["kind"] = kind
     if retired is not None:
         changes["retired"] = retired
-    with Assay(db) as engine:
+    with Assay(db, create=False) as engine:
         source = engine.sources.update(source_id, note=options.get("note"), **changes)
     if as_json:
         emit_json(source.as_dict())
@@ -150,7 +150,7 @@ def review(
     as_json: bool,
 ) -> None:
     """Record that SOURCE_ID was reviewed, restarting its review interval."""
-    with Assay(db) as engine:
+    with Assay(db, create=False) as engine:
         source = engine.sources.review(
             source_id, on=parse_date("--on", on) or today(), reliability=reliability, note=note
         )
@@ -173,7 +173,7 @@ def list_sources(
 ) -> None:
     """List registered sources; overdue reviews are flagged."""
     on = parse_date("--as-of", as_of) or today()
-    with Assay(db) as engine:
+    with Assay(db, create=False) as engine:
         found = engine.sources.list(kind=kind, overdue_on=on if due else None)
     if as_json:
         emit_json([s.as_dict() | {"review_overdue": s.review_overdue(on)} for s in found])
@@ -206,7 +206,7 @@ def list_sources(
 @json_option
 def show(source_id: str, db: Path | None, as_json: bool) -> None:
     """Show SOURCE_ID and its full change history."""
-    with Assay(db) as engine:
+    with Assay(db, create=False) as engine:
         source = engine.sources.get(source_id)
         history = engine.sources.history(source_id)
     if as_json:
@@ -238,7 +238,7 @@ def show(source_id: str, db: Path | None, as_json: bool) -> None:
 @json_option
 def kinds(db: Path | None, as_json: bool) -> None:
     """List source kinds with their default reliability and review interval."""
-    with Assay(db) as engine:
+    with Assay(db, create=False) as engine:
         known = engine.sources.kinds()
     if as_json:
         emit_json(
