@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)  ## create the virtualenv and install assay with its dev tools
 
-run: install  ## the walkthrough: register sources, score under two policies, verify the audit log
+run: install  ## the walkthrough: build the demo knowledge base, ask it, score, verify the audit log
 	ASSAY=$(BIN)/assay bash examples/demo.sh
 
 test: install  ## the test suite (unit, property and end-to-end tests)

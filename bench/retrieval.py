@@ -284,6 +284,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="5 SQuAD articles, 50 queries")
     parser.add_argument("--write", action="store_true", help="write docs/ in --quick mode too")
     args = parser.parse_args()
+    for path in (args.squad, args.cranfield):
+        if not path.exists():
+            parser.error(f"{path} not found: pass --squad / --cranfield (see docs/benchmarks.md)")
     command = "python bench/retrieval.py" + "".join(f" {a}" for a in sys.argv[1:])
     lines = [
         SECTION,

@@ -85,6 +85,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     args = parser.parse_args()
+    if not args.data.exists():
+        parser.error(f"{args.data} not found: pass --data (see docs/benchmarks.md)")
     articles = json.loads(args.data.read_text())["data"]
     embedder = MiniLMEmbedder()
     start = time.perf_counter()

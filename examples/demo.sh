@@ -32,7 +32,10 @@ $ASSAY ingest "$KB/forum-posts.jsonl" --source community-forum
 $ASSAY ingest "$KB/field-notes.txt" --source field-notes
 $ASSAY ingest "$KB"/halden-sds-2026.md   # again: unchanged, nothing rewritten
 
-say "3. Answerable, and the current data sheet is the evidence (financial policy)"
+say "3. Answerable: the current data sheet and the wiki agree (informational question)..."
+ask "What ambient temperature range is safe for charging the HX-40?" --policy informational
+say "   ...the same evidence for a financial decision: the data sheet's charging and storage"
+say "   sections score almost alike, so the set is less decisive and the answer is hedged"
 ask "What ambient temperature range is safe for charging the HX-40?" --policy financial
 
 say "4. Conflicting sources: the forum says 70 °C is fine. Informational admits it, labelled..."

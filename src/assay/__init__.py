@@ -22,6 +22,7 @@ from assay.errors import (
     UnknownPolicyError,
     UnknownSourceError,
 )
+from assay.ingest.pipeline import IngestOptions, IngestReport
 from assay.pipeline import ScoreResult, score_candidates
 from assay.policy import Policy, PolicyBook, Severity, load_policy_file
 from assay.routing import Decision
@@ -55,6 +56,8 @@ __all__ = [
     "ExclusionReason",
     "Finding",
     "FindingStatus",
+    "IngestOptions",
+    "IngestReport",
     "InvalidInputError",
     "Label",
     "ModelUnavailableError",

@@ -15,7 +15,7 @@ Every call to :meth:`Assay.score` and :meth:`Assay.ask` writes exactly one audit
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -26,6 +26,7 @@ from assay.ask import AskResult, ask_payload, assess_retrieval
 from assay.audit import AuditLog
 from assay.db import connect
 from assay.errors import InvalidInputError, UnknownSourceError
+from assay.ingest.pipeline import FileOutcome, IngestOptions, IngestReport, ingest
 from assay.models.embedder import Embedder, get_embedder
 from assay.pipeline import ScoreResult, audit_payload, score_candidates
 from assay.policy import Policy, PolicyBook
@@ -116,6 +117,27 @@ class Assay:
                 f"candidate {candidate.id!r}: {exc.field}", exc.value, exc.fix, problem=exc.problem
             ) from None
         return SourceFacts(kind=kind.name, reliability=kind.reliability)
+
+    def ingest(
+        self,
+        paths: Iterable[str | Path],
+        *,
+        options: IngestOptions | None = None,
+        on_file: Callable[[FileOutcome], None] | None = None,
+    ) -> IngestReport:
+        """Ingest files and folders into the knowledge base (see :mod:`assay.ingest.pipeline`).
+
+        ``options`` carries the default source, dates and chunk budget; each file lands
+        whole or not at all, and a bad file fails alone.
+        """
+        return ingest(
+            [Path(p) for p in paths],
+            store=self.store,
+            embedder=self.embedder,
+            registry=self.sources,
+            options=options or IngestOptions(),
+            on_file=on_file,
+        )
 
     def ask(
         self,

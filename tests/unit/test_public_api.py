@@ -17,6 +17,8 @@ def test_public_api_is_pinned() -> None:
         "ExclusionReason",
         "Finding",
         "FindingStatus",
+        "IngestOptions",
+        "IngestReport",
         "InvalidInputError",
         "Label",
         "ModelUnavailableError",

@@ -10,7 +10,7 @@ import click
 from assay.cli.common import db_option, emit_json, json_option
 from assay.engine import Assay
 from assay.ingest.loaders import iter_files
-from assay.ingest.pipeline import FileOutcome, IngestOptions, ingest
+from assay.ingest.pipeline import FileOutcome, IngestOptions
 from assay.types import parse_date
 
 
@@ -85,14 +85,7 @@ def ingest_command(
             if outcome.status == "failed" and not as_json:
                 click.echo(f"\nfailed: {outcome.path}\n  {outcome.error}", err=True)
 
-        result = ingest(
-            files,
-            store=engine.store,
-            embedder=engine.embedder,
-            registry=engine.sources,
-            options=options,
-            on_file=report,
-        )
+        result = engine.ingest(files, options=options, on_file=report)
     if as_json:
         emit_json(result.as_dict())
     else:

@@ -6,11 +6,11 @@ Checks run in a fixed order and the first that fails is the recorded reason:
 1. ``source_overruled`` -- the registry marks the source overruled and the policy
    excludes overruled sources (legal authority that is no longer good law);
 2. ``source_retired`` -- the source was retired in the registry;
-   ``dated_after_as_of`` -- the item is dated after the day the decision is made for
+3. ``dated_after_as_of`` -- the item is dated after the day the decision is made for
    (replaying an old decision must not use what was written later);
-3. ``below_similarity_floor`` -- the passage is not about the query, however
+4. ``below_similarity_floor`` -- the passage is not about the query, however
    reliable or fresh its source (seed 000, test 8.6);
-4. ``below_threshold`` -- the composite is under the policy's minimum.
+5. ``below_threshold`` -- the composite is under the policy's minimum.
 
 Excluded items keep their scores; callers return and log them, never pass them on.
 """
