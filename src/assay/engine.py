@@ -157,22 +157,7 @@ class Assay:
         """
         chosen = self._policy(policy, severity)
         day = as_of or datetime.now(UTC).date()
-        bound = self.store.embedder()
-        if bound is None:
-            raise InvalidInputError(
-                "knowledge base",
-                str(self.settings.db),
-                "ingest documents first: `assay ingest PATH... --source ID`",
-                problem="is empty",
-            )
-        if bound != self.embedder.name:
-            raise InvalidInputError(
-                "embedder",
-                self.embedder.name,
-                f"the knowledge base was embedded with {bound!r}: set ASSAY_EMBEDDER to the "
-                "embedder that made it (minilm, hashing)",
-                problem="does not match the knowledge base",
-            )
+        self._require_knowledge_base()
         chosen.routing.bands_for(category)  # an unknown category fails before retrieval
         retrieval = search(self.store, self.embedder, question, k=top_k)
         result = assess_retrieval(
@@ -190,6 +175,25 @@ class Assay:
         }
         event_id = self._record("ask", question, chosen, ask_payload(result, models=models))
         return replace(result, scored=replace(result.scored, event_id=event_id))
+
+    def _require_knowledge_base(self) -> None:
+        """Refuse to ask an empty knowledge base, or one embedded by another model."""
+        bound = self.store.embedder()
+        if bound is None:
+            raise InvalidInputError(
+                "knowledge base",
+                str(self.settings.db),
+                "ingest documents first: `assay ingest PATH... --source ID`",
+                problem="is empty",
+            )
+        if bound != self.embedder.name:
+            raise InvalidInputError(
+                "embedder",
+                self.embedder.name,
+                f"the knowledge base was embedded with {bound!r}: set ASSAY_EMBEDDER to the "
+                "embedder that made it (minilm, hashing)",
+                problem="does not match the knowledge base",
+            )
 
     def _record(self, kind: str, query: str, policy: Policy, payload: dict[str, Any]) -> str:
         """Append one audit event; its id."""
