@@ -34,8 +34,7 @@ $ASSAY ingest "$KB"/halden-sds-2026.md   # again: unchanged, nothing rewritten
 
 say "3. Answerable: the current data sheet and the wiki agree (informational question)..."
 ask "What ambient temperature range is safe for charging the HX-40?" --policy informational
-say "   ...the same evidence for a financial decision: the data sheet's charging and storage"
-say "   sections score almost alike, so the set is less decisive and the answer is hedged"
+say "   ...a financial decision sets stricter bands: the same evidence gets a hedged answer"
 ask "What ambient temperature range is safe for charging the HX-40?" --policy financial
 
 say "4. Conflicting sources: the forum says 70 °C is fine. Informational admits it, labelled..."
