@@ -113,9 +113,7 @@ class Assay:
         try:
             kind = self.sources.kind(candidate.source_kind or "")
         except InvalidInputError as exc:
-            raise InvalidInputError(
-                f"candidate {candidate.id!r}: {exc.field}", exc.value, exc.fix, problem=exc.problem
-            ) from None
+            raise exc.at(f"candidate {candidate.id!r}") from None
         return SourceFacts(kind=kind.name, reliability=kind.reliability)
 
     def ingest(

@@ -45,6 +45,12 @@ class InvalidInputError(AssayError, ValueError):
         self.problem = problem
         super().__init__(f"{field}={_show(value)} {problem}; {fix}")
 
+    def at(self, where: str) -> InvalidInputError:
+        """The same error, its field prefixed with where it happened (a line, a candidate)."""
+        return InvalidInputError(
+            f"{where}: {self.field}", self.value, self.fix, problem=self.problem
+        )
+
 
 class UnknownPolicyError(InvalidInputError):
     """No policy is known by the requested name or severity."""

@@ -56,9 +56,7 @@ def read_candidates(path: str) -> list[Candidate]:
         try:
             out.append(Candidate.from_mapping(record))
         except InvalidInputError as exc:
-            raise InvalidInputError(
-                f"{where}: {exc.field}", exc.value, exc.fix, problem=exc.problem
-            ) from None
+            raise exc.at(where) from None
     return out
 
 
