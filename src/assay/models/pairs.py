@@ -1,0 +1,137 @@
+"""Scoring text pairs with a learned head: encoding, windowing, caching, aggregation.
+
+One :class:`PairScorer` serves training and run time alike, so the features a head
+was fitted on are exactly the features it sees later. For each pair the first text
+(question or claim) and the second (passage or evidence) are encoded once (an LRU
+cache keeps recent passages, which recur across questions), every window of the
+second text is scored, and the best window wins: a passage answers if any part of it
+does. A first text longer than one window is *truncated*; callers are told, and the
+support model never calls truncated input supported (fail closed).
+
+``encoder=None`` gives the cheap lexical mode: no neural network runs, token
+"similarity" is identity of word pieces and the pooled cosine is that of word-piece
+counts. A head trained in one mode must be used in the same mode.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from assay.models.embedder import MiniLMEmbedder, TokenWindow
+from assay.models.features import TextView, pair_features, view
+from assay.models.head import Head
+
+__all__ = ["PairScore", "PairScorer"]
+
+Floats = npt.NDArray[np.float64]
+_shared_caches: dict[str, OrderedDict[str, list[TextView]]] = {}
+_cache_lock = threading.Lock()
+
+
+@dataclass(frozen=True, slots=True)
+class PairScore:
+    """Class probabilities of the best window of one pair."""
+
+    probabilities: dict[str, float]
+    truncated: bool  #: the first text did not fit one window and was cut
+    windows: int  #: windows of the second text that were scored
+
+
+class PairScorer:
+    """Features of (first, second) text pairs, scored by ``head``.
+
+    ``positive`` is the class whose probability picks the best window.
+    """
+
+    def __init__(
+        self,
+        head: Head,
+        encoder: MiniLMEmbedder | None,
+        *,
+        positive: str,
+        tokenizer: MiniLMEmbedder | None = None,
+        cache_size: int = 2048,
+    ) -> None:
+        """``tokenizer`` splits text in lexical mode (defaults to a :class:`MiniLMEmbedder`)."""
+        if positive not in head.classes:
+            raise ValueError(f"positive class {positive!r} is not one of {head.classes}")
+        self.head = head
+        self.encoder = encoder
+        self.positive = head.classes.index(positive)
+        self._tokenizer = tokenizer or encoder or MiniLMEmbedder()
+        # scorers in the same mode share views: the relevance and support models then
+        # encode a retrieved passage once between them
+        mode = encoder.name if encoder is not None else f"lexical:{self._tokenizer.name}"
+        self._cache = _shared_caches.setdefault(mode, OrderedDict())
+        self._cache_size = cache_size
+        self._lock = _cache_lock
+        self._columns = np.asarray(
+            [list(self._all_features()).index(name) for name in head.features], dtype=np.int64
+        )
+
+    @staticmethod
+    def _all_features() -> tuple[str, ...]:
+        from assay.models.features import FEATURE_NAMES
+
+        return FEATURE_NAMES
+
+    def views(self, texts: Sequence[str]) -> list[list[TextView]]:
+        """The windows of each text as :class:`TextView`, from the cache where possible."""
+        with self._lock:
+            missing = sorted({t for t in texts if t not in self._cache})
+        if missing:
+            windows = self._windows(missing)
+            with self._lock:
+                for text, text_windows in zip(missing, windows, strict=True):
+                    self._cache[text] = [view(text, w) for w in text_windows]
+                    self._cache.move_to_end(text)
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        with self._lock:
+            found = {t: self._cache[t] for t in texts if t in self._cache}
+        # texts evicted between the two steps (a cache smaller than one batch) are redone
+        redo = [t for t in texts if t not in found]
+        if redo:
+            found.update(
+                (t, [view(t, w) for w in ws])
+                for t, ws in zip(redo, self._windows(redo), strict=True)
+            )
+        return [found[t] for t in texts]
+
+    def _windows(self, texts: list[str]) -> list[list[TokenWindow]]:
+        if self.encoder is not None:
+            return self.encoder.encode_tokens(texts)
+        return self._tokenizer.token_windows(texts)
+
+    def features(self, first: TextView, second: Sequence[TextView]) -> Floats:
+        """One feature row per window of the second text, in the head's column order."""
+        rows = [pair_features(first, window, self.head.idf) for window in second]
+        return np.asarray(rows, dtype=np.float64)[:, self._columns]
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> list[PairScore]:
+        """Score each (first, second) pair; see the module docstring for windows."""
+        if not pairs:
+            return []
+        all_views = self.views([text for pair in pairs for text in pair])
+        out = []
+        for i in range(len(pairs)):
+            first, second = all_views[2 * i], all_views[2 * i + 1]
+            probabilities = self.head.probabilities(self.features(first[0], second))
+            best = int(np.argmax(probabilities[:, self.positive]))
+            out.append(
+                PairScore(
+                    probabilities={
+                        c: float(p)
+                        for c, p in zip(self.head.classes, probabilities[best], strict=True)
+                    },
+                    truncated=len(first) > 1,
+                    windows=len(second),
+                )
+            )
+        return out
