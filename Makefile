@@ -4,7 +4,9 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint format bench clean
+DATA   ?= ../shared/data
+
+.PHONY: install run test lint format bench bench-models train-models llm llm-stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +29,20 @@ lint: install  ## ruff and mypy, as CI runs them
 
 bench: install  ## retrieval quality and speed on SQuAD 2.0 and Cranfield -> docs/benchmarks.md
 	$(BIN)/python bench/retrieval.py
+
+bench-models: install  ## relevance and support models on held-out data -> docs/benchmarks.md
+	$(BIN)/python bench/models.py --data $(DATA) --write
+
+train-models: install  ## retrain the shipped relevance and support heads from the public datasets
+	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
+	$(BIN)/python -m assay.training.train --data $(DATA) --out src/assay/models/shipped
+
+llm:  ## build the local OpenAI-compatible LLM server (first run: minutes) and start it
+	bash scripts/llm.sh setup
+	bash scripts/llm.sh start
+
+llm-stop:
+	bash scripts/llm.sh stop
 
 format: install
 	$(BIN)/ruff format src tests
