@@ -54,7 +54,9 @@ def auroc(y_true: ArrayLike, y_score: ArrayLike) -> float:
     return float(u / (positives * negatives))
 
 
-def balanced_accuracy(y_true: ArrayLike, y_pred: ArrayLike) -> float:
+def balanced_accuracy(
+    y_true: ArrayLike | Sequence[str], y_pred: ArrayLike | Sequence[str]
+) -> float:
     """Mean of the recall of each class present in ``y_true`` (labels of any kind)."""
     y = np.asarray(y_true)
     p = np.asarray(y_pred)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -186,9 +187,15 @@ def load_head(path: Path, sha256: str | None = None) -> Head:
             f"{path.name} has sha256 {digest[:12]}..., expected {sha256[:12]}...: the file "
             "is corrupt or was replaced; reinstall assay or retrain with `make train-models`"
         )
-    with np.load(path, allow_pickle=False) as npz:
-        header = json.loads(str(npz["header"]))
-        arrays = {k: np.asarray(npz[k]) for k in npz.files if k != "header"}
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            header = json.loads(str(npz["header"]))
+            arrays = {k: np.asarray(npz[k]) for k in npz.files if k != "header"}
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+        raise ModelUnavailableError(
+            f"{path.name} is not a model file assay wrote ({exc}); retrain with "
+            "`make train-models` or reinstall assay"
+        ) from exc
     kind = header.get("kind", "linear")
     common: dict[str, Any] = {
         "name": header["name"],

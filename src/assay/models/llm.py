@@ -1,0 +1,152 @@
+"""A minimal client for any OpenAI-compatible chat endpoint, and yes/no probabilities.
+
+assay never reaches the network unless the user configures an endpoint
+(``ASSAY_LLM_URL``, e.g. a local llama.cpp server or a hosted API). Only the standard
+library is used: one POST per call, a timeout, and retries with exponential backoff
+on connection errors, timeouts, 429 and 5xx replies. 4xx replies other than 429 are
+the caller's mistake and fail at once.
+
+:meth:`ChatClient.yes_probability` asks a yes/no question for one reply token and
+reads the log-probabilities of the candidate first tokens: ``P(yes) = p_yes / (p_yes +
+p_no)`` over every spelling of "yes" and "no" among them. A ranking score, not a
+calibrated probability: small models say "yes" too often.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any
+
+from assay.errors import AssayError, InvalidInputError
+
+__all__ = ["ChatClient", "EndpointError", "client_from_environment"]
+
+
+class EndpointError(AssayError):
+    """The configured LLM endpoint failed or answered something unusable."""
+
+
+@dataclass(frozen=True)
+class ChatClient:
+    """POSTs chat completions to ``base_url`` (``.../v1``) for ``model``."""
+
+    base_url: str
+    model: str = "default"
+    api_key: str | None = field(default=None, repr=False)
+    timeout: float = 30.0
+    retries: int = 2
+    backoff: float = 0.5  #: seconds before the first retry; doubles each time
+
+    def __post_init__(self) -> None:
+        """Reject a URL that is not http(s) and nonsensical timeouts or retry counts."""
+        if not isinstance(self.base_url, str) or not self.base_url.startswith(
+            ("http://", "https://")
+        ):
+            raise InvalidInputError(
+                "llm_url",
+                self.base_url,
+                "give the endpoint's base URL, e.g. http://127.0.0.1:8765/v1",
+            )
+        if not 0 < self.timeout < math.inf:
+            raise InvalidInputError("llm_timeout", self.timeout, "use a positive number of seconds")
+        if isinstance(self.retries, bool) or not isinstance(self.retries, int) or self.retries < 0:
+            raise InvalidInputError("llm_retries", self.retries, "use 0 or a positive integer")
+
+    @property
+    def name(self) -> str:
+        """``model@host``, recorded with every score the endpoint produced."""
+        host = self.base_url.split("://", 1)[1].split("/", 1)[0]
+        return f"{self.model}@{host}"
+
+    def chat(self, messages: list[dict[str, str]], **options: Any) -> dict[str, Any]:
+        """The endpoint's JSON reply to ``messages`` (``options`` join the request body)."""
+        body = json.dumps({"model": self.model, "messages": messages, **options}).encode()
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        url = self.base_url.rstrip("/") + "/chat/completions"
+        last: Exception | None = None
+        for attempt in range(self.retries + 1):
+            if attempt:
+                time.sleep(self.backoff * 2 ** (attempt - 1))
+            request = urllib.request.Request(url, data=body, headers=headers, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                    reply: dict[str, Any] = json.loads(response.read())
+                    return reply
+            except urllib.error.HTTPError as exc:
+                with exc:  # close the error response's socket, retried or not
+                    if exc.code != 429 and exc.code < 500:
+                        detail = exc.read()[:300].decode(errors="replace")
+                        raise EndpointError(
+                            f"{url} refused the request: {exc.code} {detail}"
+                        ) from exc
+                last = exc
+            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+                last = exc
+            except ValueError as exc:  # the reply was not JSON
+                last = exc
+        raise EndpointError(
+            f"{url} failed after {self.retries + 1} attempts ({last}); check that the server "
+            "is running (`scripts/llm.sh start`) or unset ASSAY_LLM_URL"
+        )
+
+    def yes_probability(self, system: str, user: str) -> float:
+        """P(yes) of the first reply token to a yes/no question; see the module docstring."""
+        reply = self.chat(
+            [{"role": "system", "content": system}, {"role": "user", "content": user}],
+            max_tokens=1,
+            temperature=0,
+            logprobs=True,
+            top_logprobs=10,
+        )
+        try:
+            choice = reply["choices"][0]
+            content = choice.get("logprobs") or {}
+            candidates = content.get("content") or []
+        except (KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise EndpointError(f"unexpected reply shape from {self.name}: {reply!r:.300}") from exc
+        yes = no = 0.0
+        for item in candidates[0].get("top_logprobs", []) if candidates else []:
+            word = str(item.get("token", "")).strip().lower()
+            if word in ("yes", "no"):
+                p = math.exp(float(item.get("logprob", -math.inf)))
+                yes, no = (yes + p, no) if word == "yes" else (yes, no + p)
+        if yes + no == 0.0:  # no log-probabilities: fall back to the reply text
+            text = str((choice.get("message") or {}).get("content") or "").lower()
+            first = re.match(r"\W*(\w+)", text)
+            word = first.group(1) if first else ""
+            if word in ("yes", "no"):
+                return 1.0 if word == "yes" else 0.0
+            raise EndpointError(f"{self.name} answered neither yes nor no: {text!r:.80}")
+        return yes / (yes + no)
+
+
+def client_from_environment(environ: dict[str, str] | None = None) -> ChatClient | None:
+    """The client configured by ``ASSAY_LLM_URL`` (+ ``_MODEL``, ``_API_KEY``, ``_TIMEOUT``).
+
+    ``None`` when no endpoint is configured: assay then stays offline.
+    """
+    import os
+
+    env = os.environ if environ is None else environ
+    url = env.get("ASSAY_LLM_URL", "").strip()
+    if not url:
+        return None
+    timeout = env.get("ASSAY_LLM_TIMEOUT", "30")
+    try:
+        seconds = float(timeout)
+    except ValueError:
+        raise InvalidInputError("ASSAY_LLM_TIMEOUT", timeout, "give seconds, e.g. 30") from None
+    return ChatClient(
+        base_url=url,
+        model=env.get("ASSAY_LLM_MODEL", "default"),
+        api_key=env.get("ASSAY_LLM_API_KEY") or None,
+        timeout=seconds,
+    )

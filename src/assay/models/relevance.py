@@ -1,0 +1,241 @@
+"""Relevance models: the probability that a passage answers a question.
+
+One method, ``score(query, passages) -> list[float]`` in [0, 1], behind a registry by
+name, so a user swaps the model by configuration (``ASSAY_RELEVANCE_MODEL``):
+
+================================  ==================================================
+name                              model
+================================  ==================================================
+``assay-relevance`` (default)     shipped head over MiniLM token alignment + lexical
+                                  features (:mod:`assay.models.features`)
+``assay-relevance-lexical``       the same features without the network: cheapest
+``cross-encoder:PATH``            the user's own ONNX reranker (last logit, or the
+                                  single logit through a sigmoid)
+``llm``                           yes/no P(yes) from the configured endpoint
+``cascade``                       the default on every passage, the LLM on the best
+                                  ``top`` few, their log-odds averaged
+================================  ==================================================
+
+The scores feed the similarity sub-score of each retrieved item and the model
+judgment (R4) of the set; see :mod:`assay.retrieval`.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Sequence
+from typing import Protocol, runtime_checkable
+
+from assay.errors import InvalidInputError, did_you_mean
+from assay.models.cross_encoder import CrossEncoder, softmax
+from assay.models.embedder import MiniLMEmbedder, get_embedder
+from assay.models.head import load_head, shipped_head_path
+from assay.models.llm import ChatClient, client_from_environment
+from assay.models.pairs import PairScorer
+
+__all__ = [
+    "DEFAULT_RELEVANCE_MODEL",
+    "CascadeRelevanceModel",
+    "CrossEncoderRelevanceModel",
+    "HeadRelevanceModel",
+    "LLMRelevanceModel",
+    "RelevanceModel",
+    "get_relevance_model",
+    "register_relevance_model",
+]
+
+DEFAULT_RELEVANCE_MODEL = "assay-relevance"
+_SYSTEM = (
+    "You check search results. Given a question and a passage, decide whether the passage "
+    "itself contains the answer to the question. A passage on the same topic that does "
+    "not state the answer does not count. Reply with one word: yes or no."
+)
+
+
+@runtime_checkable
+class RelevanceModel(Protocol):
+    """Scores how likely each passage answers ``query``."""
+
+    name: str  #: model id with version, recorded in audit rows
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]:
+        """One probability in [0, 1] per passage, in order."""
+        ...
+
+
+def check_query(query: object, passages: object) -> tuple[str, list[str]]:
+    """``query`` and ``passages`` validated: non-empty strings, passages a list."""
+    if not isinstance(query, str) or not query.strip():
+        raise InvalidInputError("query", query, "give the question as non-empty text")
+    if isinstance(passages, str) or not isinstance(passages, Sequence):
+        raise InvalidInputError("passages", passages, "pass a list of passage strings")
+    for i, passage in enumerate(passages):
+        if not isinstance(passage, str) or not passage.strip():
+            raise InvalidInputError(f"passages[{i}]", passage, "drop empty passages")
+    return query, list(passages)
+
+
+class HeadRelevanceModel:
+    """A shipped (or retrained) head: ``lexical`` runs no neural network."""
+
+    def __init__(self, *, lexical: bool = False) -> None:
+        """Load the shipped head, checking its sha256."""
+        name = "assay-relevance-lexical" if lexical else "assay-relevance"
+        head = load_head(*shipped_head_path(name))
+        embedder = get_embedder("minilm")
+        assert isinstance(embedder, MiniLMEmbedder)
+        encoder = None if lexical else embedder
+        self._scorer = PairScorer(head, encoder, positive="relevant", tokenizer=embedder)
+        self.name = head.model_id
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]:
+        """P(relevant) per passage; the best window of a long passage counts."""
+        query, items = check_query(query, passages)
+        results = self._scorer.score([(query, p) for p in items])
+        return [r.probabilities["relevant"] for r in results]
+
+
+class CrossEncoderRelevanceModel:
+    """The user's ONNX reranker at ``path``; ``positive`` is the logit column of "relevant"."""
+
+    def __init__(self, path: str, *, positive: int = -1) -> None:
+        """Load the model (see :class:`~assay.models.cross_encoder.CrossEncoder`)."""
+        self._model = CrossEncoder(path)
+        self._positive = positive
+        self.name = f"cross-encoder:{self._model.name}"
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]:
+        """P(relevant) per passage from the model's logits."""
+        query, items = check_query(query, passages)
+        if not items:
+            return []
+        probabilities = softmax(self._model.logits([(query, p) for p in items]))
+        return [float(p) for p in probabilities[:, self._positive]]
+
+
+class LLMRelevanceModel:
+    """Asks the configured chat endpoint, passage by passage, "does this answer it?"."""
+
+    def __init__(self, client: ChatClient, *, max_chars: int = 4000) -> None:
+        """Passages longer than ``max_chars`` are cut (the endpoint's context is finite)."""
+        self._client = client
+        self._max_chars = max_chars
+        self.name = f"llm-yes-no:{client.name}"
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]:
+        """P(yes) per passage (one request each)."""
+        query, items = check_query(query, passages)
+        return [
+            self._client.yes_probability(
+                _SYSTEM,
+                f"Question: {query}\n\nPassage: {p[: self._max_chars]}\n\n"
+                "Does the passage contain the answer to the question?",
+            )
+            for p in items
+        ]
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(p / (1 - p))
+
+
+class CascadeRelevanceModel:
+    """``fast`` on every passage; ``slow`` on the ``top`` best of them.
+
+    For those few the score is ``sigmoid(w * logit(fast) + (1 - w) * (logit(slow) -
+    slow_bias))``: averaging log-odds lets two models that rank differently correct
+    each other; ``slow_bias`` recentres an LLM that says "yes" too readily.
+    """
+
+    def __init__(
+        self,
+        fast: RelevanceModel,
+        slow: RelevanceModel,
+        *,
+        top: int = 3,
+        fast_weight: float = 0.5,
+        slow_bias: float = 0.0,
+    ) -> None:
+        """Combine ``fast`` and ``slow``; see the class docstring."""
+        if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+            raise InvalidInputError("top", top, "use a positive integer such as 3")
+        if not 0.0 <= fast_weight <= 1.0:
+            raise InvalidInputError("fast_weight", fast_weight, "use a number in [0, 1]")
+        self.fast, self.slow, self.top = fast, slow, top
+        self.fast_weight, self.slow_bias = fast_weight, slow_bias
+        self.name = f"cascade({fast.name}+{slow.name},top={top})"
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]:
+        """Fast scores everywhere, combined scores for the ``top`` fast-best passages."""
+        query, items = check_query(query, passages)
+        scores = self.fast.score(query, items)
+        best = sorted(range(len(items)), key=lambda i: -scores[i])[: self.top]
+        slow = self.slow.score(query, [items[i] for i in best]) if best else []
+        w = self.fast_weight
+        for i, s in zip(best, slow, strict=True):
+            z = w * _logit(scores[i]) + (1 - w) * (_logit(s) - self.slow_bias)
+            scores[i] = 1.0 / (1.0 + math.exp(-z))
+        return scores
+
+
+_registry: dict[str, Callable[[], RelevanceModel]] = {}
+_cache: dict[str, RelevanceModel] = {}
+_lock = threading.Lock()
+_SHIPPED = frozenset({"assay-relevance", "assay-relevance-lexical"})
+
+
+def register_relevance_model(name: str, factory: Callable[[], RelevanceModel]) -> None:
+    """Make ``get_relevance_model(name)`` build the model with ``factory`` (once)."""
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidInputError("name", name, "give the model a non-empty name")
+    _registry[name.strip().lower()] = factory
+    _cache.pop(name.strip().lower(), None)
+
+
+def _llm_client() -> ChatClient:
+    client = client_from_environment()
+    if client is None:
+        raise InvalidInputError(
+            "relevance_model", "llm", "set ASSAY_LLM_URL to an OpenAI-compatible endpoint first"
+        )
+    return client
+
+
+def get_relevance_model(spec: str | RelevanceModel = DEFAULT_RELEVANCE_MODEL) -> RelevanceModel:
+    """The model registered as ``spec`` (built once per process), or ``spec`` itself."""
+    if isinstance(spec, RelevanceModel) and not isinstance(spec, str):
+        return spec
+    if not isinstance(spec, str) or not spec.strip():
+        raise InvalidInputError("relevance_model", spec, "pass a registered name or a model")
+    key = spec.strip()
+    if key.lower().startswith("cross-encoder:"):
+        return CrossEncoderRelevanceModel(key.split(":", 1)[1])
+    key = key.lower()
+    factory = _registry.get(key)
+    if factory is None:
+        names = [*sorted(_registry), "cross-encoder:PATH"]
+        raise InvalidInputError(
+            "relevance_model",
+            spec,
+            f"{did_you_mean(spec, names)}choose one of: {', '.join(names)}",
+            problem="is unknown",
+        )
+    if key not in _SHIPPED:  # endpoint-backed models follow the environment of the moment
+        return factory()
+    with _lock:
+        if key not in _cache:
+            _cache[key] = factory()
+        return _cache[key]
+
+
+register_relevance_model("assay-relevance", HeadRelevanceModel)
+register_relevance_model("assay-relevance-lexical", lambda: HeadRelevanceModel(lexical=True))
+register_relevance_model("llm", lambda: LLMRelevanceModel(_llm_client()))
+register_relevance_model(
+    "cascade",
+    lambda: CascadeRelevanceModel(
+        get_relevance_model(DEFAULT_RELEVANCE_MODEL), LLMRelevanceModel(_llm_client())
+    ),
+)

@@ -1,0 +1,255 @@
+"""Support models: does this evidence support, contradict or leave open this claim?
+
+One method, ``score(pairs) -> list[SupportResult]`` for (claim, evidence) pairs, behind
+a registry by name (``ASSAY_SUPPORT_MODEL``):
+
+==============================  ====================================================
+name                            model
+==============================  ====================================================
+``assay-support`` (default)     shipped softmax head (supported / contradicted /
+                                unsupported) over MiniLM alignment + lexical features
+``assay-support-lexical``       the same features without the network
+``cross-encoder:PATH``          the user's ONNX NLI or grounding model; the label of
+                                each logit column from ``ASSAY_SUPPORT_LABELS``
+                                (default ``contradicted,supported,unsupported``;
+                                a single logit means P(supported))
+``llm``                         yes/no "is the claim supported?" from the endpoint
+==============================  ====================================================
+
+Fail closed: a claim too long for one window is never called supported (its score is
+capped at 0 and its label is ``unsupported``), because the part that was cut might be
+the part that is false.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol, runtime_checkable
+
+from assay.errors import InvalidInputError, did_you_mean
+from assay.models.cross_encoder import CrossEncoder, softmax
+from assay.models.embedder import MiniLMEmbedder, get_embedder
+from assay.models.head import load_head, shipped_head_path
+from assay.models.llm import ChatClient, client_from_environment
+from assay.models.pairs import PairScorer
+
+__all__ = [
+    "DEFAULT_SUPPORT_MODEL",
+    "CrossEncoderSupportModel",
+    "HeadSupportModel",
+    "LLMSupportModel",
+    "SupportLabel",
+    "SupportModel",
+    "SupportResult",
+    "get_support_model",
+    "register_support_model",
+]
+
+DEFAULT_SUPPORT_MODEL = "assay-support"
+SupportLabel = Literal["supported", "contradicted", "unsupported"]
+LABELS: tuple[SupportLabel, ...] = ("supported", "contradicted", "unsupported")
+_SYSTEM = (
+    "You check facts. Given a claim and some evidence, decide whether the evidence alone "
+    "shows that the claim is true. If the evidence says something different, or does not "
+    "say enough, the answer is no. Reply with one word: yes or no."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SupportResult:
+    """How well one piece of evidence backs one claim."""
+
+    score: float  #: P(supported) in [0, 1]
+    label: SupportLabel
+    contradiction: float | None = None  #: P(contradicted) where the model can tell
+    truncated: bool = False  #: the claim was cut, so it was not called supported
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form."""
+        return {
+            "score": round(self.score, 6),
+            "label": self.label,
+            "contradiction": None if self.contradiction is None else round(self.contradiction, 6),
+            "truncated": self.truncated,
+        }
+
+
+@runtime_checkable
+class SupportModel(Protocol):
+    """Scores how well each evidence text supports its claim."""
+
+    name: str  #: model id with version, recorded in audit rows
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> list[SupportResult]:
+        """One result per (claim, evidence) pair, in order."""
+        ...
+
+
+def check_pairs(pairs: object) -> list[tuple[str, str]]:
+    """``pairs`` validated: a list of (claim, evidence) pairs of non-empty strings."""
+    if isinstance(pairs, str) or not isinstance(pairs, Sequence):
+        raise InvalidInputError("pairs", pairs, "pass a list of (claim, evidence) pairs")
+    out = []
+    for i, pair in enumerate(pairs):
+        if not isinstance(pair, tuple | list) or len(pair) != 2:
+            raise InvalidInputError(f"pairs[{i}]", pair, "give a (claim, evidence) pair")
+        for part, text in zip(("claim", "evidence"), pair, strict=True):
+            if not isinstance(text, str) or not text.strip():
+                raise InvalidInputError(f"pairs[{i}].{part}", text, f"give the {part} as text")
+        out.append((pair[0], pair[1]))
+    return out
+
+
+def _label(supported: float, contradicted: float, unsupported: float, cut: float) -> SupportLabel:
+    if supported >= cut:
+        return "supported"
+    return "contradicted" if contradicted > unsupported else "unsupported"
+
+
+class HeadSupportModel:
+    """The shipped support head; ``lexical`` runs no neural network."""
+
+    def __init__(self, *, lexical: bool = False) -> None:
+        """Load the shipped head, checking its sha256."""
+        name = "assay-support-lexical" if lexical else "assay-support"
+        head = load_head(*shipped_head_path(name))
+        embedder = get_embedder("minilm")
+        assert isinstance(embedder, MiniLMEmbedder)
+        encoder = None if lexical else embedder
+        self._scorer = PairScorer(head, encoder, positive="supported", tokenizer=embedder)
+        #: P(supported) at or above this is labelled supported (best balanced accuracy
+        #: on the validation split)
+        self.threshold = float(head.info.get("supported_threshold", 0.5))
+        self.name = head.model_id
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> list[SupportResult]:
+        """Probabilities of the best evidence window; truncated claims fail closed."""
+        results = []
+        for r in self._scorer.score(check_pairs(pairs)):
+            p = r.probabilities
+            supported = 0.0 if r.truncated else p["supported"]
+            label = _label(supported, p["contradicted"], p["unsupported"], self.threshold)
+            results.append(SupportResult(supported, label, p["contradicted"], r.truncated))
+        return results
+
+
+class CrossEncoderSupportModel:
+    """The user's ONNX NLI / grounding model; ``labels`` names each logit column."""
+
+    def __init__(self, path: str, *, labels: Sequence[str] | None = None) -> None:
+        """Load the model; ``labels`` defaults to ``ASSAY_SUPPORT_LABELS`` (see module)."""
+        self._model = CrossEncoder(path)
+        raw = labels or os.environ.get(
+            "ASSAY_SUPPORT_LABELS", "contradicted,supported,unsupported"
+        ).split(",")
+        self._labels = [label.strip() for label in raw]
+        unknown = [label for label in self._labels if label not in LABELS]
+        if unknown or "supported" not in self._labels:
+            raise InvalidInputError(
+                "support_labels",
+                ",".join(self._labels),
+                f"name each logit column with one of {', '.join(LABELS)}, including supported",
+            )
+        self.name = f"cross-encoder:{self._model.name}"
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> list[SupportResult]:
+        """Softmax over the columns (a single logit: sigmoid = P(supported))."""
+        items = check_pairs(pairs)
+        if not items:
+            return []
+        logits = self._model.logits(items)
+        probabilities = softmax(logits)
+        results = []
+        for row in probabilities:
+            if logits.shape[1] == 1:
+                s = float(row[1])
+                results.append(SupportResult(s, "supported" if s >= 0.5 else "unsupported"))
+                continue
+            if len(row) != len(self._labels):
+                raise InvalidInputError(
+                    "support_labels", ",".join(self._labels),
+                    f"the model has {len(row)} logit columns; name each of them",
+                )  # fmt: skip
+            p = {label: float(v) for label, v in zip(self._labels, row, strict=True)}
+            label = max(p, key=lambda k: p[k])
+            results.append(SupportResult(p["supported"], label, p.get("contradicted")))  # type: ignore[arg-type]
+        return results
+
+
+class LLMSupportModel:
+    """Asks the configured chat endpoint whether the evidence shows the claim is true."""
+
+    def __init__(self, client: ChatClient, *, max_chars: int = 6000) -> None:
+        """Evidence longer than ``max_chars`` is cut."""
+        self._client = client
+        self._max_chars = max_chars
+        self.name = f"llm-yes-no:{client.name}"
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> list[SupportResult]:
+        """P(yes) per pair; a small LLM cannot tell contradiction from silence reliably."""
+        results = []
+        for claim, evidence in check_pairs(pairs):
+            p = self._client.yes_probability(
+                _SYSTEM,
+                f"Evidence: {evidence[: self._max_chars]}\n\nClaim: {claim}\n\n"
+                "Does the evidence show that the claim is true?",
+            )
+            results.append(SupportResult(p, "supported" if p >= 0.5 else "unsupported"))
+        return results
+
+
+_registry: dict[str, Callable[[], SupportModel]] = {}
+_cache: dict[str, SupportModel] = {}
+_lock = threading.Lock()
+_SHIPPED = frozenset({"assay-support", "assay-support-lexical"})
+
+
+def register_support_model(name: str, factory: Callable[[], SupportModel]) -> None:
+    """Make ``get_support_model(name)`` build the model with ``factory``."""
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidInputError("name", name, "give the model a non-empty name")
+    _registry[name.strip().lower()] = factory
+    _cache.pop(name.strip().lower(), None)
+
+
+def _llm_client() -> ChatClient:
+    client = client_from_environment()
+    if client is None:
+        raise InvalidInputError(
+            "support_model", "llm", "set ASSAY_LLM_URL to an OpenAI-compatible endpoint first"
+        )
+    return client
+
+
+def get_support_model(spec: str | SupportModel = DEFAULT_SUPPORT_MODEL) -> SupportModel:
+    """The model registered as ``spec`` (shipped heads load once), or ``spec`` itself."""
+    if isinstance(spec, SupportModel) and not isinstance(spec, str):
+        return spec
+    if not isinstance(spec, str) or not spec.strip():
+        raise InvalidInputError("support_model", spec, "pass a registered name or a model")
+    if spec.strip().lower().startswith("cross-encoder:"):
+        return CrossEncoderSupportModel(spec.strip().split(":", 1)[1])
+    key = spec.strip().lower()
+    factory = _registry.get(key)
+    if factory is None:
+        names = [*sorted(_registry), "cross-encoder:PATH"]
+        raise InvalidInputError(
+            "support_model",
+            spec,
+            f"{did_you_mean(spec, names)}choose one of: {', '.join(names)}",
+            problem="is unknown",
+        )
+    if key not in _SHIPPED:
+        return factory()
+    with _lock:
+        if key not in _cache:
+            _cache[key] = factory()
+        return _cache[key]
+
+
+register_support_model("assay-support", HeadSupportModel)
+register_support_model("assay-support-lexical", lambda: HeadSupportModel(lexical=True))
+register_support_model("llm", lambda: LLMSupportModel(_llm_client()))
