@@ -98,3 +98,35 @@ def shorten(text: str, width: int = 70) -> str:
     """One line of at most ``width`` characters."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 3] + "..."
+
+
+def read_jsonl(path: str, option: str) -> list[tuple[str, Any]]:
+    """(``"FILE line N"``, parsed value) for each non-blank line of ``path`` (``-``: stdin).
+
+    An unreadable file or a line that is not JSON is an :class:`InvalidInputError`
+    naming ``option``, the file and the line.
+    """
+    if path == "-":
+        lines = sys.stdin.read().splitlines()
+    else:
+        try:
+            lines = Path(path).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InvalidInputError(
+                option, path, "give a readable UTF-8 JSONL file", problem=f"cannot be read ({exc})"
+            ) from None
+    out = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path} line {number}"
+        try:
+            out.append((where, json.loads(line)))
+        except ValueError as exc:  # JSONDecodeError, or a number too long to convert
+            raise InvalidInputError(
+                where,
+                shorten(line, 40),
+                "write one JSON object per line",
+                problem=f"is not JSON ({exc})",
+            ) from None
+    return out

@@ -12,6 +12,7 @@ from assay.cli.ask import ask
 from assay.cli.audit import audit
 from assay.cli.common import AssayGroup
 from assay.cli.ingest import ingest_command
+from assay.cli.models import models
 from assay.cli.policies import policies
 from assay.cli.score import score
 from assay.cli.sources import sources
@@ -29,6 +30,7 @@ cli.add_command(score)
 cli.add_command(audit)
 cli.add_command(ingest_command)
 cli.add_command(ask)
+cli.add_command(models)
 
 
 def main() -> None:

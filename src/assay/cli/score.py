@@ -12,13 +12,11 @@ One JSON object per input line: ``id``, ``text``, ``similarity``, ``source_id`` 
 
 from __future__ import annotations
 
-import json
-import sys
 from pathlib import Path
 
 import click
 
-from assay.cli.common import db_option, emit_json, json_option, shorten
+from assay.cli.common import db_option, emit_json, json_option, read_jsonl, shorten
 from assay.engine import Assay
 from assay.errors import InvalidInputError
 from assay.pipeline import ScoreResult
@@ -27,32 +25,8 @@ from assay.types import Candidate, Label, parse_date
 
 def read_candidates(path: str) -> list[Candidate]:
     """Parse a JSONL candidate file (``-`` for stdin); errors name the line."""
-    if path == "-":
-        lines = sys.stdin.read().splitlines()
-    else:
-        try:
-            lines = Path(path).read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InvalidInputError(
-                "--candidates",
-                path,
-                "give a readable UTF-8 JSONL file",
-                problem=f"cannot be read ({exc})",
-            ) from None
     out = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path} line {number}"
-        try:
-            record = json.loads(line)
-        except ValueError as exc:  # JSONDecodeError, or a number too long to convert
-            raise InvalidInputError(
-                where,
-                shorten(line, 40),
-                "write one JSON object per line",
-                problem=f"is not JSON ({exc})",
-            ) from None
+    for where, record in read_jsonl(path, "--candidates"):
         try:
             out.append(Candidate.from_mapping(record))
         except InvalidInputError as exc:
