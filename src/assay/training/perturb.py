@@ -12,7 +12,8 @@ a paragraph yields, with the paragraph as evidence:
   another name from the same article, or a negation inserted after its first
   auxiliary verb;
 * ``unsupported``: a sentence from another paragraph of the same article (on topic,
-  not stated by the evidence).
+  not stated by the evidence), and, once per paragraph, a sentence of another article
+  (off topic: without it, boosted trees score unrelated evidence arbitrarily).
 
 Only paragraphs of the split's articles are used, so the SQuAD split by article holds.
 """
@@ -74,14 +75,28 @@ def perturbation_pairs(
     titles = set(squad_splits(path)[split])
     rng = random.Random(seed)
     pairs: list[SupportPair] = []
-    for article in json.loads(Path(path).read_text(encoding="utf-8"))["data"]:
+    articles = [a for a in json.loads(Path(path).read_text(encoding="utf-8"))["data"]]
+    all_sentences = {
+        a["title"]: [s for p in a["paragraphs"] for s in _SENTENCE.split(p["context"])]
+        for a in articles
+        if a["title"] in titles
+    }
+    for article in articles:
         if article["title"] not in titles:
             continue
         paragraphs = [p["context"] for p in article["paragraphs"]]
         sentences = [[s for s in _SENTENCE.split(p) if len(s.split()) >= 6] for p in paragraphs]
         names = sorted({m.group() for p in paragraphs for m in _NAME.finditer(p)})
+        elsewhere = [t for t in all_sentences if t != article["title"]]
         for i, paragraph in enumerate(paragraphs):
             others = [s for j, group in enumerate(sentences) if j != i for s in group]
+            if elsewhere:
+                unrelated = rng.choice(all_sentences[rng.choice(elsewhere)])
+                pairs.append(
+                    SupportPair(
+                        unrelated, paragraph, "unsupported", "squad-perturbed", article["title"]
+                    )
+                )
             for sentence in rng.sample(sentences[i], min(per_paragraph, len(sentences[i]))):
                 first_clause = sentence.split(", ")[0].rstrip(".")
                 short = len(first_clause.split()) < 5 or rng.random() < 0.5

@@ -48,7 +48,7 @@ from assay.training.datasets import (
     scifact_pairs,
 )
 from assay.training.perturb import perturbation_pairs
-from assay.training.windows import window_pairs
+from assay.training.windows import off_topic_pairs, window_pairs
 
 Floats = npt.NDArray[np.float64]
 VERSION = "1.0.0"
@@ -198,11 +198,19 @@ def relevance_report(
     }
 
 
-def best_threshold(y: npt.NDArray[np.int64], score: Floats) -> float:
-    """The cut on ``score`` that maximises balanced accuracy (fitted on validation)."""
+def best_threshold(y: npt.NDArray[np.int64], score: Floats, sources: npt.NDArray[np.str_]) -> float:
+    """The cut on ``score`` with the best balanced accuracy, averaged over the data
+    ``sources`` so that the largest validation set does not set it alone."""
     cuts = np.unique(np.round(score, 3))
-    accuracies = [balanced_accuracy(y, (score >= c).astype(np.int64)) for c in cuts]
-    return float(cuts[int(np.argmax(accuracies))])
+    names = np.unique(sources)
+
+    def mean_accuracy(cut: float) -> float:
+        predicted = (score >= cut).astype(np.int64)
+        return float(
+            np.mean([balanced_accuracy(y[sources == n], predicted[sources == n]) for n in names])
+        )
+
+    return float(cuts[int(np.argmax([mean_accuracy(c) for c in cuts]))])
 
 
 def train_relevance(
@@ -264,7 +272,9 @@ def train_support(
         idf, choose, {"task": "support", "mode": mode},
     )  # fmt: skip
     cut = best_threshold(
-        supported["validation"], positive_probability(validated, x["validation"], "supported")
+        supported["validation"],
+        positive_probability(validated, x["validation"], "supported"),
+        np.asarray([p.source for p in sets["validation"]]),
     )
     head.info["supported_threshold"] = cut
     report: dict[str, Any] = {"threshold": cut}
@@ -304,8 +314,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     claims = data / "scifact_train" / "claims_train.jsonl"
     corpus = data / "scifact_train" / "corpus.jsonl"
     splits = ("train", "validation", "test")
+    rel = {s: relevance_pairs(squad, s, seed=SEED) for s in splits}
     rel = {
-        s: relevance_pairs(squad, s, seed=SEED) + window_pairs(squad, s, seed=SEED) for s in splits
+        s: pairs + off_topic_pairs(pairs, seed=SEED) + window_pairs(squad, s, seed=SEED)
+        for s, pairs in rel.items()
     }
     halu = {s: halueval_pairs(halueval, s, seed=SEED) for s in splits}
     matched = {s: halueval_pairs(halueval, s, seed=SEED, length_matched=True) for s in splits}

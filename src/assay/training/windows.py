@@ -8,6 +8,8 @@ to three consecutive sentences of its own paragraph, centred on the sentence tha
 shares the most words with the question (chosen the same way whether or not the
 question is answerable, so the choice itself carries no label). The label is 1 only
 if the question is answerable *and* one of its gold answers lies inside the window.
+
+:func:`off_topic_pairs` adds easy negatives from other articles (task ``"o"``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 from assay.training.bm25 import tokenize
 from assay.training.datasets import RelevancePair, squad_splits
 
-__all__ = ["window_pairs"]
+__all__ = ["off_topic_pairs", "window_pairs"]
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'])")
 
@@ -46,3 +48,23 @@ def window_pairs(path: str | Path, split: str, *, seed: int = 13) -> list[Releva
                 label = int(not qa["is_impossible"] and any(a in window for a in answers))
                 pairs.append(RelevancePair(qa["question"], window, label, "w", article["title"]))
     return pairs
+
+
+def off_topic_pairs(pairs: list[RelevancePair], *, seed: int = 13) -> list[RelevancePair]:
+    """Task ``"o"``: each answerable question against a paragraph of another article.
+
+    Hard negatives alone leave a head no example of a passage that shares nothing with
+    the question, and boosted trees then score such passages arbitrarily.
+    """
+    rng = random.Random(seed)
+    by_article: dict[str, list[str]] = {}
+    for p in pairs:
+        if p.task == "a":
+            by_article.setdefault(p.group, []).append(p.passage)
+    out = []
+    for p in pairs:
+        others = [a for a in by_article if a != p.group]
+        if p.task == "a" and p.label == 1 and others:
+            passage = rng.choice(by_article[rng.choice(others)])
+            out.append(RelevancePair(p.query, passage, 0, "o", p.group))
+    return out
