@@ -14,10 +14,13 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from assay.models.support import SupportModel
 from assay.pipeline import ScoreResult, SourceResolver, audit_payload, score_candidates
 from assay.policy import Policy
-from assay.retrieval import SIMILARITY_MAPPING, Retrieval
+from assay.retrieval import Retrieval
 from assay.routing import Route, route
+from assay.scoring.agreement import Conflict, find_conflicts, support_similarity
+from assay.scoring.corroboration import lexical_similarity
 from assay.scoring.signals import SetSignals, compute_set_signals
 
 
@@ -30,6 +33,7 @@ class AskResult:
     signals: SetSignals
     route: Route
     category: str | None = None
+    conflicts: tuple[Conflict, ...] = ()  #: admitted items whose statements disagree
 
     @property
     def event_id(self) -> str | None:
@@ -44,6 +48,7 @@ class AskResult:
             "confidence": self.signals.composite,
             "signals": self.signals.as_dict(),
             "route": {"bands": self.route.bands.as_dict(), "category": self.route.category},
+            "conflicts": [c.to_dict() for c in self.conflicts],
             "retrieval": {
                 "mode": self.retrieval.mode,
                 "embedder": self.retrieval.embedder,
@@ -61,8 +66,14 @@ def assess_retrieval(
     as_of: date,
     category: str | None = None,
     jurisdiction: str | None = None,
+    support: SupportModel | None = None,
 ) -> AskResult:
-    """Score the retrieved chunks, compute the set signals and route the question."""
+    """Score the retrieved chunks, compute the set signals and route the question.
+
+    With a ``support`` model, admitted items corroborate each other only when the model
+    finds that they back each other's statements, and disagreeing items are listed as
+    conflicts; without one, corroboration is lexical.
+    """
     rules = policy.routing
     rules.bands_for(category)  # an unknown category fails before any scoring
     scored = score_candidates(
@@ -72,6 +83,7 @@ def assess_retrieval(
         resolve,
         as_of=as_of,
         jurisdiction=jurisdiction,
+        similarity=lexical_similarity if support is None else support_similarity(support),
     )
     rows = {hit.chunk.id: i for i, hit in enumerate(retrieval.hits)}
     admitted = scored.admitted
@@ -80,10 +92,23 @@ def assess_retrieval(
         scored.evidence,
         retrieval.vectors[[rows[e.id] for e in admitted]],
         settings=policy.signals,
+        judgment=model_judgment(retrieval, [rows[e.id] for e in admitted]),
     )
-    return AskResult(
-        scored, retrieval, signals, route(signals, len(admitted), rules, category), category
-    )
+    conflicts = find_conflicts([(e.id, e.candidate.text) for e in admitted], support)
+    decision = route(signals, len(admitted), rules, category)
+    return AskResult(scored, retrieval, signals, decision, category, tuple(conflicts))
+
+
+def model_judgment(retrieval: Retrieval, admitted_rows: list[int]) -> float | None:
+    """R4: the relevance model's belief that the admitted evidence answers the question.
+
+    The best relevance among admitted hits (one answering passage suffices); 0.0 when
+    nothing was admitted; ``None`` when no relevance model ran.
+    """
+    scores = [h.relevance for h in retrieval.hits]
+    if any(s is None for s in scores):
+        return None
+    return max((float(scores[i] or 0.0) for i in admitted_rows), default=0.0)
 
 
 def ask_payload(result: AskResult, *, models: Mapping[str, str]) -> dict[str, Any]:
@@ -92,11 +117,12 @@ def ask_payload(result: AskResult, *, models: Mapping[str, str]) -> dict[str, An
         "retrieval": {
             "mode": result.retrieval.mode,
             "embedder": result.retrieval.embedder,
-            "similarity_mapping": SIMILARITY_MAPPING,
+            "similarity_mapping": result.retrieval.similarity_from,
             "hits": [
                 {
                     "id": h.chunk.id,
                     "cosine": round(h.cosine, 6),
+                    "relevance": None if h.relevance is None else round(h.relevance, 6),
                     "fused": round(h.fused, 6),
                     "dense_rank": h.dense_rank,
                     "lexical_rank": h.lexical_rank,
@@ -105,6 +131,7 @@ def ask_payload(result: AskResult, *, models: Mapping[str, str]) -> dict[str, An
             ],
         },
         "category": result.category,
+        "conflicts": [c.to_dict() for c in result.conflicts],
         "signals": result.signals.as_dict(),
         "route": result.route.as_dict(),
     }

@@ -26,11 +26,19 @@ from assay.ask import AskResult, ask_payload, assess_retrieval
 from assay.audit import AuditLog
 from assay.db import connect
 from assay.errors import InvalidInputError, UnknownSourceError
-from assay.ingest.pipeline import FileOutcome, IngestOptions, IngestReport, ingest
+from assay.ingest.pipeline import (
+    FileOutcome,
+    IngestOptions,
+    IngestReport,
+    embedding_text,
+    ingest,
+)
 from assay.models.embedder import Embedder, get_embedder
+from assay.models.relevance import RelevanceModel, get_relevance_model
+from assay.models.support import SupportModel, get_support_model
 from assay.pipeline import ScoreResult, audit_payload, score_candidates
 from assay.policy import Policy, PolicyBook
-from assay.retrieval import SIMILARITY_MAPPING, search
+from assay.retrieval import apply_relevance, search
 from assay.scoring.corroboration import TextSimilarity, lexical_similarity
 from assay.scoring.evidence import SourceFacts
 from assay.settings import Settings, load_settings
@@ -59,6 +67,8 @@ class Assay:
         self.audit = AuditLog(self._conn)
         self.store = SQLiteStore(self._conn)
         self._embedder: Embedder | None = None
+        self._relevance: RelevanceModel | None = None
+        self._support: SupportModel | None = None
 
     @property
     def embedder(self) -> Embedder:
@@ -66,6 +76,20 @@ class Assay:
         if self._embedder is None:
             self._embedder = get_embedder(self.settings.embedder)
         return self._embedder
+
+    @property
+    def relevance(self) -> RelevanceModel | None:
+        """The relevance model that scores retrieved chunks; ``None`` if set to ``none``."""
+        if self._relevance is None and self.settings.relevance_model.lower() != "none":
+            self._relevance = get_relevance_model(self.settings.relevance_model)
+        return self._relevance
+
+    @property
+    def support(self) -> SupportModel | None:
+        """The support model behind corroboration; ``None`` if set to ``none``."""
+        if self._support is None and self.settings.support_model.lower() != "none":
+            self._support = get_support_model(self.settings.support_model)
+        return self._support
 
     def close(self) -> None:
         """Close the database connection."""
@@ -158,6 +182,12 @@ class Assay:
         self._require_knowledge_base()
         chosen.routing.bands_for(category)  # an unknown category fails before retrieval
         retrieval = search(self.store, self.embedder, question, k=top_k)
+        relevance = self.relevance
+        if relevance is not None and retrieval.hits:
+            # the title path is scored with the text, as it was embedded: a chunk under
+            # "HX-40 > Charging" need not repeat the product name to answer about it
+            scores = relevance.score(question, [embedding_text(h.chunk) for h in retrieval.hits])
+            retrieval = apply_relevance(retrieval, scores, relevance.name)
         result = assess_retrieval(
             question,
             retrieval,
@@ -166,10 +196,13 @@ class Assay:
             as_of=day,
             category=category,
             jurisdiction=jurisdiction,
+            support=self.support,
         )
         models = {
-            "similarity": f"{self.embedder.name}, {SIMILARITY_MAPPING}",
-            "corroboration": _name(lexical_similarity),
+            "similarity": f"{self.embedder.name}, {retrieval.similarity_from}",
+            "corroboration": _name(lexical_similarity)
+            if self.support is None
+            else f"support_similarity[{self.support.name}]",
         }
         event_id = self._record("ask", question, chosen, ask_payload(result, models=models))
         return replace(result, scored=replace(result.scored, event_id=event_id))

@@ -14,7 +14,17 @@ setting                   environment                 meaning
 ``severity_policies``     ``ASSAY_SEVERITY_POLICIES`` severity -> policy name (JSON)
 ``embedder``              ``ASSAY_EMBEDDER``          the knowledge base's embedder
                                                       (``minilm``; ``hashing`` for tests)
+``relevance_model``       ``ASSAY_RELEVANCE_MODEL``   scores retrieved chunks
+                                                      (``assay-relevance``; ``none``:
+                                                      the cosine mapping only)
+``support_model``         ``ASSAY_SUPPORT_MODEL``     claim-evidence support
+                                                      (``assay-support``; ``none``:
+                                                      lexical corroboration only)
 ========================  ==========================  ===============================
+
+The LLM endpoint (``ASSAY_LLM_URL``, ``ASSAY_LLM_MODEL``, ``ASSAY_LLM_API_KEY``,
+``ASSAY_LLM_TIMEOUT``) is read from the environment only, never from a file, so a key
+is not written down by accident.
 """
 
 from __future__ import annotations
@@ -46,6 +56,8 @@ class Settings(BaseSettings):
     policy_dirs: Annotated[list[Path], NoDecode] = []
     default_policy: str = "informational"
     embedder: str = "minilm"
+    relevance_model: str = "assay-relevance"
+    support_model: str = "assay-support"
     severity_policies: dict[str, str] = {}
 
     @field_validator("policy_dirs", mode="before")

@@ -176,3 +176,55 @@ def test_asking_with_another_embedder_is_refused(
     result = run_cli("ask", "charging?", db=demo_db)
     assert result.exit_code == 2
     assert "embedded with 'all-MiniLM-L6-v2-int8@1.0.0'" in result.stderr
+
+
+def audited_hits(db: Path, out: dict) -> list[dict]:
+    """The retrieval hits recorded in the audit row of an ``ask`` output."""
+    with Assay(db) as engine:
+        hits: list[dict] = engine.audit.get(out["event_id"]).payload["retrieval"]["hits"]
+    return hits
+
+
+def test_r4_relevance_feeds_similarity_and_the_model_judgment(demo_db: Path) -> None:
+    """Every hit is scored by the relevance model; similarity is the documented blend and
+    the set's judgment is the best relevance among admitted items (R4)."""
+    out = ask(demo_db, "How long does a full charge of the HX-40 take?")
+    hits = {h["id"]: h for h in audited_hits(demo_db, out)}
+    assert all(0.0 <= h["relevance"] <= 1.0 for h in hits.values())
+    for item in out["admitted"] + out["excluded"]:
+        hit = hits[item["id"]]
+        mapped = min(1.0, max(0.0, (hit["cosine"] - 0.18) / (0.71 - 0.18)))
+        assert item["scores"]["similarity"] == pytest.approx(
+            0.5 * hit["relevance"] + 0.5 * mapped, abs=2e-6
+        )
+    best = max(hits[item["id"]]["relevance"] for item in out["admitted"])
+    assert out["signals"]["judgment"] == pytest.approx(best)
+    assert out["confidence"] <= best + 1e-6  # the judgment caps the set confidence
+
+
+def test_r4_the_answering_chunk_is_the_most_relevant(demo_db: Path) -> None:
+    out = ask(demo_db, "How long does a full charge of the HX-40 take?")
+    best = max(audited_hits(demo_db, out), key=lambda h: h["relevance"])
+    texts = {e["id"]: e["text"] for e in out["admitted"] + out["excluded"]}
+    assert "3 hours" in texts[best["id"]] or "5 hours" in texts[best["id"]]
+
+
+def test_audit_row_names_the_relevance_and_support_models(demo_db: Path) -> None:
+    out = ask(demo_db, "What ambient temperature range is safe for charging the HX-40?")
+    with Assay(demo_db) as engine:
+        payload = engine.audit.get(out["event_id"]).payload
+    assert "assay-relevance@" in payload["models"]["similarity"]
+    assert "assay-support@" in payload["models"]["corroboration"]
+    assert "relevance" in payload["retrieval"]["similarity_mapping"]
+    assert all("relevance" in h for h in payload["retrieval"]["hits"])
+    assert "conflicts" in payload
+
+
+def test_relevance_model_none_keeps_the_cosine_mapping(
+    demo_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ASSAY_RELEVANCE_MODEL", "none")
+    monkeypatch.setenv("ASSAY_SUPPORT_MODEL", "none")
+    out = ask(demo_db, "How long does a full charge of the HX-40 take?")
+    assert all(h["relevance"] is None for h in audited_hits(demo_db, out))
+    assert out["signals"]["judgment"] is None

@@ -41,9 +41,17 @@ def render(result: AskResult, *, show_excluded: int = 6) -> str:
             f"finding {f.id}: {f.status.value}, {f.independent_sources} independent "
             f"source(s) ({', '.join(f.source_ids)}) {badge(f.label, f.confidence)}"
         )
+    sources = {e.id: e.basis.source_id or e.basis.source_kind for e in scored.admitted}
+    for c in result.conflicts:
+        lines.append(
+            f'conflict ({c.kind}): {sources.get(c.first)} "{shorten(c.sentences[0], 50)}" vs '
+            f'{sources.get(c.second)} "{shorten(c.sentences[1], 50)}"'
+        )
+    judged = "" if s.judgment is None else f", relevance judgment {s.judgment:.2f}"
     lines.append(
         f"set confidence {s.composite:.3f} (top {s.top:.2f}, gap {s.gap:.2f}, concentration "
-        f"{s.concentration:.2f}, coherence {s.coherence:.2f}, coverage {s.coverage:.2f})"
+        f"{s.concentration:.2f}, coherence {s.coherence:.2f}, coverage {s.coverage:.2f}"
+        f"{judged})"
     )
     lines.append(f"decision: {result.route.decision.value.upper()}")
     lines.extend(f"  - {reason}" for reason in result.route.reasons)

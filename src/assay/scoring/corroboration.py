@@ -54,7 +54,8 @@ _NEGATION = re.compile(r"\b(?:not|no|never|cannot|without|neither|nor)\b|n't\b",
 
 def _disagree(a: str, b: str) -> bool:
     """Two sentences contradict on their face: different figures, or one negated."""
-    numbers_a, numbers_b = set(_NUMBER.findall(a)), set(_NUMBER.findall(b))
+    numbers_a = {n.replace(",", "") for n in _NUMBER.findall(a)}
+    numbers_b = {n.replace(",", "") for n in _NUMBER.findall(b)}
     if numbers_a and numbers_b and numbers_a != numbers_b:
         return True
     return bool(_NEGATION.search(a)) != bool(_NEGATION.search(b))

@@ -1,0 +1,162 @@
+"""Agreement and conflict between evidence items, judged by a support model.
+
+Corroboration (E10) needs to know when two passages state the same finding, and the
+judge needs to know when they contradict each other. Word overlap alone finds
+neither reliably: a paraphrase shares few words, and "charge up to 45 °C" against
+"charge up to 70 °C" shares almost all. Both functions here compare passages through
+their best-aligned sentences and ask the support model (:mod:`assay.models.support`)
+whether each passage backs the other's sentence.
+
+:func:`support_similarity` builds a drop-in replacement for
+:func:`~assay.scoring.corroboration.lexical_similarity`: 0 whenever the lexical check
+sees a face conflict or the model labels either direction *contradicted*, otherwise
+the larger of the lexical similarity and the weaker of the two support scores (both
+passages must back each other for a paraphrase to count as the same finding).
+
+:func:`find_conflicts` lists pairs of items whose aligned sentences disagree, with the
+kind of disagreement: ``figures`` (different numbers), ``dates`` (different years or
+months), ``names`` (a different proper name in the same statement), ``negation``
+(negated in one only) or ``model`` (the support model says contradicted).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from assay.models.support import SupportModel
+from assay.scoring.corroboration import TextSimilarity, lexical_similarity
+from assay.text import content_terms
+
+__all__ = ["Conflict", "aligned_sentences", "find_conflicts", "support_similarity"]
+
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+")
+_YEAR = re.compile(r"\b(?:1[5-9]|20)\d\d\b")
+_MONTH = re.compile(
+    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december)\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z][\w'-]*")
+_NEGATION = re.compile(r"\b(?:not|no|never|cannot|without|neither|nor)\b|n't\b", re.IGNORECASE)
+_ALIGNED = 0.5  # content-word cosine at which two sentences talk about the same thing
+# reporting a conflict asks for more: sentences that share most of their words
+_SAME_STATEMENT = 0.6
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """Two evidence items whose aligned sentences disagree."""
+
+    first: str  #: evidence id
+    second: str
+    kind: str  #: figures | dates | names | negation | model
+    sentences: tuple[str, str]
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form (for the audit row and the judge)."""
+        return {
+            "first": self.first,
+            "second": self.second,
+            "kind": self.kind,
+            "sentences": list(self.sentences),
+        }
+
+
+def _cosine(a: Counter[str], b: Counter[str]) -> float:
+    if not a or not b:
+        return 0.0
+    dot = sum(v * b[k] for k, v in a.items())
+    norm = sum(v * v for v in a.values()) ** 0.5 * sum(v * v for v in b.values()) ** 0.5
+    return float(dot / norm)
+
+
+def _words(sentence: str) -> Counter[str]:
+    """Content words without figures: two statements align on what they are about, and a
+    shared "35" must not make "charge at 10-35 °C" and "store at -20-35 °C" one statement."""
+    return Counter(t for t in content_terms(sentence) if not _NUMBER.fullmatch(t))
+
+
+def aligned_sentences(a: str, b: str) -> tuple[str, str, float]:
+    """The most similar sentence of ``a`` and of ``b`` (content-word cosine, figures left
+    out) and that cosine."""
+    best = ("", "", -1.0)
+    for sa in _SENTENCE.split(a.strip()):
+        terms = _words(sa)
+        for sb in _SENTENCE.split(b.strip()):
+            score = _cosine(terms, _words(sb))
+            if score > best[2]:
+                best = (sa, sb, score)
+    return best
+
+
+def support_similarity(model: SupportModel) -> TextSimilarity:
+    """A corroboration similarity backed by ``model``; see the module docstring."""
+
+    def similarity(a: str, b: str) -> float:
+        lexical = lexical_similarity(a, b)
+        sa, sb, overlap = aligned_sentences(a, b)
+        if overlap >= _ALIGNED and (lexical == 0.0 or _face_conflict(sa, sb) is not None):
+            return 0.0  # the same statement with different figures, dates, names or a negation
+        forward, backward = model.score([(sa, b), (sb, a)])
+        if "contradicted" in (forward.label, backward.label):
+            return 0.0
+        return max(lexical, min(forward.score, backward.score))
+
+    similarity.__qualname__ = f"support_similarity[{model.name}]"
+    return similarity
+
+
+def _face_conflict(sa: str, sb: str) -> str | None:
+    """The kind of disagreement two aligned sentences show on their face, if any."""
+    years_a, years_b = set(_YEAR.findall(sa)), set(_YEAR.findall(sb))
+    months_a = {m.lower() for m in _MONTH.findall(sa)}
+    months_b = {m.lower() for m in _MONTH.findall(sb)}
+    if (years_a and years_b and years_a != years_b) or (
+        months_a and months_b and months_a != months_b
+    ):
+        return "dates"
+    numbers_a = {n.replace(",", "") for n in _NUMBER.findall(sa)} - years_a
+    numbers_b = {n.replace(",", "") for n in _NUMBER.findall(sb)} - years_b
+    if numbers_a and numbers_b and numbers_a != numbers_b:
+        return "figures"
+    if bool(_NEGATION.search(sa)) != bool(_NEGATION.search(sb)):
+        return "negation"
+    names_a = set(_NAME.findall(sa)) - set(_MONTH.findall(sa))
+    names_b = set(_NAME.findall(sb)) - set(_MONTH.findall(sb))
+    if names_a and names_b and not names_a & names_b:
+        return "names"
+    return None
+
+
+def find_conflicts(
+    items: Sequence[tuple[str, str]], model: SupportModel | None = None
+) -> list[Conflict]:
+    """Pairs among ``items`` ((id, text) pairs) whose aligned sentences disagree.
+
+    Only sentences that make the same statement (content-word cosine >= 0.6, figures
+    left out) are compared. Without a ``model`` every face difference is a conflict.
+    With one, a pair is a conflict only if the model labels it contradicted in either
+    direction: "charge between 10 and 35 °C" and "store between -20 and 35 °C" differ in
+    figures but are different statements, which word overlap cannot see; the kind is
+    the face difference if there is one, else ``model``.
+    """
+    conflicts = []
+    for i, (id_a, a) in enumerate(items):
+        for id_b, b in items[i + 1 :]:
+            sa, sb, overlap = aligned_sentences(a, b)
+            if overlap < _SAME_STATEMENT:
+                continue
+            kind = _face_conflict(sa, sb)
+            if model is not None:  # the model confirms (or finds) every conflict
+                labels = {r.label for r in model.score([(sa, b), (sb, a)])}
+                if "contradicted" not in labels:
+                    kind = None
+                elif kind is None:
+                    kind = "model"
+            if kind is not None:
+                conflicts.append(Conflict(id_a, id_b, kind, (sa, sb)))
+    return conflicts
