@@ -19,7 +19,7 @@ from assay.pipeline import ScoreResult, SourceResolver, audit_payload, score_can
 from assay.policy import Policy
 from assay.retrieval import Retrieval
 from assay.routing import Route, route
-from assay.scoring.agreement import Conflict, find_conflicts, support_similarity
+from assay.scoring.agreement import CachedSupport, Conflict, find_conflicts, support_similarity
 from assay.scoring.corroboration import lexical_similarity
 from assay.scoring.signals import SetSignals, compute_set_signals
 
@@ -76,6 +76,8 @@ def assess_retrieval(
     """
     rules = policy.routing
     rules.bands_for(category)  # an unknown category fails before any scoring
+    if support is not None:  # corroboration and conflicts share verdicts
+        support = CachedSupport(support)
     scored = score_candidates(
         question,
         [hit.to_candidate() for hit in retrieval.hits],

@@ -26,11 +26,17 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assay.models.support import SupportModel
+from assay.models.support import SupportModel, SupportResult
 from assay.scoring.corroboration import TextSimilarity, lexical_similarity
 from assay.text import content_terms
 
-__all__ = ["Conflict", "aligned_sentences", "find_conflicts", "support_similarity"]
+__all__ = [
+    "CachedSupport",
+    "Conflict",
+    "aligned_sentences",
+    "find_conflicts",
+    "support_similarity",
+]
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+")
 _YEAR = re.compile(r"\b(?:1[5-9]|20)\d\d\b")
@@ -91,6 +97,30 @@ def aligned_sentences(a: str, b: str) -> tuple[str, str, float]:
             if score > best[2]:
                 best = (sa, sb, score)
     return best
+
+
+class CachedSupport:
+    """A support model that remembers its verdicts on pairs of passages.
+
+    Corroboration and conflict detection often ask about the same aligned sentences;
+    wrapped in this, one request never scores a pair twice. It is itself a
+    :class:`~assay.models.support.SupportModel`, so both functions take it unchanged.
+    (Scoring every pair of retrieved chunks up front in one batch was measured slower:
+    corroboration compares each item with a few finding leaders only.)
+    """
+
+    def __init__(self, model: SupportModel) -> None:
+        """Wrap ``model``; its name is kept for the audit row."""
+        self.model = model
+        self.name = model.name
+        self._memo: dict[tuple[str, str], SupportResult] = {}
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> list[SupportResult]:
+        """The model's results for ``pairs``, scoring only those not seen before."""
+        todo = [p for p in dict.fromkeys(pairs) if p not in self._memo]
+        for pair, result in zip(todo, self.model.score(todo) if todo else [], strict=True):
+            self._memo[pair] = result
+        return [self._memo[p] for p in pairs]
 
 
 def support_similarity(model: SupportModel) -> TextSimilarity:
