@@ -51,10 +51,12 @@ __all__ = [
 DEFAULT_SUPPORT_MODEL = "assay-support"
 SupportLabel = Literal["supported", "contradicted", "unsupported"]
 LABELS: tuple[SupportLabel, ...] = ("supported", "contradicted", "unsupported")
-_SYSTEM = (
-    "You check facts. Given a claim and some evidence, decide whether the evidence alone "
-    "shows that the claim is true. If the evidence says something different, or does not "
-    "say enough, the answer is no. Reply with one word: yes or no."
+_SYSTEM = "You are a careful fact checker. Answer only yes or no."
+_PROMPT = (
+    "Read the evidence and decide whether it shows that the claim is true. If the evidence "
+    "says something different, or does not say enough to tell, the answer is no.\n\n"
+    "Evidence: {evidence}\n\nClaim: {claim}\n\n"
+    "Does the evidence show that this exact claim is true? Answer yes or no."
 )
 
 
@@ -193,9 +195,7 @@ class LLMSupportModel:
         results = []
         for claim, evidence in check_pairs(pairs):
             p = self._client.yes_probability(
-                _SYSTEM,
-                f"Evidence: {evidence[: self._max_chars]}\n\nClaim: {claim}\n\n"
-                "Does the evidence show that the claim is true?",
+                _SYSTEM, _PROMPT.format(evidence=evidence[: self._max_chars], claim=claim)
             )
             results.append(SupportResult(p, "supported" if p >= 0.5 else "unsupported"))
         return results
