@@ -175,16 +175,25 @@ def test_e10_contradicted_in_either_direction_gives_zero() -> None:
         assert similarity(CHARGE_45, CHARGE_45_AGAIN) == 0.0
 
 
-def test_e10_supported_both_ways_is_high_even_with_few_shared_words() -> None:
+def test_e10_supported_both_ways_is_high_for_aligned_statements() -> None:
     a = "Charge the pack only between 5 and 45 degrees."
-    b = "The manual allows charging the battery from 5 up to 45 degrees."
+    b = "Charge the pack between 5 and 45 degrees, says the manual."
     model = FakeSupport(SupportResult(0.92, "supported"), SupportResult(0.88, "supported"))
     similarity = support_similarity(model)
-    assert lexical_similarity(a, b) < 0.5
-    assert similarity(a, b) == pytest.approx(0.88)  # the weaker direction counts
+    assert similarity(a, b) == pytest.approx(max(0.88, lexical_similarity(a, b)))
     sa, sb, _ = aligned_sentences(a, b)
     assert model.pairs == [(sa, b), (sb, a)]
     assert "fake-support@1" in similarity.__qualname__
+
+
+def test_e10_the_model_is_not_asked_about_passages_that_share_little() -> None:
+    """Unaligned passages keep their lexical similarity: the model is costly and calls
+    unrelated short texts supported too readily."""
+    a = "Charge the pack only between 5 and 45 degrees."
+    b = "The manual allows charging the battery from 5 up to 45 degrees."
+    model = FakeSupport(SupportResult(0.92, "supported"))
+    assert support_similarity(model)(a, b) == lexical_similarity(a, b) < 0.5
+    assert model.pairs == []
 
 
 def test_e10_one_sided_support_counts_no_more_than_the_lexical_similarity() -> None:

@@ -11,7 +11,10 @@ whether each passage backs the other's sentence.
 :func:`~assay.scoring.corroboration.lexical_similarity`: 0 whenever the lexical check
 sees a face conflict or the model labels either direction *contradicted*, otherwise
 the larger of the lexical similarity and the weaker of the two support scores (both
-passages must back each other for a paraphrase to count as the same finding).
+passages must back each other for a paraphrase to count as the same finding). The model
+is asked only about passages whose best-aligned sentences talk about the same thing
+(content-word cosine of at least 0.5): it is the costly step of a request, and on
+unrelated short texts it says "supported" too readily.
 
 :func:`find_conflicts` lists pairs of items whose aligned sentences disagree, with the
 kind of disagreement: ``figures`` (different numbers), ``dates`` (different years or
@@ -131,6 +134,8 @@ def support_similarity(model: SupportModel) -> TextSimilarity:
         sa, sb, overlap = aligned_sentences(a, b)
         if overlap >= _ALIGNED and (lexical == 0.0 or _face_conflict(sa, sb) is not None):
             return 0.0  # the same statement with different figures, dates, names or a negation
+        if overlap < _ALIGNED:
+            return lexical  # no sentence pair states the same thing: the model is not asked
         forward, backward = model.score([(sa, b), (sb, a)])
         if "contradicted" in (forward.label, backward.label):
             return 0.0
@@ -170,9 +175,11 @@ def find_conflicts(
     Only sentences that make the same statement (content-word cosine >= 0.6, figures
     left out) are compared. Without a ``model`` every face difference is a conflict.
     With one, a pair is a conflict only if the model labels it contradicted in either
-    direction: "charge between 10 and 35 °C" and "store between -20 and 35 °C" differ in
-    figures but are different statements, which word overlap cannot see; the kind is
-    the face difference if there is one, else ``model``.
+    direction: "charge between 10 and 35 °C" and "store between -20 and 35 °C" differ
+    in figures but are different statements, which word overlap cannot see; the kind
+    is the face difference if there is one, else ``model``. (Sentences that share less,
+    like "charges fine at 70 °C" and "charge only between 0 °C and 45 °C", are not
+    compared: asking the model about them doubled the cost of a request.)
     """
     conflicts = []
     for i, (id_a, a) in enumerate(items):
