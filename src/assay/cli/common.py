@@ -106,17 +106,20 @@ def read_jsonl(path: str, option: str) -> list[tuple[str, Any]]:
     An unreadable file or a line that is not JSON is an :class:`InvalidInputError`
     naming ``option``, the file and the line.
     """
+    # JSON Lines are separated by "\n" only: str.splitlines would also cut a string at
+    # U+2028 and other separators that JSON allows inside strings
     if path == "-":
-        lines = sys.stdin.read().splitlines()
+        lines = sys.stdin.read().split("\n")
     else:
         try:
-            lines = Path(path).read_text(encoding="utf-8").splitlines()
+            lines = Path(path).read_text(encoding="utf-8").split("\n")
         except (OSError, UnicodeDecodeError) as exc:
             raise InvalidInputError(
                 option, path, "give a readable UTF-8 JSONL file", problem=f"cannot be read ({exc})"
             ) from None
     out = []
     for number, line in enumerate(lines, start=1):
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         where = f"{path} line {number}"

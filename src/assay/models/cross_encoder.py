@@ -69,6 +69,10 @@ class CrossEncoder:
         label = model.parent.name if model.name == "model.onnx" else model.stem
         self.name = f"{label}@{digest}"
 
+    def truncated(self, pairs: Sequence[tuple[str, str]]) -> list[bool]:
+        """Whether each pair had to be cut to fit ``max_tokens`` (the model saw part of it)."""
+        return [bool(e.overflowing) for e in self._tokenizer.encode_batch(list(pairs))]
+
     def logits(self, pairs: Sequence[tuple[str, str]]) -> npt.NDArray[np.float64]:
         """Logits of shape ``(len(pairs), classes)``."""
         rows: list[npt.NDArray[Any]] = []

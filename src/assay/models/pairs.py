@@ -36,9 +36,11 @@ _cache_lock = threading.Lock()
 
 @dataclass(frozen=True, slots=True)
 class PairScore:
-    """Class probabilities of the best window of one pair."""
+    """Class probabilities of the best window of one pair, and each class's maximum
+    over all windows (a contradiction in any window must not hide behind another)."""
 
     probabilities: dict[str, float]
+    highest: dict[str, float]
     truncated: bool  #: the first text did not fit one window and was cut
     windows: int  #: windows of the second text that were scored
 
@@ -89,6 +91,8 @@ class PairScorer:
                     self._cache.popitem(last=False)
         with self._lock:
             found = {t: self._cache[t] for t in texts if t in self._cache}
+            for text in found:  # least recently used goes first
+                self._cache.move_to_end(text)
         # texts evicted between the two steps (a cache smaller than one batch) are redone
         redo = [t for t in texts if t not in found]
         if redo:
@@ -129,6 +133,10 @@ class PairScorer:
                 PairScore(
                     probabilities={
                         c: float(p) for c, p in zip(self.head.classes, best, strict=True)
+                    },
+                    highest={
+                        c: float(p)
+                        for c, p in zip(self.head.classes, mine.max(axis=0), strict=True)
                     },
                     truncated=len(all_views[2 * i]) > 1,
                     windows=len(block),

@@ -17,8 +17,9 @@ name                            model
 ==============================  ====================================================
 
 Fail closed: a claim too long for one window is never called supported (its score is
-capped at 0 and its label is ``unsupported``), because the part that was cut might be
-the part that is false.
+capped at 0 and its label is ``unsupported`` or ``contradicted``), because the part that
+was cut might be the part that is false. Long evidence is scored window by window: the
+best window gives P(supported), the most contradicting one P(contradicted).
 """
 
 from __future__ import annotations
@@ -133,8 +134,9 @@ class HeadSupportModel:
         for r in self._scorer.score(check_pairs(pairs)):
             p = r.probabilities
             supported = 0.0 if r.truncated else p["supported"]
-            label = _label(supported, p["contradicted"], p["unsupported"], self.threshold)
-            results.append(SupportResult(supported, label, p["contradicted"], r.truncated))
+            contradicted = r.highest["contradicted"]  # from whichever window contradicts
+            label = _label(supported, contradicted, p["unsupported"], self.threshold)
+            results.append(SupportResult(supported, label, contradicted, r.truncated))
         return results
 
 
@@ -165,7 +167,10 @@ class CrossEncoderSupportModel:
         logits = self._model.logits(items)
         probabilities = softmax(logits)
         results = []
-        for row in probabilities:
+        for row, cut in zip(probabilities, self._model.truncated(items), strict=True):
+            if cut:  # fail closed: the model did not see all of the pair
+                results.append(SupportResult(0.0, "unsupported", None, truncated=True))
+                continue
             if logits.shape[1] == 1:
                 s = float(row[1])
                 results.append(SupportResult(s, "supported" if s >= 0.5 else "unsupported"))
