@@ -256,12 +256,12 @@ def cascade_section(data: Path, n: int, lines: list[str]) -> dict[str, float]:
         figures[name] = area_a
         rows.append(f"| {name} | {area_a:.3f} | {area_b:.3f} |")
     lines += [
-        f"Seeded sample of the test pairs: {len(a)} for task a, {len(b)} for task b "
+        f"Seeded sample of the test pairs: {len(a)} for task a, {len(b)} for task r "
         "(half own paragraphs, half random other paragraphs); the LLM took "
         f"{seconds_per_pair:.1f} s a pair on 2 cores. The cascade averages the two models' "
         "log-odds.",
         "",
-        "| model | task a AUROC | task b AUROC |",
+        "| model | task a AUROC | task r AUROC |",
         "|---|---|---|",
         *rows,
         "",
