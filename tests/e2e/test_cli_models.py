@@ -31,7 +31,7 @@ def _no_model_environment(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _lines(stdout: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in stdout.splitlines()]
+    return [json.loads(line) for line in stdout.split("\n") if line.strip()]
 
 
 def _one_line_error(result: Any, *fragments: str) -> None:
@@ -277,3 +277,14 @@ def test_the_model_setting_chooses_the_default_model(
     from_setting = run_cli("models", "relevance", "--input", str(path))
     assert from_setting.exit_code == 0, from_setting.stderr
     assert from_setting.stdout == lexical.stdout
+
+
+def test_a_line_separator_inside_a_json_string_does_not_split_the_line(tmp_path: Path) -> None:
+    """JSON Lines are split on "\\n" only: U+2028 is legal inside a JSON string."""
+    path = tmp_path / "pairs.jsonl"
+    record = {"query": "Who wrote it?", "passage": "Line one\u2028line two, by Tom."}
+    path.write_text(json.dumps(record, ensure_ascii=False) + "\r\n", encoding="utf-8")
+    result = run_cli("models", "relevance", "--input", str(path))
+    assert result.exit_code == 0, result.stderr
+    (line,) = _lines(result.stdout)
+    assert line["passage"] == record["passage"]

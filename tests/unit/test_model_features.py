@@ -438,3 +438,13 @@ def test_pair_scorer_gives_the_same_scores_with_a_tiny_cache(minilm: MiniLMEmbed
     assert tiny.score(pairs) == roomy
     assert all(isinstance(w, TextView) for ws in tiny.views([QUERY]) for w in ws)
     assert math.isclose(sum(roomy[0].probabilities.values()), 1.0)
+
+
+def test_pair_scorer_cache_keeps_the_recently_read_text(minilm: MiniLMEmbedder) -> None:
+    """Least recently used goes first: a text read again survives the next insertion."""
+    head = load_head(*shipped_head_path("assay-relevance-lexical"))
+    scorer = PairScorer(head, None, positive="relevant", tokenizer=minilm, cache_size=2)
+    scorer._cache.clear()
+    for text in ("alpha text", "beta text", "alpha text", "gamma text"):
+        scorer.views([text])
+    assert list(scorer._cache) == ["alpha text", "gamma text"]
