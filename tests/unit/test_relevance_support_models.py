@@ -65,8 +65,9 @@ def _no_llm_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
 def registries(monkeypatch: pytest.MonkeyPatch) -> None:
     """Registrations made by a test, and the models they cached, are undone after it."""
     for module in (relevance_module, support_module):
-        monkeypatch.setattr(module, "_registry", dict(module._registry))
-        monkeypatch.setattr(module, "_cache", dict(module._cache))
+        registry = module._models
+        monkeypatch.setattr(registry, "_factories", dict(registry._factories))
+        monkeypatch.setattr(registry, "_built", dict(registry._built))
 
 
 @pytest.fixture(scope="module", params=["assay-relevance", "assay-relevance-lexical"])

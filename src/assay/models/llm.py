@@ -25,7 +25,7 @@ from typing import Any
 
 from assay.errors import AssayError, InvalidInputError
 
-__all__ = ["ChatClient", "EndpointError", "client_from_environment"]
+__all__ = ["ChatClient", "EndpointError", "client_from_environment", "required_client"]
 
 
 class EndpointError(AssayError):
@@ -150,3 +150,14 @@ def client_from_environment(environ: dict[str, str] | None = None) -> ChatClient
         api_key=env.get("ASSAY_LLM_API_KEY") or None,
         timeout=seconds,
     )
+
+
+def required_client(setting: str) -> ChatClient:
+    """The configured client, for a model that cannot work without one (``setting`` names
+    the option that asked for it, e.g. ``relevance_model``)."""
+    client = client_from_environment()
+    if client is None:
+        raise InvalidInputError(
+            setting, "llm", "set ASSAY_LLM_URL to an OpenAI-compatible endpoint first"
+        )
+    return client

@@ -23,16 +23,16 @@ judgment (R4) of the set; see :mod:`assay.retrieval`.
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
-from assay.errors import InvalidInputError, did_you_mean
+from assay.errors import InvalidInputError
 from assay.models.cross_encoder import CrossEncoder, softmax
 from assay.models.embedder import MiniLMEmbedder, get_embedder
 from assay.models.head import load_head, shipped_head_path
-from assay.models.llm import ChatClient, client_from_environment
+from assay.models.llm import ChatClient, required_client
 from assay.models.pairs import PairScorer
+from assay.models.registry import ModelRegistry
 
 __all__ = [
     "DEFAULT_RELEVANCE_MODEL",
@@ -182,62 +182,32 @@ class CascadeRelevanceModel:
         return scores
 
 
-_registry: dict[str, Callable[[], RelevanceModel]] = {}
-_cache: dict[str, RelevanceModel] = {}
-_lock = threading.Lock()
-_SHIPPED = frozenset({"assay-relevance", "assay-relevance-lexical"})
+_models: ModelRegistry[RelevanceModel] = ModelRegistry(
+    "relevance_model",
+    shipped=frozenset({"assay-relevance", "assay-relevance-lexical"}),
+    cross_encoder=CrossEncoderRelevanceModel,
+)
 
 
 def register_relevance_model(name: str, factory: Callable[[], RelevanceModel]) -> None:
-    """Make ``get_relevance_model(name)`` build the model with ``factory`` (once)."""
-    if not isinstance(name, str) or not name.strip():
-        raise InvalidInputError("name", name, "give the model a non-empty name")
-    _registry[name.strip().lower()] = factory
-    _cache.pop(name.strip().lower(), None)
-
-
-def _llm_client() -> ChatClient:
-    client = client_from_environment()
-    if client is None:
-        raise InvalidInputError(
-            "relevance_model", "llm", "set ASSAY_LLM_URL to an OpenAI-compatible endpoint first"
-        )
-    return client
+    """Make ``get_relevance_model(name)`` build the model with ``factory``."""
+    _models.register(name, factory)
 
 
 def get_relevance_model(spec: str | RelevanceModel = DEFAULT_RELEVANCE_MODEL) -> RelevanceModel:
-    """The model registered as ``spec`` (built once per process), or ``spec`` itself."""
+    """The model registered as ``spec`` (shipped heads load once), or ``spec`` itself."""
     if isinstance(spec, RelevanceModel) and not isinstance(spec, str):
         return spec
-    if not isinstance(spec, str) or not spec.strip():
-        raise InvalidInputError("relevance_model", spec, "pass a registered name or a model")
-    key = spec.strip()
-    if key.lower().startswith("cross-encoder:"):
-        return CrossEncoderRelevanceModel(key.split(":", 1)[1])
-    key = key.lower()
-    factory = _registry.get(key)
-    if factory is None:
-        names = [*sorted(_registry), "cross-encoder:PATH"]
-        raise InvalidInputError(
-            "relevance_model",
-            spec,
-            f"{did_you_mean(spec, names)}choose one of: {', '.join(names)}",
-            problem="is unknown",
-        )
-    if key not in _SHIPPED:  # endpoint-backed models follow the environment of the moment
-        return factory()
-    with _lock:
-        if key not in _cache:
-            _cache[key] = factory()
-        return _cache[key]
+    return _models.get(spec)
 
 
 register_relevance_model("assay-relevance", HeadRelevanceModel)
 register_relevance_model("assay-relevance-lexical", lambda: HeadRelevanceModel(lexical=True))
-register_relevance_model("llm", lambda: LLMRelevanceModel(_llm_client()))
+register_relevance_model("llm", lambda: LLMRelevanceModel(required_client("relevance_model")))
 register_relevance_model(
     "cascade",
     lambda: CascadeRelevanceModel(
-        get_relevance_model(DEFAULT_RELEVANCE_MODEL), LLMRelevanceModel(_llm_client())
+        get_relevance_model(DEFAULT_RELEVANCE_MODEL),
+        LLMRelevanceModel(required_client("relevance_model")),
     ),
 )

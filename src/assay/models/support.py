@@ -25,17 +25,17 @@ best window gives P(supported), the most contradicting one P(contradicted).
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-from assay.errors import InvalidInputError, did_you_mean
+from assay.errors import InvalidInputError
 from assay.models.cross_encoder import CrossEncoder, softmax
 from assay.models.embedder import MiniLMEmbedder, get_embedder
 from assay.models.head import load_head, shipped_head_path
-from assay.models.llm import ChatClient, client_from_environment
+from assay.models.llm import ChatClient, required_client
 from assay.models.pairs import PairScorer
+from assay.models.registry import ModelRegistry
 
 __all__ = [
     "DEFAULT_SUPPORT_MODEL",
@@ -206,55 +206,25 @@ class LLMSupportModel:
         return results
 
 
-_registry: dict[str, Callable[[], SupportModel]] = {}
-_cache: dict[str, SupportModel] = {}
-_lock = threading.Lock()
-_SHIPPED = frozenset({"assay-support", "assay-support-lexical"})
+_models: ModelRegistry[SupportModel] = ModelRegistry(
+    "support_model",
+    shipped=frozenset({"assay-support", "assay-support-lexical"}),
+    cross_encoder=CrossEncoderSupportModel,
+)
 
 
 def register_support_model(name: str, factory: Callable[[], SupportModel]) -> None:
     """Make ``get_support_model(name)`` build the model with ``factory``."""
-    if not isinstance(name, str) or not name.strip():
-        raise InvalidInputError("name", name, "give the model a non-empty name")
-    _registry[name.strip().lower()] = factory
-    _cache.pop(name.strip().lower(), None)
-
-
-def _llm_client() -> ChatClient:
-    client = client_from_environment()
-    if client is None:
-        raise InvalidInputError(
-            "support_model", "llm", "set ASSAY_LLM_URL to an OpenAI-compatible endpoint first"
-        )
-    return client
+    _models.register(name, factory)
 
 
 def get_support_model(spec: str | SupportModel = DEFAULT_SUPPORT_MODEL) -> SupportModel:
     """The model registered as ``spec`` (shipped heads load once), or ``spec`` itself."""
     if isinstance(spec, SupportModel) and not isinstance(spec, str):
         return spec
-    if not isinstance(spec, str) or not spec.strip():
-        raise InvalidInputError("support_model", spec, "pass a registered name or a model")
-    if spec.strip().lower().startswith("cross-encoder:"):
-        return CrossEncoderSupportModel(spec.strip().split(":", 1)[1])
-    key = spec.strip().lower()
-    factory = _registry.get(key)
-    if factory is None:
-        names = [*sorted(_registry), "cross-encoder:PATH"]
-        raise InvalidInputError(
-            "support_model",
-            spec,
-            f"{did_you_mean(spec, names)}choose one of: {', '.join(names)}",
-            problem="is unknown",
-        )
-    if key not in _SHIPPED:
-        return factory()
-    with _lock:
-        if key not in _cache:
-            _cache[key] = factory()
-        return _cache[key]
+    return _models.get(spec)
 
 
 register_support_model("assay-support", HeadSupportModel)
 register_support_model("assay-support-lexical", lambda: HeadSupportModel(lexical=True))
-register_support_model("llm", lambda: LLMSupportModel(_llm_client()))
+register_support_model("llm", lambda: LLMSupportModel(required_client("support_model")))
