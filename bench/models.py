@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+from docs_section import write_section
 
 from assay.metrics import auroc, balanced_accuracy
 from assay.models import pairs as pair_module
@@ -49,7 +50,6 @@ from assay.training.datasets import (
 from assay.training.windows import window_pairs
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data"
-DOCS = Path(__file__).resolve().parents[1] / "docs/benchmarks.md"
 SECTION = "## Relevance and support models (bench/models.py)"
 TARGETS = {"task_a": 0.75, "task_a_cascade": 0.80, "task_b": 0.97, "scifact_bacc": 0.78, "pps": 50}
 
@@ -278,16 +278,6 @@ def cascade_combine(cascade: CascadeRelevanceModel, fast: float, slow: float) ->
     return float(1.0 / (1.0 + np.exp(-z)))
 
 
-def write_docs(section: str) -> None:
-    text = DOCS.read_text() if DOCS.exists() else "# Benchmarks\n"
-    if SECTION not in text:
-        DOCS.write_text(text.rstrip("\n") + "\n\n" + section)
-        return
-    head, rest = text.split(SECTION, 1)
-    tail = rest.find("\n## ")
-    DOCS.write_text(head + section + ("" if tail < 0 else "\n" + rest[tail + 1 :]))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
@@ -327,7 +317,7 @@ def main() -> None:
     section = "\n".join(lines)
     print(section)
     if args.write:
-        write_docs(section)
+        write_section(SECTION, section)
 
 
 if __name__ == "__main__":

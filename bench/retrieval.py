@@ -37,13 +37,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
+from docs_section import DOCS, write_section
 
 from assay import Assay
 from assay.ingest.pipeline import IngestOptions, embedding_text, ingest
 from assay.retrieval import search
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data"
-DOCS = Path(__file__).resolve().parents[1] / "docs/benchmarks.md"
 SECTION = "## Retrieval (bench/retrieval.py)"
 MODES = ("dense", "lexical", "hybrid", "hybrid+relevance")
 RERANK_DEPTH = 8  # hybrid hits the relevance model reorders (``assay ask``'s default top_k)
@@ -280,19 +280,6 @@ def interpretation(recall: dict[tuple[str, int], float], ndcgs: dict[str, float]
     )
 
 
-def write_docs(section: str) -> None:
-    if not DOCS.exists():
-        DOCS.write_text("# Benchmarks\n\n" + section)
-        return
-    text = DOCS.read_text()
-    if SECTION not in text:
-        DOCS.write_text(text.rstrip("\n") + "\n\n" + section)
-        return
-    head, rest = text.split(SECTION, 1)
-    tail = rest.find("\n## ")
-    DOCS.write_text(head + section + ("" if tail < 0 else "\n" + rest[tail + 1 :]))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -334,7 +321,7 @@ def main() -> None:
     section = "\n".join(lines)
     print(section)
     if not args.quick or args.write:
-        write_docs(section)
+        write_section(SECTION, section)
         log(f"wrote {DOCS}")
 
 
