@@ -8,7 +8,9 @@ English stopwords dropped, and a light suffix stemmer so that "charging" matches
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 
 _TOKEN = re.compile(r"\w+(?:[-.,]\w+)*")
 # English stopwords plus question words and fillers that say nothing about the topic.
@@ -43,3 +45,20 @@ def stem(term: str) -> str:
 def is_stopword(word: str) -> bool:
     """Whether the lowercased ``word`` is one of the stopwords :func:`content_terms` drops."""
     return word in _STOPWORDS
+
+
+#: where one sentence ends and the next begins (after . ! ? or ;)
+SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+")
+#: a figure as written: "45", "4.5", "1,200"
+NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+#: a negation word, or a contracted "n't"
+NEGATION = re.compile(r"\b(?:not|no|never|cannot|without|neither|nor)\b|n't\b", re.IGNORECASE)
+
+
+def term_cosine(a: Counter[str], b: Counter[str]) -> float:
+    """Cosine similarity of two term-count vectors, in [0, 1] (0 if either is empty)."""
+    if not a or not b:
+        return 0.0
+    dot = sum(count * b[term] for term, count in a.items())
+    norm = math.sqrt(sum(v * v for v in a.values())) * math.sqrt(sum(v * v for v in b.values()))
+    return min(1.0, dot / norm)

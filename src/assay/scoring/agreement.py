@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from assay.models.support import SupportModel, SupportResult
 from assay.scoring.corroboration import TextSimilarity, lexical_similarity
-from assay.text import content_terms
+from assay.text import NEGATION, NUMBER, SENTENCE_BREAK, content_terms, term_cosine
 
 __all__ = [
     "CachedSupport",
@@ -41,16 +41,13 @@ __all__ = [
     "support_similarity",
 ]
 
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+")
 _YEAR = re.compile(r"\b(?:1[5-9]|20)\d\d\b")
 _MONTH = re.compile(
     r"\b(?:january|february|march|april|may|june|july|august|september|october|november|"
     r"december)\b",
     re.IGNORECASE,
 )
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z][\w'-]*")
-_NEGATION = re.compile(r"\b(?:not|no|never|cannot|without|neither|nor)\b|n't\b", re.IGNORECASE)
 _ALIGNED = 0.5  # content-word cosine at which two sentences talk about the same thing
 # reporting a conflict asks for more: sentences that share most of their words
 _SAME_STATEMENT = 0.6
@@ -75,28 +72,20 @@ class Conflict:
         }
 
 
-def _cosine(a: Counter[str], b: Counter[str]) -> float:
-    if not a or not b:
-        return 0.0
-    dot = sum(v * b[k] for k, v in a.items())
-    norm = sum(v * v for v in a.values()) ** 0.5 * sum(v * v for v in b.values()) ** 0.5
-    return float(dot / norm)
-
-
 def _words(sentence: str) -> Counter[str]:
     """Content words without figures: two statements align on what they are about, and a
     shared "35" must not make "charge at 10-35 °C" and "store at -20-35 °C" one statement."""
-    return Counter(t for t in content_terms(sentence) if not _NUMBER.fullmatch(t))
+    return Counter(t for t in content_terms(sentence) if not NUMBER.fullmatch(t))
 
 
 def aligned_sentences(a: str, b: str) -> tuple[str, str, float]:
     """The most similar sentence of ``a`` and of ``b`` (content-word cosine, figures left
     out) and that cosine."""
     best = ("", "", -1.0)
-    for sa in _SENTENCE.split(a.strip()):
+    for sa in SENTENCE_BREAK.split(a.strip()):
         terms = _words(sa)
-        for sb in _SENTENCE.split(b.strip()):
-            score = _cosine(terms, _words(sb))
+        for sb in SENTENCE_BREAK.split(b.strip()):
+            score = term_cosine(terms, _words(sb))
             if score > best[2]:
                 best = (sa, sb, score)
     return best
@@ -154,11 +143,11 @@ def _face_conflict(sa: str, sb: str) -> str | None:
         months_a and months_b and months_a != months_b
     ):
         return "dates"
-    numbers_a = {n.replace(",", "") for n in _NUMBER.findall(sa)} - years_a
-    numbers_b = {n.replace(",", "") for n in _NUMBER.findall(sb)} - years_b
+    numbers_a = {n.replace(",", "") for n in NUMBER.findall(sa)} - years_a
+    numbers_b = {n.replace(",", "") for n in NUMBER.findall(sb)} - years_b
     if numbers_a and numbers_b and numbers_a != numbers_b:
         return "figures"
-    if bool(_NEGATION.search(sa)) != bool(_NEGATION.search(sb)):
+    if bool(NEGATION.search(sa)) != bool(NEGATION.search(sb)):
         return "negation"
     names_a = set(_NAME.findall(sa)) - set(_MONTH.findall(sa))
     names_b = set(_NAME.findall(sb)) - set(_MONTH.findall(sb))

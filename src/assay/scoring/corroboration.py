@@ -33,13 +33,11 @@ Aggregate confidence
 
 from __future__ import annotations
 
-import math
-import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 
 from assay.policy import Policy
-from assay.text import content_terms
+from assay.text import NEGATION, NUMBER, SENTENCE_BREAK, content_terms, term_cosine
 from assay.types import Evidence, Finding, FindingStatus, Label, round_score
 
 TextSimilarity = Callable[[str, str], float]
@@ -47,26 +45,15 @@ TextSimilarity = Callable[[str, str], float]
 
 _LABEL_RANK = {Label.LOW: 0, Label.MEDIUM: 1, Label.HIGH: 2}
 _ALIGNED = 0.5  # sentences this similar are taken to make the same kind of claim
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_NEGATION = re.compile(r"\b(?:not|no|never|cannot|without|neither|nor)\b|n't\b", re.IGNORECASE)
 
 
 def _disagree(a: str, b: str) -> bool:
     """Two sentences contradict on their face: different figures, or one negated."""
-    numbers_a = {n.replace(",", "") for n in _NUMBER.findall(a)}
-    numbers_b = {n.replace(",", "") for n in _NUMBER.findall(b)}
+    numbers_a = {n.replace(",", "") for n in NUMBER.findall(a)}
+    numbers_b = {n.replace(",", "") for n in NUMBER.findall(b)}
     if numbers_a and numbers_b and numbers_a != numbers_b:
         return True
-    return bool(_NEGATION.search(a)) != bool(_NEGATION.search(b))
-
-
-def _cosine(a: Counter[str], b: Counter[str]) -> float:
-    if not a or not b:
-        return 0.0
-    dot = sum(count * b[term] for term, count in a.items())
-    norm = math.sqrt(sum(v * v for v in a.values())) * math.sqrt(sum(v * v for v in b.values()))
-    return min(1.0, dot / norm)
+    return bool(NEGATION.search(a)) != bool(NEGATION.search(b))
 
 
 def lexical_similarity(a: str, b: str) -> float:
@@ -80,10 +67,10 @@ def lexical_similarity(a: str, b: str) -> float:
     corroboration boost, never grants one.
     """
     best = 0.0
-    for sentence_a in _SENTENCE.split(a.strip()):
+    for sentence_a in SENTENCE_BREAK.split(a.strip()):
         terms_a = Counter(content_terms(sentence_a))
-        for sentence_b in _SENTENCE.split(b.strip()):
-            score = _cosine(terms_a, Counter(content_terms(sentence_b)))
+        for sentence_b in SENTENCE_BREAK.split(b.strip()):
+            score = term_cosine(terms_a, Counter(content_terms(sentence_b)))
             if score >= _ALIGNED and _disagree(sentence_a, sentence_b):
                 return 0.0
             best = max(best, score)
