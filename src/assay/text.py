@@ -54,6 +54,15 @@ NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 #: a negation word, or a contracted "n't"
 NEGATION = re.compile(r"\b(?:not|no|never|cannot|without|neither|nor)\b|n't\b", re.IGNORECASE)
 
+#: a year as written in running text: 1500-2099
+YEAR = re.compile(r"\b(?:1[5-9]|20)\d\d\b")
+#: an English month name
+MONTH = re.compile(
+    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december)\b",
+    re.IGNORECASE,
+)
+
 
 def term_cosine(a: Counter[str], b: Counter[str]) -> float:
     """Cosine similarity of two term-count vectors, in [0, 1] (0 if either is empty)."""

@@ -31,22 +31,25 @@ from dataclasses import dataclass
 
 from assay.models.support import SupportModel, SupportResult
 from assay.scoring.corroboration import TextSimilarity, lexical_similarity
-from assay.text import NEGATION, NUMBER, SENTENCE_BREAK, content_terms, term_cosine
+from assay.text import (
+    MONTH,
+    NEGATION,
+    NUMBER,
+    SENTENCE_BREAK,
+    YEAR,
+    content_terms,
+    term_cosine,
+)
 
 __all__ = [
     "CachedSupport",
     "Conflict",
     "aligned_sentences",
+    "face_conflict",
     "find_conflicts",
     "support_similarity",
 ]
 
-_YEAR = re.compile(r"\b(?:1[5-9]|20)\d\d\b")
-_MONTH = re.compile(
-    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|"
-    r"december)\b",
-    re.IGNORECASE,
-)
 _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z][\w'-]*")
 _ALIGNED = 0.5  # content-word cosine at which two sentences talk about the same thing
 # reporting a conflict asks for more: sentences that share most of their words
@@ -73,9 +76,10 @@ class Conflict:
 
 
 def _words(sentence: str) -> Counter[str]:
-    """Content words without figures: two statements align on what they are about, and a
-    shared "35" must not make "charge at 10-35 °C" and "store at -20-35 °C" one statement."""
-    return Counter(t for t in content_terms(sentence) if not NUMBER.fullmatch(t))
+    """Content words without figures or single letters: two statements align on what
+    they are about, and a shared "35" or the "C" of "°C" must not make "charge at
+    10-35 °C" and "store at -20-35 °C" one statement."""
+    return Counter(t for t in content_terms(sentence) if len(t) > 1 and not NUMBER.fullmatch(t))
 
 
 def aligned_sentences(a: str, b: str) -> tuple[str, str, float]:
@@ -121,7 +125,7 @@ def support_similarity(model: SupportModel) -> TextSimilarity:
     def similarity(a: str, b: str) -> float:
         lexical = lexical_similarity(a, b)
         sa, sb, overlap = aligned_sentences(a, b)
-        if overlap >= _ALIGNED and (lexical == 0.0 or _face_conflict(sa, sb) is not None):
+        if overlap >= _ALIGNED and (lexical == 0.0 or face_conflict(sa, sb) is not None):
             return 0.0  # the same statement with different figures, dates, names or a negation
         if overlap < _ALIGNED:
             return lexical  # no sentence pair states the same thing: the model is not asked
@@ -134,11 +138,11 @@ def support_similarity(model: SupportModel) -> TextSimilarity:
     return similarity
 
 
-def _face_conflict(sa: str, sb: str) -> str | None:
+def face_conflict(sa: str, sb: str) -> str | None:
     """The kind of disagreement two aligned sentences show on their face, if any."""
-    years_a, years_b = set(_YEAR.findall(sa)), set(_YEAR.findall(sb))
-    months_a = {m.lower() for m in _MONTH.findall(sa)}
-    months_b = {m.lower() for m in _MONTH.findall(sb)}
+    years_a, years_b = set(YEAR.findall(sa)), set(YEAR.findall(sb))
+    months_a = {m.lower() for m in MONTH.findall(sa)}
+    months_b = {m.lower() for m in MONTH.findall(sb)}
     if (years_a and years_b and years_a != years_b) or (
         months_a and months_b and months_a != months_b
     ):
@@ -149,8 +153,8 @@ def _face_conflict(sa: str, sb: str) -> str | None:
         return "figures"
     if bool(NEGATION.search(sa)) != bool(NEGATION.search(sb)):
         return "negation"
-    names_a = set(_NAME.findall(sa)) - set(_MONTH.findall(sa))
-    names_b = set(_NAME.findall(sb)) - set(_MONTH.findall(sb))
+    names_a = set(_NAME.findall(sa)) - set(MONTH.findall(sa))
+    names_b = set(_NAME.findall(sb)) - set(MONTH.findall(sb))
     if names_a and names_b and not names_a & names_b:
         return "names"
     return None
@@ -176,7 +180,7 @@ def find_conflicts(
             sa, sb, overlap = aligned_sentences(a, b)
             if overlap < _SAME_STATEMENT:
                 continue
-            kind = _face_conflict(sa, sb)
+            kind = face_conflict(sa, sb)
             if model is not None:  # the model confirms (or finds) every conflict
                 labels = {r.label for r in model.score([(sa, b), (sb, a)])}
                 if "contradicted" not in labels:
