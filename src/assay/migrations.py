@@ -149,3 +149,28 @@ def m003_knowledge_base(conn: sqlite3.Connection) -> None:
     from assay.store.schema import create_schema  # the store package owns its SQL
 
     create_schema(conn)
+
+
+@migration
+def m004_review_queue(conn: sqlite3.Connection) -> None:
+    # J6: answers routed to human_review wait here; their verdicts become calibration labels.
+    conn.execute(
+        """CREATE TABLE review_queue (
+            id INTEGER PRIMARY KEY,
+            event_id TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            query TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            confidence_score REAL NOT NULL CHECK (confidence_score BETWEEN 0 AND 1),
+            assessment TEXT NOT NULL,
+            policy_name TEXT NOT NULL,
+            policy_version TEXT NOT NULL,
+            status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'resolved')),
+            verdict TEXT CHECK (verdict IS NULL OR verdict IN ('correct', 'incorrect')),
+            note TEXT,
+            resolved_at TEXT,
+            resolution_event_id TEXT
+        )"""
+    )
+    conn.execute("CREATE INDEX review_queue_status ON review_queue(status)")

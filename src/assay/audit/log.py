@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from assay.db import transaction
-from assay.errors import InvalidInputError, NotFoundError
+from assay.errors import InvalidInputError, NotFoundError, StorageError
 from assay.hashing import canonical_json, sha256_hex
 
 GENESIS_HASH = "0" * 64
@@ -120,8 +120,14 @@ class AuditLog:
         policy_version: str,
         payload: dict[str, Any],
         now: datetime | None = None,
+        join_transaction: bool = False,
     ) -> AuditEvent:
-        """Append one event, chained to the current head, in a single transaction."""
+        """Append one event, chained to the current head, in a single transaction.
+
+        With ``join_transaction`` the event is written inside the caller's open write
+        transaction (:func:`assay.db.transaction`, which does not nest) instead of its
+        own, so it lands or rolls back together with the caller's other changes.
+        """
         created_at = (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="microseconds")
         columns: dict[str, Any] = {
             "event_id": uuid.uuid4().hex,
@@ -133,20 +139,32 @@ class AuditLog:
             "policy_version": policy_version,
             "payload": canonical_json(payload),
         }
-        with transaction(self._conn):
-            last = self._conn.execute(
-                "SELECT seq, row_hash FROM audit_events ORDER BY seq DESC LIMIT 1"
-            ).fetchone()
-            columns["seq"] = (last["seq"] if last else 0) + 1
-            columns["prev_hash"] = last["row_hash"] if last else GENESIS_HASH
-            columns["row_hash"] = _row_hash(columns)
-            self._conn.execute(
-                f"INSERT INTO audit_events ({_COLUMNS}) VALUES"
-                " (:seq, :event_id, :created_at, :kind, :query, :query_hash, :policy_name,"
-                " :policy_version, :payload, :prev_hash, :row_hash)",
-                columns,
-            )
+        if join_transaction:
+            if not self._conn.in_transaction:
+                raise StorageError(
+                    "audit append asked to join a transaction, but none is open; "
+                    "wrap the call in assay.db.transaction"
+                )
+            self._insert(columns)
+        else:
+            with transaction(self._conn):
+                self._insert(columns)
         return _event(columns)
+
+    def _insert(self, columns: dict[str, Any]) -> None:
+        """Chain ``columns`` to the current head and insert the row (under the write lock)."""
+        last = self._conn.execute(
+            "SELECT seq, row_hash FROM audit_events ORDER BY seq DESC LIMIT 1"
+        ).fetchone()
+        columns["seq"] = (last["seq"] if last else 0) + 1
+        columns["prev_hash"] = last["row_hash"] if last else GENESIS_HASH
+        columns["row_hash"] = _row_hash(columns)
+        self._conn.execute(
+            f"INSERT INTO audit_events ({_COLUMNS}) VALUES"
+            " (:seq, :event_id, :created_at, :kind, :query, :query_hash, :policy_name,"
+            " :policy_version, :payload, :prev_hash, :row_hash)",
+            columns,
+        )
 
     def get(self, event_id: str) -> AuditEvent:
         """The event with this id (a unique prefix of at least 6 characters works too)."""

@@ -1,0 +1,138 @@
+"""``assay review``: work through the human-review queue (J6).
+
+Answers routed to ``human_review`` wait in the queue; a reviewer lists them, reads one
+with its assessment, and resolves it as correct or incorrect. Each verdict is audited
+and kept as a calibration label.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from assay.cli.common import db_option, emit_json, json_option, shorten, table
+from assay.engine import Assay
+from assay.review import ReviewItem, ReviewQueue
+
+
+def queue_of(engine: Assay) -> ReviewQueue:
+    """The review queue of ``engine``'s database (the one place that builds it)."""
+    return ReviewQueue(engine._conn, engine.audit)
+
+
+@click.group()
+def review() -> None:
+    """List, read and resolve answers queued for human review."""
+
+
+@review.command("list")
+@click.option(
+    "--status",
+    default="pending",
+    show_default=True,
+    help="Which items: pending, resolved or all.",
+)
+@click.option(
+    "--limit", type=int, default=50, show_default=True, help="How many items, newest first."
+)
+@db_option
+@json_option
+def list_items(status: str, limit: int, db: Path | None, as_json: bool) -> None:
+    """List queued answers, newest first."""
+    with Assay(db, create=False) as engine:
+        items = queue_of(engine).list(status=status, limit=limit)
+    if as_json:
+        emit_json([item.to_dict() for item in items])
+        return
+    if not items:
+        click.echo("no review items" if status == "all" else f"no {status} review items")
+        return
+    rows = [
+        [
+            str(item.id),
+            item.status,
+            f"{item.confidence_score:.3f}",
+            item.verdict or "-",
+            item.created_at[:19],
+            shorten(item.query, 50),
+        ]
+        for item in items
+    ]
+    click.echo(table(rows, ["ID", "STATUS", "SCORE", "VERDICT", "QUEUED (UTC)", "QUERY"]))
+
+
+@review.command("show")
+@click.argument("item_id", type=int)
+@db_option
+@json_option
+def show(item_id: int, db: Path | None, as_json: bool) -> None:
+    """Show one queued answer in full, with its assessment."""
+    with Assay(db, create=False) as engine:
+        item = queue_of(engine).get(item_id)
+    if as_json:
+        emit_json(item.to_dict())
+        return
+    _print_item(item)
+
+
+@review.command("resolve")
+@click.argument("item_id", type=int)
+@click.option(
+    "--verdict", required=True, help="Whether the answer was right: correct or incorrect."
+)
+@click.option("--note", help="What the reviewer found (kept with the verdict).")
+@db_option
+@json_option
+def resolve(item_id: int, verdict: str, note: str | None, db: Path | None, as_json: bool) -> None:
+    """Record the verdict on ITEM_ID; it is audited and kept as a calibration label."""
+    with Assay(db, create=False) as engine:
+        item = queue_of(engine).resolve(item_id, verdict, note)
+    if as_json:
+        emit_json(item.to_dict())
+        return
+    click.echo(
+        f"resolved review item {item.id} as {item.verdict} "
+        f"(audit event {str(item.resolution_event_id)[:12]})"
+    )
+
+
+def _print_item(item: ReviewItem) -> None:
+    """The whole item as text: what was asked, answered, assessed and decided."""
+    a: dict[str, Any] = item.assessment
+    click.echo(f"review item {item.id} ({item.status}), queued {item.created_at}")
+    click.echo(f"ask event: {item.event_id}")
+    click.echo(f"policy: {item.policy_name} v{item.policy_version}")
+    click.echo(f"reason: {item.reason}")
+    click.echo(f"query: {item.query}")
+    click.echo(f"answer: {item.answer}")
+    click.echo(f"confidence: {item.confidence_score:.3f}")
+    click.echo(f"action: {a.get('recommended_action', '-')}")
+    click.echo(f"rationale: {a.get('score_rationale', '-')}")
+    sufficiency = a.get("evidence_sufficiency")
+    if isinstance(sufficiency, dict) and sufficiency.get("missing_information"):
+        click.echo("missing information:")
+        for missing in sufficiency["missing_information"]:
+            click.echo(f"  - {missing}")
+    for key, title in (
+        ("unsupported_claims", "unsupported claims"),
+        ("speculation_flags", "speculation"),
+    ):
+        if a.get(key):
+            click.echo(f"{title}:")
+            for entry in a[key]:
+                click.echo(f"  - {entry}")
+    for conflict in a.get("source_conflicts") or []:
+        if isinstance(conflict, dict):
+            click.echo(
+                f"conflict ({conflict.get('nature')}): {conflict.get('source_a')} vs "
+                f"{conflict.get('source_b')}: {conflict.get('claim')}"
+            )
+    if "unreadable_assessment" in a:
+        click.echo(f"assessment (unreadable): {a['unreadable_assessment']}")
+    if item.status == "resolved":
+        click.echo(f"verdict: {item.verdict} at {item.resolved_at}")
+        if item.note:
+            click.echo(f"note: {item.note}")
+        click.echo(f"resolution event: {item.resolution_event_id}")
