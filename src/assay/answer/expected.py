@@ -1,0 +1,97 @@
+"""What kind of answer a question expects, and whether a text holds one.
+
+Classic question answering types a question by its wording before looking for the
+answer (Moldovan et al., "The structure and performance of an open-domain question
+answering system", ACL 2000): "when" wants a date, "how long" a duration, "who" a
+name. assay uses the type three ways: the extractive answerer prefers sentences that
+hold the type, the judge marks an answer that lacks it, and evidence sufficiency
+reports contexts that hold none. Only types that can be recognised on the surface are
+used; a question of no recognised type expects nothing in particular.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from assay.text import MONTH, NUMBER, YEAR
+
+__all__ = ["AnswerKind", "expected_kind"]
+
+_DURATION_UNITS = (
+    r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|yrs?|"
+    r"decades?|centuries|century)"
+)
+_LENGTH_UNITS = r"(?:mm|cm|m|km|metres?|meters?|feet|foot|ft|inch(?:es)?|in|miles?|yards?)"
+_FIGURE = r"(?:\d+(?:[.,]\d+)*|one|two|three|four|five|six|seven|eight|nine|ten|twelve|" \
+    r"twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|half)"  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerKind:
+    """A type of answer: its name, how to say it, and a pattern that finds it."""
+
+    name: str
+    description: str  #: "date or time period", for messages
+    pattern: re.Pattern[str]
+
+    def found_in(self, text: str) -> bool:
+        """Whether ``text`` holds an answer of this kind."""
+        return bool(self.pattern.search(text))
+
+
+_KINDS = {
+    "date": AnswerKind(
+        "date",
+        "date or time period",
+        re.compile(
+            rf"{YEAR.pattern}|{MONTH.pattern}|\b\d{{1,2}}:\d{{2}}\b|\b(?:monday|tuesday|"
+            r"wednesday|thursday|friday|saturday|sunday|century|decade)\b",
+            re.I,
+        ),
+    ),
+    "duration": AnswerKind(
+        "duration",
+        "duration or length",
+        re.compile(
+            rf"\b{_FIGURE}\s*(?:-|\u2013|to)?\s*{_FIGURE}?\s*(?:{_DURATION_UNITS}|"
+            rf"{_LENGTH_UNITS})\b",
+            re.I,
+        ),
+    ),
+    "temperature": AnswerKind(
+        "temperature", "temperature", re.compile(r"\d\s*°|\bdegrees?\b", re.I)
+    ),
+    "money": AnswerKind(
+        "money",
+        "price or amount of money",
+        re.compile(r"[$€£¥]\s?\d|\d\s*(?:dollars|euros|pounds|cents|usd|eur|gbp)\b", re.I),
+    ),
+    "figure": AnswerKind(
+        "figure", "figure or quantity", re.compile(rf"\b{_FIGURE}\b|{NUMBER.pattern}", re.I)
+    ),
+    "name": AnswerKind(
+        "name", "name of a person or organisation", re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")
+    ),
+}
+
+_QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\bwhen\b|\bwhat\s+(?:year|date|day|month|time|century|decade)\b", re.I), "date"),
+    (re.compile(r"\bhow\s+(?:long|old)\b", re.I), "duration"),
+    (re.compile(r"\b(?:what|which)\b.*\btemperatures?\b|\bhow\s+(?:hot|cold|warm)\b", re.I),
+     "temperature"),
+    (re.compile(r"\bhow\s+much\b.*\b(?:cost|pay|charge\s+for|price)\b|\b(?:what|which)\s+"
+                r"(?:is\s+the\s+)?(?:price|cost|fee)\b", re.I), "money"),
+    (re.compile(r"\bhow\s+(?:many|much|far|tall|high|big|large|wide|deep|heavy|often|fast)\b|"
+                r"\bwhat\s+(?:percentage|percent|number|amount|size|proportion)\b", re.I),
+     "figure"),
+    (re.compile(r"^\W*who\b|\bwho\s+(?:is|was|were|are)\b", re.I), "name"),
+]  # fmt: skip
+
+
+def expected_kind(question: str) -> AnswerKind | None:
+    """The kind of answer ``question`` asks for; ``None`` when its wording does not say."""
+    for pattern, kind in _QUESTION_KINDS:
+        if pattern.search(question):
+            return _KINDS[kind]
+    return None

@@ -1,0 +1,146 @@
+"""What every judge returns, and the one interface judges share.
+
+A judge reads a query, an answer and the contexts the answer may rest on, and returns a
+:class:`Judgment`: the J1 :class:`~assay.judge.schema.Assessment` plus what it is made of
+(a grade per claim with the evidence behind it) and who made it (judge name and prompt
+version, for the audit row, J8). Judges plug in by name; the offline default is
+:class:`~assay.judge.model_judge.ModelJudge`, an LLM judge with fallback sits in
+:mod:`assay.judge.llm_judge`.
+
+An empty answer or a refusal is never graded: it scores 0.0 with ``suppress`` (J4),
+whatever the judge (:func:`empty_or_refusal`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from assay.judge.schema import ActionThresholds, Assessment, Context, EvidenceSufficiency
+
+__all__ = [
+    "GRADES",
+    "ClaimGrade",
+    "Grade",
+    "Judge",
+    "Judgment",
+    "empty_or_refusal",
+    "is_refusal",
+]
+
+Grade = Literal["supported", "partially supported", "contradicted", "unsupported"]
+GRADES: tuple[Grade, ...] = ("supported", "partially supported", "contradicted", "unsupported")
+
+_REFUSAL = re.compile(
+    r"^\W*(?:i\s+(?:do\s+not|don't|cannot|can't|am\s+unable\s+to|am\s+not\s+able\s+to)\s+"
+    r"(?:have|find|answer|provide|help|say|tell|determine)|(?:there\s+is\s+)?no\s+"
+    r"(?:relevant\s+|sufficient\s+|enough\s+)?(?:information|evidence|answer)|"
+    r"(?:sorry|unfortunately)\b|the\s+(?:context|knowledge\s+base|documents?)\s+"
+    r"(?:does|do)\s+not\s+(?:contain|say|mention|provide))",
+    re.IGNORECASE,
+)
+
+
+def is_refusal(answer: str) -> bool:
+    """Whether ``answer`` declines to answer ("I don't have enough information ...")."""
+    return bool(_REFUSAL.match(answer))
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimGrade:
+    """One claim of the answer, graded against its best evidence (J2)."""
+
+    claim: str  #: exact excerpt of the answer
+    grade: Grade
+    evidence_id: str | None = None  #: the context that best supports (or contradicts) it
+    quote: str | None = None  #: the sentence of that context, verbatim
+    support: float = 0.0  #: P(supported) from the support model
+    contradiction: float | None = None  #: P(contradicted) where the model tells
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form for the audit row."""
+        return {
+            "claim": self.claim,
+            "grade": self.grade,
+            "evidence_id": self.evidence_id,
+            "quote": self.quote,
+            "support": round(self.support, 6),
+            "contradiction": None if self.contradiction is None else round(self.contradiction, 6),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Judgment:
+    """A judge's verdict on one answer: the J1 object and how it was reached."""
+
+    assessment: Assessment
+    judge: str  #: name and version of the judge that produced the assessment
+    claims: tuple[ClaimGrade, ...] = ()
+    prompt_version: str | None = None  #: for LLM judges
+    attempts: int = 1  #: LLM calls made (1 + retries); 0 when no model was asked
+    fallback_reason: str | None = None  #: why an LLM judge fell back to the model judge
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def verdict(self) -> Literal["supported", "partial", "unsupported"]:
+        """The answer as a whole (G3): every claim supported, some, or none usable."""
+        grades = [c.grade for c in self.claims]
+        score = self.assessment.confidence_score
+        if not grades or "contradicted" in grades or all(g == "unsupported" for g in grades):
+            return "unsupported" if score < 0.5 else "partial"
+        if all(g == "supported" for g in grades):
+            return "supported"
+        return "partial"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form for the audit row (J8)."""
+        return {
+            "judge": self.judge,
+            "prompt_version": self.prompt_version,
+            "attempts": self.attempts,
+            "fallback_reason": self.fallback_reason,
+            "verdict": self.verdict,
+            "claims": [c.to_dict() for c in self.claims],
+            "assessment": self.assessment.to_dict(),
+        }
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Rates an answer against its contexts."""
+
+    name: str  #: judge id with version, recorded in audit rows
+
+    def judge(
+        self,
+        query: str,
+        answer: str,
+        contexts: Sequence[Context],
+        thresholds: ActionThresholds,
+    ) -> Judgment:
+        """The judgment of ``answer``; ``contexts`` are validated and deduplicated."""
+        ...
+
+
+def empty_or_refusal(answer: str, judge: str) -> Judgment | None:
+    """The J4 judgment when ``answer`` is empty or a refusal; ``None`` otherwise."""
+    if answer.strip() and not is_refusal(answer):
+        return None
+    why = "the answer is empty" if not answer.strip() else "the answer is a refusal"
+    return Judgment(
+        Assessment(
+            confidence_score=0.0,
+            score_rationale=f"{why}, so there is nothing to publish",
+            evidence_sufficiency=EvidenceSufficiency(
+                is_sufficient=False, missing_information=["an answer to the query"]
+            ),
+            source_conflicts=[],
+            unsupported_claims=[],
+            speculation_flags=[],
+            recommended_action="suppress",
+        ),
+        judge=judge,
+        attempts=0,
+    )

@@ -1,0 +1,171 @@
+"""The judge's checks that need no model: evidence sufficiency, speculation, definitions.
+
+* :func:`missing_information` (J2, evidence sufficiency): what the query asks for that
+  no context holds. The query's figures, years and proper names must appear in some
+  context, and the kind of answer the query's wording asks for
+  (:mod:`assay.answer.expected`: a date for "when", a duration for "how long", a name
+  for "who") must appear in one. Synonyms are not chased: a query about the
+  "price" is not met by a context about the "cost" only if neither word is a figure.
+* :func:`speculation` (J2, speculation check): claims that hedge, generalise or infer
+  ("probably", "always", "therefore") where the evidence they rest on does not.
+* :func:`definition_conflicts`: two contexts that define the same term differently
+  ("X means ...", "X is defined as ...") -- a definitional conflict in the J1 sense.
+* :func:`out_of_range`: a figure of the claim that falls outside a range a context
+  gives for the same thing in the same unit ("charges fine at 70 °C" against "charge
+  only between 0 °C and 45 °C") -- a contradiction that shares too few words for the
+  support model or a sentence alignment to see.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from assay.answer.expected import expected_kind
+from assay.judge.schema import Context
+from assay.text import NUMBER, SENTENCE_BREAK, YEAR, content_terms, stem, term_cosine
+
+__all__ = ["definition_conflicts", "missing_information", "out_of_range", "speculation"]
+
+_NAME = re.compile(r"(?<!^)\b[A-Z][\w'-]*[A-Za-z0-9]")
+_SPECULATIVE = re.compile(
+    r"\b(?:probably|likely|possibly|perhaps|presumably|apparently|seems?|appears?|suggests?|"
+    r"might|generally|usually|typically|normally|always|never|all|every|everyone|everything|"
+    r"most|in general|therefore|thus|hence|implies|implying|consequently)\b",
+    re.I,
+)
+_DEFINITION = re.compile(
+    r"^\W*(?:an?\s+|the\s+)?(?P<term>[\w][\w\s'-]{0,40}?)\s+(?:is\s+defined\s+as|means|"
+    r"refers\s+to|is\s+the\s+term\s+for)\s+(?P<body>.+)$",
+    re.I,
+)
+
+
+_UNIT = r"(°\s?[CFK]\b|%|[A-Za-z]{1,8}\b)"
+_VALUE = re.compile(rf"(?<![\w.])(-?\d+(?:\.\d+)?)\s*{_UNIT}")
+_RANGE = re.compile(
+    rf"(-?\d+(?:\.\d+)?)\s*{_UNIT}?\s*(?:-|\u2013|\u2014|to|and)\s*(-?\d+(?:\.\d+)?)\s*{_UNIT}"
+)
+
+
+_UNITS = frozenset(
+    "mg g kg ml l mm cm km m s h min hours hour minutes days years volts watts psi bar".split()
+)
+
+
+_QUANTITIES = frozenset(
+    """temperature temperatures temp degree degrees heat weight mass time duration length
+    distance size dose dosage amount level range limit limits maximum minimum max min value
+    values rate speed pressure voltage current capacity percentage percent""".split()
+)
+
+
+def _unit(text: str | None) -> str:
+    return re.sub(r"\s+", "", text or "").casefold()
+
+
+def _subject(text: str) -> set[str]:
+    """Stemmed meaningful words without figures, units, product codes or names of
+    quantities: what a statement is about ("charge", "store"), not which item or which
+    measure it names ("HX-40", "temperature")."""
+    return {
+        stem(t)
+        for t in content_terms(text)
+        if not any(ch.isdigit() for ch in t) and len(t) > 2 and t not in _UNITS | _QUANTITIES
+    }
+
+
+def out_of_range(claim: str, text: str) -> str | None:
+    """The sentence of ``text`` giving a range, in the unit of a single figure of a
+    sentence of ``claim``, that the figure falls outside of -- when the two sentences
+    are about the same thing (they share a meaningful word that is not a figure, unit,
+    product code or the name of a quantity)."""
+    for said in SENTENCE_BREAK.split(claim.strip()):
+        ranged = [m.span() for m in _RANGE.finditer(said)]
+        values = [
+            (float(m.group(1)), _unit(m.group(2)))
+            for m in _VALUE.finditer(said)
+            if not any(a <= m.start() < b for a, b in ranged)  # its own ranges aside
+        ]
+        about = _subject(said) if values else set()
+        for sentence in SENTENCE_BREAK.split(text.strip()) if about else ():
+            for m in _RANGE.finditer(sentence) if about & _subject(sentence) else ():
+                low, high = sorted((float(m.group(1)), float(m.group(3))))
+                unit = _unit(m.group(4))
+                if m.group(2) and _unit(m.group(2)) != unit:
+                    continue
+                if any(u == unit and not low <= v <= high for v, u in values):
+                    return sentence
+    return None
+
+
+def _contains(texts: Sequence[str], needle: str) -> bool:
+    pattern = re.compile(rf"(?<!\w){re.escape(needle)}(?!\w)", re.I)
+    return any(pattern.search(t) for t in texts)
+
+
+def missing_information(query: str, contexts: Sequence[Context]) -> list[str]:
+    """What ``query`` asks for that no context holds; [] when the contexts suffice."""
+    texts = [c.text for c in contexts]
+    missing: list[str] = []
+    for figure in dict.fromkeys(NUMBER.findall(query)):
+        if not _contains(texts, figure):
+            missing.append(f"the figure {figure} the query names")
+    names = [m.group(0) for m in _NAME.finditer(query) if content_terms(m.group(0))]
+    for name in dict.fromkeys(names):
+        name = re.sub(r"'s$", "", name)
+        if not _contains(texts, name) and not YEAR.fullmatch(name):
+            missing.append(f"'{name}', which the query names")
+    kind = expected_kind(query)
+    if kind is not None and not any(kind.found_in(t) for t in texts):
+        missing.append(f"a {kind.description}, which the query asks for: no context gives one")
+    return missing
+
+
+def speculation(claims: Sequence[str], evidence: Sequence[str]) -> list[str]:
+    """The claims whose hedging or generalising words their evidence does not share.
+
+    ``evidence[i]`` is the text the i-th claim rests on ("" when it rests on none).
+    """
+    flagged = []
+    for claim, text in zip(claims, evidence, strict=True):
+        words = {m.group(0).lower() for m in _SPECULATIVE.finditer(claim)}
+        if any(not _contains([text], w) for w in words):
+            flagged.append(claim)
+    return flagged
+
+
+def _overlap(a: str, b: str) -> float:
+    return term_cosine(Counter(content_terms(a)), Counter(content_terms(b)))
+
+
+def _definitions(context: Context) -> list[tuple[str, str, str]]:
+    """(term, what it is said to mean, the sentence) for each defining sentence."""
+    found = []
+    for sentence in SENTENCE_BREAK.split(context.text.strip()):
+        match = _DEFINITION.match(sentence)
+        if match:
+            term = " ".join(stem(t) for t in content_terms(match.group("term")))
+            if term:
+                found.append((term, match.group("body"), sentence))
+    return found
+
+
+def definition_conflicts(
+    contexts: Sequence[Context], *, same_below: float = 0.3
+) -> list[tuple[str, str, str]]:
+    """(sentence of the first context, id of the first, id of the second) for each term
+    two contexts define with bodies sharing under ``same_below`` of their words."""
+    conflicts = []
+    defined = [(c, _definitions(c)) for c in contexts]
+    for i, (first, defs_a) in enumerate(defined):
+        for second, defs_b in defined[i + 1 :]:
+            for term_a, body_a, sentence in defs_a:
+                for term_b, body_b, _ in defs_b:
+                    overlap = term_cosine(
+                        Counter(content_terms(body_a)), Counter(content_terms(body_b))
+                    )
+                    if term_a == term_b and overlap < same_below:
+                        conflicts.append((sentence, first.id, second.id))
+    return conflicts

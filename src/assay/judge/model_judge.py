@@ -1,0 +1,333 @@
+"""The offline judge: claims graded by the support model, scored by seed 001's bands.
+
+For each claim of the answer (:func:`~assay.judge.claims.split_claims`) the support
+model scores every context. The claim is
+
+* **supported** when the best context's P(supported) clears the model's threshold, it
+  holds every figure and year of the claim, and at least a third of its meaningful
+  words (the support model alone calls some off-topic evidence supporting);
+* **contradicted** otherwise, when some context contradicts it (the model says so, or
+  its aligned sentence states the same thing -- sharing at least three meaningful words
+  -- with other figures, dates or a negation,
+  or one of them gives a range, in the other's unit, that the other's figure falls
+  outside);
+* **partially supported** when some context still carries at least half of the
+  claim's meaningful words;
+* **unsupported** when no context addresses it.
+
+A claim of fewer than six words ("Delhi") is scored together with the query, since it
+only states something as the answer to it. A supported claim that another context
+contradicts is a source conflict; it is *settled* when the contexts carry confidences
+(as in ``assay ask``) and the supporting one's exceeds the contradicting one's by 0.15
+or more, and a conflict among contexts is settled by the same margin either way.
+Unsettled conflicts over a claim are major, settled ones and unsettled ones among the
+contexts are minor, and settled ones among the contexts are only reported. Conflicts
+among the contexts come from :func:`~assay.scoring.agreement.find_conflicts` and from
+definitions that differ; evidence sufficiency and speculation from
+:mod:`assay.judge.checks`.
+
+The score (J3) picks a band from what was found and places the answer inside it by the
+mean P(supported) of its claims, so that answers within one band still rank:
+
+===============================================================================  =========
+finding                                                                          band
+===============================================================================  =========
+every claim contradicted or unsupported, or one contradicted and none supported  0.00-0.19
+a contradicted claim, a major conflict, half the claims unsupported, off target  0.20-0.49
+an unsupported claim, several partial ones, a minor conflict, evidence gaps      0.50-0.79
+one partial claim, speculation, or a claim with P(supported) under 0.8           0.80-0.99
+every claim directly supported, evidence sufficient and consistent               1.0
+===============================================================================  =========
+
+An answer is *off target* when the query's wording asks for a kind of answer
+(:mod:`assay.answer.expected`: a date for "when", a duration for "how long") that the
+answer does not hold, however well its claims are supported.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from assay.answer.expected import expected_kind
+from assay.judge.base import ClaimGrade, Grade, Judgment, empty_or_refusal
+from assay.judge.checks import (
+    definition_conflicts,
+    missing_information,
+    out_of_range,
+    speculation,
+)
+from assay.judge.claims import split_claims
+from assay.judge.schema import (
+    ActionThresholds,
+    Assessment,
+    Context,
+    EvidenceSufficiency,
+    Nature,
+    SourceConflict,
+)
+from assay.models.support import SupportModel, SupportResult, get_support_model
+from assay.scoring.agreement import CachedSupport, aligned_sentences, face_conflict, find_conflicts
+from assay.text import NUMBER, content_terms, stem
+
+__all__ = ["ModelJudge"]
+
+_SHORT_CLAIM_WORDS = 6
+_ALIGNED = 0.5  # content-word cosine at which a claim and a sentence state the same thing
+_SAME_WORDS = 3  # a face conflict needs this many shared words: short texts align by chance
+_MIN_COVERAGE = 1 / 3  # share of a claim's meaningful words its supporting evidence holds
+_YES_NO = frozenset({"yes", "true", "false", "correct", "incorrect"})
+_SETTLED = 0.15  # confidence margin by which the stronger side settles a conflict
+_DIRECT = 0.8  # P(supported) of every claim for the top score: "directly supported"
+_BANDS = {
+    "contradicted": (0.0, 0.19),
+    "major": (0.2, 0.49),
+    "gaps": (0.5, 0.79),
+    "minor": (0.8, 0.99),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Graded:
+    grade: ClaimGrade
+    conflicts: tuple[SourceConflict, ...]
+
+
+def _nature(kind: str | None) -> Nature:
+    return "temporal inconsistency" if kind == "dates" else "direct contradiction"
+
+
+def _coverage(claim: str, text: str, query: str = "") -> float:
+    """Share of the claim's meaningful words (stemmed) that ``text`` contains; a bare
+    "yes" or "no" has none of its own, so the query's words stand in for them."""
+    wanted = {stem(t) for t in content_terms(claim)} - _YES_NO
+    if not wanted:
+        wanted = {stem(t) for t in content_terms(query)}
+    have = {stem(t) for t in content_terms(text)}
+    return len(wanted & have) / len(wanted) if wanted else 0.0
+
+
+class ModelJudge:
+    """Grades claims with a support model; see the module docstring."""
+
+    def __init__(
+        self, support: SupportModel | str | None = None, *, threshold: float | None = None
+    ) -> None:
+        """``support``: a model or its registered name (default: the shipped one).
+
+        ``threshold``: P(supported) at which a claim counts as supported (default: the
+        model's own, chosen on validation data, else 0.5).
+        """
+        self.support = get_support_model(support) if support is not None else get_support_model()
+        self.threshold = float(
+            threshold if threshold is not None else getattr(self.support, "threshold", 0.5)
+        )
+        self.name = f"assay-judge-v1[{self.support.name}]"
+
+    def judge(
+        self,
+        query: str,
+        answer: str,
+        contexts: Sequence[Context],
+        thresholds: ActionThresholds,
+    ) -> Judgment:
+        """The J1 assessment of ``answer`` with a grade per claim."""
+        claims = split_claims(answer)
+        empty = empty_or_refusal(answer if claims else "", self.name)
+        if empty is not None:
+            return empty
+        support = CachedSupport(self.support)
+        pairs = [
+            (self._claim_text(query, claim), context.text)
+            for claim in claims
+            for context in contexts
+        ]
+        results = support.score(pairs)
+        n = len(contexts)
+        graded = [
+            self._grade(query, claim, contexts, results[i * n : (i + 1) * n])
+            for i, claim in enumerate(claims)
+        ]
+        claim_conflicts = [c for g in graded for c in g.conflicts]
+        confidence = {c.id: c.confidence for c in contexts}
+        context_conflicts = [
+            SourceConflict(
+                claim=c.sentences[0], source_a=c.first, source_b=c.second, nature=_nature(c.kind)
+            )
+            for c in find_conflicts([(x.id, x.text) for x in contexts], support)
+        ] + [
+            SourceConflict(claim=s, source_a=a, source_b=b, nature="definitional conflict")
+            for s, a, b in definition_conflicts(contexts)
+        ]
+        by_id = {c.id: c.text for c in contexts}
+        grades = [g.grade for g in graded]
+        flags = speculation(claims, [by_id.get(g.evidence_id or "", "") for g in grades])
+        missing = missing_information(query, contexts)
+        kind = expected_kind(query)
+        off_target = kind.description if kind and not kind.found_in(answer) else None
+        conflicts = _unique(claim_conflicts + context_conflicts)
+        over_claims = [_resolved(c, confidence, sided=True) for c in claim_conflicts]
+        among_contexts = [_resolved(c, confidence, sided=False) for c in context_conflicts]
+        score, rationale = _band_score(
+            grades,
+            major=over_claims.count(False),
+            minor=over_claims.count(True) + among_contexts.count(False),
+            conflicts=len(conflicts),
+            settled=over_claims.count(True) + among_contexts.count(True),
+            missing=missing,
+            flags=flags,
+            off_target=off_target,
+        )
+        assessment = Assessment(
+            confidence_score=score,
+            score_rationale=rationale,
+            evidence_sufficiency=EvidenceSufficiency(
+                is_sufficient=not missing, missing_information=missing
+            ),
+            source_conflicts=conflicts,
+            unsupported_claims=[
+                g.claim for g in grades if g.grade in ("unsupported", "contradicted")
+            ],
+            speculation_flags=flags,
+            recommended_action=thresholds.action(score),
+        )
+        return Judgment(assessment, judge=self.name, claims=tuple(grades), attempts=0)
+
+    @staticmethod
+    def _claim_text(query: str, claim: str) -> str:
+        return f"{query} {claim}" if len(claim.split()) < _SHORT_CLAIM_WORDS else claim
+
+    def _grade(
+        self, query: str, claim: str, contexts: Sequence[Context], results: Sequence[SupportResult]
+    ) -> _Graded:
+        best = max(range(len(contexts)), key=lambda j: results[j].score)
+        contradicting: list[tuple[int, str | None]] = []
+        for j, (context, result) in enumerate(zip(contexts, results, strict=True)):
+            if result.score >= self.threshold and not _figures_missing(claim, context.text):
+                continue
+            _, sentence, overlap = aligned_sentences(claim, context.text)
+            same = overlap >= _ALIGNED and _shared_words(claim, sentence) >= _SAME_WORDS
+            kind = face_conflict(claim, sentence) if same else None
+            if kind not in ("figures", "dates", "negation"):
+                outside = out_of_range(claim, context.text) or out_of_range(context.text, claim)
+                kind = "figures" if outside else None
+            # the model's "contradicted" counts only where the context states the same thing
+            if (result.label == "contradicted" and overlap >= _ALIGNED) or kind is not None:
+                contradicting.append((j, kind))
+
+        def graded(j: int, grade: Grade) -> ClaimGrade:
+            r = results[j]
+            quote = aligned_sentences(claim, contexts[j].text)[1] or None
+            return ClaimGrade(claim, grade, contexts[j].id, quote, r.score, r.contradiction)
+
+        backing = [
+            j
+            for j, r in enumerate(results)
+            if r.score >= self.threshold
+            and r.label == "supported"
+            and _coverage(claim, contexts[j].text, query) >= _MIN_COVERAGE
+            and not _figures_missing(claim, contexts[j].text)
+        ]
+        if backing:
+            best = max(backing, key=lambda j: results[j].score)
+            conflicts = tuple(
+                SourceConflict(
+                    claim=claim,
+                    source_a=contexts[best].id,
+                    source_b=contexts[j].id,
+                    nature=_nature(kind),
+                )
+                for j, kind in contradicting
+            )
+            return _Graded(graded(best, "supported"), conflicts)
+        if contradicting:
+            worst = max(contradicting, key=lambda jk: results[jk[0]].contradiction or 0.0)[0]
+            return _Graded(graded(worst, "contradicted"), ())
+        closest = max(range(len(contexts)), key=lambda j: _coverage(claim, contexts[j].text, query))
+        if _coverage(claim, contexts[closest].text, query) >= 0.5:
+            return _Graded(graded(closest, "partially supported"), ())
+        return _Graded(graded(best, "unsupported"), ())
+
+
+def _shared_words(a: str, b: str) -> int:
+    """How many meaningful words (not figures or single letters) two sentences share."""
+
+    def words(text: str) -> set[str]:
+        return {stem(t) for t in content_terms(text) if len(t) > 1 and not NUMBER.fullmatch(t)}
+
+    return len(words(a) & words(b))
+
+
+def _figures_missing(claim: str, text: str) -> bool:
+    """Whether the claim states a figure or year that ``text`` does not contain."""
+    have = {n.replace(",", "") for n in NUMBER.findall(text)}
+    return any(n.replace(",", "") not in have for n in NUMBER.findall(claim))
+
+
+def _resolved(
+    conflict: SourceConflict, confidence: dict[str, float | None], *, sided: bool
+) -> bool:
+    """Whether the evidence settles a conflict: one side's confidence exceeds the
+    other's by at least ``_SETTLED`` (an official data sheet against a forum post).
+    ``sided``: the side a claim rests on (``source_a``) must be the stronger one."""
+    a, b = confidence.get(conflict.source_a), confidence.get(conflict.source_b)
+    if a is None or b is None:
+        return False
+    return (a - b if sided else abs(a - b)) >= _SETTLED
+
+
+def _unique(conflicts: list[SourceConflict]) -> list[SourceConflict]:
+    seen: dict[tuple[str, str, str], SourceConflict] = {}
+    for c in conflicts:
+        seen.setdefault((c.claim, *sorted((c.source_a, c.source_b))), c)  # type: ignore[arg-type]
+    return list(seen.values())
+
+
+def _band_score(
+    grades: Sequence[ClaimGrade],
+    *,
+    major: int,
+    minor: int,
+    conflicts: int,
+    settled: int,
+    missing: Sequence[str],
+    flags: Sequence[str],
+    off_target: str | None,
+) -> tuple[float, str]:
+    """The J3 score and a one-line rationale; see the module docstring's table."""
+    count = Counter(g.grade for g in grades)
+    n = len(grades)
+    supported, partial = count["supported"], count["partially supported"]
+    contradicted, unsupported = count["contradicted"], count["unsupported"]
+    if contradicted + unsupported == n or (contradicted and not supported):
+        band = "contradicted"
+    elif contradicted or major or off_target or 2 * unsupported >= n:
+        band = "major"
+    elif unsupported or partial >= 2 or minor or missing:
+        band = "gaps"
+    elif partial or flags or any(g.support < _DIRECT for g in grades):
+        band = "minor"
+    else:
+        band = "all"
+    parts = [
+        f"{v} {k}" for k, v in (
+            ("supported", supported), ("partially supported", partial),
+            ("contradicted", contradicted), ("unsupported", unsupported),
+        ) if v
+    ]  # fmt: skip
+    why = [f"{n} claim{'s' if n != 1 else ''}: {', '.join(parts)}"]
+    if conflicts:
+        by_strength = f", {settled} settled by evidence strength" if settled else ""
+        why.append(f"{conflicts} source conflict(s){by_strength}")
+    if off_target:
+        why.append(f"the answer gives no {off_target}, which the query asks for")
+    if missing:
+        why.append(f"the contexts lack {len(missing)} thing(s) the query asks for")
+    if flags:
+        why.append(f"{len(flags)} speculative statement(s)")
+    if band == "all":
+        return 1.0, "; ".join(why) + "; consistent, sufficient evidence"
+    low, high = _BANDS[band]
+    quality = sum(g.support for g in grades) / n
+    return round(low + (high - low) * quality, 4), "; ".join(why)

@@ -1,0 +1,186 @@
+"""The J1 assessment: one strict JSON object that says how well an answer is grounded.
+
+:class:`Assessment` is the contract (J1) and the schema an LLM judge's reply must pass
+(J5): exactly these seven keys, no others, the score in [0, 1], ``nature`` and
+``recommended_action`` from closed lists, and ``missing_information`` empty whenever
+the evidence is sufficient. :func:`grounding_problems` adds the checks a schema cannot
+express: quotes are exact excerpts and source identifiers are never invented.
+:class:`ActionThresholds` turns a score into an action (J6).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from assay.errors import InvalidInputError
+from assay.types import check_unit_interval
+
+__all__ = [
+    "ACTIONS",
+    "NATURES",
+    "Action",
+    "ActionThresholds",
+    "Assessment",
+    "Context",
+    "EvidenceSufficiency",
+    "Nature",
+    "SourceConflict",
+    "grounding_problems",
+    "is_excerpt",
+]
+
+Action = Literal["publish", "append_caveat", "human_review", "suppress"]
+Nature = Literal["direct contradiction", "temporal inconsistency", "definitional conflict"]
+ACTIONS: tuple[Action, ...] = ("publish", "append_caveat", "human_review", "suppress")
+NATURES: tuple[Nature, ...] = (
+    "direct contradiction",
+    "temporal inconsistency",
+    "definitional conflict",
+)
+_STRICT = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class EvidenceSufficiency(BaseModel):
+    """Whether the contexts hold enough to answer the query fully, and what is missing."""
+
+    model_config = _STRICT
+
+    is_sufficient: bool
+    missing_information: list[str]
+
+    @model_validator(mode="after")
+    def _empty_when_sufficient(self) -> EvidenceSufficiency:
+        if self.is_sufficient and self.missing_information:
+            raise ValueError("missing_information must be empty when is_sufficient is true")
+        return self
+
+
+class SourceConflict(BaseModel):
+    """Two contexts that disagree about one statement."""
+
+    model_config = _STRICT
+
+    claim: str = Field(min_length=1)
+    source_a: str = Field(min_length=1)
+    source_b: str = Field(min_length=1)
+    nature: Nature
+
+
+class Assessment(BaseModel):
+    """The J1 object, exactly: seven keys, validated strictly."""
+
+    model_config = _STRICT
+
+    confidence_score: float = Field(ge=0.0, le=1.0)
+    score_rationale: str
+    evidence_sufficiency: EvidenceSufficiency
+    source_conflicts: list[SourceConflict]
+    unsupported_claims: list[str]
+    speculation_flags: list[str]
+    recommended_action: Action
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form, keys in the order of the contract."""
+        return self.model_dump(mode="json")
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """One retrieved context the answer may rest on: its identifier and its text.
+
+    ``confidence`` is the evidence confidence assay gave it, when known: a judge may
+    use it to tell a conflict the evidence resolves (an official source against a forum
+    post) from one it does not. The evaluate contract carries no confidence.
+    """
+
+    id: str
+    text: str
+    confidence: float | None = None
+
+    def to_dict(self) -> dict[str, str]:
+        """The ``{"id", "text"}`` form of the evaluate contract."""
+        return {"id": self.id, "text": self.text}
+
+
+@dataclass(frozen=True, slots=True)
+class ActionThresholds:
+    """Lowest scores for publish, append_caveat and human_review; below: suppress (J6)."""
+
+    publish: float = 0.8
+    caveat: float = 0.5
+    human_review: float = 0.3
+
+    def __post_init__(self) -> None:
+        for name in ("publish", "caveat", "human_review"):
+            check_unit_interval(f"judge.{name}", getattr(self, name))
+        if not self.publish > self.caveat > self.human_review:
+            raise InvalidInputError(
+                "judge thresholds",
+                self.as_dict(),
+                "keep publish > caveat > human_review",
+                problem="are not descending",
+            )
+
+    def action(self, score: float) -> Action:
+        """The recommended action for a confidence score."""
+        if score >= self.publish:
+            return "publish"
+        if score >= self.caveat:
+            return "append_caveat"
+        if score >= self.human_review:
+            return "human_review"
+        return "suppress"
+
+    def as_dict(self) -> dict[str, float]:
+        """The thresholds in their TOML shape."""
+        return {"publish": self.publish, "caveat": self.caveat, "human_review": self.human_review}
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def _squash(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def is_excerpt(quote: str, texts: Sequence[str]) -> bool:
+    """Whether ``quote`` appears word for word in one of ``texts`` (runs of spaces aside)."""
+    needle = _squash(quote)
+    return bool(needle) and any(needle in _squash(text) for text in texts)
+
+
+def grounding_problems(
+    assessment: Assessment, answer: str, contexts: Sequence[Context]
+) -> list[str]:
+    """What in ``assessment`` is not taken from its inputs; [] when everything is.
+
+    Source identifiers must name a context (or quote one exactly), a conflict's claim
+    must quote a context or the answer, and unsupported claims and speculation flags
+    must quote the answer.
+    """
+    ids = {c.id for c in contexts}
+    texts = [c.text for c in contexts]
+    problems = []
+    for i, conflict in enumerate(assessment.source_conflicts):
+        for key in ("source_a", "source_b"):
+            value = getattr(conflict, key)
+            if value not in ids and not is_excerpt(value, texts):
+                problems.append(
+                    f"source_conflicts[{i}].{key} {value!r} is neither a context id "
+                    f"({', '.join(sorted(ids))}) nor an exact excerpt of a context"
+                )
+        if not is_excerpt(conflict.claim, [*texts, answer]):
+            problems.append(
+                f"source_conflicts[{i}].claim {conflict.claim!r} is not an exact excerpt "
+                "of a context or of the answer"
+            )
+    for key in ("unsupported_claims", "speculation_flags"):
+        for i, quote in enumerate(getattr(assessment, key)):
+            if not is_excerpt(quote, [answer]):
+                problems.append(f"{key}[{i}] {quote!r} is not an exact excerpt of the answer")
+    return problems

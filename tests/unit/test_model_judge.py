@@ -1,0 +1,153 @@
+"""The offline judge with the shipped support model (J2, J3, J5): grades, conflicts,
+sufficiency, speculation and the score bands."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.judge.checks import (
+    definition_conflicts,
+    missing_information,
+    out_of_range,
+    speculation,
+)
+from assay.judge.claims import split_claims
+from assay.judge.evaluate import evaluate
+from assay.judge.model_judge import ModelJudge
+from assay.judge.schema import ActionThresholds, Context, grounding_problems
+
+SDS = Context("sds", "Charge the HX-40 battery only between 0 °C and 45 °C. Store it dry.", 0.95)
+FORUM = Context("forum", "I charge my HX-40 at 70 °C all the time and it is fine.", 0.70)
+MANUAL = Context("manual", "The HX-40 was released in March 2021 and weighs 2.3 kg.", 0.90)
+QUESTION = "At what temperature can I charge the HX-40?"
+
+
+@pytest.fixture(scope="module")
+def judge() -> ModelJudge:
+    return ModelJudge()
+
+
+def grade(judge: ModelJudge, answer: str, contexts: list[Context] | None = None) -> list[str]:
+    result = judge.judge(QUESTION, answer, contexts or [SDS, FORUM, MANUAL], ActionThresholds())
+    return [c.grade for c in result.claims]
+
+
+def test_j2_claims_are_exact_excerpts_split_around_citations() -> None:
+    answer = "Charge at 0-45 °C [Source: sds]. It weighs 2.3 kg [Source: manual]; [Source: x]."
+    claims = split_claims(answer)
+    assert claims == ["Charge at 0-45 °C", "It weighs 2.3 kg"]
+    assert all(c in answer for c in claims)
+
+
+def test_j2_a_supported_claim_with_its_evidence(judge: ModelJudge) -> None:
+    result = judge.judge(
+        QUESTION, "The HX-40 battery may be charged between 0 °C and 45 °C.", [SDS, MANUAL],
+        ActionThresholds(),
+    )  # fmt: skip
+    (claim,) = result.claims
+    assert claim.grade == "supported" and claim.evidence_id == "sds"
+    assert claim.quote is not None and claim.quote in SDS.text
+    assert result.assessment.unsupported_claims == []
+
+
+def test_j2_a_figure_the_evidence_contradicts_is_contradicted(judge: ModelJudge) -> None:
+    assert grade(judge, "The HX-40 weighs 5 kg and was released in 2019.") == ["contradicted"]
+
+
+def test_j2_a_claim_no_context_addresses_is_unsupported(judge: ModelJudge) -> None:
+    result = judge.judge(
+        QUESTION, "The HX-40 is made of titanium and costs 400 dollars.", [SDS, MANUAL],
+        ActionThresholds(),
+    )  # fmt: skip
+    assert [c.grade for c in result.claims] == ["unsupported"]
+    assert result.assessment.unsupported_claims == [
+        "The HX-40 is made of titanium and costs 400 dollars."
+    ]
+    assert result.assessment.confidence_score < 0.2
+    assert result.assessment.recommended_action == "suppress"
+
+
+def test_j2_a_claim_from_a_weak_source_that_a_strong_one_contradicts_is_a_major_conflict(
+    judge: ModelJudge,
+) -> None:
+    result = judge.judge(
+        QUESTION, "You can charge the HX-40 at 70 °C.", [SDS, FORUM], ActionThresholds()
+    )
+    (conflict,) = result.assessment.source_conflicts
+    assert (conflict.source_a, conflict.source_b) == ("forum", "sds")
+    assert conflict.nature == "direct contradiction"
+    assert 0.2 <= result.assessment.confidence_score < 0.5  # J3: unresolved conflict
+
+
+def test_j2_a_conflict_the_stronger_source_settles_costs_less(judge: ModelJudge) -> None:
+    strong = judge.judge(
+        QUESTION, "Charge the HX-40 battery only between 0 °C and 45 °C.", [SDS, FORUM],
+        ActionThresholds(),
+    )  # fmt: skip
+    assert strong.claims[0].grade == "supported"
+    assert 0.5 <= strong.assessment.confidence_score < 0.8
+    assert "settled by evidence strength" in strong.assessment.score_rationale
+
+
+def test_j3_everything_supported_and_consistent_scores_one(judge: ModelJudge) -> None:
+    result = judge.judge(
+        "How much does the HX-40 weigh?", "The HX-40 weighs 2.3 kg.", [MANUAL], ActionThresholds()
+    )
+    assert result.assessment.confidence_score == 1.0
+    assert result.assessment.recommended_action == "publish"
+    assert result.verdict == "supported"
+
+
+def test_j3_an_answer_without_the_kind_asked_for_is_off_target(judge: ModelJudge) -> None:
+    result = judge.judge(
+        "When was the HX-40 released?", "The HX-40 weighs 2.3 kg.", [MANUAL], ActionThresholds()
+    )
+    assert result.assessment.confidence_score < 0.5
+    assert "gives no date or time period" in result.assessment.score_rationale
+
+
+def test_j2_speculation_is_flagged_when_the_evidence_does_not_hedge() -> None:
+    claims = ["It is probably the best battery.", "It weighs 2.3 kg.", "It usually lasts."]
+    evidence = [MANUAL.text, MANUAL.text, "The pack usually lasts five years."]
+    assert speculation(claims, evidence) == ["It is probably the best battery."]
+
+
+def test_j2_missing_information_names_what_the_query_asks_for() -> None:
+    assert missing_information("When was the HX-40 released in Norway?", [SDS]) == [
+        "'Norway', which the query names",
+        "a date or time period, which the query asks for: no context gives one",
+    ]
+    assert missing_information("When was the HX-40 released?", [MANUAL]) == []
+    assert missing_information("Is the 2021 model lighter?", [SDS]) == [
+        "the figure 2021 the query names"
+    ]
+
+
+def test_out_of_range_needs_the_same_unit_and_the_same_subject() -> None:
+    assert out_of_range("It charges fine at 70 °C.", SDS.text) is not None
+    assert out_of_range("It charges fine at 30 °C.", SDS.text) is None
+    assert out_of_range("Store it at 70 °C.", "Charge between 0 °C and 45 °C.") is None
+    assert out_of_range("Take 500 mg daily.", "Take 100 to 200 kg.") is None
+    assert out_of_range("Charge between 0 °C and 45 °C.", "Store between -20 and 35 °C.") is None
+
+
+def test_j2_definitional_conflicts_between_contexts() -> None:
+    a = Context("a", "A business day means any weekday except public holidays.")
+    b = Context("b", "A business day means a day on which the exchange is open for trading.")
+    c = Context("c", "A business day means any weekday except public holidays in England.")
+    assert definition_conflicts([a, b]) == [(a.text, "a", "b")]
+    assert definition_conflicts([a, c]) == []
+
+
+def test_j1_j5_evaluate_validates_dedups_and_grounds_everything() -> None:
+    contexts = [
+        {"id": "sds", "text": SDS.text},
+        {"id": "sds", "text": SDS.text},  # exact repeat: dropped
+        {"id": "copy", "text": SDS.text},  # same text under another id: dropped
+        {"id": "forum", "text": FORUM.text},
+    ]
+    answer = "You can charge the HX-40 at 70 °C [Source: forum]. It is probably fine."
+    judgment = evaluate(QUESTION, answer, contexts)
+    kept = [Context("sds", SDS.text), Context("forum", FORUM.text)]
+    assert grounding_problems(judgment.assessment, answer, kept) == []
+    assert judgment.assessment.speculation_flags == ["It is probably fine."]
