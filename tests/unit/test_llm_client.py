@@ -4,16 +4,11 @@ server in this process that plays back scripted replies."""
 from __future__ import annotations
 
 import gc
-import json
 import math
 import socket
-import threading
 import time
 import warnings
-from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -22,109 +17,13 @@ from assay.errors import AssayError, InvalidInputError
 from assay.models.llm import ChatClient, EndpointError, client_from_environment
 from assay.models.relevance import CascadeRelevanceModel, LLMRelevanceModel, get_relevance_model
 from assay.models.support import LLMSupportModel, SupportResult, get_support_model
-
-
-@dataclass
-class Reply:
-    """One scripted answer: a status, a JSON body (or raw bytes) and a delay in seconds."""
-
-    body: Any
-    status: int = 200
-    delay: float = 0.0
-
-
-@dataclass
-class Endpoint:
-    """What the fake server was asked, and what it will answer next."""
-
-    base_url: str
-    replies: deque[Reply] = field(default_factory=deque)
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    release: threading.Event = field(default_factory=threading.Event)
-
-    def script(self, *replies: Reply) -> None:
-        self.replies.extend(replies)
-
-    def client(self, **options: Any) -> ChatClient:
-        return ChatClient(self.base_url, **{"backoff": 0.01, "timeout": 5.0, **options})
-
-
-def logprobs_reply(top: dict[str, float], content: str = "yes") -> dict[str, Any]:
-    """A chat completion whose first token had these candidate probabilities."""
-    candidates = [{"token": t, "logprob": math.log(p), "bytes": None} for t, p in top.items()]
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": content},
-                "logprobs": {
-                    "content": [
-                        {
-                            "token": candidates[0]["token"],
-                            "logprob": candidates[0]["logprob"],
-                            "top_logprobs": candidates,
-                        }
-                    ]
-                },
-                "finish_reason": "length",
-            }
-        ],
-    }
-
-
-def text_reply(content: str | None) -> dict[str, Any]:
-    """A chat completion without log-probabilities."""
-    return {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}]}
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-
-    def do_POST(self) -> None:
-        endpoint = self.server.endpoint
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        endpoint.requests.append(
-            {"path": self.path, "headers": dict(self.headers), "body": json.loads(body)}
-        )
-        reply = endpoint.replies.popleft() if endpoint.replies else Reply(text_reply("yes"))
-        if reply.delay:
-            endpoint.release.wait(reply.delay)
-        data = reply.body if isinstance(reply.body, bytes) else json.dumps(reply.body).encode()
-        try:
-            self.send_response(reply.status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-        except OSError:  # the client gave up waiting
-            pass
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-class _Server(ThreadingHTTPServer):
-    endpoint: Endpoint
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        pass  # a client that timed out and left is expected here
+from tests.fake_llm import Endpoint, Reply, logprobs_reply, serve, text_reply
 
 
 @pytest.fixture
 def endpoint() -> Iterator[Endpoint]:
-    server = _Server(("127.0.0.1", 0), _Handler)
-    server.endpoint = Endpoint(f"http://127.0.0.1:{server.server_address[1]}/v1")
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.start()
-    try:
-        yield server.endpoint
-    finally:
-        server.endpoint.release.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serve() as ep:
+        yield ep
 
 
 @pytest.fixture(autouse=True)
@@ -344,6 +243,92 @@ def test_a_bad_timeout_in_the_environment_is_invalid_input(timeout: str, field: 
 def test_a_bad_url_in_the_environment_is_invalid_input() -> None:
     with pytest.raises(InvalidInputError, match="llm_url"):
         client_from_environment({"ASSAY_LLM_URL": "127.0.0.1:8765"})
+
+
+# -- complete(): the text of one reply ---------------------------------------------------------
+
+
+def test_complete_returns_the_reply_text_and_sends_the_conversation(endpoint: Endpoint) -> None:
+    endpoint.script(Reply(text_reply("  The answer. ")))
+    history = [
+        {"role": "user", "content": "first"},
+        {"role": "assistant", "content": "reply"},
+    ]
+    client = endpoint.client(model="writer")
+    text = client.complete("You write.", "second", history=history, max_tokens=7, temperature=0.3)
+    assert text == "  The answer. "  # as the model wrote it; callers strip
+    body = endpoint.requests[0]["body"]
+    assert body["model"] == "writer"
+    assert body["messages"] == [
+        {"role": "system", "content": "You write."},
+        *history,
+        {"role": "user", "content": "second"},
+    ]
+    assert body["max_tokens"] == 7 and body["temperature"] == 0.3
+    assert history == [  # the caller's list is not changed
+        {"role": "user", "content": "first"},
+        {"role": "assistant", "content": "reply"},
+    ]
+
+
+def test_complete_defaults_to_a_deterministic_bounded_reply(endpoint: Endpoint) -> None:
+    endpoint.script(Reply(text_reply("ok")))
+    assert endpoint.client().complete("s", "u") == "ok"
+    body = endpoint.requests[0]["body"]
+    assert body["messages"] == [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "u"},
+    ]
+    assert body["temperature"] == 0.0 and body["max_tokens"] == 512
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"choices": []},
+        {"error": "x"},
+        ["not", "an", "object"],
+        {"choices": [{"index": 0}]},
+        {"choices": [{"message": {"role": "assistant", "content": None}}]},
+        {"choices": [{"message": {"role": "assistant", "content": ["a", "list"]}}]},
+    ],
+)
+def test_complete_rejects_an_unexpected_reply_shape(endpoint: Endpoint, body: Any) -> None:
+    endpoint.script(Reply(body))
+    with pytest.raises(EndpointError, match="unexpected reply shape"):
+        endpoint.client().complete("s", "u")
+
+
+def test_complete_retries_server_errors_like_chat(endpoint: Endpoint) -> None:
+    endpoint.script(Reply({"error": "busy"}, status=503), Reply(text_reply("fine")))
+    assert endpoint.client(retries=1).complete("s", "u") == "fine"
+    assert len(endpoint.requests) == 2
+
+
+def test_complete_times_out(endpoint: Endpoint) -> None:
+    endpoint.script(Reply(text_reply("late"), delay=2.0))
+    with pytest.raises(EndpointError, match="failed after 1 attempts"):
+        endpoint.client(timeout=0.2, retries=0).complete("s", "u")
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"max_tokens": 0}, "max_tokens"),
+        ({"max_tokens": True}, "max_tokens"),
+        ({"temperature": -0.1}, "temperature"),
+        ({"temperature": math.nan}, "temperature"),
+        ({"history": [{"role": "user"}]}, "history[0]"),
+        ({"history": ["hi"]}, "history[0]"),
+    ],
+)
+def test_complete_rejects_bad_options_before_any_request(
+    endpoint: Endpoint, options: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(InvalidInputError) as info:
+        endpoint.client().complete("s", "u", **options)
+    assert info.value.field == field
+    assert endpoint.requests == []
 
 
 # -- the models that ask it ------------------------------------------------------------------

@@ -6,6 +6,9 @@ library is used: one POST per call, a timeout, and retries with exponential back
 on connection errors, timeouts, 429 and 5xx replies. 4xx replies other than 429 are
 the caller's mistake and fail at once.
 
+:meth:`ChatClient.complete` returns the text of one reply (answers, judgments, query
+phrasings), optionally continuing a conversation (a judge's correction round, J5).
+
 :meth:`ChatClient.yes_probability` asks a yes/no question for one reply token and
 reads the log-probabilities of the candidate first tokens: ``P(yes) = p_yes / (p_yes +
 p_no)`` over every spelling of "yes" and "no" among them. A ranking score, not a
@@ -96,6 +99,42 @@ class ChatClient:
             f"{url} failed after {self.retries + 1} attempts ({last}); check that the server "
             "is running (`scripts/llm.sh start`) or unset ASSAY_LLM_URL"
         )
+
+    def complete(
+        self,
+        system: str,
+        user: str,
+        *,
+        max_tokens: int = 512,
+        temperature: float = 0.0,
+        history: list[dict[str, str]] | None = None,
+    ) -> str:
+        """The reply text to ``user`` after ``system`` and the earlier turns in ``history``.
+
+        ``history`` holds ``{"role", "content"}`` messages that go between the system
+        message and ``user``: a conversation so far, e.g. a rejected reply and the
+        correction asked for (J5). An unexpected reply shape is an :class:`EndpointError`.
+        """
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+            raise InvalidInputError("max_tokens", max_tokens, "use a positive integer")
+        if not 0.0 <= temperature <= 2.0:
+            raise InvalidInputError("temperature", temperature, "use a number from 0 to 2")
+        turns = list(history or [])
+        for i, turn in enumerate(turns):
+            if not isinstance(turn, dict) or not isinstance(turn.get("content"), str):
+                raise InvalidInputError(
+                    f"history[{i}]", turn, 'give {"role": ..., "content": "..."} messages'
+                )
+        messages = [{"role": "system", "content": system}, *turns]
+        messages.append({"role": "user", "content": user})
+        reply = self.chat(messages, max_tokens=max_tokens, temperature=temperature)
+        try:
+            content = reply["choices"][0]["message"]["content"]
+        except (KeyError, IndexError, TypeError) as exc:
+            raise EndpointError(f"unexpected reply shape from {self.name}: {reply!r:.300}") from exc
+        if not isinstance(content, str):
+            raise EndpointError(f"unexpected reply shape from {self.name}: {reply!r:.300}")
+        return content
 
     def yes_probability(self, system: str, user: str) -> float:
         """P(yes) of the first reply token to a yes/no question; see the module docstring."""

@@ -1,0 +1,1 @@
+"""Answerers, citation checks and query expansion: see :mod:`assay.answer.answerers`."""

@@ -1,0 +1,139 @@
+"""The offline answerer: the admitted sentences that best answer, each cited.
+
+Nothing is generated, so nothing can be invented: the answer is the sentence of the
+admitted evidence that the relevance model rates most likely to answer the question,
+weighted by the confidence of its evidence (``0.5 + 0.5 * confidence``, so a forum post
+that answers squarely does not outrank the data sheet that answers nearly as well) and
+quartered when it lacks the kind of answer the question asks for
+(:mod:`assay.answer.expected`: "how long" wants a duration),
+plus a second one when it comes from another passage, scores nearly as well, says
+something the first does not and does not contradict it. Each sentence keeps its
+citation ``[Source: <id>]``.
+Hedged answers carry the same text; the pipeline states the uncertainty. There is no
+``llm_only`` answer without a language model. Clarifying questions come from a
+template, phrasings from pseudo-relevance feedback (:mod:`assay.answer.expansion`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from assay.answer.base import AnswerMode, Draft, Uncertainty
+from assay.answer.citations import cite
+from assay.answer.expansion import pseudo_relevance_phrasings
+from assay.answer.expected import expected_kind
+from assay.errors import InvalidInputError
+from assay.judge.checks import out_of_range
+from assay.judge.schema import Context
+from assay.models.relevance import RelevanceModel
+from assay.scoring.agreement import aligned_sentences, face_conflict
+from assay.text import SENTENCE_BREAK, content_terms, stem, term_cosine
+
+__all__ = ["ExtractiveAnswerer"]
+
+_SECOND_WITHIN = 0.8  # a second sentence must score at least this share of the best
+_REDUNDANT = 0.6  # content-word cosine above which a second sentence repeats the first
+_WRONG_KIND = 0.25  # weight of a sentence without the kind of answer asked for
+
+
+def _terms(text: str) -> Counter[str]:
+    return Counter(stem(t) for t in content_terms(text))
+
+
+def _disagree(a: str, b: str) -> bool:
+    """Whether two sentences contradict each other on their face (figures, dates,
+    negation, a figure outside the other's range): an answer never quotes both."""
+    _, _, overlap = aligned_sentences(a, b)
+    face = face_conflict(a, b) if overlap >= 0.5 else None
+    return face in ("figures", "dates", "negation") or bool(
+        out_of_range(a, b) or out_of_range(b, a)
+    )
+
+
+class ExtractiveAnswerer:
+    """Answers with cited sentences of the evidence; see the module docstring."""
+
+    can_answer_without_evidence = False
+
+    def __init__(self, relevance: RelevanceModel | None = None, *, max_sentences: int = 2) -> None:
+        """``relevance`` ranks sentences (``None``: by the question's words they share)."""
+        if isinstance(max_sentences, bool) or not isinstance(max_sentences, int):
+            raise InvalidInputError("max_sentences", max_sentences, "give 1 or more")
+        if max_sentences < 1:
+            raise InvalidInputError("max_sentences", max_sentences, "give 1 or more")
+        self.relevance = relevance
+        self.max_sentences = max_sentences
+        ranker = relevance.name if relevance is not None else "word overlap"
+        self.name = f"extractive-v1[{ranker}]"
+
+    def answer(
+        self,
+        question: str,
+        evidence: Sequence[Context],
+        *,
+        mode: AnswerMode = "standard",
+        uncertainty: Uncertainty | None = None,
+    ) -> Draft:
+        """The best-answering sentences of ``evidence``, each with its citation."""
+        if mode == "llm_only":
+            raise InvalidInputError(
+                "answerer", self.name, "set ASSAY_ANSWERER=llm and ASSAY_LLM_URL for answers "
+                "without evidence", problem="cannot answer without evidence",
+            )  # fmt: skip
+        if mode == "hedged" and uncertainty is None:
+            raise InvalidInputError("uncertainty", None, "give the hedged answer's uncertainty")
+        sentences = [
+            (context.id, sentence.strip(), context.confidence)
+            for context in evidence
+            for sentence in SENTENCE_BREAK.split(context.text.strip())
+            if content_terms(sentence)
+        ]
+        if not sentences:
+            return Draft("", self.name, None, mode)
+        relevance = self._rank(question, [s for _, s, _ in sentences])
+        kind = expected_kind(question)
+        scores = [
+            r
+            * (1.0 if c is None else 0.5 + 0.5 * c)
+            * (1.0 if kind is None or kind.found_in(s) else _WRONG_KIND)
+            for r, (_, s, c) in zip(relevance, sentences, strict=True)
+        ]
+        order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
+        chosen = [order[0]]
+        for i in order[1:]:
+            if len(chosen) == self.max_sentences or scores[i] < _SECOND_WITHIN * scores[order[0]]:
+                break
+            new_source = all(sentences[i][0] != sentences[j][0] for j in chosen)
+            repeats = any(
+                term_cosine(_terms(sentences[i][1]), _terms(sentences[j][1])) > _REDUNDANT
+                for j in chosen
+            )
+            disagrees = any(_disagree(sentences[i][1], sentences[j][1]) for j in chosen)
+            if new_source and not repeats and not disagrees:
+                chosen.append(i)
+        text = " ".join(f"{sentences[i][1]} {cite(sentences[i][0])}" for i in chosen)
+        return Draft(text, self.name, None, mode)
+
+    def _rank(self, question: str, sentences: list[str]) -> list[float]:
+        if self.relevance is not None:
+            return self.relevance.score(question, sentences)
+        asked = _terms(question)
+        return [term_cosine(asked, _terms(s)) for s in sentences]
+
+    def clarify(self, question: str, evidence: Sequence[Context], missing: Sequence[str]) -> Draft:
+        """Say what the evidence covers and ask about what it does not."""
+        topics = [t for t, _ in Counter(
+            t for c in evidence[:3] for t in content_terms(c.text) if len(t) > 3
+        ).most_common(3)]  # fmt: skip
+        found = f" I found passages about {', '.join(topics)}," if topics else ""
+        if missing:
+            gap = f" but none that mention {', '.join(missing)}."
+            ask = f" Could you rephrase the question, or say what you mean by '{missing[0]}'?"
+        else:
+            gap, ask = "", " Could you say more precisely what you would like to know?"
+        return Draft(f"{found.strip()}{gap}{ask}".strip(), self.name, None, "clarify")
+
+    def expand(self, question: str, evidence: Sequence[Context], n: int = 3) -> list[str]:
+        """Phrasings by pseudo-relevance feedback from the top passages."""
+        return pseudo_relevance_phrasings(question, evidence, n)
