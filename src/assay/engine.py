@@ -11,6 +11,8 @@ This is the object most users touch::
             print(item.label, item.confidence, item.id)
 
 Every call to :meth:`Assay.score` and :meth:`Assay.ask` writes exactly one audit event.
+:meth:`Assay.ask` answers (or abstains, clarifies, refuses); :meth:`Assay.assess`
+stops after routing, for callers who write their own answers.
 """
 
 from __future__ import annotations
@@ -22,9 +24,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from assay.answer.base import Answerer
+from assay.answer.extractive import ExtractiveAnswerer
 from assay.ask import AskResult, ask_payload, assess_retrieval
 from assay.audit import AuditLog
-from assay.db import connect
+from assay.db import connect, transaction
 from assay.errors import InvalidInputError, UnknownSourceError
 from assay.ingest.pipeline import (
     FileOutcome,
@@ -33,12 +37,16 @@ from assay.ingest.pipeline import (
     embedding_text,
     ingest,
 )
+from assay.judge.base import Judge
+from assay.judge.evaluate import get_judge
 from assay.models.embedder import Embedder, get_embedder
 from assay.models.relevance import RelevanceModel, get_relevance_model
 from assay.models.support import SupportModel, get_support_model
 from assay.pipeline import ScoreResult, audit_payload, score_candidates
 from assay.policy import Policy, PolicyBook
+from assay.respond import Responder, Response
 from assay.retrieval import apply_relevance, search
+from assay.review import ReviewQueue
 from assay.scoring.corroboration import TextSimilarity, lexical_similarity
 from assay.scoring.evidence import SourceFacts
 from assay.settings import Settings, load_settings
@@ -66,9 +74,12 @@ class Assay:
         self.sources = SourceRegistry(self._conn)
         self.audit = AuditLog(self._conn)
         self.store = SQLiteStore(self._conn)
+        self.review = ReviewQueue(self._conn, self.audit)
         self._embedder: Embedder | None = None
         self._relevance: RelevanceModel | None = None
         self._support: SupportModel | None = None
+        self._answerer: Answerer | None = None
+        self._judge: Judge | None = None
 
     @property
     def embedder(self) -> Embedder:
@@ -90,6 +101,27 @@ class Assay:
         if self._support is None and self.settings.support_model.lower() != "none":
             self._support = get_support_model(self.settings.support_model)
         return self._support
+
+    @property
+    def answerer(self) -> Answerer:
+        """Writes answers: cited extracts offline, or the configured LLM (settings)."""
+        if self._answerer is None:
+            if self.settings.answerer == "llm":
+                from assay.answer.llm import LLMAnswerer
+                from assay.models.llm import required_client
+
+                self._answerer = LLMAnswerer(required_client("answerer"))
+            else:
+                self._answerer = ExtractiveAnswerer(self.relevance)
+        return self._answerer
+
+    @property
+    def judge(self) -> Judge:
+        """Rates every answer against its evidence (settings: ``assay-judge`` or ``llm``)."""
+        if self._judge is None:
+            support = self.support or "assay-support"
+            self._judge = get_judge(self.settings.judge, support)
+        return self._judge
 
     def close(self) -> None:
         """Close the database connection."""
@@ -161,7 +193,7 @@ class Assay:
             on_file=on_file,
         )
 
-    def ask(
+    def assess(
         self,
         question: str,
         *,
@@ -175,20 +207,83 @@ class Assay:
         """Retrieve evidence for ``question``, score and gate it, and decide what to do.
 
         Writes one audit event of kind ``ask`` holding the evidence, the set signals
-        and the routing decision with its reasons.
+        and the routing decision with its reasons; writes no answer.
         """
-        chosen = self._policy(policy, severity)
-        day = as_of or datetime.now(UTC).date()
+        chosen, day = self._policy(policy, severity), as_of or datetime.now(UTC).date()
+        result = self._assess(question, chosen, day, top_k, category, jurisdiction)
+        event_id = self._record("ask", question, chosen, self._ask_payload(result))
+        return replace(result, scored=replace(result.scored, event_id=event_id))
+
+    def ask(
+        self,
+        question: str,
+        *,
+        policy: str | None = None,
+        severity: str | None = None,
+        top_k: int = 8,
+        category: str | None = None,
+        as_of: date | None = None,
+        jurisdiction: str | None = None,
+    ) -> Response:
+        """Answer ``question`` from the knowledge base, or abstain, clarify or refuse.
+
+        Retrieval, gate and router decide (:meth:`assess`); the answerer writes, the
+        citations are checked and the judge rates the answer (:mod:`assay.respond`).
+        One audit event of kind ``ask`` holds all of it, and an answer sent to human
+        review is queued in the same transaction.
+        """
+        chosen, day = self._policy(policy, severity), as_of or datetime.now(UTC).date()
+        result = self._assess(question, chosen, day, top_k, category, jurisdiction)
+
+        def broaden(phrasings: Sequence[str]) -> AskResult:
+            return self._assess(
+                question, chosen, day, top_k, category, jurisdiction, variants=phrasings
+            )
+
+        response = Responder(self.answerer, self.judge).respond(question, result, broaden=broaden)
+        payload = self._ask_payload(response.result) | response.audit_payload()
+        payload["models"] |= {"answerer": response.draft.answerer if response.draft else None}
+        payload["models"] |= {"judge": response.judgment.judge if response.judgment else None}
+        with transaction(self._conn):
+            event = self.audit.append(
+                kind="ask", query=question, policy_name=chosen.name,
+                policy_version=chosen.version, payload=payload, join_transaction=True,
+            )  # fmt: skip
+            review_id = None
+            if response.review is not None and response.draft is not None:
+                review_id = self.review.add(
+                    event_id=event.event_id, query=question, answer=response.draft.text,
+                    reason=response.review, assessment=response.assessment.to_dict(),
+                    policy_name=chosen.name, policy_version=chosen.version,
+                    join_transaction=True,
+                ).id  # fmt: skip
+        result = replace(
+            response.result, scored=replace(response.result.scored, event_id=event.event_id)
+        )
+        return replace(response, result=result, event_id=event.event_id, review_id=review_id)
+
+    def _assess(
+        self,
+        question: str,
+        chosen: Policy,
+        day: date,
+        top_k: int,
+        category: str | None,
+        jurisdiction: str | None,
+        *,
+        variants: Sequence[str] = (),
+    ) -> AskResult:
+        """Retrieval (with ``variants`` when broadening), relevance, scoring and routing."""
         self._require_knowledge_base()
         chosen.routing.bands_for(category)  # an unknown category fails before retrieval
-        retrieval = search(self.store, self.embedder, question, k=top_k)
+        retrieval = search(self.store, self.embedder, question, k=top_k, variants=variants)
         relevance = self.relevance
         if relevance is not None and retrieval.hits:
             # the title path is scored with the text, as it was embedded: a chunk under
             # "HX-40 > Charging" need not repeat the product name to answer about it
             scores = relevance.score(question, [embedding_text(h.chunk) for h in retrieval.hits])
             retrieval = apply_relevance(retrieval, scores, relevance.name)
-        result = assess_retrieval(
+        return assess_retrieval(
             question,
             retrieval,
             chosen,
@@ -198,14 +293,15 @@ class Assay:
             jurisdiction=jurisdiction,
             support=self.support,
         )
+
+    def _ask_payload(self, result: AskResult) -> dict[str, Any]:
         models = {
-            "similarity": f"{self.embedder.name}, {retrieval.similarity_from}",
+            "similarity": f"{self.embedder.name}, {result.retrieval.similarity_from}",
             "corroboration": _name(lexical_similarity)
             if self.support is None
             else f"support_similarity[{self.support.name}]",
         }
-        event_id = self._record("ask", question, chosen, ask_payload(result, models=models))
-        return replace(result, scored=replace(result.scored, event_id=event_id))
+        return ask_payload(result, models=models)
 
     def _require_knowledge_base(self) -> None:
         """Refuse to ask an empty knowledge base, or one embedded by another model."""

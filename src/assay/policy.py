@@ -20,6 +20,7 @@ from typing import Any
 
 from assay.errors import InvalidInputError, PolicyError, UnknownPolicyError
 from assay.hashing import canonical_json, sha256_hex
+from assay.judge.schema import ActionThresholds
 from assay.policy_reader import TableReader
 from assay.routing import PRESETS, Bands, RoutingRules
 from assay.scoring.signals import SIGNAL_NAMES, SignalSettings, SignalWeights
@@ -62,6 +63,20 @@ class Corroboration:
 
 
 @dataclass(frozen=True, slots=True)
+class JudgeRules:
+    """What the judge's score does to an answer (J6, G3)."""
+
+    thresholds: ActionThresholds = field(default_factory=ActionThresholds)
+    #: also queue suppressed answers for human review, not only ``human_review`` ones:
+    #: in high-stakes domains nothing is dropped silently
+    queue_suppressed: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        """The rules in their TOML shape."""
+        return self.thresholds.as_dict() | {"queue_suppressed": self.queue_suppressed}
+
+
+@dataclass(frozen=True, slots=True)
 class Policy:
     """One versioned confidence profile. Build it with :func:`policy_from_mapping`."""
 
@@ -81,6 +96,7 @@ class Policy:
     corroboration: Corroboration = field(default_factory=Corroboration)
     signals: SignalSettings = field(default_factory=SignalSettings)
     routing: RoutingRules = field(default_factory=RoutingRules)
+    judge: JudgeRules = field(default_factory=JudgeRules)
     description: str = ""
 
     def decay_rate_for(self, kind: str) -> float:
@@ -120,6 +136,7 @@ class Policy:
             },
             "signals": self.signals.as_dict(),
             "routing": self.routing.as_dict(),
+            "judge": self.judge.as_dict(),
         }
 
     @property
@@ -188,6 +205,7 @@ def policy_from_mapping(data: Mapping[str, Any], *, origin: str = "policy") -> P
         corroboration=corroboration,
         signals=_signal_settings(top.section("signals")),
         routing=_routing_rules(top.section("routing")),
+        judge=_judge_rules(top.section("judge")),
     )
     top.finish()
     return policy
@@ -246,6 +264,21 @@ def _routing_rules(table: TableReader) -> RoutingRules:
         clarify_below_coverage=table.unit("clarify_below_coverage", 0.34),
         categories=categories,
     )
+    table.finish()
+    return rules
+
+
+def _judge_rules(table: TableReader) -> JudgeRules:
+    defaults = ActionThresholds()
+    thresholds = table.build(
+        "judge",
+        lambda: ActionThresholds(
+            publish=table.unit("publish", defaults.publish),
+            caveat=table.unit("caveat", defaults.caveat),
+            human_review=table.unit("human_review", defaults.human_review),
+        ),
+    )
+    rules = JudgeRules(thresholds, table.boolean("queue_suppressed", False))
     table.finish()
     return rules
 

@@ -28,6 +28,7 @@ parts stay in the audit row.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -131,45 +132,66 @@ def search(
     mode: SearchMode = "hybrid",
     depth: int = 50,
     rrf_k: int = 60,
+    variants: Sequence[str] = (),
 ) -> Retrieval:
     """The ``k`` best chunks for ``query`` by dense, lexical or fused (hybrid) ranking.
 
-    ``depth`` is how many results each list contributes before fusion.
+    ``depth`` is how many results each list contributes before fusion. ``variants`` are
+    other phrasings of the query (broadening, R8): each adds its own dense and lexical
+    lists to the fusion, while every hit's cosine is still measured against ``query``,
+    so a phrasing can bring passages in but cannot make them look closer to the question.
     """
     if not isinstance(query, str) or not query.strip():
         raise InvalidInputError("query", query, "give the question to search for")
+    for i, variant in enumerate(variants):
+        if not isinstance(variant, str) or not variant.strip():
+            raise InvalidInputError(f"variants[{i}]", variant, "give each phrasing as text")
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 200:
         raise InvalidInputError("top_k", k, "give a whole number between 1 and 200")
     if mode not in ("hybrid", "dense", "lexical"):
         raise InvalidInputError("mode", mode, "use hybrid, dense or lexical")
-    query_vector = embedder.embed([query])[0]
+    texts = [query, *variants]
+    query_vectors = embedder.embed(texts)
     with store.snapshot():  # ids, chunks and vectors from one state of the store
-        return _search(store, embedder.name, query, query_vector, k, mode, depth, rrf_k)
+        return _search(
+            store, embedder.name, list(zip(texts, query_vectors, strict=True)), k, mode, depth,
+            rrf_k,
+        )  # fmt: skip
 
 
 def _search(
     store: Store,
     embedder: str,
-    query: str,
-    query_vector: Vectors,
+    queries: list[tuple[str, Vectors]],
     k: int,
     mode: SearchMode,
     depth: int,
     rrf_k: int,
 ) -> Retrieval:
-    ranks: dict[str, dict[str, int]] = {}
-    if mode in ("hybrid", "dense"):
-        for rank, hit in enumerate(store.dense_search(query_vector, max(depth, k)), start=1):
-            ranks.setdefault(hit.chunk_id, {})["dense"] = rank
-    if mode in ("hybrid", "lexical"):
-        for rank, hit in enumerate(store.lexical_search(query, max(depth, k)), start=1):
-            ranks.setdefault(hit.chunk_id, {})["lexical"] = rank
-    fused = {cid: sum(1.0 / (rrf_k + r) for r in found.values()) for cid, found in ranks.items()}
+    """Fuse the dense and lexical lists of every (text, vector) in ``queries``; the
+    first is the question itself, which every cosine is measured against."""
+    lists: dict[str, dict[str, list[int]]] = {}
+    for text, vector in queries:
+        if mode in ("hybrid", "dense"):
+            for rank, hit in enumerate(store.dense_search(vector, max(depth, k)), start=1):
+                lists.setdefault(hit.chunk_id, {}).setdefault("dense", []).append(rank)
+        if mode in ("hybrid", "lexical"):
+            for rank, hit in enumerate(store.lexical_search(text, max(depth, k)), start=1):
+                lists.setdefault(hit.chunk_id, {}).setdefault("lexical", []).append(rank)
+    fused = {
+        cid: sum(1.0 / (rrf_k + r) for found in kinds.values() for r in found)
+        for cid, kinds in lists.items()
+    }
+    ranks = {
+        cid: {kind: min(found) for kind, found in kinds.items()} for cid, kinds in lists.items()
+    }
     last = depth + 1  # rank of a list that did not return the chunk, for tie-breaking
 
     def order(cid: str) -> tuple[float, int, int]:
         found = ranks[cid]
         return (-fused[cid], found.get("dense", last), found.get("lexical", last))
+
+    query, query_vector = queries[0]
 
     ids = sorted(fused, key=order)[:k]
     chunks = store.get(ids)

@@ -20,6 +20,12 @@ setting                   environment                 meaning
 ``support_model``         ``ASSAY_SUPPORT_MODEL``     claim-evidence support
                                                       (``assay-support``; ``none``:
                                                       lexical corroboration only)
+``answerer``              ``ASSAY_ANSWERER``          writes answers (``extractive``:
+                                                      cited sentences, offline;
+                                                      ``llm``: the LLM endpoint)
+``judge``                 ``ASSAY_JUDGE``             rates answers (``assay-judge``:
+                                                      offline; ``llm``: the endpoint,
+                                                      falling back to ``assay-judge``)
 ========================  ==========================  ===============================
 
 The LLM endpoint (``ASSAY_LLM_URL``, ``ASSAY_LLM_MODEL``, ``ASSAY_LLM_API_KEY``,
@@ -32,7 +38,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import ValidationError, field_validator
 from pydantic_settings import (
@@ -58,6 +64,8 @@ class Settings(BaseSettings):
     embedder: str = "minilm"
     relevance_model: str = "assay-relevance"
     support_model: str = "assay-support"
+    answerer: Literal["extractive", "llm"] = "extractive"
+    judge: Literal["assay-judge", "llm"] = "assay-judge"
     severity_policies: dict[str, str] = {}
 
     @field_validator("policy_dirs", mode="before")

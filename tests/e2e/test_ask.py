@@ -11,42 +11,7 @@ import pytest
 
 from assay import Assay
 from tests.conftest import AS_OF, run_cli
-
-KB = Path(__file__).resolve().parents[2] / "examples" / "kb"
-SOURCES = [
-    ("halden-sds-2026", "official", "Halden Power", "2026-10-15"),
-    ("halden-manual-2019", "official", "Halden Power", "2019-04-11"),
-    ("support-wiki", "internal_wiki", "Halden Support", "2026-09-01"),
-    ("community-forum", "customer", "forum users", None),
-    ("field-notes", "unverified", None, None),
-]
-
-
-@pytest.fixture(scope="module")
-def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo knowledge base, ingested once through the CLI."""
-    db = tmp_path_factory.mktemp("kb") / "assay.db"
-    for source_id, kind, owner, reviewed in SOURCES:
-        args = ["sources", "add", source_id, "--kind", kind]
-        args += ["--owner", owner] if owner else []
-        args += ["--reviewed-at", reviewed] if reviewed else []
-        assert run_cli(*args, db=db).exit_code == 0
-    for path, source in [
-        (KB / "halden-sds-2026.md", None),
-        (KB / "support-wiki", None),
-        (KB / "hx40-manual-2019.html", "halden-manual-2019"),
-        (KB / "forum-posts.jsonl", "community-forum"),
-        (KB / "field-notes.txt", "field-notes"),
-    ]:
-        result = run_cli("ingest", str(path), *(["--source", source] if source else []), db=db)
-        assert result.exit_code == 0, result.output
-    return db
-
-
-def ask(db: Path, question: str, *options: str) -> dict:
-    result = run_cli("ask", question, "--as-of", AS_OF.isoformat(), "--json", *options, db=db)
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
+from tests.e2e.conftest import KB, ask
 
 
 def test_ingest_reports_and_is_idempotent(demo_db: Path) -> None:
@@ -114,7 +79,7 @@ def test_ask_event_is_audited_and_replays(demo_db: Path) -> None:
     assert event["kind"] == "ask"
     payload = event["payload"]
     assert payload["route"]["decision"] == out["decision"]
-    assert payload["signals"]["composite"] == out["confidence"]
+    assert payload["signals"]["composite"] == out["confidence"]["score"]
     assert payload["retrieval"]["embedder"] == "all-MiniLM-L6-v2-int8@1.0.0"
     assert run_cli("audit", "verify", db=demo_db).exit_code == 0
 
@@ -199,7 +164,7 @@ def test_r4_relevance_feeds_similarity_and_the_model_judgment(demo_db: Path) -> 
         )
     best = max(hits[item["id"]]["relevance"] for item in out["admitted"])
     assert out["signals"]["judgment"] == pytest.approx(best)
-    assert out["confidence"] <= best + 1e-6  # the judgment caps the set confidence
+    assert out["confidence"]["score"] <= best + 1e-6  # the judgment caps the set confidence
 
 
 def test_r4_the_answering_chunk_is_the_most_relevant(demo_db: Path) -> None:

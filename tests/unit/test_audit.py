@@ -238,7 +238,7 @@ def test_b2_a_rewritten_routing_decision_is_caught(tmp_path: Path) -> None:
     conn.row_factory = sqlite3.Row
     row = dict(conn.execute("SELECT * FROM audit_events WHERE seq = 1").fetchone())
     payload = json.loads(row["payload"])
-    forged = "refuse" if result.route.decision.value != "refuse" else "proceed"
+    forged = "refuse" if result.decision.value != "refuse" else "proceed"
     payload["route"]["decision"] = forged
     row["payload"] = canonical_json(payload)
     row.pop("row_hash")
@@ -246,4 +246,4 @@ def test_b2_a_rewritten_routing_decision_is_caught(tmp_path: Path) -> None:
     conn.execute("UPDATE audit_events SET payload=:payload, row_hash=:row_hash WHERE seq=1", row)
     with Assay(db) as engine:
         [problem] = engine.audit.verify().problems
-    assert f"decision {forged} recomputes as {result.route.decision.value}" in problem.problem
+    assert f"decision {forged} recomputes as {result.decision.value}" in problem.problem

@@ -1,4 +1,8 @@
-"""``assay ask``: retrieve, score, gate, corroborate, compute set signals and route (R1-R7)."""
+"""``assay ask``: answer from the knowledge base, or abstain, clarify or refuse (R1-R9, G1-G3).
+
+The report leads with what the user receives (answer, status, decision, confidence,
+fallback, the judge's verdict) and then shows the evidence behind it.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +14,48 @@ from assay.ask import AskResult
 from assay.cli.common import db_option, emit_json, json_option, shorten
 from assay.cli.score import badge
 from assay.engine import Assay
+from assay.respond import Response
 from assay.types import parse_date
 
 
-def render(result: AskResult, *, show_excluded: int = 6) -> str:
+def render(response: Response, *, show_excluded: int = 6) -> str:
+    """The human-readable report: the answer and its checks, then the evidence."""
+    a = response.assessment
+    label = response.result.scored.policy.labels.label(response.result.signals.composite)
+    lines = [click.wrap_text(response.answer, width=100), ""]
+    lines.append(
+        f"status: {response.status.value}; decision: {response.decision.value}; confidence "
+        f"{response.result.signals.composite:.2f} ({label.value}); fallback: "
+        f"{' -> '.join(response.fallbacks) or 'none'}"
+    )
+    if response.citations is not None:
+        c = response.citations
+        invalid = f"; invalid: {', '.join(c.invalid)}" if c.invalid else ""
+        lines.append(f"citations: {len(c.valid)} valid{invalid}")
+    if response.judgment is not None:
+        grades = ", ".join(g.grade for g in response.judgment.claims) or "not graded by claim"
+        lines.append(
+            f"judge: {a.confidence_score:.2f} -> {a.recommended_action} ({grades}); "
+            f"{a.score_rationale}"
+        )
+        for conflict in a.source_conflicts:
+            lines.append(
+                f'  conflict ({conflict.nature}): "{shorten(conflict.claim, 60)}" '
+                f"{conflict.source_a} vs {conflict.source_b}"
+            )
+    if response.broadening is not None:
+        b = response.broadening
+        lines.append(
+            f"broadened with {len(b.phrasings)} phrasing(s): set confidence {b.before:.3f} -> "
+            f"{b.after:.3f}, kept the {b.kept} set"
+        )
+    if response.review_id is not None:
+        lines.append(f"queued for human review as item {response.review_id} (`assay review`)")
+    lines.append("")
+    return "\n".join(lines) + "\n" + render_evidence(response.result, show_excluded=show_excluded)
+
+
+def render_evidence(result: AskResult, *, show_excluded: int = 6) -> str:
     """The human-readable report of one question, strongest evidence first."""
     scored, s = result.scored, result.signals
     p = scored.policy
@@ -88,7 +130,7 @@ def ask(
     db: Path | None,
     as_json: bool,
 ) -> None:
-    """Ask the knowledge base QUESTION: which evidence may an answer use, and should it answer?"""
+    """Ask the knowledge base QUESTION: an answer with checked citations, or why not."""
     with Assay(db, create=False) as engine:
         result = engine.ask(
             question,

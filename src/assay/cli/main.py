@@ -11,9 +11,11 @@ from assay import __version__
 from assay.cli.ask import ask
 from assay.cli.audit import audit
 from assay.cli.common import AssayGroup
+from assay.cli.evaluate import evaluate
 from assay.cli.ingest import ingest_command
 from assay.cli.models import models
 from assay.cli.policies import policies
+from assay.cli.review import review
 from assay.cli.score import score
 from assay.cli.sources import sources
 
@@ -31,6 +33,8 @@ cli.add_command(audit)
 cli.add_command(ingest_command)
 cli.add_command(ask)
 cli.add_command(models)
+cli.add_command(evaluate)
+cli.add_command(review)
 
 
 def main() -> None:

@@ -1,0 +1,372 @@
+"""From a routed question to what the user receives (G1-G3, R8, R9).
+
+:class:`Responder` carries out the router's decision with an answerer and a judge:
+
+==========  ===============================================================================
+decision    what happens
+==========  ===============================================================================
+broaden     phrasings of the question (the answerer's, else pseudo-relevance feedback) are
+            searched together with it, the new set is scored against the original
+            question, and the stronger set is kept and routed again; still ``broaden``
+            means ``refused``
+proceed     answer from the admitted evidence, citing it inline
+hedge       the same, opened by a statement of the set confidence and why it is not higher
+clarify     a clarifying question (``clarification``)
+llm_only    an answer marked as not from the knowledge base, only where the policy allows
+            it and the answerer has a language model; otherwise refused
+refuse      ``abstained_retrieval`` when no evidence cleared the gate, else ``refused``;
+            both say what to do next
+==========  ===============================================================================
+
+An answer is then checked twice. Citations (G2): none, or one that names evidence that
+was not admitted, gives ``abstained_citation``. The judge (G3, J1): its
+``recommended_action`` under the policy's thresholds decides -- ``publish`` answers,
+``append_caveat`` answers with the judge's reason appended, ``human_review`` and
+``suppress`` withhold the answer (``abstained_judge``); human review, and under
+high-stakes policies suppression too, queue the draft for a reviewer. Claims the judge
+found only partly supported add an incompleteness note.
+
+``assessment`` is the judge's J1 object of the drafted answer whenever one was judged;
+for every other outcome it is the J4 object of the non-answer returned (score 0.0,
+``suppress``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import Any
+
+from assay.answer.base import Answerer, Draft, Uncertainty
+from assay.answer.citations import CitationCheck, validate_citations
+from assay.answer.expansion import pseudo_relevance_phrasings
+from assay.ask import AskResult
+from assay.judge.base import Judge, Judgment, empty_or_refusal, is_refusal
+from assay.judge.claims import split_claims
+from assay.judge.evaluate import check_contexts
+from assay.judge.schema import Assessment, Context, EvidenceSufficiency
+from assay.routing import Decision
+
+__all__ = ["Broadening", "Responder", "Response", "Status"]
+
+
+class Status(StrEnum):
+    """How a request ended (G1-G3)."""
+
+    ANSWERED = "answered"
+    ABSTAINED_RETRIEVAL = "abstained_retrieval"
+    ABSTAINED_CITATION = "abstained_citation"
+    ABSTAINED_JUDGE = "abstained_judge"
+    CLARIFICATION = "clarification"
+    REFUSED = "refused"
+
+
+@dataclass(frozen=True, slots=True)
+class Broadening:
+    """One broadening attempt: the phrasings searched and which set was kept."""
+
+    phrasings: tuple[str, ...]
+    before: float  #: set confidence of the first retrieval
+    after: float  #: set confidence of the broadened retrieval
+    kept: str  #: "broadened" or "original"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {
+            "phrasings": list(self.phrasings),
+            "before": self.before,
+            "after": self.after,
+            "kept": self.kept,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """Everything the user receives for one question (R9), and how it was reached."""
+
+    answer: str
+    status: Status
+    result: AskResult  #: the evidence set the answer rests on (broadened, if kept)
+    assessment: Assessment
+    fallbacks: tuple[str, ...] = ()  #: hedge, clarify, broaden, llm_only, refuse, in order
+    draft: Draft | None = None
+    judgment: Judgment | None = None
+    citations: CitationCheck | None = None
+    broadening: Broadening | None = None
+    notes: tuple[str, ...] = ()
+    review: str | None = None  #: why the draft goes to human review; None if it does not
+    review_id: int | None = None
+    event_id: str | None = field(default=None)
+
+    @property
+    def decision(self) -> Decision:
+        """The router's final decision."""
+        return self.result.route.decision
+
+    @property
+    def fallback_type(self) -> str | None:
+        """The last fallback that fired; ``None`` when the answer came straight."""
+        return self.fallbacks[-1] if self.fallbacks else None
+
+    def sources(self) -> list[dict[str, Any]]:
+        """The admitted evidence with its labels, and whether the answer cites it (E7)."""
+        cited = set(self.citations.valid) if self.citations else set()
+        return [
+            {
+                "id": e.id,
+                "source_id": e.basis.source_id,
+                "source_kind": e.basis.source_kind,
+                "label": e.label.value,
+                "confidence": e.confidence,
+                "cited": e.id in cited,
+                "title": e.candidate.title,
+                "location": e.candidate.metadata.get("location"),
+            }
+            for e in sorted(self.result.scored.admitted, key=lambda e: -e.confidence)
+        ]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The ``assay ask --json`` output: the R9 fields first, then the evidence, set
+        signals and route of :meth:`assay.ask.AskResult.as_dict`."""
+        composite = self.result.signals.composite
+        policy = self.result.scored.policy
+        return {
+            "answer": self.answer,
+            "status": self.status.value,
+            "decision": self.decision.value,
+            "confidence": {"score": composite, "label": policy.labels.label(composite).value},
+            "sources": self.sources(),
+            "fallback_activated": bool(self.fallbacks),
+            "fallback_type": self.fallback_type,
+            "fallbacks": list(self.fallbacks),
+            "assessment": self.assessment.to_dict(),
+            "citations": None if self.citations is None else self.citations.to_dict(),
+            "notes": list(self.notes),
+            "review_id": self.review_id,
+            "broadening": None if self.broadening is None else self.broadening.to_dict(),
+            "judge": None if self.judgment is None else self.judgment.to_dict(),
+            "answerer": None if self.draft is None else self.draft.to_dict(),
+            "event_id": self.event_id,
+        } | {k: v for k, v in self.result.as_dict().items() if k not in ("decision", "confidence")}
+
+    def audit_payload(self) -> dict[str, Any]:
+        """What the audit row adds to the evidence, signals and route (J8)."""
+        return {
+            "answer": self.answer,
+            "status": self.status.value,
+            "fallbacks": list(self.fallbacks),
+            "draft": None
+            if self.draft is None
+            else self.draft.to_dict() | {"text": self.draft.text},
+            "citations": None if self.citations is None else self.citations.to_dict(),
+            "judgment": None if self.judgment is None else self.judgment.to_dict(),
+            "assessment": self.assessment.to_dict(),
+            "broadening": None if self.broadening is None else self.broadening.to_dict(),
+            "notes": list(self.notes),
+            "review": self.review,
+        }
+
+
+def contexts_of(result: AskResult) -> list[Context]:
+    """The admitted evidence as judge contexts, strongest first."""
+    admitted = sorted(result.scored.admitted, key=lambda e: -e.confidence)
+    return [Context(e.id, e.candidate.text, e.confidence) for e in admitted]
+
+
+def no_answer(why: str, judge: str) -> Assessment:
+    """The J4 assessment of a non-answer (refusal, clarifying question)."""
+    judgment = empty_or_refusal("", judge)
+    assert judgment is not None
+    return judgment.assessment.model_copy(update={"score_rationale": why})
+
+
+@dataclass(frozen=True)
+class Responder:
+    """Turns a routed question into a :class:`Response`; see the module docstring."""
+
+    answerer: Answerer
+    judge: Judge
+
+    def respond(
+        self,
+        question: str,
+        result: AskResult,
+        *,
+        broaden: Callable[[Sequence[str]], AskResult] | None = None,
+    ) -> Response:
+        """Carry out ``result``'s decision; ``broaden`` re-retrieves with phrasings."""
+        fallbacks: list[str] = []
+        broadening = None
+        if result.route.decision is Decision.BROADEN and broaden is not None:
+            fallbacks.append("broaden")
+            result, broadening = self._broaden(question, result, broaden)
+        decision = result.route.decision
+        if decision in (Decision.PROCEED, Decision.HEDGE):
+            return self._answer(question, result, fallbacks, broadening)
+        if decision is Decision.CLARIFY:
+            draft = self.answerer.clarify(
+                question, contexts_of(result), list(result.signals.missing_terms)
+            )
+            why = "no answer was given: the question was sent back for clarification"
+            return Response(
+                draft.text, Status.CLARIFICATION, result, no_answer(why, self.judge.name),
+                (*fallbacks, "clarify"), draft=draft, broadening=broadening,
+            )  # fmt: skip
+        if decision is Decision.LLM_ONLY and self.answerer.can_answer_without_evidence:
+            draft = self.answerer.answer(question, [], mode="llm_only")
+            return Response(
+                draft.text, Status.ANSWERED, result, _not_from_knowledge_base(draft.text),
+                (*fallbacks, "llm_only"), draft=draft, broadening=broadening,
+                notes=("the answer is not from the knowledge base: check it independently",),
+            )  # fmt: skip
+        return self._refuse(question, result, fallbacks, broadening)
+
+    def _broaden(
+        self, question: str, result: AskResult, broaden: Callable[[Sequence[str]], AskResult]
+    ) -> tuple[AskResult, Broadening | None]:
+        contexts = contexts_of(result)
+        phrasings = self.answerer.expand(question, contexts) or pseudo_relevance_phrasings(
+            question, contexts
+        )
+        if not phrasings:
+            return result, None
+        wider = broaden(phrasings)
+        better = wider.signals.composite > result.signals.composite
+        return (wider if better else result), Broadening(
+            tuple(phrasings),
+            result.signals.composite,
+            wider.signals.composite,
+            "broadened" if better else "original",
+        )
+
+    def _refuse(
+        self,
+        question: str,
+        result: AskResult,
+        fallbacks: list[str],
+        broadening: Broadening | None,
+    ) -> Response:
+        admitted = result.scored.admitted
+        status = Status.REFUSED if admitted else Status.ABSTAINED_RETRIEVAL
+        if not admitted:
+            why = "no evidence in the knowledge base cleared the confidence threshold"
+        elif result.route.decision is Decision.LLM_ONLY:
+            why = "the evidence is too weak and no language model is configured to answer"
+        else:
+            why = "the evidence is too weak to answer from (set confidence "
+            why += f"{result.signals.composite:.2f})"
+        steps = ["rephrase the question with the terms your documents use"]
+        if result.signals.missing_terms:
+            missing = ", ".join(result.signals.missing_terms)
+            steps.append(f"add documents that cover {missing} (`assay ingest`)")
+        else:
+            steps.append("add documents that cover the question (`assay ingest`)")
+        steps.append("or ask the owner of the subject")
+        text = f"I can't answer this from the knowledge base: {why}. Next steps: "
+        text += "; ".join(steps) + "."
+        return Response(
+            text, status, result, no_answer(f"no answer was given: {why}", self.judge.name),
+            (*fallbacks, "refuse"), broadening=broadening,
+        )  # fmt: skip
+
+    def _answer(
+        self,
+        question: str,
+        result: AskResult,
+        fallbacks: list[str],
+        broadening: Broadening | None,
+    ) -> Response:
+        contexts = check_contexts(contexts_of(result))
+        hedged = result.route.decision is Decision.HEDGE
+        uncertainty = _uncertainty(result) if hedged else None
+        if hedged:
+            fallbacks = [*fallbacks, "hedge"]
+        draft = self.answerer.answer(
+            question, contexts, mode="hedged" if hedged else "standard", uncertainty=uncertainty
+        )
+        base = Response(
+            draft.text, Status.ANSWERED, result, no_answer("", self.judge.name),
+            tuple(fallbacks), draft=draft, broadening=broadening,
+        )  # fmt: skip
+        declined = not draft.text.strip() or is_refusal(draft.text)
+        citations = validate_citations(draft.text, [c.id for c in contexts])
+        if not declined and not citations.ok:
+            why = f"no answer was given: {citations.problem}"
+            text = f"I can't give a checked answer: {citations.problem}."
+            return replace(
+                base, answer=text, status=Status.ABSTAINED_CITATION, citations=citations,
+                assessment=no_answer(why, self.judge.name),
+            )  # fmt: skip
+        policy = result.scored.policy
+        judgment = self.judge.judge(question, draft.text, contexts, policy.judge.thresholds)
+        assessment = judgment.assessment
+        base = replace(base, citations=citations, judgment=judgment, assessment=assessment)
+        action = assessment.recommended_action
+        rated = f"the judge rated it {assessment.confidence_score:.2f} ({action})"
+        if action in ("human_review", "suppress"):
+            queue = action == "human_review" or policy.judge.queue_suppressed
+            held = "it is queued for human review" if queue else "it was suppressed"
+            text = (
+                f"The drafted answer was withheld: {rated}: {assessment.score_rationale}; {held}."
+            )
+            return replace(
+                base, answer=text, status=Status.ABSTAINED_JUDGE,
+                review=f"recommended_action {action}" if queue else None,
+            )  # fmt: skip
+        notes = []
+        partial = [c.claim for c in judgment.claims if c.grade == "partially supported"]
+        if partial:
+            notes.append(
+                "This answer may be incomplete: the evidence only partly supports: "
+                + "; ".join(f'"{claim}"' for claim in partial)
+            )
+        if assessment.evidence_sufficiency.missing_information:
+            missing = "; ".join(assessment.evidence_sufficiency.missing_information)
+            notes.append(f"The evidence does not hold everything asked for: {missing}")
+        if action == "append_caveat":
+            notes.append(f"Caveat: {rated}: {assessment.score_rationale}")
+        text = draft.text
+        if uncertainty is not None:
+            text = f"{_hedge_preamble(uncertainty)} {text}"
+        text = " ".join([text, *(f"{n}." if not n.endswith(".") else n for n in notes)])
+        return replace(base, answer=text, notes=tuple(notes))
+
+
+def _uncertainty(result: AskResult) -> Uncertainty:
+    s = result.signals
+    label = result.scored.policy.labels.label(s.composite).value
+    reasons = []
+    if s.missing_terms:
+        missing = ", ".join(f"'{t}'" for t in s.missing_terms)
+        reasons.append(f"the evidence does not mention {missing}")
+    if s.judgment is not None and s.judgment < 0.5:
+        reasons.append("no passage clearly answers the question")
+    if s.top < 0.7:
+        reasons.append("the best evidence is only moderately strong")
+    if s.gap < 0.3 and len(result.scored.admitted) > 1:
+        reasons.append("several passages compete with no clear best")
+    if result.conflicts:
+        reasons.append("some sources disagree")
+    if not reasons:
+        reasons.append("the evidence as a whole falls short of the answering band")
+    return Uncertainty(s.composite, label, tuple(reasons))
+
+
+def _hedge_preamble(u: Uncertainty) -> str:
+    return f"With {u.label} confidence ({u.confidence:.2f}), because {'; '.join(u.reasons)}:"
+
+
+def _not_from_knowledge_base(text: str) -> Assessment:
+    """The J1 object of an answer written without evidence: nothing in it is supported."""
+    return Assessment(
+        confidence_score=0.0,
+        score_rationale="the answer was written without knowledge-base evidence",
+        evidence_sufficiency=EvidenceSufficiency(
+            is_sufficient=False, missing_information=["knowledge-base evidence for the question"]
+        ),
+        source_conflicts=[],
+        unsupported_claims=split_claims(text),
+        speculation_flags=[],
+        recommended_action="suppress",
+    )

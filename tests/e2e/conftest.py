@@ -1,0 +1,48 @@
+"""The demo knowledge base, ingested through the CLI, for the end-to-end tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import AS_OF, run_cli
+
+KB = Path(__file__).resolve().parents[2] / "examples" / "kb"
+SOURCES = [
+    ("halden-sds-2026", "official", "Halden Power", "2026-10-15"),
+    ("halden-manual-2019", "official", "Halden Power", "2019-04-11"),
+    ("support-wiki", "internal_wiki", "Halden Support", "2026-09-01"),
+    ("community-forum", "customer", "forum users", None),
+    ("field-notes", "unverified", None, None),
+]
+
+
+@pytest.fixture(scope="module")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo knowledge base, ingested once through the CLI."""
+    db = tmp_path_factory.mktemp("kb") / "assay.db"
+    for source_id, kind, owner, reviewed in SOURCES:
+        args = ["sources", "add", source_id, "--kind", kind]
+        args += ["--owner", owner] if owner else []
+        args += ["--reviewed-at", reviewed] if reviewed else []
+        assert run_cli(*args, db=db).exit_code == 0
+    for path, source in [
+        (KB / "halden-sds-2026.md", None),
+        (KB / "support-wiki", None),
+        (KB / "hx40-manual-2019.html", "halden-manual-2019"),
+        (KB / "forum-posts.jsonl", "community-forum"),
+        (KB / "field-notes.txt", "field-notes"),
+    ]:
+        result = run_cli("ingest", str(path), *(["--source", source] if source else []), db=db)
+        assert result.exit_code == 0, result.output
+    return db
+
+
+def ask(db: Path, question: str, *options: str) -> dict[str, Any]:
+    """``assay ask --json`` on ``db``, checked to succeed."""
+    result = run_cli("ask", question, "--as-of", AS_OF.isoformat(), "--json", *options, db=db)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)

@@ -1,0 +1,258 @@
+"""``assay ask`` answers, abstains, clarifies and refuses, through the CLI, on the demo
+knowledge base with the real models (G1-G3, R8, R9, J1, J6); the LLM paths run against
+an OpenAI-compatible server in this process that plays back scripted replies."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assay.judge.schema import Assessment
+from tests.conftest import AS_OF, run_cli
+from tests.e2e.conftest import ask
+from tests.fake_llm import Endpoint, Reply, serve, text_reply
+
+POLICIES = Path(__file__).resolve().parents[2] / "src" / "assay" / "policies"
+SAFE_RANGE = "What ambient temperature range is safe for charging the HX-40?"
+HOT_CAR = "Can I charge the HX-40 in a hot car at 70 °C?"
+OUT_OF_SCOPE = "How do I migrate my Python application to a new server?"
+R9_KEYS = {
+    "answer",
+    "status",
+    "decision",
+    "confidence",
+    "sources",
+    "fallback_activated",
+    "fallback_type",
+    "assessment",
+}
+
+
+@pytest.fixture
+def endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[Endpoint]:
+    """A scripted LLM endpoint that ``assay ask`` uses as its answerer."""
+    with serve() as ep:
+        monkeypatch.setenv("ASSAY_LLM_URL", ep.base_url)
+        monkeypatch.setenv("ASSAY_ANSWERER", "llm")
+        yield ep
+
+
+def policy_file(tmp_path: Path, routing: dict[str, Any]) -> Path:
+    """The informational policy under another name with ``routing`` keys replaced."""
+    text = (POLICIES / "informational.toml").read_text()
+    text = text.replace('name = "informational"', 'name = "test-routing"')
+    for key, value in routing.items():
+        text = "\n".join(
+            f"{key} = {json.dumps(value)}" if line.startswith(f"{key} =") else line
+            for line in text.splitlines()
+        )
+    path = tmp_path / "test-routing.toml"
+    path.write_text(text)
+    return path
+
+
+def check_r9(out: dict[str, Any]) -> Assessment:
+    """Every response carries the R9 fields and a valid J1 object."""
+    assert set(out) >= R9_KEYS
+    assert set(out["confidence"]) == {"score", "label"}
+    assert out["fallback_activated"] == (out["fallback_type"] is not None)
+    return Assessment.model_validate(out["assessment"])
+
+
+def test_g2_g3_r9_an_answer_cites_admitted_evidence_and_is_judged(demo_db: Path) -> None:
+    out = ask(demo_db, SAFE_RANGE, "--policy", "financial")
+    assessment = check_r9(out)
+    assert out["status"] == "answered" and out["decision"] == "hedge"
+    assert out["fallback_type"] == "hedge"
+    assert "45 °C" in out["answer"]
+    assert out["answer"].startswith("With ")  # R8: the hedge states its confidence first
+    cited = [s for s in out["sources"] if s["cited"]]
+    assert cited and all(s["source_id"] == "halden-sds-2026" for s in cited)
+    assert out["citations"]["ok"] and out["citations"]["invalid"] == []
+    assert assessment.recommended_action == "publish"
+    assert [c["grade"] for c in out["judge"]["claims"]] == ["supported"]
+
+
+def test_g1_nothing_clears_the_gate_so_retrieval_abstains(demo_db: Path) -> None:
+    out = ask(demo_db, OUT_OF_SCOPE, "--severity", "safety_critical")
+    assessment = check_r9(out)
+    assert (out["status"], out["decision"]) == ("abstained_retrieval", "refuse")
+    assert "Next steps" in out["answer"]
+    assert assessment.confidence_score == 0.0 and assessment.recommended_action == "suppress"
+
+
+def test_r8_broadening_that_does_not_lift_the_set_ends_in_a_refusal(demo_db: Path) -> None:
+    out = ask(demo_db, HOT_CAR, "--severity", "safety_critical")
+    check_r9(out)
+    assert out["status"] == "refused"
+    assert out["fallbacks"] == ["broaden", "refuse"]
+    broadening = out["broadening"]
+    assert broadening["phrasings"] and broadening["kept"] in ("original", "broadened")
+    assert broadening["after"] <= out["confidence"]["score"] + 1e-9 or broadening["kept"] == (
+        "original"
+    )
+
+
+def test_g3_j6_the_judge_withholds_a_contradicted_claim_and_queues_it(demo_db: Path) -> None:
+    """The forum's 70 °C clears an informational gate, but the data sheet contradicts it:
+    the judge holds the answer for human review instead of publishing it."""
+    out = ask(demo_db, HOT_CAR, "--policy", "informational")
+    assessment = check_r9(out)
+    assert out["status"] == "abstained_judge"
+    assert assessment.recommended_action == "human_review"
+    conflict = next(c for c in assessment.source_conflicts if "70" in c.claim)
+    assert conflict.nature == "direct contradiction"
+    assert out["review_id"] is not None
+    shown = json.loads(
+        run_cli("review", "show", str(out["review_id"]), "--json", db=demo_db).stdout
+    )
+    assert shown["event_id"] == out["event_id"] and "70 °C" in shown["answer"]
+    resolved = run_cli(
+        "review", "resolve", str(out["review_id"]), "--verdict", "incorrect", db=demo_db
+    )
+    assert resolved.exit_code == 0, resolved.output
+    assert run_cli("audit", "verify", db=demo_db).exit_code == 0
+
+
+def test_r7_r8_low_coverage_gets_a_clarifying_question(demo_db: Path, tmp_path: Path) -> None:
+    policy = policy_file(tmp_path, {"clarify_below_coverage": 0.99})
+    out = ask(demo_db, SAFE_RANGE, "--policy", str(policy))
+    assessment = check_r9(out)
+    assert (out["status"], out["decision"]) == ("clarification", "clarify")
+    assert out["answer"].endswith("?")
+    assert assessment.recommended_action == "suppress"
+
+
+def test_g2_an_answer_citing_unknown_evidence_abstains(demo_db: Path, endpoint: Endpoint) -> None:
+    endpoint.script(Reply(text_reply("Charge it between 0 °C and 45 °C [Source: S9].")))
+    out = ask(demo_db, SAFE_RANGE, "--policy", "informational")
+    check_r9(out)
+    assert out["status"] == "abstained_citation"
+    assert out["citations"] == {"ok": False, "valid": [], "invalid": ["S9"]}
+    assert out["judge"] is None  # an unchecked citation is never judged
+
+
+def test_g2_an_llm_answer_with_valid_labels_cites_real_ids(
+    demo_db: Path, endpoint: Endpoint
+) -> None:
+    endpoint.script(Reply(text_reply("Charge it between 0 °C and 45 °C [Source: S1].")))
+    out = ask(demo_db, SAFE_RANGE, "--policy", "informational")
+    check_r9(out)
+    assert out["status"] == "answered"
+    first = max(out["sources"], key=lambda s: s["confidence"])
+    assert out["citations"]["valid"] == [first["id"]]
+    assert out["answerer"]["prompt_version"] == "standard-v1"
+    event = json.loads(run_cli("audit", "show", out["event_id"], "--json", db=demo_db).stdout)
+    assert event["payload"]["draft"]["prompt_version"] == "standard-v1"
+    assert event["payload"]["models"]["answerer"].startswith("llm:")
+
+
+def test_r8_llm_only_is_marked_and_only_where_the_policy_allows_it(
+    demo_db: Path, endpoint: Endpoint, tmp_path: Path
+) -> None:
+    endpoint.script(Reply(text_reply("Copy the files and reinstall the dependencies.")))
+    policy = policy_file(tmp_path, {"allow_llm_only": True})
+    out = ask(demo_db, OUT_OF_SCOPE, "--policy", str(policy))
+    assessment = check_r9(out)
+    assert (out["status"], out["decision"], out["fallback_type"]) == (
+        "answered", "llm_only", "llm_only",
+    )  # fmt: skip
+    assert out["answer"].startswith("Not from the knowledge base:")
+    assert assessment.confidence_score == 0.0 and assessment.unsupported_claims
+    refused = ask(demo_db, OUT_OF_SCOPE, "--policy", "informational")
+    assert refused["status"] == "abstained_retrieval"
+    assert len(endpoint.requests) == 1  # the policy that forbids it never asked the model
+
+
+def test_r9_the_human_report_leads_with_the_answer(demo_db: Path) -> None:
+    result = run_cli(
+        "ask", SAFE_RANGE, "--policy", "financial", "--as-of", AS_OF.isoformat(), db=demo_db
+    )
+    assert result.exit_code == 0, result.output
+    first, *rest = result.stdout.splitlines()
+    assert first.startswith("With medium confidence")
+    assert any(line.startswith("status: answered; decision: hedge") for line in rest)
+    assert any(line.startswith("judge: ") for line in rest)
+
+
+def test_j8_the_audit_row_holds_the_answer_judgment_and_versions(demo_db: Path) -> None:
+    out = ask(demo_db, SAFE_RANGE, "--policy", "financial")
+    event = json.loads(run_cli("audit", "show", out["event_id"], "--json", db=demo_db).stdout)
+    payload = event["payload"]
+    assert payload["status"] == "answered" and payload["answer"] == out["answer"]
+    assert payload["assessment"] == out["assessment"]
+    assert payload["judgment"]["judge"].startswith("assay-judge-v1[assay-support")
+    assert payload["models"]["answerer"].startswith("extractive-v1[assay-relevance")
+    assert event["query_hash"]
+    assert run_cli("audit", "verify", db=demo_db).exit_code == 0
+
+
+# -- assay evaluate ----------------------------------------------------------------------
+
+CONTEXTS = [
+    {"id": "sds", "text": "Charge the HX-40 only between 0 °C and 45 °C."},
+    {"id": "forum", "text": "I charge my HX-40 at 70 °C and it is fine."},
+]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "",
+        "I don't have enough information to answer this.",
+        "Charge it between 0 °C and 45 °C [Source: sds].",
+        "You can charge it at 70 °C [Source: forum].",
+        "It is made of titanium.",
+        "[Source: sds]",
+    ],
+)
+def test_j1_evaluate_prints_exactly_the_j1_object(tmp_path: Path, answer: str) -> None:
+    request = {"query": "At what temperature can I charge it?", "answer": answer}
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps(request | {"contexts": CONTEXTS}))
+    result = run_cli("evaluate", "--input", str(path))
+    assert result.exit_code == 0, result.output
+    assessment = Assessment.model_validate_json(result.stdout)  # nothing else on stdout
+    if not answer.replace("[Source: sds]", "").strip() or answer.startswith("I don't"):
+        assert assessment.confidence_score == 0.0
+        assert assessment.recommended_action == "suppress"
+
+
+def test_j5_evaluate_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "in.json"
+    for request, message in [
+        ({"query": "q", "answer": "a", "contexts": []}, "contexts=[] is empty"),
+        ({"query": "q", "answer": "a"}, "add contexts"),
+        ({"query": "q", "answer": "a", "contexts": [{"id": "x"}]}, 'exactly "id" and "text"'),
+        (
+            {"query": "q", "answer": "a", "contexts": [{"id": "x", "text": "t"}] * 1
+             + [{"id": "x", "text": "u"}]},
+            "names two different texts",
+        ),
+    ]:  # fmt: skip
+        path.write_text(json.dumps(request))
+        result = run_cli("evaluate", "--input", str(path))
+        assert result.exit_code == 2 and result.stdout == ""
+        assert message in result.stderr and len(result.stderr.splitlines()) == 1
+    path.write_text("{not json")
+    result = run_cli("evaluate", "--input", str(path))
+    assert result.exit_code == 2 and "is not valid JSON" in result.stderr
+
+
+def test_j6_evaluate_takes_the_action_thresholds_of_a_policy(tmp_path: Path) -> None:
+    path = tmp_path / "in.json"
+    answer = "Charge it between 0 °C and 45 °C [Source: sds]."
+    path.write_text(
+        json.dumps({"query": "Charging range?", "answer": answer, "contexts": CONTEXTS})
+    )
+    lenient = json.loads(run_cli("evaluate", "--input", str(path)).stdout)
+    strict = json.loads(
+        run_cli("evaluate", "--input", str(path), "--policy", "safety_critical").stdout
+    )
+    assert lenient["confidence_score"] == strict["confidence_score"]
+    order = ["suppress", "human_review", "append_caveat", "publish"]
+    assert order.index(strict["recommended_action"]) <= order.index(lenient["recommended_action"])
