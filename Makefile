@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 DATA   ?= ../shared/data
 
-.PHONY: install run test lint format bench bench-models train-models llm llm-stop clean
+.PHONY: install run test test-llm lint format bench bench-models train-models llm llm-stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,13 @@ run: install  ## the walkthrough: build the demo knowledge base, ask it, score, 
 
 test: install  ## the test suite (unit, property and end-to-end tests)
 	$(BIN)/python -m pytest
+
+LLM_URL   ?= http://127.0.0.1:8765/v1
+LLM_MODEL ?= qwen2.5-coder-1.5b-instruct
+
+test-llm: install  ## the tests against the real local LLM (starts it; `make llm` builds it first)
+	bash scripts/llm.sh start
+	ASSAY_LLM_URL=$(LLM_URL) ASSAY_LLM_MODEL=$(LLM_MODEL) $(BIN)/pytest -m llm tests/llm
 
 lint: install  ## ruff and mypy, as CI runs them
 	$(BIN)/ruff check src tests
