@@ -1,0 +1,96 @@
+"""The offline answerer (G2, R8): cited sentences of the evidence, the kind of answer a
+question asks for, clarifying questions and pseudo-relevance-feedback phrasings."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.answer.base import Uncertainty
+from assay.answer.citations import validate_citations
+from assay.answer.expansion import feedback_terms, pseudo_relevance_phrasings
+from assay.answer.expected import expected_kind
+from assay.answer.extractive import ExtractiveAnswerer
+from assay.errors import InvalidInputError
+from assay.judge.schema import Context
+from assay.models.relevance import get_relevance_model
+
+SDS = Context(
+    "sds",
+    "Charge the HX-40 only between 0 °C and 45 °C. A full charge from empty takes about "
+    "3 hours. Use only the supplied charger.",
+    0.95,
+)
+FORUM = Context("forum", "Honestly the HX-40 charges fine at 70 °C in my car.", 0.70)
+WIKI = Context("wiki", "The HX-40 may be charged between 0 °C and 45 °C.", 0.80)
+
+
+@pytest.fixture(scope="module")
+def answerer() -> ExtractiveAnswerer:
+    return ExtractiveAnswerer(get_relevance_model())
+
+
+def test_g2_the_answer_is_cited_sentences_of_the_evidence(answerer: ExtractiveAnswerer) -> None:
+    draft = answerer.answer("At what temperature may I charge the HX-40?", [SDS, WIKI])
+    assert validate_citations(draft.text, ["sds", "wiki"]).ok
+    assert draft.text.startswith("Charge the HX-40 only between 0 °C and 45 °C. [Source: sds]")
+    assert "[Source: wiki]" not in draft.text  # the wiki only repeats it
+    assert draft.answerer.startswith("extractive-v1[assay-relevance")
+
+
+def test_the_sentence_with_the_kind_of_answer_asked_for_wins(answerer: ExtractiveAnswerer) -> None:
+    draft = answerer.answer("How long does a full charge of the HX-40 take?", [SDS])
+    assert draft.text == "A full charge from empty takes about 3 hours. [Source: sds]"
+
+
+def test_a_second_sentence_never_contradicts_the_first(answerer: ExtractiveAnswerer) -> None:
+    draft = answerer.answer("Can I charge the HX-40 at 70 °C?", [SDS, FORUM])
+    assert not ("[Source: sds]" in draft.text and "[Source: forum]" in draft.text)
+
+
+def test_r8_modes(answerer: ExtractiveAnswerer) -> None:
+    hedged = answerer.answer(
+        "Charging range?", [SDS], mode="hedged", uncertainty=Uncertainty(0.6, "medium")
+    )
+    assert hedged.mode == "hedged" and "[Source: sds]" in hedged.text
+    with pytest.raises(InvalidInputError, match="cannot answer without evidence"):
+        answerer.answer("Charging range?", [], mode="llm_only")
+    with pytest.raises(InvalidInputError, match="uncertainty"):
+        answerer.answer("Charging range?", [SDS], mode="hedged")
+    assert answerer.answer("Charging range?", []).text == ""
+
+
+def test_r8_the_clarifying_question_names_what_was_missing(answerer: ExtractiveAnswerer) -> None:
+    draft = answerer.clarify("Warranty for hot climates?", [SDS], ["warranty"])
+    assert draft.mode == "clarify" and draft.text.endswith("?")
+    assert "warranty" in draft.text
+
+
+def test_r8_pseudo_relevance_feedback_adds_the_evidence_vocabulary() -> None:
+    terms = feedback_terms("How hot may it get when charging?", [SDS.text, WIKI.text])
+    assert "hx-40" in terms and "charging" not in terms
+    phrasings = pseudo_relevance_phrasings("How hot may it get when charging?", [SDS, WIKI])
+    assert 1 <= len(phrasings) <= 3 and len(set(phrasings)) == len(phrasings)
+    assert all(p.casefold() != "how hot may it get when charging?" for p in phrasings)
+    assert phrasings[0].startswith("How hot may it get when charging? ")
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "holds", "lacks"),
+    [
+        ("When was the HX-40 released?", "date", "in March 2021", "it weighs 2 kg"),
+        ("How long does a charge take?", "duration", "about 3 hours", "between 0 °C and 45 °C"),
+        ("What temperature range is safe?", "temperature", "0 °C to 45 °C", "three hours"),
+        ("How much does the HX-40 cost?", "money", "It costs $400.", "It weighs 2 kg."),
+        ("How many cells does it have?", "figure", "twelve cells", "lithium cells"),
+        ("Who founded Halden Power?", "name", "It was founded by Ada Berg.", "it was founded."),
+    ],
+)
+def test_expected_kind_of_answer(question: str, kind: str, holds: str, lacks: str) -> None:
+    found = expected_kind(question)
+    assert found is not None and found.name == kind
+    assert found.found_in(holds) and not found.found_in(lacks)
+
+
+def test_questions_of_no_recognised_kind_expect_nothing() -> None:
+    assert expected_kind("Can I charge the HX-40 in a car?") is None
+    assert expected_kind("Which charger should I use?") is None
