@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The assay walkthrough on a fresh database in .demo/: register the sources behind a small
-# knowledge base, ingest it, ask it five questions that show what confidence governance
-# does, score another retriever's results, and verify the audit log.
+# knowledge base, ingest it, ask it questions that show what confidence governance does
+# (answers with checked citations, hedges, the judge holding answers back, refusals),
+# judge an answer on its own, review what was held back, score another retriever's
+# results, and verify the audit log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ASSAY=${ASSAY:-assay}
@@ -32,29 +34,39 @@ $ASSAY ingest "$KB/forum-posts.jsonl" --source community-forum
 $ASSAY ingest "$KB/field-notes.txt" --source field-notes
 $ASSAY ingest "$KB"/halden-sds-2026.md   # again: unchanged, nothing rewritten
 
-say "3. Answerable: the current data sheet and the wiki agree (informational question)..."
+say "3. Answerable: the data sheet answers, cited; an informational question gets it with a caveat"
 ask "What ambient temperature range is safe for charging the HX-40?" --policy informational
 say "   ...a financial decision sets stricter bands: the same evidence gets a hedged answer"
 ask "What ambient temperature range is safe for charging the HX-40?" --policy financial
 
-say "4. Conflicting sources: the forum says 70 °C is fine. Informational admits it, labelled..."
+say "4. The forum says 70 °C is fine. Informational admits it, but the judge sees the data sheet"
+say "   contradict it and holds the drafted answer for human review..."
 ask "Can I charge the HX-40 in a hot car at 70 °C?" --policy informational
-say "   ...a safety-critical decision does not"
+say "   ...a safety-critical decision keeps the forum out, broadens the search, and refuses"
 ask "Can I charge the HX-40 in a hot car at 70 °C?" --severity safety_critical
 
-say "5. A stale source loses to a fresh one: the 2019 manual's 5 hours vs the 2026 data sheet"
-ask "How long does a full charge of the HX-40 take?" --severity safety_critical
+say "5. A stale source loses to a fresh one: the 2019 manual's 5 hours vs the data sheet's 3"
+ask "How long does a full charge of the HX-40 take?" --policy financial
+say "   ...admitted too (informational), two official sources disagree: that goes to review"
+ask "How long does a full charge of the HX-40 take?" --policy informational
 
-say "6. Out of scope: nothing clears the gate, so the answer is a refusal"
+say "6. Out of scope: nothing clears the gate, so retrieval abstains, with next steps"
 ask "How do I migrate my Python application to a new server?" --severity safety_critical
 
 say "7. An authoritative passage that shares almost no words with the question is kept"
-ask "What happens if the battery pack overheats?" --policy financial
+ask "What happens if the battery pack overheats?" --policy informational
 
-say "8. Drop-in scoring of another retriever's results (JSONL in, the same gate out)"
+say "8. Judge any answer against its contexts: exactly the J1 JSON object on stdout"
+$ASSAY evaluate --input examples/demo/evaluate.json
+
+say "9. The human-review queue: what the judge held back, and a reviewer's verdict"
+$ASSAY review list
+$ASSAY review resolve 1 --verdict incorrect --note "the forum contradicts the data sheet"
+
+say "10. Drop-in scoring of another retriever's results (JSONL in, the same gate out)"
 $ASSAY score --query "What ambient temperature is safe for charging the HX-40 battery pack?" \
   --candidates examples/demo/candidates.jsonl --severity safety_critical --as-of "$AS_OF"
 
-say "9. Every event is in the audit log; the hash chain verifies and every score replays"
+say "11. Every event is in the audit log; the hash chain verifies and every score replays"
 $ASSAY audit list
 $ASSAY audit verify
