@@ -10,7 +10,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.errors import InvalidInputError
-from assay.metrics import auroc, balanced_accuracy
+from assay.metrics import (
+    auprc,
+    aurc,
+    auroc,
+    balanced_accuracy,
+    brier_score,
+    expected_calibration_error,
+    precision_recall_f1,
+    reliability_curve,
+    risk_coverage_curve,
+    selective_accuracy,
+)
 
 # scores drawn from a small grid so that ties are common
 _score = st.integers(min_value=-5, max_value=5).map(lambda k: k / 2)
@@ -114,3 +125,119 @@ def test_balanced_accuracy_rejects_mismatched_input(
 ) -> None:
     with pytest.raises(InvalidInputError, match="one prediction per label"):
         balanced_accuracy(y_true, y_pred)  # type: ignore[arg-type]
+
+
+# -- calibration and selective prediction, against scikit-learn and their definitions --
+
+_prob = st.integers(min_value=0, max_value=20).map(lambda k: k / 20)
+
+
+@st.composite
+def _labelled_probs(draw: st.DrawFn) -> tuple[list[int], list[float]]:
+    """Labels with both classes and a probability (on a grid, so ties and edges occur)."""
+    labels, _ = draw(_labelled_scores())
+    probs = draw(st.lists(_prob, min_size=len(labels), max_size=len(labels)))
+    return labels, probs
+
+
+@settings(max_examples=100, deadline=None)
+@given(_labelled_probs())
+def test_brier_and_auprc_match_scikit_learn(data: tuple[list[int], list[float]]) -> None:
+    from sklearn.metrics import average_precision_score, brier_score_loss
+
+    labels, probs = data
+    assert brier_score(labels, probs) == pytest.approx(brier_score_loss(labels, probs))
+    assert auprc(labels, probs) == pytest.approx(average_precision_score(labels, probs))
+
+
+@settings(max_examples=100, deadline=None)
+@given(_labelled_probs(), st.integers(1, 12), st.sampled_from(["uniform", "quantile"]))
+def test_reliability_curve_matches_scikit_learn(
+    data: tuple[list[int], list[float]], n_bins: int, strategy: str
+) -> None:
+    from sklearn.calibration import calibration_curve
+
+    labels, probs = data
+    observed, predicted = calibration_curve(labels, probs, n_bins=n_bins, strategy=strategy)
+    mean_prob, share, counts = reliability_curve(labels, probs, n_bins=n_bins, strategy=strategy)
+    assert mean_prob == pytest.approx(predicted) and share == pytest.approx(observed)
+    assert counts.sum() == len(labels)
+
+
+@settings(max_examples=100, deadline=None)
+@given(_labelled_probs(), st.sampled_from(["uniform", "quantile"]))
+def test_ece_is_bounded_and_zero_for_perfect_calibration(
+    data: tuple[list[int], list[float]], strategy: str
+) -> None:
+    labels, probs = data
+    ece = expected_calibration_error(labels, probs, strategy=strategy)
+    assert 0.0 <= ece <= 1.0
+    assert ece <= brier_score(labels, probs) ** 0.5 + 1e-12  # |E[p - y]| per bin <= RMSE
+    assert expected_calibration_error(labels, [float(y) for y in labels]) == 0.0
+
+
+def test_ece_known_value() -> None:
+    # two bins: 0.2 predicted, 1 of 4 positive (gap 0.05); 0.9 predicted, 2 of 2 (gap 0.1)
+    labels = [0, 0, 0, 1, 1, 1]
+    probs = [0.2, 0.2, 0.2, 0.2, 0.9, 0.9]
+    assert expected_calibration_error(labels, probs, n_bins=5) == pytest.approx(
+        (4 * 0.05 + 2 * 0.1) / 6
+    )
+
+
+@settings(max_examples=100, deadline=None)
+@given(_labelled_probs())
+def test_risk_coverage_curve_by_definition(data: tuple[list[int], list[float]]) -> None:
+    labels, conf = data
+    coverage, risk, thresholds = risk_coverage_curve(labels, conf)
+    for c, r, t in zip(coverage, risk, thresholds, strict=True):
+        answered = [y for y, s in zip(labels, conf, strict=True) if s >= t]
+        assert c == pytest.approx(len(answered) / len(labels))
+        assert r == pytest.approx(1 - sum(answered) / len(answered))
+    assert coverage[-1] == 1.0 and list(coverage) == sorted(coverage)
+    error_rate = 1 - sum(labels) / len(labels)
+    assert risk[-1] == pytest.approx(error_rate)
+    assert 0.0 <= aurc(labels, conf) <= 1.0
+
+
+def test_aurc_rewards_ranking_the_wrong_answers_last() -> None:
+    correct = [1, 1, 1, 0, 0]
+    assert aurc(correct, [0.9, 0.8, 0.7, 0.2, 0.1]) < aurc(correct, [0.1, 0.2, 0.7, 0.8, 0.9])
+    # a perfect ranking: risk 0 until the wrong ones come in, at coverage 4/5 and 1
+    assert aurc(correct, [5, 4, 3, 2, 1]) == pytest.approx(0.2 * 0.25 + 0.2 * 0.4)
+
+
+def test_selective_accuracy_and_precision_recall_f1() -> None:
+    correct = [1, 0, 1, 1, 0, 0]
+    conf = [0.9, 0.85, 0.8, 0.3, 0.2, 0.1]
+    assert selective_accuracy(correct, conf, 0.5) == pytest.approx(2 / 3)
+    assert selective_accuracy(correct, conf, 1.0) == pytest.approx(0.5)
+    assert selective_accuracy(correct, conf, 0.01) == 1.0  # at least one item
+    assert precision_recall_f1(correct, conf, 0.8) == pytest.approx((2 / 3, 2 / 3, 2 / 3))
+    assert precision_recall_f1(correct, conf, 0.95) == (0.0, 0.0, 0.0)
+    with pytest.raises(InvalidInputError, match="coverage"):
+        selective_accuracy(correct, conf, 0.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_labelled_probs(), st.floats(0, 1))
+def test_precision_recall_f1_match_scikit_learn(
+    data: tuple[list[int], list[float]], threshold: float
+) -> None:
+    from sklearn.metrics import f1_score, precision_score, recall_score
+
+    labels, probs = data
+    predicted = [int(p >= threshold) for p in probs]
+    expected = (
+        precision_score(labels, predicted, zero_division=0),
+        recall_score(labels, predicted, zero_division=0),
+        f1_score(labels, predicted, zero_division=0),
+    )
+    assert precision_recall_f1(labels, probs, threshold) == pytest.approx(expected)
+
+
+def test_probabilities_outside_the_unit_interval_are_refused() -> None:
+    with pytest.raises(InvalidInputError, match=r"y_prob=.*outside \[0, 1\]"):
+        brier_score([0, 1], [0.5, 1.2])
+    with pytest.raises(InvalidInputError, match="strategy"):
+        reliability_curve([0, 1], [0.2, 0.8], strategy="log")
