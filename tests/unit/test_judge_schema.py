@@ -180,6 +180,34 @@ def test_j4_empty_answers_and_refusals_score_zero_and_suppress(answer: str) -> N
     assert judgment.attempts == 0
 
 
-def test_j4_an_ordinary_answer_is_not_a_refusal() -> None:
-    assert empty_or_refusal("Charge between 0 and 45 °C.", "t") is None
-    assert not is_refusal("No more than 45 °C is allowed while charging.")
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Charge between 0 and 45 °C.",
+        "No more than 45 °C is allowed while charging.",
+        "No.",
+        "Unfortunately, a full charge takes about 3 hours [Source: sds].",
+        "I don't have enough information on contractors; employees get 12 weeks [Source: hr].",
+    ],
+)
+def test_j4_an_answer_is_not_a_refusal(answer: str) -> None:
+    assert not is_refusal(answer)
+    assert empty_or_refusal(answer, "t") is None
+
+
+def test_j1_a_source_id_is_a_context_id_or_a_real_quote_and_two_sides_differ() -> None:
+    def conflict(a: str, b: str) -> Assessment:
+        return Assessment.model_validate(
+            valid(
+                source_conflicts=[
+                    {"claim": "I charge mine at 70 °C", "source_a": a, "source_b": b,
+                     "nature": "direct contradiction"}
+                ]
+            )
+        )  # fmt: skip
+
+    assert grounding_problems(conflict("e", "T"), ANSWER, CONTEXTS)  # letters of a context
+    assert grounding_problems(conflict("sds", "sds"), ANSWER, CONTEXTS) == [
+        "source_conflicts[0] names the same source twice"
+    ]
+    assert grounding_problems(conflict("I charge mine", "sds"), ANSWER, CONTEXTS) == []

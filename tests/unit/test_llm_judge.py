@@ -315,7 +315,13 @@ def test_j5_a_timeout_falls_back(endpoint: Endpoint, fallback: FixedJudge) -> No
 
 
 @pytest.mark.parametrize(
-    "answer", ["", "   \n", "I don't have enough information to answer that.", "Sorry, no."]
+    "answer",
+    [
+        "",
+        "   \n",
+        "I don't have enough information to answer that.",
+        "Sorry, I cannot answer that.",
+    ],
 )
 def test_j4_an_empty_answer_or_a_refusal_never_calls_the_server(
     endpoint: Endpoint, fallback: FixedJudge, answer: str

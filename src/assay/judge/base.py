@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from assay.answer.citations import CITATION
 from assay.judge.schema import ActionThresholds, Assessment, Context, EvidenceSufficiency
 
 __all__ = [
@@ -34,18 +35,25 @@ Grade = Literal["supported", "partially supported", "contradicted", "unsupported
 GRADES: tuple[Grade, ...] = ("supported", "partially supported", "contradicted", "unsupported")
 
 _REFUSAL = re.compile(
-    r"^\W*(?:i\s+(?:do\s+not|don't|cannot|can't|am\s+unable\s+to|am\s+not\s+able\s+to)\s+"
-    r"(?:have|find|answer|provide|help|say|tell|determine)|(?:there\s+is\s+)?no\s+"
-    r"(?:relevant\s+|sufficient\s+|enough\s+)?(?:information|evidence|answer)|"
-    r"(?:sorry|unfortunately)\b|the\s+(?:context|knowledge\s+base|documents?)\s+"
-    r"(?:does|do)\s+not\s+(?:contain|say|mention|provide))",
+    r"^\W*(?:(?:sorry|unfortunately),?\s+)?(?:"
+    r"i\s+(?:do\s+not|don't|cannot|can't|am\s+unable\s+to|am\s+not\s+able\s+to)\s+"
+    r"(?:have\s+(?:enough|sufficient|the|any)\b|find\b|answer\b|provide\s+an?\s+answer|"
+    r"determine\b|say\b|tell\b|help\b)"
+    r"|(?:there\s+is|i\s+have|i\s+found)\s+no\s+(?:relevant\s+|sufficient\s+|enough\s+)?"
+    r"(?:information|evidence|answer)"
+    r"|the\s+(?:contexts?|knowledge\s+base|documents?|sources?|passages?)\s+"
+    r"(?:does|do)\s+not\s+(?:contain|say|mention|provide|include|answer)\b)",
     re.IGNORECASE,
 )
 
 
 def is_refusal(answer: str) -> bool:
-    """Whether ``answer`` declines to answer ("I don't have enough information ...")."""
-    return bool(_REFUSAL.match(answer))
+    """Whether ``answer`` declines to answer ("I don't have enough information ...").
+
+    Only an answer that opens by declining and cites nothing: "Unfortunately, a full
+    charge takes 3 hours [Source: sds]" answers, and so does "No."
+    """
+    return bool(_REFUSAL.match(answer)) and not CITATION.search(answer)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +66,8 @@ class ClaimGrade:
     quote: str | None = None  #: the sentence of that context, verbatim
     support: float = 0.0  #: P(supported) from the support model
     contradiction: float | None = None  #: P(contradicted) where the model tells
+    #: P(supported) discounted for what the evidence lacks (figures, names, words)
+    strength: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form for the audit row."""
@@ -68,6 +78,7 @@ class ClaimGrade:
             "quote": self.quote,
             "support": round(self.support, 6),
             "contradiction": None if self.contradiction is None else round(self.contradiction, 6),
+            "strength": round(self.strength, 6),
         }
 
 
@@ -78,17 +89,25 @@ class Judgment:
     assessment: Assessment
     judge: str  #: name and version of the judge that produced the assessment
     claims: tuple[ClaimGrade, ...] = ()
-    prompt_version: str | None = None  #: for LLM judges
+    prompt_version: str | None = None  #: for LLM judges (also when they fell back)
     attempts: int = 1  #: LLM calls made (1 + retries); 0 when no model was asked
     fallback_reason: str | None = None  #: why an LLM judge fell back to the model judge
     notes: tuple[str, ...] = field(default=())
 
     @property
     def verdict(self) -> Literal["supported", "partial", "unsupported"]:
-        """The answer as a whole (G3): every claim supported, some, or none usable."""
+        """The answer as a whole (G3): every claim supported, some, or none usable.
+
+        From the claims where the judge graded them; from the score otherwise (an LLM
+        judge grades the answer as a whole; an empty answer has no claims).
+        """
         grades = [c.grade for c in self.claims]
         score = self.assessment.confidence_score
-        if not grades or "contradicted" in grades or all(g == "unsupported" for g in grades):
+        if not grades:
+            if score >= 0.8 and not self.assessment.unsupported_claims:
+                return "supported"
+            return "unsupported" if score < 0.5 else "partial"
+        if "contradicted" in grades or all(g == "unsupported" for g in grades):
             return "unsupported" if score < 0.5 else "partial"
         if all(g == "supported" for g in grades):
             return "supported"
@@ -101,6 +120,7 @@ class Judgment:
             "prompt_version": self.prompt_version,
             "attempts": self.attempts,
             "fallback_reason": self.fallback_reason,
+            "notes": list(self.notes),
             "verdict": self.verdict,
             "claims": [c.to_dict() for c in self.claims],
             "assessment": self.assessment.to_dict(),

@@ -1,7 +1,8 @@
 """The judge's checks that need no model: evidence sufficiency, speculation, definitions.
 
 * :func:`missing_information` (J2, evidence sufficiency): what the query asks for that
-  no context holds. The query's figures, years and proper names must appear in some
+  no context holds. The query's figures (or, for a figure with a unit, some figure in
+  that unit), years and proper names must appear in some
   context, and the kind of answer the query's wording asks for
   (:mod:`assay.answer.expected`: a date for "when", a duration for "how long", a name
   for "who") must appear in one. Synonyms are not chased: a query about the
@@ -109,8 +110,11 @@ def missing_information(query: str, contexts: Sequence[Context]) -> list[str]:
     """What ``query`` asks for that no context holds; [] when the contexts suffice."""
     texts = [c.text for c in contexts]
     missing: list[str] = []
+    units = {_unit(m.group(2)) for t in texts for m in _VALUE.finditer(t)}
+    measured = {m.group(1): _unit(m.group(2)) for m in _VALUE.finditer(query)}
     for figure in dict.fromkeys(NUMBER.findall(query)):
-        if not _contains(texts, figure):
+        # "can I charge it at 70 °C?" is answered by a context that gives limits in °C
+        if not _contains(texts, figure) and measured.get(figure, "") not in units:
             missing.append(f"the figure {figure} the query names")
     names = [m.group(0) for m in _NAME.finditer(query) if content_terms(m.group(0))]
     for name in dict.fromkeys(names):

@@ -177,6 +177,7 @@ class LLMJudge:
         return dataclasses.replace(
             judgment,
             attempts=attempts,
+            prompt_version=JUDGE.version,  # the prompt the failed attempts used
             fallback_reason=reason[:500],
             notes=(*judgment.notes, f"{self.name} gave no usable assessment"),
         )

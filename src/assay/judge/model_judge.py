@@ -1,19 +1,19 @@
 """The offline judge: claims graded by the support model, scored by seed 001's bands.
 
 For each claim of the answer (:func:`~assay.judge.claims.split_claims`) the support
-model scores every context. The claim is
+model scores every context. A context's *strength* for the claim is its P(supported),
+zeroed when the context lacks a figure, year or name the claim states ("Mumbai" is not
+supported by a passage about Delhi, however alike the rest), and scaled down when it
+holds under half of the claim's meaningful words (the support model alone calls some
+off-topic evidence supporting). The claim is
 
-* **supported** when the best context's P(supported) clears the model's threshold, it
-  holds every figure and year of the claim, and at least a third of its meaningful
-  words (the support model alone calls some off-topic evidence supporting);
-* **contradicted** otherwise, when some context contradicts it (the model says so, or
-  its aligned sentence states the same thing -- sharing at least three meaningful words
-  -- with other figures, dates or a negation,
-  or one of them gives a range, in the other's unit, that the other's figure falls
-  outside);
-* **partially supported** when some context still carries at least half of the
-  claim's meaningful words;
-* **unsupported** when no context addresses it.
+* **supported** when the strongest context's strength clears the model's threshold;
+* **contradicted** otherwise, when some context contradicts it (the model says so where
+  the two state the same thing, or the context's aligned sentence shares at least three
+  meaningful words with the claim and carries other figures, dates or a negation, or
+  one of them gives a range, in the other's unit, that the other's figure falls outside);
+* **partially supported** when the strength reaches half the threshold;
+* **unsupported** otherwise.
 
 A claim of fewer than six words ("Delhi") is scored together with the query, since it
 only states something as the answer to it. A supported claim that another context
@@ -27,18 +27,22 @@ definitions that differ; evidence sufficiency and speculation from
 :mod:`assay.judge.checks`.
 
 The score (J3) picks a band from what was found and places the answer inside it by the
-mean P(supported) of its claims, so that answers within one band still rank:
+mean of its claims' ``0.8 * strength + 0.2 * P(supported)``, so that answers within one
+band still rank (the raw share keeps apart the answers a missing name zeroed; 0.2 was
+chosen on the even half of the HaluEval and SciFact test rows, and the odd half is
+reported separately in docs/benchmarks.md):
 
 ===============================================================================  =========
 finding                                                                          band
 ===============================================================================  =========
 every claim contradicted or unsupported, or one contradicted and none supported  0.00-0.19
 a contradicted claim, a major conflict, half the claims unsupported, off target  0.20-0.49
-an unsupported claim, several partial ones, a minor conflict, evidence gaps      0.50-0.79
-one partial claim, speculation, or a claim with P(supported) under 0.8           0.80-0.99
+an unsupported claim, several (or only) partial ones, a minor conflict, gaps     0.50-0.79
+one partial claim among supported ones, speculation, a claim of strength < 0.8  0.80-0.99
 every claim directly supported, evidence sufficient and consistent               1.0
 ===============================================================================  =========
 
+A citation of a source that is not among the contexts counts as a major problem too.
 An answer is *off target* when the query's wording asks for a kind of answer
 (:mod:`assay.answer.expected`: a date for "when", a duration for "how long") that the
 answer does not hold, however well its claims are supported.
@@ -46,10 +50,12 @@ answer does not hold, however well its claims are supported.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from assay.answer.citations import validate_citations
 from assay.answer.expected import expected_kind
 from assay.judge.base import ClaimGrade, Grade, Judgment, empty_or_refusal
 from assay.judge.checks import (
@@ -69,14 +75,17 @@ from assay.judge.schema import (
 )
 from assay.models.support import SupportModel, SupportResult, get_support_model
 from assay.scoring.agreement import CachedSupport, aligned_sentences, face_conflict, find_conflicts
-from assay.text import NUMBER, content_terms, stem
+from assay.text import NUMBER, content_terms, is_stopword, stem
 
 __all__ = ["ModelJudge"]
 
 _SHORT_CLAIM_WORDS = 6
 _ALIGNED = 0.5  # content-word cosine at which a claim and a sentence state the same thing
 _SAME_WORDS = 3  # a face conflict needs this many shared words: short texts align by chance
-_MIN_COVERAGE = 1 / 3  # share of a claim's meaningful words its supporting evidence holds
+_FULL_COVERAGE = 0.5  # evidence holding this share of a claim's words takes its support whole
+_RAW_SHARE = 0.2  # share of raw P(supported) in an answer's place within its band
+_PARTIAL = 0.5  # a claim is partially supported from this share of the support threshold
+_CAPITALISED = re.compile(r"(?<![\w'-])[A-Z][\w'-]*")
 _YES_NO = frozenset({"yes", "true", "false", "correct", "incorrect"})
 _SETTLED = 0.15  # confidence margin by which the stronger side settles a conflict
 _DIRECT = 0.8  # P(supported) of every claim for the top score: "directly supported"
@@ -166,6 +175,7 @@ class ModelJudge:
         missing = missing_information(query, contexts)
         kind = expected_kind(query)
         off_target = kind.description if kind and not kind.found_in(answer) else None
+        unknown = validate_citations(answer, [c.id for c in contexts]).invalid
         conflicts = _unique(claim_conflicts + context_conflicts)
         over_claims = [_resolved(c, confidence, sided=True) for c in claim_conflicts]
         among_contexts = [_resolved(c, confidence, sided=False) for c in context_conflicts]
@@ -178,6 +188,7 @@ class ModelJudge:
             missing=missing,
             flags=flags,
             off_target=off_target,
+            unknown_sources=unknown,
         )
         assessment = Assessment(
             confidence_score=score,
@@ -201,10 +212,12 @@ class ModelJudge:
     def _grade(
         self, query: str, claim: str, contexts: Sequence[Context], results: Sequence[SupportResult]
     ) -> _Graded:
-        best = max(range(len(contexts)), key=lambda j: results[j].score)
+        strength = [
+            _strength(claim, query, c.text, r.score) for c, r in zip(contexts, results, strict=True)
+        ]
         contradicting: list[tuple[int, str | None]] = []
         for j, (context, result) in enumerate(zip(contexts, results, strict=True)):
-            if result.score >= self.threshold and not _figures_missing(claim, context.text):
+            if strength[j] >= self.threshold:
                 continue
             _, sentence, overlap = aligned_sentences(claim, context.text)
             same = overlap >= _ALIGNED and _shared_words(claim, sentence) >= _SAME_WORDS
@@ -219,18 +232,12 @@ class ModelJudge:
         def graded(j: int, grade: Grade) -> ClaimGrade:
             r = results[j]
             quote = aligned_sentences(claim, contexts[j].text)[1] or None
-            return ClaimGrade(claim, grade, contexts[j].id, quote, r.score, r.contradiction)
+            return ClaimGrade(
+                claim, grade, contexts[j].id, quote, r.score, r.contradiction, strength[j]
+            )
 
-        backing = [
-            j
-            for j, r in enumerate(results)
-            if r.score >= self.threshold
-            and r.label == "supported"
-            and _coverage(claim, contexts[j].text, query) >= _MIN_COVERAGE
-            and not _figures_missing(claim, contexts[j].text)
-        ]
-        if backing:
-            best = max(backing, key=lambda j: results[j].score)
+        best = max(range(len(contexts)), key=lambda j: strength[j])
+        if strength[best] >= self.threshold and results[best].label == "supported":
             conflicts = tuple(
                 SourceConflict(
                     claim=claim,
@@ -244,10 +251,34 @@ class ModelJudge:
         if contradicting:
             worst = max(contradicting, key=lambda jk: results[jk[0]].contradiction or 0.0)[0]
             return _Graded(graded(worst, "contradicted"), ())
-        closest = max(range(len(contexts)), key=lambda j: _coverage(claim, contexts[j].text, query))
-        if _coverage(claim, contexts[closest].text, query) >= 0.5:
-            return _Graded(graded(closest, "partially supported"), ())
+        if strength[best] >= self.threshold * _PARTIAL:
+            return _Graded(graded(best, "partially supported"), ())
         return _Graded(graded(best, "unsupported"), ())
+
+
+def _strength(claim: str, query: str, text: str, support: float) -> float:
+    """P(supported) discounted for what ``text`` lacks: nothing when it lacks a figure or
+    a name the claim states, and in proportion when it holds under half of the claim's
+    meaningful words (the support model alone calls some off-topic evidence supporting)."""
+    if _figures_missing(claim, text) or _names_missing(claim, text):
+        return 0.0
+    return support * min(1.0, _coverage(claim, text, query) / _FULL_COVERAGE)
+
+
+def _names_missing(claim: str, text: str) -> bool:
+    """Whether the claim names someone or something (a capitalised word, other than a
+    sentence's first) that ``text`` never mentions: "Mumbai" is not supported by a
+    passage about Delhi, however alike the rest."""
+    words = _CAPITALISED.findall(claim)
+    if len(claim.split()) >= _SHORT_CLAIM_WORDS:
+        words = [m.group(0) for m in _CAPITALISED.finditer(claim) if m.start() > 0]
+    for word in words:
+        name = re.sub(r"'s$", "", word)
+        if is_stopword(name.casefold()) or name.casefold() in _YES_NO:
+            continue
+        if not re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE):
+            return True
+    return False
 
 
 def _shared_words(a: str, b: str) -> int:
@@ -294,6 +325,7 @@ def _band_score(
     missing: Sequence[str],
     flags: Sequence[str],
     off_target: str | None,
+    unknown_sources: Sequence[str] = (),
 ) -> tuple[float, str]:
     """The J3 score and a one-line rationale; see the module docstring's table."""
     count = Counter(g.grade for g in grades)
@@ -302,11 +334,11 @@ def _band_score(
     contradicted, unsupported = count["contradicted"], count["unsupported"]
     if contradicted + unsupported == n or (contradicted and not supported):
         band = "contradicted"
-    elif contradicted or major or off_target or 2 * unsupported >= n:
+    elif contradicted or major or off_target or unknown_sources or 2 * unsupported >= n:
         band = "major"
-    elif unsupported or partial >= 2 or minor or missing:
+    elif unsupported or partial >= 2 or partial == n or minor or missing:
         band = "gaps"
-    elif partial or flags or any(g.support < _DIRECT for g in grades):
+    elif partial or flags or any(g.strength < _DIRECT for g in grades):
         band = "minor"
     else:
         band = "all"
@@ -320,6 +352,8 @@ def _band_score(
     if conflicts:
         by_strength = f", {settled} settled by evidence strength" if settled else ""
         why.append(f"{conflicts} source conflict(s){by_strength}")
+    if unknown_sources:
+        why.append(f"the answer cites sources not among the contexts: {', '.join(unknown_sources)}")
     if off_target:
         why.append(f"the answer gives no {off_target}, which the query asks for")
     if missing:
@@ -329,5 +363,7 @@ def _band_score(
     if band == "all":
         return 1.0, "; ".join(why) + "; consistent, sufficient evidence"
     low, high = _BANDS[band]
-    quality = sum(g.support for g in grades) / n
+    # strength places an answer in its band; raw P(supported) breaks ties among answers
+    # whose strength a missing name or figure zeroed, so that they still rank
+    quality = sum((1 - _RAW_SHARE) * g.strength + _RAW_SHARE * g.support for g in grades) / n
     return round(low + (high - low) * quality, 4), "; ".join(why)

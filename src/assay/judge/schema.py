@@ -142,6 +142,7 @@ class ActionThresholds:
 
 
 _SPACE = re.compile(r"\s+")
+_MIN_QUOTE_WORDS = 3  # a shorter "excerpt" ("e", "the") could stand for any context
 
 
 def _squash(text: str) -> str:
@@ -159,7 +160,8 @@ def grounding_problems(
 ) -> list[str]:
     """What in ``assessment`` is not taken from its inputs; [] when everything is.
 
-    Source identifiers must name a context (or quote one exactly), a conflict's claim
+    Source identifiers must name a context (or quote three or more of its words exactly),
+    the two sides of a conflict must differ, a conflict's claim
     must quote a context or the answer, and unsupported claims and speculation flags
     must quote the answer.
     """
@@ -169,11 +171,15 @@ def grounding_problems(
     for i, conflict in enumerate(assessment.source_conflicts):
         for key in ("source_a", "source_b"):
             value = getattr(conflict, key)
-            if value not in ids and not is_excerpt(value, texts):
+            quoted = len(value.split()) >= _MIN_QUOTE_WORDS and is_excerpt(value, texts)
+            if value not in ids and not quoted:
                 problems.append(
                     f"source_conflicts[{i}].{key} {value!r} is neither a context id "
-                    f"({', '.join(sorted(ids))}) nor an exact excerpt of a context"
+                    f"({', '.join(sorted(ids))}) nor an exact excerpt of a context of at "
+                    f"least {_MIN_QUOTE_WORDS} words"
                 )
+        if conflict.source_a == conflict.source_b:
+            problems.append(f"source_conflicts[{i}] names the same source twice")
         if not is_excerpt(conflict.claim, [*texts, answer]):
             problems.append(
                 f"source_conflicts[{i}].claim {conflict.claim!r} is not an exact excerpt "
