@@ -240,10 +240,19 @@ class Assay:
                 question, chosen, day, top_k, category, jurisdiction, variants=phrasings
             )
 
-        response = Responder(self.answerer, self.judge).respond(question, result, broaden=broaden)
+        offline = ExtractiveAnswerer(self.relevance) if self.settings.answerer == "llm" else None
+        responder = Responder(self.answerer, self.judge, fallback=offline)
+        response = responder.respond(question, result, broaden=broaden)
         payload = self._ask_payload(response.result) | response.audit_payload()
-        payload["models"] |= {"answerer": response.draft.answerer if response.draft else None}
-        payload["models"] |= {"judge": response.judgment.judge if response.judgment else None}
+        draft, judgment = response.draft, response.judgment
+        payload["models"] |= {
+            "answerer": draft.answerer if draft else None,
+            "judge": judgment.judge if judgment else None,
+        }
+        payload["prompts"] = {
+            "answer": draft.prompt_version if draft else None,
+            "judge": judgment.prompt_version if judgment else None,
+        }
         with transaction(self._conn):
             event = self.audit.append(
                 kind="ask", query=question, policy_name=chosen.name,

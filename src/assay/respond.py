@@ -26,7 +26,14 @@ was not admitted, gives ``abstained_citation``. The judge (G3, J1): its
 high-stakes policies suppression too, queue the draft for a reviewer. Claims the judge
 found only partly supported add an incompleteness note.
 
+A draft that declines to answer ends as ``refused``, with next steps. When an LLM
+answerer's endpoint fails, the offline answerer writes instead (fallback
+``offline_answerer``, the failure in ``problems``); an ``llm_only`` answer that cannot be
+written is refused.
+
 ``assessment`` is the judge's J1 object of the drafted answer whenever one was judged;
+for an ``llm_only`` answer it scores 0.0 (nothing in it is from the evidence) with
+``append_caveat``, since the policy chose to give such answers marked as what they are;
 for every other outcome it is the J4 object of the non-answer returned (score 0.0,
 ``suppress``).
 """
@@ -38,7 +45,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
-from assay.answer.base import Answerer, Draft, Uncertainty
+from assay.answer.base import Answerer, AnswerMode, Draft, Uncertainty
 from assay.answer.citations import CitationCheck, validate_citations
 from assay.answer.expansion import pseudo_relevance_phrasings
 from assay.ask import AskResult
@@ -46,6 +53,7 @@ from assay.judge.base import Judge, Judgment, empty_or_refusal, is_refusal
 from assay.judge.claims import split_claims
 from assay.judge.evaluate import check_contexts
 from assay.judge.schema import Assessment, Context, EvidenceSufficiency
+from assay.models.llm import EndpointError
 from assay.routing import Decision
 
 __all__ = ["Broadening", "Responder", "Response", "Status"]
@@ -89,12 +97,14 @@ class Response:
     status: Status
     result: AskResult  #: the evidence set the answer rests on (broadened, if kept)
     assessment: Assessment
-    fallbacks: tuple[str, ...] = ()  #: hedge, clarify, broaden, llm_only, refuse, in order
+    #: broaden, hedge, clarify, llm_only, refuse, offline_answerer, in the order they fired
+    fallbacks: tuple[str, ...] = ()
     draft: Draft | None = None
     judgment: Judgment | None = None
     citations: CitationCheck | None = None
     broadening: Broadening | None = None
-    notes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  #: said to the user after the answer (caveat, incompleteness)
+    problems: tuple[str, ...] = ()  #: what failed on the way (an endpoint), for operators
     review: str | None = None  #: why the draft goes to human review; None if it does not
     review_id: int | None = None
     event_id: str | None = field(default=None)
@@ -143,6 +153,7 @@ class Response:
             "assessment": self.assessment.to_dict(),
             "citations": None if self.citations is None else self.citations.to_dict(),
             "notes": list(self.notes),
+            "problems": list(self.problems),
             "review_id": self.review_id,
             "broadening": None if self.broadening is None else self.broadening.to_dict(),
             "judge": None if self.judgment is None else self.judgment.to_dict(),
@@ -164,6 +175,7 @@ class Response:
             "assessment": self.assessment.to_dict(),
             "broadening": None if self.broadening is None else self.broadening.to_dict(),
             "notes": list(self.notes),
+            "problems": list(self.problems),
             "review": self.review,
         }
 
@@ -181,12 +193,26 @@ def no_answer(why: str, judge: str) -> Assessment:
     return judgment.assessment.model_copy(update={"score_rationale": why})
 
 
+@dataclass
+class _Trail:
+    """What happened on the way to one response: fallbacks taken, problems met."""
+
+    fallbacks: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
 @dataclass(frozen=True)
 class Responder:
-    """Turns a routed question into a :class:`Response`; see the module docstring."""
+    """Turns a routed question into a :class:`Response`; see the module docstring.
+
+    ``fallback`` writes the answer, hedge or clarifying question when ``answerer``'s
+    endpoint fails (the offline answerer behind an LLM one), so a down model costs the
+    wording, not the request; the failure is kept in ``problems``.
+    """
 
     answerer: Answerer
     judge: Judge
+    fallback: Answerer | None = None
 
     def respond(
         self,
@@ -196,31 +222,49 @@ class Responder:
         broaden: Callable[[Sequence[str]], AskResult] | None = None,
     ) -> Response:
         """Carry out ``result``'s decision; ``broaden`` re-retrieves with phrasings."""
-        fallbacks: list[str] = []
+        trail = _Trail()
         broadening = None
         if result.route.decision is Decision.BROADEN and broaden is not None:
-            fallbacks.append("broaden")
+            trail.fallbacks.append("broaden")
             result, broadening = self._broaden(question, result, broaden)
         decision = result.route.decision
         if decision in (Decision.PROCEED, Decision.HEDGE):
-            return self._answer(question, result, fallbacks, broadening)
-        if decision is Decision.CLARIFY:
-            draft = self.answerer.clarify(
-                question, contexts_of(result), list(result.signals.missing_terms)
-            )
-            why = "no answer was given: the question was sent back for clarification"
-            return Response(
-                draft.text, Status.CLARIFICATION, result, no_answer(why, self.judge.name),
-                (*fallbacks, "clarify"), draft=draft, broadening=broadening,
-            )  # fmt: skip
-        if decision is Decision.LLM_ONLY and self.answerer.can_answer_without_evidence:
-            draft = self.answerer.answer(question, [], mode="llm_only")
-            return Response(
-                draft.text, Status.ANSWERED, result, _not_from_knowledge_base(draft.text),
-                (*fallbacks, "llm_only"), draft=draft, broadening=broadening,
-                notes=("the answer is not from the knowledge base: check it independently",),
-            )  # fmt: skip
-        return self._refuse(question, result, fallbacks, broadening)
+            response = self._answer(question, result, trail)
+        elif decision is Decision.CLARIFY:
+            missing = list(result.signals.missing_terms)
+            draft = self._write(trail, lambda a: a.clarify(question, contexts_of(result), missing))
+            if draft is None:
+                response = self._refuse(
+                    result, trail, "the clarifying question could not be written"
+                )
+            else:
+                trail.fallbacks.append("clarify")
+                why = "no answer was given: the question was sent back for clarification"
+                response = Response(
+                    draft.text, Status.CLARIFICATION, result, no_answer(why, self.judge.name),
+                    draft=draft,
+                )  # fmt: skip
+        elif decision is Decision.LLM_ONLY and self.answerer.can_answer_without_evidence:
+            response = self._llm_only(question, result, trail)
+        else:
+            response = self._refuse(result, trail)
+        return replace(
+            response,
+            fallbacks=tuple(trail.fallbacks),
+            problems=tuple(trail.problems),
+            broadening=broadening,
+        )
+
+    def _write(self, trail: _Trail, call: Callable[[Answerer], Draft]) -> Draft | None:
+        """``call`` with the answerer, or with the fallback when its endpoint fails."""
+        try:
+            return call(self.answerer)
+        except EndpointError as exc:
+            trail.problems.append(f"{self.answerer.name} failed: {exc}")
+            if self.fallback is None:
+                return None
+            trail.fallbacks.append("offline_answerer")
+            return call(self.fallback)
 
     def _broaden(
         self, question: str, result: AskResult, broaden: Callable[[Sequence[str]], AskResult]
@@ -240,20 +284,34 @@ class Responder:
             "broadened" if better else "original",
         )
 
+    def _llm_only(self, question: str, result: AskResult, trail: _Trail) -> Response:
+        try:
+            draft = self.answerer.answer(question, [], mode="llm_only")
+        except EndpointError as exc:
+            trail.problems.append(f"{self.answerer.name} failed: {exc}")
+            return self._refuse(result, trail, "the language model did not answer")
+        trail.fallbacks.append("llm_only")
+        return Response(
+            draft.text, Status.ANSWERED, result, _not_from_knowledge_base(draft.text),
+            draft=draft,
+            notes=("the answer is not from the knowledge base: check it independently",),
+        )  # fmt: skip
+
     def _refuse(
         self,
-        question: str,
         result: AskResult,
-        fallbacks: list[str],
-        broadening: Broadening | None,
+        trail: _Trail,
+        why: str | None = None,
+        draft: Draft | None = None,
     ) -> Response:
+        """A refusal with next steps; ``why`` overrides the reason the route gives."""
         admitted = result.scored.admitted
         status = Status.REFUSED if admitted else Status.ABSTAINED_RETRIEVAL
-        if not admitted:
+        if why is None and not admitted:
             why = "no evidence in the knowledge base cleared the confidence threshold"
-        elif result.route.decision is Decision.LLM_ONLY:
+        elif why is None and result.route.decision is Decision.LLM_ONLY:
             why = "the evidence is too weak and no language model is configured to answer"
-        else:
+        elif why is None:
             why = "the evidence is too weak to answer from (set confidence "
             why += f"{result.signals.composite:.2f})"
         steps = ["rephrase the question with the terms your documents use"]
@@ -265,43 +323,43 @@ class Responder:
         steps.append("or ask the owner of the subject")
         text = f"I can't answer this from the knowledge base: {why}. Next steps: "
         text += "; ".join(steps) + "."
+        trail.fallbacks.append("refuse")
         return Response(
             text, status, result, no_answer(f"no answer was given: {why}", self.judge.name),
-            (*fallbacks, "refuse"), broadening=broadening,
+            draft=draft,
         )  # fmt: skip
 
-    def _answer(
-        self,
-        question: str,
-        result: AskResult,
-        fallbacks: list[str],
-        broadening: Broadening | None,
-    ) -> Response:
+    def _answer(self, question: str, result: AskResult, trail: _Trail) -> Response:
         contexts = check_contexts(contexts_of(result))
         hedged = result.route.decision is Decision.HEDGE
         uncertainty = _uncertainty(result) if hedged else None
         if hedged:
-            fallbacks = [*fallbacks, "hedge"]
-        draft = self.answerer.answer(
-            question, contexts, mode="hedged" if hedged else "standard", uncertainty=uncertainty
+            trail.fallbacks.append("hedge")
+        mode: AnswerMode = "hedged" if hedged else "standard"
+        draft = self._write(
+            trail, lambda a: a.answer(question, contexts, mode=mode, uncertainty=uncertainty)
         )
+        if draft is None:
+            return self._refuse(result, trail, "the answer could not be written")
+        if not draft.text.strip() or is_refusal(draft.text):
+            why = "the answerer found no answer to the question in the evidence"
+            return self._refuse(result, trail, why, draft)
+        citations = validate_citations(draft.text, [c.id for c in contexts])
         base = Response(
             draft.text, Status.ANSWERED, result, no_answer("", self.judge.name),
-            tuple(fallbacks), draft=draft, broadening=broadening,
+            draft=draft, citations=citations,
         )  # fmt: skip
-        declined = not draft.text.strip() or is_refusal(draft.text)
-        citations = validate_citations(draft.text, [c.id for c in contexts])
-        if not declined and not citations.ok:
+        if not citations.ok:
             why = f"no answer was given: {citations.problem}"
             text = f"I can't give a checked answer: {citations.problem}."
             return replace(
-                base, answer=text, status=Status.ABSTAINED_CITATION, citations=citations,
+                base, answer=text, status=Status.ABSTAINED_CITATION,
                 assessment=no_answer(why, self.judge.name),
             )  # fmt: skip
         policy = result.scored.policy
         judgment = self.judge.judge(question, draft.text, contexts, policy.judge.thresholds)
         assessment = judgment.assessment
-        base = replace(base, citations=citations, judgment=judgment, assessment=assessment)
+        base = replace(base, judgment=judgment, assessment=assessment)
         action = assessment.recommended_action
         rated = f"the judge rated it {assessment.confidence_score:.2f} ({action})"
         if action in ("human_review", "suppress"):
@@ -358,15 +416,18 @@ def _hedge_preamble(u: Uncertainty) -> str:
 
 
 def _not_from_knowledge_base(text: str) -> Assessment:
-    """The J1 object of an answer written without evidence: nothing in it is supported."""
+    """The J1 object of an answer written without evidence: nothing in it is supported,
+    so it scores 0.0, but the policy chose to give such answers marked as what they are,
+    so the action is ``append_caveat`` (the marker is the caveat), not ``suppress``."""
     return Assessment(
         confidence_score=0.0,
-        score_rationale="the answer was written without knowledge-base evidence",
+        score_rationale="the answer was written without knowledge-base evidence; the policy "
+        "allows such answers, marked as not from the knowledge base",
         evidence_sufficiency=EvidenceSufficiency(
             is_sufficient=False, missing_information=["knowledge-base evidence for the question"]
         ),
         source_conflicts=[],
         unsupported_claims=split_claims(text),
         speculation_flags=[],
-        recommended_action="suppress",
+        recommended_action="append_caveat",
     )

@@ -5,7 +5,7 @@ suppressed) is queued here with its J1 assessment and the audit event of the ask
 produced it. A reviewer resolves each item as ``correct`` or ``incorrect``; the verdict
 is written to the row and to the audit log (an event of kind ``review``) in one
 transaction, so the log never records a verdict the queue lacks, or the reverse.
-Resolved items are never reopened: their verdicts are the labels that calibration reads
+Resolved items are never reopened: their verdicts are labels for calibration
 (:meth:`ReviewQueue.labels`), pairing the score given at the time with what was true.
 """
 
@@ -21,7 +21,13 @@ from typing import Any
 
 from assay.audit import AuditLog
 from assay.db import transaction
-from assay.errors import ConflictError, InvalidInputError, NotFoundError, did_you_mean
+from assay.errors import (
+    ConflictError,
+    InvalidInputError,
+    NotFoundError,
+    StorageError,
+    did_you_mean,
+)
 from assay.hashing import canonical_json
 
 VERDICTS = ("correct", "incorrect")
@@ -109,6 +115,11 @@ class ReviewQueue:
             " :assessment, :policy_name, :policy_version, 'pending')"
         )
         if join_transaction:
+            if not self._conn.in_transaction:
+                raise StorageError(
+                    "review queue add asked to join a transaction, but none is open; "
+                    "wrap the call in assay.db.transaction"
+                )
             item_id = self._conn.execute(insert, row).lastrowid
         else:
             with transaction(self._conn):

@@ -256,3 +256,31 @@ def test_j6_evaluate_takes_the_action_thresholds_of_a_policy(tmp_path: Path) -> 
     assert lenient["confidence_score"] == strict["confidence_score"]
     order = ["suppress", "human_review", "append_caveat", "publish"]
     assert order.index(strict["recommended_action"]) <= order.index(lenient["recommended_action"])
+
+
+def test_r7_assess_routes_without_answering(demo_db: Path) -> None:
+    """``Assay.assess`` stops at the route: for callers who write their own answers."""
+    from assay import Assay
+
+    with Assay(demo_db, create=False) as engine:
+        result = engine.assess(SAFE_RANGE, policy="financial", as_of=AS_OF)
+        event = engine.audit.get(result.event_id or "")
+    assert result.route.decision.value == "hedge" and result.scored.admitted
+    assert event.kind == "ask" and "answer" not in event.payload
+    assert event.payload["route"]["decision"] == "hedge"
+
+
+def test_r8_a_failing_llm_endpoint_answers_offline_and_is_audited(demo_db: Path) -> None:
+    """A model that is down costs the wording, not the request (R8, one audit event)."""
+    with serve() as ep:
+        ep.script(*[Reply({"error": "down"}, status=500)] * 3)
+        env = {"ASSAY_LLM_URL": ep.base_url, "ASSAY_ANSWERER": "llm", "ASSAY_LLM_TIMEOUT": "2"}
+        with pytest.MonkeyPatch.context() as mp:
+            for key, value in env.items():
+                mp.setenv(key, value)
+            out = ask(demo_db, SAFE_RANGE, "--policy", "financial")
+    assert out["status"] == "answered" and "offline_answerer" in out["fallbacks"]
+    assert out["problems"] and "failed" in out["problems"][0]
+    assert out["answerer"]["answerer"].startswith("extractive-v1")
+    event = json.loads(run_cli("audit", "show", out["event_id"], "--json", db=demo_db).stdout)
+    assert event["payload"]["problems"] == out["problems"]

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from assay import Assay
-from assay.cli.review import queue_of
 from assay.errors import NotFoundError
 from assay.review import ReviewItem
 from tests.conftest import run_cli
@@ -18,7 +17,7 @@ from tests.unit.test_review import ask_event, assessment
 @pytest.fixture
 def queued(engine: Assay, db_path: Path) -> ReviewItem:
     """One answer queued for review in the ``engine`` fixture's database."""
-    return queue_of(engine).add(
+    return engine.review.add(
         event_id=ask_event(engine, "may I charge the pack below zero degrees?"),
         query="may I charge the pack below zero degrees?",
         answer="Yes, charging below zero is safe.",

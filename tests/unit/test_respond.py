@@ -15,6 +15,7 @@ from assay.answer.base import AnswerMode, Draft, Uncertainty
 from assay.ask import AskResult
 from assay.judge.base import ClaimGrade, Grade, Judgment
 from assay.judge.schema import ActionThresholds, Assessment, Context, EvidenceSufficiency
+from assay.models.llm import EndpointError
 from assay.pipeline import score_candidates
 from assay.policy import builtin_policies
 from assay.respond import Responder, Response, Status
@@ -178,10 +179,40 @@ def test_g2_missing_or_unknown_citations_abstain_before_the_judge(text: str) -> 
     assert response.assessment.recommended_action == "suppress"
 
 
-def test_j4_an_answerer_that_declines_is_judged_not_cited() -> None:
+def test_r8_an_answerer_that_declines_ends_in_a_refusal_with_next_steps() -> None:
     answerer = ScriptedAnswerer(text="I cannot answer this question from the knowledge base.")
-    response = Responder(answerer, ScriptedJudge(0.0)).respond("q?", result(Decision.PROCEED, 0.9))
-    assert response.status is Status.ABSTAINED_JUDGE
+    judge = ScriptedJudge(0.0)
+    response = Responder(answerer, judge).respond("q?", result(Decision.PROCEED, 0.9))
+    assert response.status is Status.REFUSED and "Next steps" in response.answer
+    assert response.review is None and judge.contexts == []  # not judged, not queued
+    assert response.draft is not None  # the declining draft is kept for the audit row
+
+
+@dataclass
+class BrokenAnswerer(ScriptedAnswerer):
+    """An LLM answerer whose endpoint is down."""
+
+    def answer(self, *args: object, **kwargs: object) -> Draft:  # type: ignore[override]
+        raise EndpointError("http://127.0.0.1:9/v1 failed after 3 attempts")
+
+    def clarify(self, *args: object, **kwargs: object) -> Draft:  # type: ignore[override]
+        raise EndpointError("http://127.0.0.1:9/v1 failed after 3 attempts")
+
+
+def test_r8_a_failing_endpoint_falls_back_to_the_offline_answerer() -> None:
+    broken = BrokenAnswerer(name="llm:down", can_answer_without_evidence=True)
+    offline = ScriptedAnswerer(name="offline")
+    responder = Responder(broken, ScriptedJudge(0.95), fallback=offline)
+    answered = responder.respond("q?", result(Decision.PROCEED, 0.9))
+    assert answered.status is Status.ANSWERED and answered.fallbacks == ("offline_answerer",)
+    assert answered.problems == ("llm:down failed: http://127.0.0.1:9/v1 failed after 3 attempts",)
+    assert answered.draft is not None and answered.draft.answerer == "offline"
+    clarified = responder.respond("q?", result(Decision.CLARIFY, 0.9))
+    assert clarified.status is Status.CLARIFICATION and clarified.draft is not None
+    llm_only = responder.respond("q?", result(Decision.LLM_ONLY, 0.9))
+    assert llm_only.status is Status.REFUSED and "did not answer" in llm_only.answer
+    alone = Responder(broken, ScriptedJudge(0.95)).respond("q?", result(Decision.PROCEED, 0.9))
+    assert alone.status is Status.REFUSED and alone.problems
 
 
 def test_r8_clarify_asks_back() -> None:
@@ -209,6 +240,7 @@ def test_r8_llm_only_needs_an_answerer_that_can_write_without_evidence() -> None
     assert answered.status is Status.ANSWERED and answered.fallback_type == "llm_only"
     assert capable.calls == ["llm_only"]
     assert answered.assessment.confidence_score == 0.0  # nothing in it is from the evidence
+    assert answered.assessment.recommended_action == "append_caveat"  # the policy allows it
 
 
 def test_r8_broaden_keeps_the_stronger_set_and_routes_it_again() -> None:

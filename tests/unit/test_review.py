@@ -11,7 +11,7 @@ import pytest
 from assay import Assay, Candidate
 from assay.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
 from assay.judge.schema import Assessment
-from assay.review import ReviewItem, ReviewQueue
+from assay.review import ReviewItem
 from tests.conftest import AS_OF
 
 
@@ -45,14 +45,10 @@ def ask_event(engine: Assay, query: str = "may I charge below zero?") -> str:
     return result.event_id
 
 
-def queue_of(engine: Assay) -> ReviewQueue:
-    return ReviewQueue(engine._conn, engine.audit)
-
-
 def enqueue(
     engine: Assay, query: str = "may I charge below zero?", score: float = 0.42
 ) -> ReviewItem:
-    return queue_of(engine).add(
+    return engine.review.add(
         event_id=ask_event(engine, query),
         query=query,
         answer="Yes, charging below zero is safe.",
@@ -69,12 +65,12 @@ def test_j6_a_human_review_answer_is_queued_pending_with_its_assessment(engine: 
     assert item.confidence_score == 0.42
     assert item.assessment == assessment()
     assert engine.audit.get(item.event_id).kind == "score"
-    assert queue_of(engine).get(item.id) == item
+    assert engine.review.get(item.id) == item
     assert item.to_dict()["assessment"]["recommended_action"] == "human_review"
 
 
 def test_j6_list_is_newest_first_and_filters_by_status(engine: Assay) -> None:
-    queue = queue_of(engine)
+    queue = engine.review
     first, second, third = (enqueue(engine, f"question {i}") for i in range(3))
     queue.resolve(second.id, "correct")
     assert [i.id for i in queue.list()] == [third.id, first.id]
@@ -107,30 +103,30 @@ def test_j6_add_refuses_a_bad_assessment_naming_the_value(
         "policy_version": "1",
     } | change
     with pytest.raises(InvalidInputError) as caught:
-        queue_of(engine).add(**arguments)
+        engine.review.add(**arguments)
     assert field in caught.value.field and f"={shown} " in str(caught.value)
-    assert queue_of(engine).list("all") == []
+    assert engine.review.list("all") == []
 
 
 def test_j6_list_refuses_an_unknown_status_or_limit(engine: Assay) -> None:
     with pytest.raises(InvalidInputError, match=r"status='pendng'.*did you mean 'pending'"):
-        queue_of(engine).list("pendng")
+        engine.review.list("pendng")
     with pytest.raises(InvalidInputError, match="limit=0"):
-        queue_of(engine).list(limit=0)
+        engine.review.list(limit=0)
 
 
 def test_unknown_item_is_not_found_with_a_hint(engine: Assay) -> None:
     with pytest.raises(NotFoundError, match=r"review item 99 not found.*assay review list"):
-        queue_of(engine).get(99)
+        engine.review.get(99)
     with pytest.raises(NotFoundError):
-        queue_of(engine).resolve(99, "correct")
+        engine.review.resolve(99, "correct")
     assert engine.audit.head()[0] == 0
 
 
 def test_j6_resolve_records_the_verdict_and_audits_it(engine: Assay) -> None:
     item = enqueue(engine)
     at = datetime(2026, 12, 1, 9, 30, tzinfo=UTC)
-    done = queue_of(engine).resolve(item.id, "incorrect", note="below zero is forbidden", now=at)
+    done = engine.review.resolve(item.id, "incorrect", note="below zero is forbidden", now=at)
     assert (done.status, done.verdict, done.note) == (
         "resolved",
         "incorrect",
@@ -156,18 +152,18 @@ def test_j6_resolve_records_the_verdict_and_audits_it(engine: Assay) -> None:
 def test_j6_a_bad_verdict_is_refused_naming_it(engine: Assay) -> None:
     item = enqueue(engine)
     with pytest.raises(InvalidInputError, match=r"verdict='corect'.*did you mean 'correct'"):
-        queue_of(engine).resolve(item.id, "corect")
-    assert queue_of(engine).get(item.id).status == "pending"
+        engine.review.resolve(item.id, "corect")
+    assert engine.review.get(item.id).status == "pending"
     assert engine.audit.head()[0] == 1
 
 
 def test_j6_a_resolved_item_cannot_be_resolved_again(engine: Assay) -> None:
     item = enqueue(engine)
-    queue_of(engine).resolve(item.id, "correct")
+    engine.review.resolve(item.id, "correct")
     events = engine.audit.head()[0]
     with pytest.raises(ConflictError, match=f"review item {item.id} was already resolved"):
-        queue_of(engine).resolve(item.id, "incorrect")
-    assert queue_of(engine).get(item.id).verdict == "correct"
+        engine.review.resolve(item.id, "incorrect")
+    assert engine.review.get(item.id).verdict == "correct"
     assert engine.audit.head()[0] == events
 
 
@@ -185,13 +181,13 @@ def test_j6_a_failure_after_the_audit_append_leaves_no_verdict_and_no_event(
 
     monkeypatch.setattr(engine.audit, "append", append_then_fail)
     with pytest.raises(RuntimeError, match="crash after"):
-        queue_of(engine).resolve(item.id, "correct")
+        engine.review.resolve(item.id, "correct")
     monkeypatch.undo()
     assert engine.audit.head() == head
-    assert queue_of(engine).get(item.id) == item
-    assert queue_of(engine).labels() == []
+    assert engine.review.get(item.id) == item
+    assert engine.review.labels() == []
     assert engine.audit.verify().ok
-    assert queue_of(engine).resolve(item.id, "correct").verdict == "correct"  # not wedged
+    assert engine.review.resolve(item.id, "correct").verdict == "correct"  # not wedged
 
 
 def test_j6_a_failed_row_update_rolls_back_the_audit_event(engine: Assay) -> None:
@@ -203,13 +199,13 @@ def test_j6_a_failed_row_update_rolls_back_the_audit_event(engine: Assay) -> Non
         " BEGIN SELECT RAISE(ABORT, 'refused by test'); END"
     )
     with pytest.raises(StorageError, match="rolled back"):
-        queue_of(engine).resolve(item.id, "incorrect")
+        engine.review.resolve(item.id, "incorrect")
     assert engine.audit.head() == head
-    assert queue_of(engine).get(item.id).status == "pending"
+    assert engine.review.get(item.id).status == "pending"
 
 
 def test_j6_verdicts_are_kept_as_calibration_labels(engine: Assay) -> None:
-    queue = queue_of(engine)
+    queue = engine.review
     right = enqueue(engine, "first", score=0.8)
     wrong = enqueue(engine, "second", score=0.35)
     enqueue(engine, "still pending", score=0.5)
@@ -234,9 +230,9 @@ def test_join_transaction_requires_an_open_transaction(engine: Assay) -> None:
 
 def test_the_queue_survives_reopening_the_database(engine: Assay, db_path: Path) -> None:
     item = enqueue(engine)
-    queue_of(engine).resolve(item.id, "correct", note="checked")
+    engine.review.resolve(item.id, "correct", note="checked")
     engine.close()
     with Assay(db_path, create=False) as reopened:
-        again = queue_of(reopened).get(item.id)
+        again = reopened.review.get(item.id)
         assert (again.verdict, again.note) == ("correct", "checked")
         assert reopened.audit.verify().ok

@@ -23,7 +23,7 @@ __all__ = [
 ]
 
 #: one citation; several ids may share the brackets: ``[Source: a, b]`` or ``[Source: a; b]``
-CITATION = re.compile(r"\[\s*Sources?\s*:\s*([^\]]*)\]", re.IGNORECASE)
+CITATION = re.compile(r"\[\s*Sources?\s*:\s*([^\[\]]*)\]", re.IGNORECASE)
 _SEPARATOR = re.compile(r"\s*[,;]\s*")
 
 
@@ -39,6 +39,12 @@ def cited_ids(answer: str) -> list[str]:
         for part in _SEPARATOR.split(match.group(1).strip()):
             seen.setdefault(part.strip(), None)
     return list(seen)
+
+
+def defuse_citations(text: str) -> str:
+    """``text`` with citation-like brackets of its own turned into parentheses: a passage
+    quoting "[source: data sheet, rev. 2]" must not pass for a citation when quoted."""
+    return CITATION.sub(lambda m: f"({m.group(0)[1:-1]})", text)
 
 
 def strip_citations(text: str) -> str:

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from assay.answer.base import AnswerMode, Draft, Uncertainty
-from assay.answer.citations import cite
+from assay.answer.citations import cite, defuse_citations
 from assay.answer.expansion import pseudo_relevance_phrasings
 from assay.answer.expected import expected_kind
 from assay.errors import InvalidInputError
@@ -86,7 +86,7 @@ class ExtractiveAnswerer:
         sentences = [
             (context.id, sentence.strip(), context.confidence)
             for context in evidence
-            for sentence in SENTENCE_BREAK.split(context.text.strip())
+            for sentence in SENTENCE_BREAK.split(defuse_citations(context.text).strip())
             if content_terms(sentence)
         ]
         if not sentences:

@@ -18,7 +18,10 @@ from assay.settings import load_settings
 def _read(path: str) -> object:
     """The JSON object in ``path`` (``-``: stdin)."""
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+        if path == "-":
+            text = sys.stdin.read().removeprefix("\ufeff")
+        else:
+            text = Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark is fine
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidInputError(
             "--input", path, f"give a readable UTF-8 JSON file ({exc})"

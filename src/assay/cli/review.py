@@ -14,12 +14,7 @@ import click
 
 from assay.cli.common import db_option, emit_json, json_option, shorten, table
 from assay.engine import Assay
-from assay.review import ReviewItem, ReviewQueue
-
-
-def queue_of(engine: Assay) -> ReviewQueue:
-    """The review queue of ``engine``'s database (the one place that builds it)."""
-    return ReviewQueue(engine._conn, engine.audit)
+from assay.review import ReviewItem
 
 
 @click.group()
@@ -42,7 +37,7 @@ def review() -> None:
 def list_items(status: str, limit: int, db: Path | None, as_json: bool) -> None:
     """List queued answers, newest first."""
     with Assay(db, create=False) as engine:
-        items = queue_of(engine).list(status=status, limit=limit)
+        items = engine.review.list(status=status, limit=limit)
     if as_json:
         emit_json([item.to_dict() for item in items])
         return
@@ -70,7 +65,7 @@ def list_items(status: str, limit: int, db: Path | None, as_json: bool) -> None:
 def show(item_id: int, db: Path | None, as_json: bool) -> None:
     """Show one queued answer in full, with its assessment."""
     with Assay(db, create=False) as engine:
-        item = queue_of(engine).get(item_id)
+        item = engine.review.get(item_id)
     if as_json:
         emit_json(item.to_dict())
         return
@@ -88,7 +83,7 @@ def show(item_id: int, db: Path | None, as_json: bool) -> None:
 def resolve(item_id: int, verdict: str, note: str | None, db: Path | None, as_json: bool) -> None:
     """Record the verdict on ITEM_ID; it is audited and kept as a calibration label."""
     with Assay(db, create=False) as engine:
-        item = queue_of(engine).resolve(item_id, verdict, note)
+        item = engine.review.resolve(item_id, verdict, note)
     if as_json:
         emit_json(item.to_dict())
         return
