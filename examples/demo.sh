@@ -40,7 +40,7 @@ say "   ...a financial decision sets stricter bands: the same evidence gets a he
 ask "What ambient temperature range is safe for charging the HX-40?" --policy financial
 
 say "4. The forum says 70 °C is fine. Informational admits it, but the judge sees the data sheet"
-say "   contradict it and holds the drafted answer for human review..."
+say "   contradict it and withholds the drafted answer..."
 ask "Can I charge the HX-40 in a hot car at 70 °C?" --policy informational
 say "   ...a safety-critical decision keeps the forum out, broadens the search, and refuses"
 ask "Can I charge the HX-40 in a hot car at 70 °C?" --severity safety_critical
@@ -61,7 +61,7 @@ $ASSAY evaluate --input examples/demo/evaluate.json
 
 say "9. The human-review queue: what the judge held back, and a reviewer's verdict"
 $ASSAY review list
-$ASSAY review resolve 1 --verdict incorrect --note "the forum contradicts the data sheet"
+$ASSAY review resolve 1 --verdict correct --note "the 2026 data sheet supersedes the 2019 manual"
 
 say "10. Drop-in scoring of another retriever's results (JSONL in, the same gate out)"
 $ASSAY score --query "What ambient temperature is safe for charging the HX-40 battery pack?" \

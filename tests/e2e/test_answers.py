@@ -97,22 +97,35 @@ def test_r8_broadening_that_does_not_lift_the_set_ends_in_a_refusal(demo_db: Pat
     )
 
 
-def test_g3_j6_the_judge_withholds_a_contradicted_claim_and_queues_it(demo_db: Path) -> None:
+def test_g3_the_judge_withholds_a_claim_the_data_sheet_contradicts(demo_db: Path) -> None:
     """The forum's 70 °C clears an informational gate, but the data sheet contradicts it:
-    the judge holds the answer for human review instead of publishing it."""
+    the judge withholds the answer instead of publishing it."""
     out = ask(demo_db, HOT_CAR, "--policy", "informational")
     assessment = check_r9(out)
     assert out["status"] == "abstained_judge"
-    assert assessment.recommended_action == "human_review"
+    assert assessment.recommended_action in ("human_review", "suppress")
+    assert assessment.confidence_score < 0.5
     conflict = next(c for c in assessment.source_conflicts if "70" in c.claim)
     assert conflict.nature == "direct contradiction"
+    assert "70 °C" not in out["answer"]
+
+
+def test_j6_two_official_sources_that_disagree_go_to_human_review(demo_db: Path) -> None:
+    """Informational admits the 2019 manual's 5 hours beside the data sheet's 3; the
+    judge cannot settle that by source strength, so a person decides (and is audited)."""
+    out = ask(
+        demo_db, "How long does a full charge of the HX-40 take?", "--policy", "informational"
+    )
+    assessment = check_r9(out)
+    assert out["status"] == "abstained_judge"
+    assert assessment.recommended_action == "human_review"
     assert out["review_id"] is not None
     shown = json.loads(
         run_cli("review", "show", str(out["review_id"]), "--json", db=demo_db).stdout
     )
-    assert shown["event_id"] == out["event_id"] and "70 °C" in shown["answer"]
+    assert shown["event_id"] == out["event_id"] and "3 hours" in shown["answer"]
     resolved = run_cli(
-        "review", "resolve", str(out["review_id"]), "--verdict", "incorrect", db=demo_db
+        "review", "resolve", str(out["review_id"]), "--verdict", "correct", db=demo_db
     )
     assert resolved.exit_code == 0, resolved.output
     assert run_cli("audit", "verify", db=demo_db).exit_code == 0

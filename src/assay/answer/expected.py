@@ -23,8 +23,11 @@ _DURATION_UNITS = (
     r"decades?|centuries|century)"
 )
 _LENGTH_UNITS = r"(?:mm|cm|m|km|metres?|meters?|feet|foot|ft|inch(?:es)?|in|miles?|yards?)"
-_FIGURE = r"(?:\d+(?:[.,]\d+)*|one|two|three|four|five|six|seven|eight|nine|ten|twelve|" \
-    r"twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|half)"  # fmt: skip
+_FIGURE = (
+    r"(?:\d+(?:[.,]\d+)*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|"
+    r"fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen|half)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +88,7 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bhow\s+(?:many|much|far|tall|high|big|large|wide|deep|heavy|often|fast)\b|"
                 r"\bwhat\s+(?:percentage|percent|number|amount|size|proportion)\b", re.I),
      "figure"),
-    (re.compile(r"^\W*who\b|\bwho\s+(?:is|was|were|are)\b", re.I), "name"),
+    (re.compile(r"^\W*(?:who|whom|whose)\b", re.I), "name"),  # not "the composer who was"
 ]  # fmt: skip
 
 

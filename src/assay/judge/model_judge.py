@@ -15,11 +15,12 @@ off-topic evidence supporting). The claim is
 * **partially supported** when the strength reaches half the threshold;
 * **unsupported** otherwise.
 
-A claim of fewer than six words ("Delhi") is scored together with the query, since it
-only states something as the answer to it. A supported claim that another context
-contradicts is a source conflict; it is *settled* when the contexts carry confidences
-(as in ``assay ask``) and the supporting one's exceeds the contradicting one's by 0.15
-or more, and a conflict among contexts is settled by the same margin either way.
+The support model reads each claim after the query ("Yes, both are rock bands" states
+nothing alone; the model was trained on question and answer together). A supported
+claim that another context contradicts is a source conflict; it is *settled* when the
+contexts carry confidences (as in ``assay ask``) and the most confident supporting one
+exceeds the contradicting one by 0.15 or more, and a conflict among contexts is settled
+by the same margin either way.
 Unsettled conflicts over a claim are major, settled ones and unsettled ones among the
 contexts are minor, and settled ones among the contexts are only reported. Conflicts
 among the contexts come from :func:`~assay.scoring.agreement.find_conflicts` and from
@@ -207,7 +208,9 @@ class ModelJudge:
 
     @staticmethod
     def _claim_text(query: str, claim: str) -> str:
-        return f"{query} {claim}" if len(claim.split()) < _SHORT_CLAIM_WORDS else claim
+        """What the support model reads: the claim as the answer to the query ("Yes, both
+        are rock bands" says nothing alone), unless the claim already holds the query."""
+        return claim if query.strip() in claim else f"{query} {claim}"
 
     def _grade(
         self, query: str, claim: str, contexts: Sequence[Context], results: Sequence[SupportResult]
@@ -236,8 +239,14 @@ class ModelJudge:
                 claim, grade, contexts[j].id, quote, r.score, r.contradiction, strength[j]
             )
 
+        backing = [
+            j
+            for j in range(len(contexts))
+            if strength[j] >= self.threshold and results[j].label == "supported"
+        ]
         best = max(range(len(contexts)), key=lambda j: strength[j])
-        if strength[best] >= self.threshold and results[best].label == "supported":
+        if backing:  # the most confident source that backs the claim speaks for it
+            best = max(backing, key=lambda j: (contexts[j].confidence or 0.0, strength[j]))
             conflicts = tuple(
                 SourceConflict(
                     claim=claim,

@@ -458,3 +458,18 @@ def scifact_pairs(
         raise InvalidInputError("claim ids", ids, "give a claims file whose ids are unique")
     members = set(_assign(_permuted(sorted(ids), seed), _SCIFACT_WEIGHTS, "scifact claims")[split])
     return [p for record in claims if record["id"] in members for p in _claim_pairs(record, corpus)]
+
+
+def halueval_rows(path: str | Path, split: str, *, seed: int = 13) -> list[dict[str, str]]:
+    """The rows of one split of HaluEval QA, with the split of :func:`halueval_pairs`.
+
+    Each row is ``{"knowledge", "question", "right_answer", "hallucinated_answer"}``, in
+    file order. The ``k``-th row gives pairs ``2k`` and ``2k + 1`` of
+    ``halueval_pairs(path, split, seed=seed)`` (whose ``group`` is the row's index in the
+    file), so a caller can judge the question and each answer separately.
+    """
+    _check_split(split)
+    _check_count("seed", seed)
+    rows = _load_halueval(path)
+    members = _assign(_permuted(range(len(rows)), seed), _HALUEVAL_WEIGHTS, "halueval rows")
+    return [rows[i] for i in sorted(members[split])]

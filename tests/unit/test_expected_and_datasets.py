@@ -1,0 +1,60 @@
+"""Regressions found by the benchmarks: number words, relative "who", HaluEval rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assay.answer.expected import expected_kind
+from assay.judge.evaluate import evaluate
+from assay.training.datasets import halueval_pairs, halueval_rows
+
+
+def test_every_number_word_is_a_figure() -> None:
+    kind = expected_kind("For how many seasons did he play?")
+    assert kind is not None
+    for word in ("eleven", "fifteen", "seventy", "twelve"):
+        assert kind.found_in(f"{word} seasons"), word
+
+
+def test_a_relative_who_does_not_ask_for_a_name() -> None:
+    assert expected_kind("Which music did the composer who was first play?") is None
+    kind = expected_kind("Who was the first composer?")
+    assert kind is not None and kind.name == "name"
+
+
+def test_j2_a_claim_is_read_as_the_answer_to_the_query() -> None:
+    """ "Yes, both are American bands" means nothing alone; read after the question, the
+    context that calls one of them Canadian does not support it."""
+    judgment = evaluate(
+        "Are both The New Pornographers and Kings of Leon American rock bands?",
+        "Yes, both The New Pornographers and Kings of Leon are now American rock bands.",
+        [
+            {
+                "id": "c1",
+                "text": "The New Pornographers is a Canadian indie rock band formed in 1997. "
+                "Kings of Leon is an American rock band that formed in Nashville in 1999.",
+            }
+        ],
+    )
+    assert judgment.assessment.recommended_action != "publish"
+
+
+def test_halueval_rows_line_up_with_the_pairs(tmp_path: Path) -> None:
+    path = tmp_path / "qa.json"
+    lines = [
+        f'{{"knowledge": "k{i}", "question": "q{i}", "right_answer": "r{i}", '
+        f'"hallucinated_answer": "h{i} is wrong"}}'
+        for i in range(40)
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    for split in ("train", "validation", "test"):
+        rows = halueval_rows(path, split)
+        pairs = halueval_pairs(path, split)
+        assert len(pairs) == 2 * len(rows)
+        for k, row in enumerate(rows):
+            assert pairs[2 * k].claim == f"{row['question']} {row['right_answer']}"
+            assert pairs[2 * k + 1].claim == f"{row['question']} {row['hallucinated_answer']}"
+    with pytest.raises(ValueError, match="split"):
+        halueval_rows(path, "dev")
