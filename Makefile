@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 DATA   ?= ../shared/data
 
-.PHONY: install run test test-llm lint format bench bench-models train-models llm llm-stop clean
+.PHONY: install run test test-llm lint format bench bench-models bench-judge bench-pipeline train-models llm llm-stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,12 @@ bench: install  ## retrieval quality and speed on SQuAD 2.0 and Cranfield -> doc
 
 bench-models: install  ## relevance and support models on held-out data -> docs/benchmarks.md
 	$(BIN)/python bench/models.py --data $(DATA) --write
+
+bench-judge: install  ## the answer judge's score, faithful vs hallucinated, on held-out data -> docs/benchmarks.md
+	$(BIN)/python bench/judge.py --data $(DATA) --write
+
+bench-pipeline: install  ## ask's answers and abstentions on SQuAD 2.0 test articles, beside BERT -> docs/benchmarks.md
+	$(BIN)/python bench/pipeline.py --data $(DATA) --write
 
 train-models: install  ## retrain the shipped relevance and support heads from the public datasets
 	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
