@@ -12,6 +12,7 @@ import math
 import re
 from collections import Counter
 
+_SPACE = re.compile(r"\s+")
 _TOKEN = re.compile(r"\w+(?:[-.,]\w+)*")
 # English stopwords plus question words and fillers that say nothing about the topic.
 _STOPWORDS = frozenset(
@@ -62,6 +63,11 @@ MONTH = re.compile(
     r"december)\b",
     re.IGNORECASE,
 )
+
+
+def squash_spaces(text: str) -> str:
+    """``text`` with every run of white space made one space, and trimmed."""
+    return _SPACE.sub(" ", text).strip()
 
 
 def term_cosine(a: Counter[str], b: Counter[str]) -> float:

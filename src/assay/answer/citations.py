@@ -18,6 +18,8 @@ __all__ = [
     "CitationCheck",
     "cite",
     "cited_ids",
+    "defuse_citations",
+    "split_ids",
     "strip_citations",
     "validate_citations",
 ]
@@ -25,6 +27,11 @@ __all__ = [
 #: one citation; several ids may share the brackets: ``[Source: a, b]`` or ``[Source: a; b]``
 CITATION = re.compile(r"\[\s*Sources?\s*:\s*([^\[\]]*)\]", re.IGNORECASE)
 _SEPARATOR = re.compile(r"\s*[,;]\s*")
+
+
+def split_ids(inside: str) -> list[str]:
+    """The identifiers between a citation's brackets: ``"a, b"`` -> ``["a", "b"]``."""
+    return [part.strip() for part in _SEPARATOR.split(inside.strip()) if part.strip()]
 
 
 def cite(evidence_id: str) -> str:
@@ -36,8 +43,8 @@ def cited_ids(answer: str) -> list[str]:
     """Every identifier cited in ``answer``, in order of first appearance."""
     seen: dict[str, None] = {}
     for match in CITATION.finditer(answer):
-        for part in _SEPARATOR.split(match.group(1).strip()):
-            seen.setdefault(part.strip(), None)
+        for part in split_ids(match.group(1)):
+            seen.setdefault(part, None)
     return list(seen)
 
 

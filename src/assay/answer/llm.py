@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from assay.answer.base import AnswerMode, Draft, Uncertainty
-from assay.answer.citations import CITATION, strip_citations
+from assay.answer.citations import CITATION, split_ids, strip_citations
 from assay.answer.prompts import (
     CLARIFY,
     EXPAND,
@@ -35,7 +35,8 @@ from assay.answer.prompts import (
 )
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context
-from assay.models.llm import ChatClient, EndpointError
+from assay.models.llm import ChatClient, EndpointError, strip_code_fences
+from assay.text import squash_spaces
 
 __all__ = ["LLMAnswerer", "parse_phrasings", "rewrite_labels"]
 
@@ -43,9 +44,6 @@ _MODES: tuple[AnswerMode, ...] = ("standard", "hedged", "llm_only")
 _LABEL = re.compile(r"^S(\d+)$", re.IGNORECASE)
 #: ``[S1]`` or ``[S1, S2]``: the citation without its ``Source:``, as small models write it
 _BARE = re.compile(r"\[\s*(S\d+(?:\s*[,;]\s*S\d+)*)\s*\]", re.IGNORECASE)
-_SEPARATOR = re.compile(r"\s*[,;]\s*")
-_FENCE = re.compile(r"^\s*```[\w-]*\s*\n?|\n?\s*```\s*$")
-_SPACE = re.compile(r"\s+")
 
 
 def rewrite_labels(text: str, evidence_ids: Sequence[str]) -> str:
@@ -63,18 +61,10 @@ def rewrite_labels(text: str, evidence_ids: Sequence[str]) -> str:
         return part.strip()
 
     def rewrite(match: re.Match[str]) -> str:
-        parts = [p for p in _SEPARATOR.split(match.group(1).strip()) if p]
+        parts = split_ids(match.group(1))
         return f"[Source: {', '.join(real(p) for p in parts)}]"
 
     return _BARE.sub(rewrite, CITATION.sub(rewrite, text))
-
-
-def _squash(text: str) -> str:
-    return _SPACE.sub(" ", text).strip()
-
-
-def _unfence(text: str) -> str:
-    return _FENCE.sub("", text.strip()).strip()
 
 
 def parse_phrasings(reply: str, question: str, n: int) -> list[str]:
@@ -83,7 +73,7 @@ def parse_phrasings(reply: str, question: str, n: int) -> list[str]:
     Tolerates code fences and text around the array, and ``{"queries": [...]}``. Anything
     that is not such an array gives ``[]``.
     """
-    text = _unfence(reply)
+    text = strip_code_fences(reply)
     start, end = text.find("["), text.rfind("]")
     candidates: Any = None
     for chunk in (text, text[start : end + 1] if 0 <= start < end else ""):
@@ -96,15 +86,15 @@ def parse_phrasings(reply: str, question: str, n: int) -> list[str]:
         candidates = next((v for v in candidates.values() if isinstance(v, list)), None)
     if not isinstance(candidates, list):
         return []
-    seen = {_squash(question).casefold()}
+    seen = {squash_spaces(question).casefold()}
     phrasings: list[str] = []
     for item in candidates:
-        if not isinstance(item, str) or not _squash(item):
+        if not isinstance(item, str) or not squash_spaces(item):
             continue
-        key = _squash(item).casefold()
+        key = squash_spaces(item).casefold()
         if key not in seen:
             seen.add(key)
-            phrasings.append(_squash(item))
+            phrasings.append(squash_spaces(item))
         if len(phrasings) == n:
             break
     return phrasings
@@ -135,7 +125,7 @@ class LLMAnswerer:
     # -- prompts ---------------------------------------------------------------------------
 
     def _clip(self, text: str) -> str:
-        text = _squash(text)
+        text = squash_spaces(text)
         if len(text) <= self.max_context_chars:
             return text
         cut = text[: self.max_context_chars].rsplit(" ", 1)[0]
@@ -225,7 +215,7 @@ class LLMAnswerer:
 
 def _one_question(reply: str, question: str, missing: Sequence[str]) -> str:
     """The first question of ``reply``, ending in "?"; a fixed one when there is none."""
-    text = _squash(strip_citations(_unfence(reply))).strip("\"' ")
+    text = squash_spaces(strip_citations(strip_code_fences(reply))).strip("\"' ")
     if "?" in text:  # the sentence that holds the first "?", without any preamble
         text = re.split(r"(?<=[.!:])\s+", text[: text.index("?") + 1])[-1]
     elif text:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from collections.abc import Sequence
 
 from pydantic import ValidationError
@@ -31,16 +30,14 @@ from assay.answer.prompts import JUDGE, JUDGE_CORRECTION
 from assay.errors import InvalidInputError
 from assay.judge.base import Judge, Judgment, empty_or_refusal
 from assay.judge.schema import ActionThresholds, Assessment, Context, grounding_problems
-from assay.models.llm import ChatClient, EndpointError
+from assay.models.llm import ChatClient, EndpointError, strip_code_fences
 
 __all__ = ["LLMJudge", "extract_json", "validation_problems"]
-
-_FENCE = re.compile(r"^\s*```[\w-]*\s*\n?|\n?\s*```\s*$")
 
 
 def extract_json(reply: str) -> str:
     """The JSON object in ``reply``: without code fences or text before and after it."""
-    text = _FENCE.sub("", reply.strip()).strip()
+    text = strip_code_fences(reply)
     start, end = text.find("{"), text.rfind("}")
     return text[start : end + 1] if 0 <= start < end else text
 

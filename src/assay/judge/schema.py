@@ -10,7 +10,6 @@ express: quotes are exact excerpts and source identifiers are never invented.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -18,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from assay.errors import InvalidInputError
+from assay.text import squash_spaces
 from assay.types import check_unit_interval
 
 __all__ = [
@@ -141,18 +141,13 @@ class ActionThresholds:
         return {"publish": self.publish, "caveat": self.caveat, "human_review": self.human_review}
 
 
-_SPACE = re.compile(r"\s+")
 _MIN_QUOTE_WORDS = 3  # a shorter "excerpt" ("e", "the") could stand for any context
-
-
-def _squash(text: str) -> str:
-    return _SPACE.sub(" ", text).strip()
 
 
 def is_excerpt(quote: str, texts: Sequence[str]) -> bool:
     """Whether ``quote`` appears word for word in one of ``texts`` (runs of spaces aside)."""
-    needle = _squash(quote)
-    return bool(needle) and any(needle in _squash(text) for text in texts)
+    needle = squash_spaces(quote)
+    return bool(needle) and any(needle in squash_spaces(text) for text in texts)
 
 
 def grounding_problems(

@@ -28,7 +28,20 @@ from typing import Any
 
 from assay.errors import AssayError, InvalidInputError
 
-__all__ = ["ChatClient", "EndpointError", "client_from_environment", "required_client"]
+__all__ = [
+    "ChatClient",
+    "EndpointError",
+    "client_from_environment",
+    "required_client",
+    "strip_code_fences",
+]
+
+_FENCE = re.compile(r"^\s*```[\w-]*\s*\n?|\n?\s*```\s*$")
+
+
+def strip_code_fences(reply: str) -> str:
+    """A model's reply without the Markdown code fence it may wrap JSON in."""
+    return _FENCE.sub("", reply.strip()).strip()
 
 
 class EndpointError(AssayError):
