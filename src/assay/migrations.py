@@ -174,3 +174,26 @@ def m004_review_queue(conn: sqlite3.Connection) -> None:
         )"""
     )
     conn.execute("CREATE INDEX review_queue_status ON review_queue(status)")
+
+
+@migration
+def m005_calibration_maps(conn: sqlite3.Connection) -> None:
+    # E11/R6/J7: score maps fitted on labels, versioned per (target, model and prompt key).
+    # An audit row names the map it applied by id, so maps are never edited: refit, and
+    # the next version is stored beside the old one.
+    conn.execute(
+        """CREATE TABLE calibration_maps (
+            id INTEGER PRIMARY KEY,
+            target TEXT NOT NULL CHECK (target IN ('evidence', 'set', 'answer')),
+            model_key TEXT NOT NULL,
+            version INTEGER NOT NULL CHECK (version > 0),
+            method TEXT NOT NULL,
+            params TEXT NOT NULL,
+            n_labels INTEGER NOT NULL CHECK (n_labels > 0),
+            metrics TEXT NOT NULL,
+            labels_sha256 TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            UNIQUE (target, model_key, version)
+        )"""
+    )
+    _append_only(conn, "calibration_maps")

@@ -1,0 +1,1 @@
+"""Calibration: score maps, labeled sets, thresholds with guarantees."""
