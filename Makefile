@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 DATA   ?= ../shared/data
 
-.PHONY: install run test test-llm lint format bench bench-models bench-judge bench-pipeline train-models llm llm-stop clean
+.PHONY: install run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline train-models llm llm-stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,9 @@ run: install  ## the walkthrough: build the demo knowledge base, ask it, score, 
 
 test: install  ## the test suite (unit, property and end-to-end tests)
 	$(BIN)/python -m pytest
+
+test-long: install  ## the long statistical checks (B3 risk guarantee over 500 splits; minutes)
+	ASSAY_DATA=$(DATA) $(BIN)/python -m pytest -m long tests/long
 
 LLM_URL   ?= http://127.0.0.1:8765/v1
 LLM_MODEL ?= qwen2.5-coder-1.5b-instruct

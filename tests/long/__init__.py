@@ -1,0 +1,1 @@
+"""Long statistical checks, deselected by default (marker ``long``): ``make test-long``."""
