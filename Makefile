@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 DATA   ?= ../shared/data
 
-.PHONY: install run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline train-models llm llm-stop clean
+.PHONY: install browser run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline train-models llm llm-stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,12 @@ install: $(STAMP)  ## create the virtualenv and install assay with its dev tools
 run: install  ## the walkthrough: build the demo knowledge base, ask it, score, verify the audit log
 	ASSAY=$(BIN)/assay bash examples/demo.sh
 
-test: install  ## the test suite (unit, property and end-to-end tests)
+test: install browser  ## the test suite (unit, property and end-to-end tests)
 	$(BIN)/python -m pytest
+
+browser:  ## Debian's Chromium, for the calibration report's browser test (Playwright never downloads one)
+	@command -v chromium >/dev/null || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
 
 test-long: install  ## the long statistical checks (B3 risk guarantee over 500 splits; minutes)
 	ASSAY_DATA=$(DATA) $(BIN)/python -m pytest -m long tests/long
