@@ -10,7 +10,7 @@ says which evidence an answer may use and whether it should be given at all.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
@@ -34,6 +34,14 @@ class AskResult:
     route: Route
     category: str | None = None
     conflicts: tuple[Conflict, ...] = ()  #: admitted items whose statements disagree
+    #: stored maps applied to this question's scores, by target ("set", "evidence")
+    calibration: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def confidence(self) -> float:
+        """The set confidence the router used: calibrated when a set map applied."""
+        calibrated = self.calibration.get("set")
+        return float(calibrated["value"]) if calibrated else self.signals.composite
 
     @property
     def event_id(self) -> str | None:
@@ -45,7 +53,8 @@ class AskResult:
         return self.scored.as_dict() | {
             "decision": self.route.decision.value,
             "reasons": list(self.route.reasons),
-            "confidence": self.signals.composite,
+            "confidence": self.confidence,
+            "calibration": dict(self.calibration),
             "signals": self.signals.as_dict(),
             "route": {"bands": self.route.bands.as_dict(), "category": self.route.category},
             "conflicts": [c.to_dict() for c in self.conflicts],
@@ -133,6 +142,7 @@ def ask_payload(result: AskResult, *, models: Mapping[str, str]) -> dict[str, An
             ],
         },
         "category": result.category,
+        "calibration": dict(result.calibration),
         "conflicts": [c.to_dict() for c in result.conflicts],
         "signals": result.signals.as_dict(),
         "route": result.route.as_dict(),

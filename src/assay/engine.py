@@ -28,6 +28,8 @@ from assay.answer.base import Answerer
 from assay.answer.extractive import ExtractiveAnswerer
 from assay.ask import AskResult, ask_payload, assess_retrieval
 from assay.audit import AuditLog
+from assay.calibration.apply import Calibrator, evidence_key, set_key
+from assay.calibration.store import CalibrationStore
 from assay.db import connect, transaction
 from assay.errors import InvalidInputError, UnknownSourceError
 from assay.ingest.pipeline import (
@@ -47,6 +49,7 @@ from assay.policy import Policy, PolicyBook
 from assay.respond import Responder, Response
 from assay.retrieval import apply_relevance, search
 from assay.review import ReviewQueue
+from assay.routing import route
 from assay.scoring.corroboration import TextSimilarity, lexical_similarity
 from assay.scoring.evidence import SourceFacts
 from assay.settings import Settings, load_settings
@@ -59,9 +62,18 @@ class Assay:
     """One assay database with its source registry, policies and audit log."""
 
     def __init__(
-        self, db: str | Path | None = None, *, settings: Settings | None = None, create: bool = True
+        self,
+        db: str | Path | None = None,
+        *,
+        settings: Settings | None = None,
+        create: bool = True,
+        calibrate: bool = True,
     ) -> None:
-        """Open the database (``create=False``: it must already exist)."""
+        """Open the database (``create=False``: it must already exist).
+
+        ``calibrate=False`` leaves every score raw, ignoring stored calibration maps (for
+        measuring the raw scores that a map is fitted on).
+        """
         if settings is None:
             settings = load_settings(db=db)
         elif db is not None:
@@ -75,6 +87,8 @@ class Assay:
         self.audit = AuditLog(self._conn)
         self.store = SQLiteStore(self._conn)
         self.review = ReviewQueue(self._conn, self.audit)
+        self.calibration = CalibrationStore(self._conn)
+        self.calibrator = Calibrator(self.calibration) if calibrate else None
         self._embedder: Embedder | None = None
         self._relevance: RelevanceModel | None = None
         self._support: SupportModel | None = None
@@ -203,14 +217,18 @@ class Assay:
         category: str | None = None,
         as_of: date | None = None,
         jurisdiction: str | None = None,
+        record: bool = True,
     ) -> AskResult:
         """Retrieve evidence for ``question``, score and gate it, and decide what to do.
 
         Writes one audit event of kind ``ask`` holding the evidence, the set signals
-        and the routing decision with its reasons; writes no answer.
+        and the routing decision with its reasons; writes no answer. ``record=False``
+        writes nothing: for offline evaluation (calibration), never for serving.
         """
         chosen, day = self._policy(policy, severity), as_of or datetime.now(UTC).date()
         result = self._assess(question, chosen, day, top_k, category, jurisdiction)
+        if not record:
+            return result
         event_id = self._record("ask", question, chosen, self._ask_payload(result))
         return replace(result, scored=replace(result.scored, event_id=event_id))
 
@@ -224,13 +242,15 @@ class Assay:
         category: str | None = None,
         as_of: date | None = None,
         jurisdiction: str | None = None,
+        record: bool = True,
     ) -> Response:
         """Answer ``question`` from the knowledge base, or abstain, clarify or refuse.
 
         Retrieval, gate and router decide (:meth:`assess`); the answerer writes, the
         citations are checked and the judge rates the answer (:mod:`assay.respond`).
         One audit event of kind ``ask`` holds all of it, and an answer sent to human
-        review is queued in the same transaction.
+        review is queued in the same transaction. ``record=False`` writes nothing and
+        queues nothing: for offline evaluation (calibration), never for serving.
         """
         chosen, day = self._policy(policy, severity), as_of or datetime.now(UTC).date()
         result = self._assess(question, chosen, day, top_k, category, jurisdiction)
@@ -241,8 +261,12 @@ class Assay:
             )
 
         offline = ExtractiveAnswerer(self.relevance) if self.settings.answerer == "llm" else None
-        responder = Responder(self.answerer, self.judge, fallback=offline)
+        responder = Responder(
+            self.answerer, self.judge, fallback=offline, calibrator=self.calibrator
+        )
         response = responder.respond(question, result, broaden=broaden)
+        if not record:
+            return response
         payload = self._ask_payload(response.result) | response.audit_payload()
         draft, judgment = response.draft, response.judgment
         payload["models"] |= {
@@ -292,7 +316,7 @@ class Assay:
             # "HX-40 > Charging" need not repeat the product name to answer about it
             scores = relevance.score(question, [embedding_text(h.chunk) for h in retrieval.hits])
             retrieval = apply_relevance(retrieval, scores, relevance.name)
-        return assess_retrieval(
+        result = assess_retrieval(
             question,
             retrieval,
             chosen,
@@ -302,6 +326,32 @@ class Assay:
             jurisdiction=jurisdiction,
             support=self.support,
         )
+        return self._calibrated(result, chosen, category)
+
+    def _calibrated(self, result: AskResult, chosen: Policy, category: str | None) -> AskResult:
+        """``result`` with the stored set map deciding the route and the evidence map's
+        probabilities beside each item (see :mod:`assay.calibration.apply`)."""
+        if self.calibrator is None:
+            return result
+        relevance = self.relevance.name if self.relevance else None
+        support = self.support.name if self.support else None
+        applied: dict[str, Any] = {}
+        key = set_key(chosen, self.embedder.name, relevance, support)
+        calibrated = self.calibrator.calibrate("set", key, result.signals.composite)
+        if calibrated is not None:
+            applied["set"] = calibrated.to_dict()
+            signals = replace(result.signals, composite=calibrated.value)
+            admitted = len(result.scored.admitted)
+            result = replace(result, route=route(signals, admitted, chosen.routing, category))
+        key = evidence_key(chosen, self.embedder.name, relevance)
+        evidence_map = self.calibrator.lookup("evidence", key)
+        if evidence_map is not None:
+            values = {
+                e.id: round(float(evidence_map.apply(e.confidence)), 6)
+                for e in result.scored.evidence
+            }
+            applied["evidence"] = evidence_map.ref() | {"values": values}
+        return replace(result, calibration=applied) if applied else result
 
     def _ask_payload(self, result: AskResult) -> dict[str, Any]:
         models = {

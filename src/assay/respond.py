@@ -49,6 +49,7 @@ from assay.answer.base import Answerer, AnswerMode, Draft, Uncertainty
 from assay.answer.citations import CitationCheck, validate_citations
 from assay.answer.expansion import pseudo_relevance_phrasings
 from assay.ask import AskResult
+from assay.calibration.apply import Calibrator
 from assay.judge.base import Judge, Judgment, empty_or_refusal, is_refusal
 from assay.judge.claims import split_claims
 from assay.judge.evaluate import check_contexts
@@ -139,13 +140,18 @@ class Response:
     def as_dict(self) -> dict[str, Any]:
         """The ``assay ask --json`` output: the R9 fields first, then the evidence, set
         signals and route of :meth:`assay.ask.AskResult.as_dict`."""
-        composite = self.result.signals.composite
+        composite = self.result.confidence
         policy = self.result.scored.policy
         return {
             "answer": self.answer,
             "status": self.status.value,
             "decision": self.decision.value,
-            "confidence": {"score": composite, "label": policy.labels.label(composite).value},
+            "confidence": {
+                "score": composite,
+                "label": policy.labels.label(composite).value,
+                "raw": self.result.signals.composite,
+                "calibrated": "set" in self.result.calibration,
+            },
             "sources": self.sources(),
             "fallback_activated": bool(self.fallbacks),
             "fallback_type": self.fallback_type,
@@ -213,6 +219,7 @@ class Responder:
     answerer: Answerer
     judge: Judge
     fallback: Answerer | None = None
+    calibrator: Calibrator | None = None  #: applies the stored answer map (J7)
 
     def respond(
         self,
@@ -276,11 +283,11 @@ class Responder:
         if not phrasings:
             return result, None
         wider = broaden(phrasings)
-        better = wider.signals.composite > result.signals.composite
+        better = wider.confidence > result.confidence
         return (wider if better else result), Broadening(
             tuple(phrasings),
-            result.signals.composite,
-            wider.signals.composite,
+            result.confidence,
+            wider.confidence,
             "broadened" if better else "original",
         )
 
@@ -313,7 +320,7 @@ class Responder:
             why = "the evidence is too weak and no language model is configured to answer"
         elif why is None:
             why = "the evidence is too weak to answer from (set confidence "
-            why += f"{result.signals.composite:.2f})"
+            why += f"{result.confidence:.2f})"
         steps = ["rephrase the question with the terms your documents use"]
         if result.signals.missing_terms:
             missing = ", ".join(result.signals.missing_terms)
@@ -358,6 +365,8 @@ class Responder:
             )  # fmt: skip
         policy = result.scored.policy
         judgment = self.judge.judge(question, draft.text, contexts, policy.judge.thresholds)
+        if self.calibrator is not None:
+            judgment = self.calibrator.judgment(judgment, policy.judge.thresholds)
         assessment = judgment.assessment
         base = replace(base, judgment=judgment, assessment=assessment)
         action = assessment.recommended_action
@@ -393,7 +402,7 @@ class Responder:
 
 def _uncertainty(result: AskResult) -> Uncertainty:
     s = result.signals
-    label = result.scored.policy.labels.label(s.composite).value
+    label = result.scored.policy.labels.label(result.confidence).value
     reasons = []
     if s.missing_terms:
         missing = ", ".join(f"'{t}'" for t in s.missing_terms)
@@ -408,7 +417,7 @@ def _uncertainty(result: AskResult) -> Uncertainty:
         reasons.append("some sources disagree")
     if not reasons:
         reasons.append("the evidence as a whole falls short of the answering band")
-    return Uncertainty(s.composite, label, tuple(reasons))
+    return Uncertainty(result.confidence, label, tuple(reasons))
 
 
 def _hedge_preamble(u: Uncertainty) -> str:

@@ -58,7 +58,7 @@ def policy_file(tmp_path: Path, routing: dict[str, Any]) -> Path:
 def check_r9(out: dict[str, Any]) -> Assessment:
     """Every response carries the R9 fields and a valid J1 object."""
     assert set(out) >= R9_KEYS
-    assert set(out["confidence"]) == {"score", "label"}
+    assert set(out["confidence"]) == {"score", "label", "raw", "calibrated"}
     assert out["fallback_activated"] == (out["fallback_type"] is not None)
     return Assessment.model_validate(out["assessment"])
 

@@ -7,8 +7,9 @@ composite, the label and the gate's verdict; any difference means the row, the
 policy or the scoring code no longer agree with what was decided at the time.
 For a question (``ask``) the set signals are recomputed from the evidence and the query
 (all but coherence, which needs the embeddings), the composite from the signals, and
-the routing decision from the composite. Findings are not replayed: they depend on the
-injected text-similarity function.
+the routing decision from the composite (after the stored calibration map, when one
+decided the route; its parameters are in the row). Findings are not replayed: they
+depend on the injected text-similarity function.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from assay.calibration.maps import map_from_dict
 from assay.errors import InvalidInputError
 from assay.hashing import canonical_json, sha256_hex
 from assay.policy import Policy, policy_from_mapping
@@ -97,6 +99,14 @@ def _route_problems(
             }
         )
     )
+    calibrated = (payload.get("calibration") or {}).get("set")
+    if calibrated:  # the router decided on the set confidence after the stored map
+        value = round(float(map_from_dict(calibrated["params"])(composite)), 6)
+        if value != calibrated["value"] or calibrated["raw"] != composite:
+            problems.append(
+                f"calibrated set confidence {calibrated['value']} recomputes as {value}"
+            )
+        signals = replace(signals, composite=value)
     decision = route(signals, len(admitted), policy.routing, payload.get("category")).decision
     if decision.value != payload["route"]["decision"]:
         problems.append(f"decision {payload['route']['decision']} recomputes as {decision.value}")

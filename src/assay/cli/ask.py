@@ -21,11 +21,13 @@ from assay.types import parse_date
 def render(response: Response, *, show_excluded: int = 6) -> str:
     """The human-readable report: the answer and its checks, then the evidence."""
     a = response.assessment
-    label = response.result.scored.policy.labels.label(response.result.signals.composite)
+    confidence = response.result.confidence
+    calibrated = " calibrated" if "set" in response.result.calibration else ""
+    label = response.result.scored.policy.labels.label(confidence)
     lines = [click.wrap_text(response.answer, width=100), ""]
     lines.append(
         f"status: {response.status.value}; decision: {response.decision.value}; confidence "
-        f"{response.result.signals.composite:.2f} ({label.value}); fallback: "
+        f"{confidence:.2f}{calibrated} ({label.value}); fallback: "
         f"{' -> '.join(response.fallbacks) or 'none'}"
     )
     if response.citations is not None:

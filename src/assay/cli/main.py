@@ -10,6 +10,7 @@ import click
 from assay import __version__
 from assay.cli.ask import ask
 from assay.cli.audit import audit
+from assay.cli.calibrate import calibrate
 from assay.cli.common import AssayGroup
 from assay.cli.evaluate import evaluate
 from assay.cli.ingest import ingest_command
@@ -34,6 +35,7 @@ cli.add_command(ingest_command)
 cli.add_command(ask)
 cli.add_command(models)
 cli.add_command(evaluate)
+cli.add_command(calibrate)
 cli.add_command(review)
 
 

@@ -14,7 +14,7 @@ whatever the judge (:func:`empty_or_refusal`).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -93,6 +93,8 @@ class Judgment:
     attempts: int = 1  #: LLM calls made (1 + retries); 0 when no model was asked
     fallback_reason: str | None = None  #: why an LLM judge fell back to the model judge
     notes: tuple[str, ...] = field(default=())
+    #: the stored map that calibrated the score, with the raw score (J7); None: raw
+    calibration: Mapping[str, Any] | None = None
 
     @property
     def verdict(self) -> Literal["supported", "partial", "unsupported"]:
@@ -121,6 +123,7 @@ class Judgment:
             "attempts": self.attempts,
             "fallback_reason": self.fallback_reason,
             "notes": list(self.notes),
+            "calibration": None if self.calibration is None else dict(self.calibration),
             "verdict": self.verdict,
             "claims": [c.to_dict() for c in self.claims],
             "assessment": self.assessment.to_dict(),

@@ -1,0 +1,432 @@
+"""``assay calibrate``: labeled sets, fitted score maps, thresholds and guaranteed risk.
+
+::
+
+    assay calibrate labels --from squad --split validation --out val.jsonl --kb-out kb.jsonl
+    assay calibrate fit --labels val.jsonl --target answer --method isotonic
+    assay calibrate thresholds --labels val.jsonl --target set --min-precision 0.9 \
+        --policy financial
+    assay calibrate risk --labels val.jsonl --alpha 0.1 --delta 0.1
+    assay calibrate report --labels test.jsonl --target answer --out report/
+
+``fit`` stores a new map version in the database; ``ask`` applies the newest one from
+then on and records it in the audit row. ``thresholds`` and ``risk`` write new versions
+of policies into the first folder of ``ASSAY_POLICY_DIRS`` (or ``--policy-dir``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+
+from assay.calibration.labels import (
+    LabeledExample,
+    halueval_labels,
+    labels_sha256,
+    read_labels,
+    review_labels,
+    scifact_labels,
+    squad_knowledge_base,
+    squad_labels,
+    write_labels,
+)
+from assay.calibration.maps import METHODS, fit_map, fit_metrics
+from assay.calibration.report import write_report
+from assay.calibration.scoring import TARGETS, ScoredSet, score_examples
+from assay.calibration.thresholds import OBJECTIVES, best_threshold, risk_controlled_threshold
+from assay.cli.common import db_option, emit_json, json_option, table
+from assay.engine import Assay
+from assay.errors import InvalidInputError
+from assay.judge.schema import ActionThresholds
+from assay.policy import Policy, Severity
+from assay.policy_writer import write_policy_version
+from assay.routing import Bands
+from assay.types import parse_date
+
+_STEP = 0.01  # gap kept between a new threshold and the bands below it
+
+
+def _progress(what: str) -> Any:
+    def report(i: int, n: int) -> None:
+        if i and i % 100 == 0:
+            click.echo(f"  {what}: {i}/{n}", err=True)
+
+    return report
+
+
+def _scored(
+    db: Path | None,
+    labels: str,
+    target: str,
+    policy: str | None,
+    as_of: str | None,
+    *,
+    calibrate: bool,
+) -> tuple[ScoredSet, list[LabeledExample], Assay]:
+    examples = read_labels(labels)
+    engine = Assay(db, create=False, calibrate=calibrate)
+    scored = score_examples(
+        engine,
+        examples,
+        target,
+        policy=policy,
+        as_of=parse_date("--as-of", as_of),
+        progress=_progress(f"scoring {target}"),
+    )
+    return scored, examples, engine
+
+
+def _policy_dir(given: Path | None, engine: Assay) -> Path:
+    if given is not None:
+        return given
+    if engine.settings.policy_dirs:
+        return engine.settings.policy_dirs[0]
+    raise InvalidInputError(
+        "--policy-dir", None, "name the folder for new policy versions, or set ASSAY_POLICY_DIRS"
+    )
+
+
+@click.group()
+def calibrate() -> None:
+    """Fit score maps and thresholds on labeled data (E11, R6, J7, B3)."""
+
+
+@calibrate.command("labels")
+@click.option(
+    "--from",
+    "source",
+    type=click.Choice(["squad", "halueval", "scifact", "reviews"]),
+    required=True,
+    help="Where the labels come from.",
+)
+@click.option(
+    "--split", type=click.Choice(["train", "validation", "test"]), default="test", show_default=True
+)
+@click.option(
+    "--data",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=lambda: os.environ.get("ASSAY_DATA", "../shared/data"),
+    help="The public datasets' folder [default: $ASSAY_DATA or ../shared/data].",
+)
+@click.option("--length-matched", is_flag=True, help="HaluEval: equal answer lengths per class.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option(
+    "--kb-out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="SQuAD: also write the split's paragraphs as JSONL to ingest.",
+)
+@db_option
+def labels_command(
+    source: str,
+    split: str,
+    data: Path,
+    length_matched: bool,
+    out: Path,
+    kb_out: Path | None,
+    db: Path | None,
+) -> None:
+    """Write a labeled set (one JSON object a line) from a public dataset or the review queue."""
+    import json
+
+    if source == "squad":
+        path = data / "squad_v2_dev" / "dev-v2.0.reconstructed.json"
+        examples = squad_labels(path, split)
+        if kb_out is not None:
+            records = squad_knowledge_base(path, split)
+            kb_out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    elif source == "halueval":
+        examples = halueval_labels(
+            data / "halueval/qa_data.json", split, length_matched=length_matched
+        )
+    elif source == "scifact":
+        folder = data / "scifact_train"
+        examples = scifact_labels(folder / "claims_train.jsonl", folder / "corpus.jsonl", split)
+    else:
+        with Assay(db, create=False) as engine:
+            examples = review_labels(engine.review)
+    write_labels(out, examples)
+    positives = sum(e.label for e in examples)
+    click.echo(f"wrote {len(examples)} examples ({positives} labelled 1) to {out}")
+
+
+@calibrate.command("fit")
+@click.option("--labels", "labels", required=True, help="Labeled set (JSONL).")
+@click.option("--target", type=click.Choice(TARGETS), required=True)
+@click.option("--method", type=click.Choice(METHODS), default="isotonic", show_default=True)
+@click.option("--policy", help="Policy whose scores are mapped [default: the default policy].")
+@click.option("--as-of", help="Date freshness is measured against (YYYY-MM-DD).")
+@db_option
+@json_option
+def fit(
+    labels: str,
+    target: str,
+    method: str,
+    policy: str | None,
+    as_of: str | None,
+    db: Path | None,
+    as_json: bool,
+) -> None:
+    """Fit a map from raw scores to observed accuracy and store it as a new version."""
+    scored, _, engine = _scored(db, labels, target, policy, as_of, calibrate=False)
+    with engine:
+        scores, outcomes = scored.fitting()
+        fitted = fit_map(method, scores, outcomes)
+        metrics = fit_metrics(fitted, scores, outcomes) | {"skipped": scored.skipped}
+        stored = engine.calibration.save(
+            target,
+            scored.model_key,
+            fitted,
+            n_labels=len(scores),
+            metrics=metrics,
+            labels_sha256=labels_sha256(labels),
+        )
+    if as_json:
+        emit_json(stored.to_dict())
+        return
+    click.echo(
+        f"stored map {stored.id}: {target} v{stored.version} ({method}) for {stored.model_key}\n"
+        f"  {len(scores)} scores; Brier {metrics['brier_before']:.4f} -> "
+        f"{metrics['brier_after']:.4f}, ECE {metrics['ece_before']:.4f} -> "
+        f"{metrics['ece_after']:.4f} (on the fitting data: check held-out data with `report`)"
+    )
+
+
+@calibrate.command("maps")
+@db_option
+@json_option
+def maps(db: Path | None, as_json: bool) -> None:
+    """List the stored maps, oldest first."""
+    with Assay(db, create=False) as engine:
+        stored = engine.calibration.list()
+    if as_json:
+        emit_json([m.to_dict() for m in stored])
+        return
+    rows = [
+        [str(m.id), m.target, str(m.version), m.method, str(m.n_labels), m.model_key]
+        for m in stored
+    ]
+    click.echo(table(rows, ["ID", "TARGET", "VERSION", "METHOD", "LABELS", "MODEL KEY"]))
+
+
+def _lower_bands(top: float, below: Sequence[float]) -> list[float]:
+    """``below`` pushed under ``top``, each at least ``_STEP`` under the one above."""
+    out, ceiling = [], top
+    for value in below:
+        ceiling = round(max(0.0, min(value, ceiling - _STEP)), 6)
+        out.append(ceiling)
+    return out
+
+
+def _with_proceed(policy: Policy, t: float, category: str | None) -> Policy:
+    bands = policy.routing.bands_for(category)
+    hedge, broaden = _lower_bands(t, [bands.hedge, bands.broaden])
+    new = Bands(t, hedge, broaden)
+    if category is None:
+        return replace(policy, routing=replace(policy.routing, bands=new))
+    categories = dict(policy.routing.categories) | {category: new}
+    return replace(policy, routing=replace(policy.routing, categories=categories))
+
+
+def _with_answer_floor(policy: Policy, t: float, *, publish: float | None = None) -> Policy:
+    """``policy`` answering from ``t``: caveat = t (publish too when given)."""
+    old = policy.judge.thresholds
+    top = max(publish if publish is not None else old.publish, min(1.0, t + _STEP))
+    caveat = min(t, top - _STEP)
+    (review,) = _lower_bands(caveat, [old.human_review])
+    thresholds = ActionThresholds(round(top, 6), round(caveat, 6), review)
+    return replace(policy, judge=replace(policy.judge, thresholds=thresholds))
+
+
+@calibrate.command("thresholds")
+@click.option("--labels", "labels", required=True)
+@click.option("--target", type=click.Choice(["set", "answer"]), required=True)
+@click.option("--objective", type=click.Choice(OBJECTIVES), default="f1", show_default=True)
+@click.option("--min-precision", type=click.FloatRange(0, 1), help="Precision floor.")
+@click.option("--category", help="Set target: the question category to calibrate bands for.")
+@click.option("--policy", required=True, help="The policy to write a new version of.")
+@click.option("--policy-dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--as-of", help="Date freshness is measured against (YYYY-MM-DD).")
+@db_option
+@json_option
+def thresholds(
+    labels: str,
+    target: str,
+    objective: str,
+    min_precision: float | None,
+    category: str | None,
+    policy: str,
+    policy_dir: Path | None,
+    as_of: str | None,
+    db: Path | None,
+    as_json: bool,
+) -> None:
+    """Pick the threshold that best meets the objective (R6) and write a new policy version.
+
+    ``set``: the proceed band of the router; ``answer``: the judge's publish threshold.
+    """
+    scored, _, engine = _scored(db, labels, target, policy, as_of, calibrate=True)
+    with engine:
+        chosen = engine.policies.resolve(name=policy)
+        mask = np.ones(len(scored.scores), dtype=bool)
+        if category is not None:
+            chosen.routing.bands_for(category)  # fails on a category the policy lacks
+            mask = np.asarray([c == category for c in scored.categories])
+        choice = best_threshold(
+            scored.scores[mask],
+            scored.labels[mask],
+            objective=objective,
+            min_precision=min_precision,
+        )
+        t = round(choice.threshold, 6)
+        if target == "set":
+            updated = _with_proceed(chosen, t, category)
+        else:
+            updated = _with_answer_floor(chosen, min(t, chosen.judge.thresholds.caveat), publish=t)
+        header = (
+            f"calibrated by `assay calibrate thresholds` on {datetime.now(UTC):%Y-%m-%d}: "
+            f"{target} threshold {t} ({objective}, precision floor {min_precision}) from "
+            f"{choice.n} labels, sha256 {labels_sha256(labels)[:16]}"
+        )
+        written, path = write_policy_version(
+            updated, _policy_dir(policy_dir, engine), header=header
+        )
+    out = choice.to_dict() | {"policy": written.name, "version": written.version, "path": str(path)}
+    if as_json:
+        emit_json(out)
+        return
+    floor = "" if choice.met_floor else " (the precision floor was NOT met: the most precise)"
+    click.echo(
+        f"{target} threshold {t}{floor}: precision {choice.precision:.3f}, recall "
+        f"{choice.recall:.3f}, F1 {choice.f1:.3f} on {choice.n} labels\n"
+        f"wrote {written.name} v{written.version} to {path}"
+    )
+
+
+@calibrate.command("risk")
+@click.option("--labels", "labels", required=True)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    required=True,
+    help="Highest acceptable rate of answered-and-wrong.",
+)
+@click.option(
+    "--delta",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    default=0.1,
+    show_default=True,
+    help="Allowed probability that the guarantee fails.",
+)
+@click.option(
+    "--severity",
+    "severities",
+    multiple=True,
+    type=click.Choice([s.value for s in Severity]),
+    help="Severities to calibrate [default: all].",
+)
+@click.option("--policy-dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--as-of", help="Date freshness is measured against (YYYY-MM-DD).")
+@db_option
+@json_option
+def risk(
+    labels: str,
+    alpha: float,
+    delta: float,
+    severities: tuple[str, ...],
+    policy_dir: Path | None,
+    as_of: str | None,
+    db: Path | None,
+    as_json: bool,
+) -> None:
+    """Per severity, the lowest answering threshold whose answered-and-wrong rate stays at
+    or below ALPHA with probability at least 1 - DELTA (B3, Learn-then-Test); written as
+    the judge's caveat threshold of a new policy version."""
+    examples = read_labels(labels)
+    results = []
+    with Assay(db, create=False) as engine:
+        folder = _policy_dir(policy_dir, engine)
+        for severity in severities or [s.value for s in Severity]:
+            policy = engine.policies.for_severity(severity)
+            scored = score_examples(
+                engine,
+                examples,
+                "answer",
+                policy=policy.name,
+                as_of=parse_date("--as-of", as_of),
+                progress=_progress(f"scoring {severity}"),
+            )
+            scores = np.where(scored.answered, scored.scores, 0.0)
+            found = risk_controlled_threshold(scores, scored.labels, alpha=alpha, delta=delta)
+            row: dict[str, Any] = {"severity": severity, "policy": policy.name} | found.to_dict()
+            if found.controlled and found.threshold is not None:
+                header = (
+                    f"calibrated by `assay calibrate risk` on {datetime.now(UTC):%Y-%m-%d}: "
+                    f"answered-and-wrong <= {alpha} with probability >= {1 - delta} "
+                    f"({found.method}) from {found.n} labels, sha256 {labels_sha256(labels)[:16]}"
+                )
+                updated = _with_answer_floor(policy, round(found.threshold, 6))
+                written, path = write_policy_version(updated, folder, header=header)
+                row |= {"version": written.version, "path": str(path)}
+            results.append(row)
+    if as_json:
+        emit_json(results)
+        return
+    rows = [
+        [
+            r["severity"],
+            "-" if r["threshold"] is None else f"{r['threshold']:.4f}",
+            f"{r['coverage']:.3f}",
+            f"{r['empirical_risk']:.3f}",
+            f"{r['p_value']:.3g}",
+            r.get("version", "unchanged: no threshold controls the risk"),
+        ]
+        for r in results
+    ]
+    click.echo(table(rows, ["SEVERITY", "THRESHOLD", "COVERAGE", "RISK", "P-VALUE", "NEW VERSION"]))
+
+
+@calibrate.command("report")
+@click.option("--labels", "labels", required=True)
+@click.option("--target", type=click.Choice(TARGETS), required=True)
+@click.option("--policy", help="Policy whose scores are reported [default: the default policy].")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@click.option("--as-of", help="Date freshness is measured against (YYYY-MM-DD).")
+@db_option
+def report(
+    labels: str, target: str, policy: str | None, out: Path, as_of: str | None, db: Path | None
+) -> None:
+    """Write report.html and its PNG figures: reliability, histograms, risk-coverage, Brier
+    and ECE before and after the newest stored map (on data it was not fitted on)."""
+    scored, _, engine = _scored(db, labels, target, policy, as_of, calibrate=False)
+    with engine:
+        raw, outcomes = scored.fitting()
+        stored = engine.calibration.latest(target, scored.model_key)
+        after = None if stored is None else np.asarray(stored.map(raw), dtype=np.float64)
+    method = (
+        "no stored map"
+        if stored is None
+        else f"map {stored.id} v{stored.version} ({stored.method})"
+    )
+    files = write_report(
+        out,
+        raw=raw,
+        labels=outcomes,
+        calibrated=after,
+        title=f"assay calibration: {target} confidence",
+        subtitle=f"{labels}: {scored.model_key}",
+        method=method,
+        generated=f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
+    )
+    before = files.metrics["before"]
+    line = f"Brier {before['brier']:.4f}, ECE {before['ece_uniform']:.4f}"
+    if "after" in files.metrics:
+        a = files.metrics["after"]
+        line += f" -> Brier {a['brier']:.4f}, ECE {a['ece_uniform']:.4f} ({method})"
+    click.echo(f"wrote {files.html} ({len(raw)} scores; {line})")
