@@ -138,8 +138,12 @@ def test_j6_thresholds_map_scores_to_actions() -> None:
 
 
 def test_j6_thresholds_must_descend() -> None:
-    with pytest.raises(InvalidInputError, match="keep publish > caveat > human_review"):
+    with pytest.raises(InvalidInputError, match="keep publish >= caveat > human_review"):
         ActionThresholds(publish=0.5, caveat=0.6, human_review=0.3)
+    with pytest.raises(InvalidInputError, match="are not descending"):
+        ActionThresholds(publish=0.8, caveat=0.5, human_review=0.5)
+    no_caveat_band = ActionThresholds(publish=0.9, caveat=0.9, human_review=0.5)
+    assert [no_caveat_band.action(s) for s in (0.9, 0.89)] == ["publish", "human_review"]
     with pytest.raises(InvalidInputError, match=r"judge\.caveat"):
         ActionThresholds(caveat=1.5)
 

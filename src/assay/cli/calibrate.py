@@ -225,6 +225,8 @@ def _lower_bands(top: float, below: Sequence[float]) -> list[float]:
 
 
 def _with_proceed(policy: Policy, t: float, category: str | None) -> Policy:
+    """``policy`` proceeding from ``t``, the lower bands pushed under it."""
+    t = max(t, 2 * _STEP)
     bands = policy.routing.bands_for(category)
     hedge, broaden = _lower_bands(t, [bands.hedge, bands.broaden])
     new = Bands(t, hedge, broaden)
@@ -235,12 +237,13 @@ def _with_proceed(policy: Policy, t: float, category: str | None) -> Policy:
 
 
 def _with_answer_floor(policy: Policy, t: float, *, publish: float | None = None) -> Policy:
-    """``policy`` answering from ``t``: caveat = t (publish too when given)."""
+    """``policy`` answering from exactly ``t`` (its caveat threshold; publish at ``publish``
+    when given, never below ``t``), human review pushed under it."""
     old = policy.judge.thresholds
-    top = max(publish if publish is not None else old.publish, min(1.0, t + _STEP))
-    caveat = min(t, top - _STEP)
-    (review,) = _lower_bands(caveat, [old.human_review])
-    thresholds = ActionThresholds(round(top, 6), round(caveat, 6), review)
+    t = max(t, _STEP)  # room for human review under it; a higher floor only answers less
+    top = max(publish if publish is not None else old.publish, t)
+    (review,) = _lower_bands(t, [old.human_review])
+    thresholds = ActionThresholds(round(top, 6), round(t, 6), review)
     return replace(policy, judge=replace(policy.judge, thresholds=thresholds))
 
 

@@ -118,11 +118,11 @@ class ActionThresholds:
     def __post_init__(self) -> None:
         for name in ("publish", "caveat", "human_review"):
             check_unit_interval(f"judge.{name}", getattr(self, name))
-        if not self.publish > self.caveat > self.human_review:
+        if not self.publish >= self.caveat > self.human_review:
             raise InvalidInputError(
                 "judge thresholds",
                 self.as_dict(),
-                "keep publish > caveat > human_review",
+                "keep publish >= caveat > human_review (equal publish and caveat: no caveat band)",
                 problem="are not descending",
             )
 
