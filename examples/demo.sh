@@ -61,7 +61,7 @@ $ASSAY evaluate --input examples/demo/evaluate.json
 
 say "9. The human-review queue: what the judge held back, and a reviewer's verdict"
 $ASSAY review list
-$ASSAY review resolve 1 --verdict correct --note "the 2026 data sheet supersedes the 2019 manual"
+$ASSAY review resolve 1 --verdict incorrect --note "the data sheet allows 0-45 °C; the forum is wrong"
 
 say "10. Drop-in scoring of another retriever's results (JSONL in, the same gate out)"
 $ASSAY score --query "What ambient temperature is safe for charging the HX-40 battery pack?" \

@@ -15,8 +15,10 @@ off-topic evidence supporting). The claim is
 * **partially supported** when the strength reaches half the threshold;
 * **unsupported** otherwise.
 
-The support model reads each claim after the query ("Yes, both are rock bands" states
-nothing alone; the model was trained on question and answer together). A supported
+The support model reads each claim after the query ("Yes, both are rock bands" says
+nothing alone; the model was trained on question and answer together), except a
+sentence of six words or more quoted word for word from a context, which it reads alone
+(the model takes a long question-and-answer for a hallucination). A supported
 claim that another context contradicts is a source conflict; it is *settled* when the
 contexts carry confidences (as in ``assay ask``) and the most confident supporting one
 exceeds the contradicting one by 0.15 or more, and a conflict among contexts is settled
@@ -73,6 +75,7 @@ from assay.judge.schema import (
     EvidenceSufficiency,
     Nature,
     SourceConflict,
+    is_excerpt,
 )
 from assay.models.support import SupportModel, SupportResult, get_support_model
 from assay.scoring.agreement import CachedSupport, aligned_sentences, face_conflict, find_conflicts
@@ -81,6 +84,7 @@ from assay.text import NUMBER, content_terms, is_stopword, stem
 __all__ = ["ModelJudge"]
 
 _SHORT_CLAIM_WORDS = 6
+_YES_NO_START = re.compile(r"^\W*(?:yes|no)\b", re.IGNORECASE)
 _ALIGNED = 0.5  # content-word cosine at which a claim and a sentence state the same thing
 _SAME_WORDS = 3  # a face conflict needs this many shared words: short texts align by chance
 _FULL_COVERAGE = 0.5  # evidence holding this share of a claim's words takes its support whole
@@ -149,7 +153,7 @@ class ModelJudge:
             return empty
         support = CachedSupport(self.support)
         pairs = [
-            (self._claim_text(query, claim), context.text)
+            (self._claim_text(query, claim, contexts), context.text)
             for claim in claims
             for context in contexts
         ]
@@ -207,10 +211,14 @@ class ModelJudge:
         return Judgment(assessment, judge=self.name, claims=tuple(grades), attempts=0)
 
     @staticmethod
-    def _claim_text(query: str, claim: str) -> str:
-        """What the support model reads: the claim as the answer to the query ("Yes, both
-        are rock bands" says nothing alone), unless the claim already holds the query."""
-        return claim if query.strip() in claim else f"{query} {claim}"
+    def _claim_text(query: str, claim: str, contexts: Sequence[Context]) -> str:
+        """What the support model reads; see the module docstring."""
+        if query.strip() in claim:
+            return claim
+        short = len(claim.split()) < _SHORT_CLAIM_WORDS or _YES_NO_START.match(claim)
+        if not short and is_excerpt(claim, [c.text for c in contexts]):
+            return claim  # quoted from the evidence: asked whether it is supported, alone
+        return f"{query} {claim}"
 
     def _grade(
         self, query: str, claim: str, contexts: Sequence[Context], results: Sequence[SupportResult]
