@@ -115,6 +115,42 @@ def test_r6_a_set_map_decides_the_route_and_replays(demo_db: Path, kb_labels: Pa
     assert other["confidence"]["calibrated"] is False
 
 
+def test_r6_a_new_policy_version_with_new_bands_keeps_its_set_map(
+    demo_db: Path, kb_labels: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Thresholds change the bands, not the scores: the map fitted on them still applies."""
+    calibrate(
+        "fit",
+        "--labels",
+        str(kb_labels),
+        "--target",
+        "set",
+        "--method",
+        "platt",
+        "--policy",
+        "safety_critical",
+        db=demo_db,
+    )
+    folder = tmp_path / "policies"
+    calibrate(
+        "thresholds",
+        "--labels",
+        str(kb_labels),
+        "--target",
+        "set",
+        "--policy",
+        "safety_critical",
+        "--policy-dir",
+        str(folder),
+        db=demo_db,
+    )
+    monkeypatch.setenv("ASSAY_POLICY_DIRS", str(folder))
+    out = ask(
+        demo_db, "How long does a full charge of the HX-40 take?", "--policy", "safety_critical"
+    )
+    assert out["policy"]["version"] == "3" and out["confidence"]["calibrated"] is True
+
+
 def test_r6_thresholds_write_a_new_policy_version(
     demo_db: Path, kb_labels: Path, tmp_path: Path
 ) -> None:
@@ -236,3 +272,78 @@ def test_labels_from_a_dataset_and_bad_input(tmp_path: Path) -> None:
         "calibrate", "fit", "--labels", str(bad), "--target", "set", db=tmp_path / "none.db"
     )
     assert result.exit_code == 2 and "line 1" in result.stderr and "label" in result.stderr
+
+
+def test_b2_a_map_edited_in_its_table_is_caught_by_verify(
+    demo_db: Path, answer_labels: Path, tmp_path: Path
+) -> None:
+    import shutil
+    import sqlite3
+
+    db = tmp_path / "copy.db"
+    shutil.copy(demo_db, db)
+    calibrate(
+        "fit", "--labels", str(answer_labels), "--target", "answer", "--method", "platt", db=db
+    )
+    conn = sqlite3.connect(db)
+    for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'calibration_maps'"
+    ).fetchall():
+        conn.execute(f"DROP TRIGGER {name}")
+    conn.execute("UPDATE calibration_maps SET params = replace(params, '\"a\":', '\"a\":9')")
+    conn.commit()
+    conn.close()
+    ask(
+        db,
+        "What ambient temperature range is safe for charging the HX-40?",
+        "--policy",
+        "financial",
+    )
+    result = run_cli("audit", "verify", db=db)
+    assert result.exit_code == 1
+    assert "differs from the one its fit recorded" in result.stdout + result.stderr
+
+
+def test_r6_a_precision_floor_nobody_reaches_writes_nothing(
+    demo_db: Path, kb_labels: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "policies"
+    result = run_cli(
+        "calibrate",
+        "thresholds",
+        "--labels",
+        str(kb_labels),
+        "--target",
+        "answer",
+        "--category",
+        "dosage",
+        "--policy",
+        "legal",
+        "--policy-dir",
+        str(folder),
+        db=demo_db,
+    )
+    assert result.exit_code == 2 and "--category" in result.stderr
+    result = run_cli(
+        "calibrate",
+        "thresholds",
+        "--labels",
+        str(kb_labels),
+        "--target",
+        "set",
+        "--min-precision",
+        "1.0",
+        "--objective",
+        "recall",
+        "--policy",
+        "legal",
+        "--policy-dir",
+        str(folder),
+        "--as-of",
+        AS_OF.isoformat(),
+        db=demo_db,
+    )
+    if result.exit_code == 2:  # no threshold reached precision 1.0 on these labels
+        assert "cannot be met" in result.stderr and not folder.exists()
+    else:  # one did: the written proceed band keeps every unanswerable question out
+        assert result.exit_code == 0, result.output

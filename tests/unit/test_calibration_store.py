@@ -192,3 +192,26 @@ def test_labels_digest_ignores_order_but_not_content() -> None:
     assert len(digest) == 64
     with pytest.raises(InvalidInputError, match="labels"):
         labels_digest(SCORES, LABELS[:-1])
+
+
+def test_j4_j7_a_map_calibrates_a_judgment_but_never_an_empty_answer(
+    store: CalibrationStore,
+) -> None:
+    from assay.calibration.apply import Calibrator, answer_key
+    from assay.calibration.maps import fit_map
+    from assay.judge.base import Judgment, empty_or_refusal
+    from assay.judge.schema import ActionThresholds
+
+    fitted = fit_map("isotonic", [0.2, 0.2, 0.6, 0.6, 0.9, 0.9], [1, 0, 1, 0, 1, 1])
+    store.save(
+        "answer", answer_key("j", None), fitted, n_labels=6, metrics={}, labels_sha256="0" * 64
+    )
+    calibrator = Calibrator(store)
+    empty = empty_or_refusal("", "j")
+    assert empty is not None
+    assert calibrator.judgment(empty, ActionThresholds()) is empty  # 0.0 and suppress stay
+    judged = Judgment(empty.assessment.model_copy(update={"confidence_score": 0.6}), "j")
+    mapped = calibrator.judgment(judged, ActionThresholds())
+    assert mapped.assessment.confidence_score == 0.5
+    assert mapped.assessment.recommended_action == "append_caveat"
+    assert mapped.calibration is not None and mapped.calibration["raw"] == 0.6

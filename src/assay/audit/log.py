@@ -230,11 +230,12 @@ class AuditLog:
         ``expected_head`` is a head recorded earlier: it must still be a row of the chain
         (events appended since are fine; rows cut from the end are not).
         """
-        from assay.audit.replay import replay_problems
+        from assay.audit.replay import map_problems, replay_problems
 
         problems: list[VerifyProblem] = []
         expected_seq, prev, count = 1, GENESIS_HASH, 0
         anchored = expected_head in (None, GENESIS_HASH)
+        maps: dict[int, Any] = {}  # calibration maps as their fitting events recorded them
         for raw in self._raw_rows():
             count += 1
             seq = raw["seq"]
@@ -269,6 +270,7 @@ class AuditLog:
                 problems.extend(
                     VerifyProblem(seq, event_id, p)
                     for p in replay_problems(columns["kind"], payload, columns["query"])
+                    + map_problems(columns["kind"], payload, maps)
                 )
             anchored = anchored or stored == expected_head
             expected_seq, prev = seq + 1, stored

@@ -99,6 +99,7 @@ def _route_problems(
             }
         )
     )
+    problems.extend(_answer_calibration_problems(payload, policy))
     calibrated = (payload.get("calibration") or {}).get("set")
     if calibrated:  # the router decided on the set confidence after the stored map
         value = round(float(map_from_dict(calibrated["params"])(composite)), 6)
@@ -110,6 +111,48 @@ def _route_problems(
     decision = route(signals, len(admitted), policy.routing, payload.get("category")).decision
     if decision.value != payload["route"]["decision"]:
         problems.append(f"decision {payload['route']['decision']} recomputes as {decision.value}")
+    return problems
+
+
+def _answer_calibration_problems(payload: dict[str, Any], policy: Policy) -> list[str]:
+    """The judge's calibrated score and its action, recomputed from the stored map."""
+    calibrated = (payload.get("judgment") or {}).get("calibration")
+    if not calibrated:
+        return []
+    value = round(float(map_from_dict(calibrated["params"])(calibrated["raw"])), 6)
+    assessment = payload.get("assessment") or {}
+    problems = []
+    if value != calibrated["value"] or assessment.get("confidence_score") != value:
+        problems.append(f"calibrated answer score {assessment.get('confidence_score')} "
+                        f"recomputes as {value}")  # fmt: skip
+    action = policy.judge.thresholds.action(value)
+    if assessment.get("recommended_action") != action:
+        problems.append(f"action {assessment.get('recommended_action')} recomputes as {action}")
+    return problems
+
+
+def map_problems(kind: str, payload: Any, maps: dict[int, Any]) -> list[str]:
+    """Check that every map an ``ask`` row applied is the one its ``calibration`` event
+    recorded when it was fitted (``maps``, filled as the chain is walked), so a map
+    edited in its table after the fact cannot pass unseen."""
+    if not isinstance(payload, dict):
+        return []
+    if kind == "calibration":
+        maps[int(payload["map"]["id"])] = payload["map"]["params"]
+        return []
+    if kind != "ask":
+        return []
+    applied = dict(payload.get("calibration") or {})
+    judged = (payload.get("judgment") or {}).get("calibration")
+    if judged:
+        applied["answer"] = judged
+    problems = []
+    for target, used in applied.items():
+        recorded = maps.get(int(used["id"]))
+        if recorded is None:
+            problems.append(f"{target} map {used['id']} has no calibration event before it")
+        elif "params" in used and used["params"] != recorded:
+            problems.append(f"{target} map {used['id']} differs from the one its fit recorded")
     return problems
 
 

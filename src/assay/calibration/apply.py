@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from assay.calibration.store import CalibrationStore, StoredMap
+from assay.hashing import canonical_json, sha256_hex
 from assay.judge.base import Judgment
 from assay.judge.schema import ActionThresholds
 from assay.policy import Policy
@@ -36,17 +37,32 @@ def answer_key(judge: str, prompt_version: str | None) -> str:
     return f"{judge}|prompt:{prompt_version or 'none'}"
 
 
+def scoring_digest(policy: Policy) -> str:
+    """A digest of what in ``policy`` shapes evidence and set scores: everything but its
+    name, version, description, routing bands and judge thresholds. Calibrating those
+    (``assay calibrate thresholds`` / ``risk``) writes a new version whose scores are
+    the same, so the maps fitted on them keep applying."""
+    shaping = {
+        k: v
+        for k, v in policy.as_dict().items()
+        if k not in ("name", "version", "description", "routing", "judge")
+    }
+    return sha256_hex(canonical_json(shaping))[:12]
+
+
 def set_key(policy: Policy, embedder: str, relevance: str | None, support: str | None) -> str:
-    """The model key of set confidences: the policy's weights and every model behind them."""
+    """The model key of set confidences: the policy's scoring and every model behind them."""
     return (
-        f"{policy.name} v{policy.version}|{embedder}|relevance:{relevance or 'none'}"
-        f"|support:{support or 'none'}"
+        f"{policy.name}|scoring:{scoring_digest(policy)}|{embedder}"
+        f"|relevance:{relevance or 'none'}|support:{support or 'none'}"
     )
 
 
 def evidence_key(policy: Policy, embedder: str, relevance: str | None) -> str:
-    """The model key of evidence confidences: the policy's weights and the similarity."""
-    return f"{policy.name} v{policy.version}|{embedder}|relevance:{relevance or 'none'}"
+    """The model key of evidence confidences: the policy's scoring and the similarity."""
+    return (
+        f"{policy.name}|scoring:{scoring_digest(policy)}|{embedder}|relevance:{relevance or 'none'}"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +104,10 @@ class Calibrator:
         return Calibrated(raw, round(float(stored.apply(raw)), 6), stored)
 
     def judgment(self, judgment: Judgment, thresholds: ActionThresholds) -> Judgment:
-        """``judgment`` with its score calibrated and its action taken from that (J7)."""
+        """``judgment`` with its score calibrated and its action taken from that (J7); an
+        empty answer or a refusal keeps its 0.0 and ``suppress`` (J4)."""
+        if judgment.no_answer:
+            return judgment
         assessment = judgment.assessment
         key = answer_key(judgment.judge, judgment.prompt_version)
         calibrated = self.calibrate("answer", key, assessment.confidence_score)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from assay.audit import AuditLog
 from assay.errors import InvalidInputError, did_you_mean
 from assay.judge.schema import Context
 from assay.review import ReviewQueue
@@ -282,16 +283,21 @@ def scifact_labels(
     return examples
 
 
-def review_labels(queue: ReviewQueue) -> list[LabeledExample]:
+def review_labels(queue: ReviewQueue, audit: AuditLog | None = None) -> list[LabeledExample]:
     """The review queue's resolved items, oldest first: the verdicts people gave.
 
-    Label 1 when the verdict is ``correct``; ``score`` the confidence given at the
-    time; ``id`` the ask's audit event (whose contexts are in the audit log);
-    ``category`` the policy the answer was judged under.
+    Label 1 when the verdict is ``correct``; ``score`` the judge's raw score at the time
+    (read from the ask's audit event when ``audit`` is given and a map calibrated it,
+    since maps are fitted on raw scores; else the score shown); ``id`` the ask's audit
+    event (whose contexts are in the audit log); ``category`` the policy it was judged
+    under.
     """
     examples = []
     for item in sorted(queue.list("resolved", limit=1_000_000), key=lambda item: item.id):
         label, score = int(item.verdict == "correct"), item.confidence_score
+        if audit is not None:
+            judgment = audit.get(item.event_id).payload.get("judgment") or {}
+            score = float((judgment.get("calibration") or {}).get("raw", score))
         example = LabeledExample(item.query, label, item.answer, category=item.policy_name)
         examples.append(replace(example, score=score, source="review", id=item.event_id))
     return examples

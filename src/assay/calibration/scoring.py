@@ -3,7 +3,8 @@
 For each target the scores come from the same code that serves requests:
 
 * ``answer``: the judge's ``confidence_score``. An example with contexts and an answer is
-  judged as given; one with a recorded ``score`` (a review verdict) keeps it; one that
+  judged as given; one with a recorded raw ``score`` (a review verdict) keeps it (mapped
+  like a fresh one when the engine calibrates); one that
   asks the knowledge base (``contexts: "kb"``) goes through ``Assay.ask``, and its
   answer is correct when the question is answerable and the answer holds a gold answer
   (SQuAD's normalisation: lowercase, no punctuation, no articles). A question the
@@ -150,8 +151,11 @@ def _answer(
 ) -> tuple[float, int, bool, str]:
     """(score, correct, answered, model key) of one answer-target example."""
     judge = engine.judge
-    if example.score is not None:
-        return example.score, example.label, True, answer_key(judge.name, None)
+    if example.score is not None:  # a raw score recorded at the time (a review verdict)
+        key = answer_key(judge.name, None)
+        calibrated = engine.calibrator and engine.calibrator.calibrate("answer", key, example.score)
+        score = calibrated.value if calibrated else example.score
+        return score, example.label, True, key
     thresholds = policy.judge.thresholds
     if example.contexts is not None:
         judgment = judge.judge(example.query, example.answer or "", example.contexts, thresholds)

@@ -15,7 +15,7 @@ import builtins
 import json
 import re
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -103,6 +103,7 @@ class CalibrationStore:
         metrics: Mapping[str, Any],
         labels_sha256: str,
         now: datetime | None = None,
+        on_saved: Callable[[StoredMap], None] | None = None,
     ) -> StoredMap:
         """Store ``fitted_map`` as the next version for ``(target, model_key)``.
 
@@ -110,6 +111,8 @@ class CalibrationStore:
         (Brier and ECE before and after, on the fitting data), plus anything else the
         caller measured. The version is chosen under the write lock, so two concurrent
         saves get different versions; the whole save lands or none of it does.
+        ``on_saved`` runs inside the same transaction (it appends the map's audit event),
+        so the map and its record land together.
         """
         _check_target(target)
         if not isinstance(model_key, str) or not model_key.strip():
@@ -124,7 +127,7 @@ class CalibrationStore:
             raise InvalidInputError("n_labels", n_labels, "give the number of labels, 1 or more")
         if not isinstance(labels_sha256, str) or not _SHA256.fullmatch(labels_sha256):
             raise InvalidInputError(
-                "labels_sha256", labels_sha256, "give the 64 lowercase hex digits of labels_digest"
+                "labels_sha256", labels_sha256, "give the 64 lowercase hex digits of the labels' sha256 (file or labels_digest)"
             )
         try:
             metrics_json = canonical_json(dict(metrics))
@@ -156,7 +159,10 @@ class CalibrationStore:
                 row | {"version": version},
             ).lastrowid
             assert map_id is not None
-            return self.get(map_id)  # read back inside: a row that cannot be read is not kept
+            stored = self.get(map_id)  # read back inside: a row that cannot be read is not kept
+            if on_saved is not None:
+                on_saved(stored)
+            return stored
 
     def latest(self, target: str, model_key: str) -> StoredMap | None:
         """The newest version for ``(target, model_key)``, or None when none was fitted."""

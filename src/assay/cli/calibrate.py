@@ -16,6 +16,7 @@ of policies into the first folder of ``ASSAY_POLICY_DIRS`` (or ``--policy-dir``)
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import replace
@@ -40,6 +41,7 @@ from assay.calibration.labels import (
 from assay.calibration.maps import METHODS, fit_map, fit_metrics
 from assay.calibration.report import write_report
 from assay.calibration.scoring import TARGETS, ScoredSet, score_examples
+from assay.calibration.store import StoredMap
 from assay.calibration.thresholds import OBJECTIVES, best_threshold, risk_controlled_threshold
 from assay.cli.common import db_option, emit_json, json_option, table
 from assay.engine import Assay
@@ -150,7 +152,7 @@ def labels_command(
         examples = scifact_labels(folder / "claims_train.jsonl", folder / "corpus.jsonl", split)
     else:
         with Assay(db, create=False) as engine:
-            examples = review_labels(engine.review)
+            examples = review_labels(engine.review, engine.audit)
     write_labels(out, examples)
     positives = sum(e.label for e in examples)
     click.echo(f"wrote {len(examples)} examples ({positives} labelled 1) to {out}")
@@ -179,6 +181,15 @@ def fit(
         scores, outcomes = scored.fitting()
         fitted = fit_map(method, scores, outcomes)
         metrics = fit_metrics(fitted, scores, outcomes) | {"skipped": scored.skipped}
+        chosen = engine.policies.resolve(name=policy or engine.settings.default_policy)
+
+        def record(stored: StoredMap) -> None:  # in the map's transaction: both or neither
+            engine.audit.append(
+                kind="calibration", query=f"{target} map for {stored.model_key}",
+                policy_name=chosen.name, policy_version=chosen.version,
+                payload={"map": stored.to_dict(), "labels": labels}, join_transaction=True,
+            )  # fmt: skip
+
         stored = engine.calibration.save(
             target,
             scored.model_key,
@@ -186,6 +197,7 @@ def fit(
             n_labels=len(scores),
             metrics=metrics,
             labels_sha256=labels_sha256(labels),
+            on_saved=record,
         )
     if as_json:
         emit_json(stored.to_dict())
@@ -213,6 +225,12 @@ def maps(db: Path | None, as_json: bool) -> None:
         for m in stored
     ]
     click.echo(table(rows, ["ID", "TARGET", "VERSION", "METHOD", "LABELS", "MODEL KEY"]))
+
+
+def _up(threshold: float) -> float:
+    """``threshold`` rounded up to the 6 decimals scores are stored with: rounding down
+    would answer items the threshold was chosen to keep out."""
+    return math.ceil(threshold * 1e6 - 1e-9) / 1e6
 
 
 def _lower_bands(top: float, below: Sequence[float]) -> list[float]:
@@ -274,6 +292,10 @@ def thresholds(
 
     ``set``: the proceed band of the router; ``answer``: the judge's publish threshold.
     """
+    if category is not None and target != "set":
+        raise InvalidInputError(
+            "--category", category, "use it with --target set: judge thresholds are per policy"
+        )
     scored, _, engine = _scored(db, labels, target, policy, as_of, calibrate=True)
     with engine:
         chosen = engine.policies.resolve(name=policy)
@@ -281,13 +303,22 @@ def thresholds(
         if category is not None:
             chosen.routing.bands_for(category)  # fails on a category the policy lacks
             mask = np.asarray([c == category for c in scored.categories])
+        scores = scored.scores[mask]
         choice = best_threshold(
-            scored.scores[mask],
+            scores,
             scored.labels[mask],
             objective=objective,
             min_precision=min_precision,
+            candidates=np.unique(scores),  # every threshold that changes the decisions
         )
-        t = round(choice.threshold, 6)
+        if not choice.met_floor:
+            raise InvalidInputError(
+                "--min-precision", min_precision,
+                f"no threshold reaches it on these {choice.n} labels (the most precise gives "
+                f"{choice.precision:.3f}); lower it or label more data; no policy was written",
+                problem="cannot be met",
+            )  # fmt: skip
+        t = _up(choice.threshold)
         if target == "set":
             updated = _with_proceed(chosen, t, category)
         else:
@@ -304,9 +335,8 @@ def thresholds(
     if as_json:
         emit_json(out)
         return
-    floor = "" if choice.met_floor else " (the precision floor was NOT met: the most precise)"
     click.echo(
-        f"{target} threshold {t}{floor}: precision {choice.precision:.3f}, recall "
+        f"{target} threshold {t}: precision {choice.precision:.3f}, recall "
         f"{choice.recall:.3f}, F1 {choice.f1:.3f} on {choice.n} labels\n"
         f"wrote {written.name} v{written.version} to {path}"
     )
@@ -374,7 +404,7 @@ def risk(
                     f"answered-and-wrong <= {alpha} with probability >= {1 - delta} "
                     f"({found.method}) from {found.n} labels, sha256 {labels_sha256(labels)[:16]}"
                 )
-                updated = _with_answer_floor(policy, round(found.threshold, 6))
+                updated = _with_answer_floor(policy, _up(found.threshold))
                 written, path = write_policy_version(updated, folder, header=header)
                 row |= {"version": written.version, "path": str(path)}
             results.append(row)

@@ -95,6 +95,7 @@ class Judgment:
     notes: tuple[str, ...] = field(default=())
     #: the stored map that calibrated the score, with the raw score (J7); None: raw
     calibration: Mapping[str, Any] | None = None
+    no_answer: bool = False  #: the J4 verdict on an empty answer or a refusal: never mapped
 
     @property
     def verdict(self) -> Literal["supported", "partial", "unsupported"]:
@@ -166,4 +167,5 @@ def empty_or_refusal(answer: str, judge: str) -> Judgment | None:
         ),
         judge=judge,
         attempts=0,
+        no_answer=True,
     )
