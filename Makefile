@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 DATA   ?= ../shared/data
 
-.PHONY: install browser run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline train-models llm llm-stop clean
+.PHONY: install browser run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-calibration train-models llm llm-stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,9 @@ bench-judge: install  ## the answer judge's score, faithful vs hallucinated, on 
 
 bench-pipeline: install  ## ask's answers and abstentions on SQuAD 2.0 test articles, beside BERT -> docs/benchmarks.md
 	$(BIN)/python bench/pipeline.py --data $(DATA) --write
+
+bench-calibration: install  ## calibration targets (Brier, ECE, AUROC, guaranteed thresholds) on held-out SQuAD 2.0 articles -> docs/benchmarks.md
+	$(BIN)/python bench/calibration.py --data $(DATA) --write
 
 train-models: install  ## retrain the shipped relevance and support heads from the public datasets
 	$(BIN)/python -m pip install --quiet -e '.[dev,train]'

@@ -8,7 +8,7 @@ For each target the scores come from the same code that serves requests:
   asks the knowledge base (``contexts: "kb"``) goes through ``Assay.ask``, and its
   answer is correct when the question is answerable and the answer holds a gold answer
   (SQuAD's normalisation: lowercase, no punctuation, no articles). A question the
-  pipeline did not answer scores 0.0 and counts as not answered.
+  pipeline drafted no answer for scores 0.0 and counts as not judged.
 * ``set``: the set confidence of ``Assay.assess``; the label says the question is
   answerable.
 * ``evidence``: every retrieved item's confidence; an item is relevant when its question
@@ -64,13 +64,15 @@ class ScoredSet:
     model_key: str
     scores: npt.NDArray[np.float64]
     labels: npt.NDArray[np.int64]  #: 1 = correct / answerable / relevant
-    answered: npt.NDArray[np.bool_]  #: answer target: the pipeline judged an answer
+    #: answer target: the pipeline drafted an answer and the judge scored it (whether the
+    #: policy then gave it or withheld it: a new threshold decides that)
+    judged: npt.NDArray[np.bool_]
     categories: list[str | None] = field(default_factory=list)
     skipped: int = 0  #: examples this target cannot use (e.g. a given answer for ``set``)
 
     def fitting(self) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
-        """The (score, label) pairs a map is fitted on: answered ones only."""
-        return self.scores[self.answered], self.labels[self.answered]
+        """The (score, label) pairs a map is fitted on: judged ones only."""
+        return self.scores[self.judged], self.labels[self.judged]
 
 
 def score_examples(

@@ -127,7 +127,9 @@ class CalibrationStore:
             raise InvalidInputError("n_labels", n_labels, "give the number of labels, 1 or more")
         if not isinstance(labels_sha256, str) or not _SHA256.fullmatch(labels_sha256):
             raise InvalidInputError(
-                "labels_sha256", labels_sha256, "give the 64 lowercase hex digits of the labels' sha256 (file or labels_digest)"
+                "labels_sha256",
+                labels_sha256,
+                "give the 64 lowercase hex digits of the labels' sha256 (file or labels_digest)",
             )
         try:
             metrics_json = canonical_json(dict(metrics))

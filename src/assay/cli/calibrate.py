@@ -395,7 +395,7 @@ def risk(
                 as_of=parse_date("--as-of", as_of),
                 progress=_progress(f"scoring {severity}"),
             )
-            scores = np.where(scored.answered, scored.scores, 0.0)
+            scores = np.where(scored.judged, scored.scores, 0.0)
             found = risk_controlled_threshold(scores, scored.labels, alpha=alpha, delta=delta)
             row: dict[str, Any] = {"severity": severity, "policy": policy.name} | found.to_dict()
             if found.controlled and found.threshold is not None:
