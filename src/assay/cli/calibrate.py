@@ -28,7 +28,6 @@ import click
 import numpy as np
 
 from assay.calibration.labels import (
-    LabeledExample,
     halueval_labels,
     labels_sha256,
     read_labels,
@@ -71,18 +70,24 @@ def _scored(
     as_of: str | None,
     *,
     calibrate: bool,
-) -> tuple[ScoredSet, list[LabeledExample], Assay]:
+) -> tuple[ScoredSet, Assay]:
+    """The labeled set in ``labels`` scored for ``target``, and the open engine that did it
+    (the caller closes it)."""
     examples = read_labels(labels)
     engine = Assay(db, create=False, calibrate=calibrate)
-    scored = score_examples(
-        engine,
-        examples,
-        target,
-        policy=policy,
-        as_of=parse_date("--as-of", as_of),
-        progress=_progress(f"scoring {target}"),
-    )
-    return scored, examples, engine
+    try:
+        scored = score_examples(
+            engine,
+            examples,
+            target,
+            policy=policy,
+            as_of=parse_date("--as-of", as_of),
+            progress=_progress(f"scoring {target}"),
+        )
+    except BaseException:
+        engine.close()
+        raise
+    return scored, engine
 
 
 def _policy_dir(given: Path | None, engine: Assay) -> Path:
@@ -176,7 +181,7 @@ def fit(
     as_json: bool,
 ) -> None:
     """Fit a map from raw scores to observed accuracy and store it as a new version."""
-    scored, _, engine = _scored(db, labels, target, policy, as_of, calibrate=False)
+    scored, engine = _scored(db, labels, target, policy, as_of, calibrate=False)
     with engine:
         scores, outcomes = scored.fitting()
         fitted = fit_map(method, scores, outcomes)
@@ -296,7 +301,7 @@ def thresholds(
         raise InvalidInputError(
             "--category", category, "use it with --target set: judge thresholds are per policy"
         )
-    scored, _, engine = _scored(db, labels, target, policy, as_of, calibrate=True)
+    scored, engine = _scored(db, labels, target, policy, as_of, calibrate=True)
     with engine:
         chosen = engine.policies.resolve(name=policy)
         mask = np.ones(len(scored.scores), dtype=bool)
@@ -437,7 +442,7 @@ def report(
 ) -> None:
     """Write report.html and its PNG figures: reliability, histograms, risk-coverage, Brier
     and ECE before and after the newest stored map (on data it was not fitted on)."""
-    scored, _, engine = _scored(db, labels, target, policy, as_of, calibrate=False)
+    scored, engine = _scored(db, labels, target, policy, as_of, calibrate=False)
     with engine:
         raw, outcomes = scored.fitting()
         stored = engine.calibration.latest(target, scored.model_key)
