@@ -34,8 +34,6 @@ import json
 import os
 import platform
 import random
-import re
-import string
 import sys
 import tempfile
 import time
@@ -52,6 +50,7 @@ from models import cold
 
 from assay import Assay
 from assay.answer.citations import strip_citations
+from assay.calibration.scoring import normalize_answer as normalize
 from assay.ingest.pipeline import IngestOptions
 from assay.respond import Status
 from assay.settings import load_settings
@@ -74,15 +73,6 @@ def log(message: str) -> None:
 
 
 # -- SQuAD's official answer normalisation and scores -------------------------------------
-
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCTUATION = set(string.punctuation)
-
-
-def normalize(text: str) -> str:
-    """SQuAD's ``normalize_answer``: lowercase, drop punctuation and articles, squash spaces."""
-    text = "".join(ch for ch in text.lower() if ch not in _PUNCTUATION)
-    return " ".join(_ARTICLES.sub(" ", text).split())
 
 
 def exact(gold: str, predicted: str) -> float:
