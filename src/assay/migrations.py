@@ -197,3 +197,48 @@ def m005_calibration_maps(conn: sqlite3.Connection) -> None:
         )"""
     )
     _append_only(conn, "calibration_maps")
+
+
+@migration
+def m006_api_keys(conn: sqlite3.Connection) -> None:
+    # B4: keys of the HTTP API. Only a sha256 of each secret is kept (the secrets are
+    # 256-bit random, so a slow password hash adds nothing); a revoked key stays listed.
+    conn.execute(
+        """CREATE TABLE api_keys (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            roles TEXT NOT NULL,
+            secret_sha256 TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            revoked_at TEXT
+        )"""
+    )
+
+
+@migration
+def m007_monitor_alerts(conn: sqlite3.Connection) -> None:
+    # R10/J9/E12: drift alerts, opened by the monitor and closed when the drift is gone.
+    conn.execute(
+        """CREATE TABLE monitor_alerts (
+            id INTEGER PRIMARY KEY,
+            policy_name TEXT NOT NULL,
+            metric TEXT NOT NULL,
+            opened_at TEXT NOT NULL,
+            closed_at TEXT,
+            baseline REAL NOT NULL,
+            current REAL NOT NULL,
+            statistic REAL NOT NULL,
+            p_value REAL,
+            detail TEXT NOT NULL DEFAULT '{}',
+            tightened_by REAL
+        )"""
+    )
+    conn.execute("CREATE INDEX monitor_alerts_open ON monitor_alerts(closed_at, policy_name)")
+
+
+@migration
+def m008_audit_actor(conn: sqlite3.Connection) -> None:
+    # B4: who caused an event (an API key id; NULL for the local command line). The row
+    # hash covers the actor whenever one is set, so it cannot be changed unnoticed.
+    conn.execute("ALTER TABLE audit_events ADD COLUMN actor TEXT")
+    conn.execute("CREATE INDEX audit_events_actor ON audit_events(actor)")

@@ -247,3 +247,24 @@ def test_b2_a_rewritten_routing_decision_is_caught(tmp_path: Path) -> None:
     with Assay(db) as engine:
         [problem] = engine.audit.verify().problems
     assert f"decision {forged} recomputes as {result.decision.value}" in problem.problem
+
+
+def test_b4_actor_is_recorded_and_sealed_by_the_hash(engine: Assay, db_path: Path) -> None:
+    """An API key's id is the event's actor; editing or erasing it breaks the chain,
+    while rows without an actor keep the hash they had before the column existed."""
+    fill(engine, 1)
+    engine.audit.actor = "0123456789ab"
+    fill(engine, 2)
+    events = engine.audit.list()
+    assert [e.actor for e in events] == ["0123456789ab", "0123456789ab", None]
+    assert [e.seq for e in engine.audit.list(actor="0123456789ab")] == [3, 2]
+    first = events[-1].as_dict()
+    columns = {k: v for k, v in first.items() if k not in ("row_hash", "actor")}
+    columns["payload"] = canonical_json(columns["payload"])
+    assert _row_hash(columns) == first["row_hash"]  # the pre-actor formula still holds
+    assert engine.audit.verify().ok
+    conn = raw(db_path)
+    conn.execute("UPDATE audit_events SET actor = 'someone-else' WHERE seq = 2")
+    conn.execute("UPDATE audit_events SET actor = NULL WHERE seq = 3")
+    problems = engine.audit.verify().problems
+    assert [(p.seq, "row edited" in p.problem) for p in problems] == [(2, True), (3, True)]

@@ -6,7 +6,11 @@ row seals everything before it:
 
     row_hash(n) = sha256(canonical_json({seq, event_id, created_at, kind, query,
                                          query_hash, policy_name, policy_version,
-                                         payload, prev_hash = row_hash(n-1)}))
+                                         payload, prev_hash = row_hash(n-1)[, actor]}))
+
+``actor`` (the API key that caused the event) is hashed only when it is set, so rows
+written before the column existed, and rows from the local command line, keep their
+hashes.
 
 The first row links to :data:`GENESIS_HASH`. Triggers forbid UPDATE and DELETE, so
 assay itself can only append. Someone who edits the file directly breaks the chain,
@@ -19,6 +23,7 @@ and pass it to ``verify(expected_head=...)``.
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 import sqlite3
@@ -51,6 +56,7 @@ class AuditEvent:
     payload: dict[str, Any]
     prev_hash: str
     row_hash: str
+    actor: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form, as exported."""
@@ -96,20 +102,27 @@ class VerifyReport:
 
 
 def _row_hash(columns: dict[str, Any]) -> str:
-    return sha256_hex(canonical_json(columns))
+    hashed = columns if columns.get("actor") is not None else _without_actor(columns)
+    return sha256_hex(canonical_json(hashed))
+
+
+def _without_actor(columns: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in columns.items() if k != "actor"}
 
 
 _COLUMNS = (
     "seq, event_id, created_at, kind, query, query_hash, policy_name, policy_version,"
-    " payload, prev_hash, row_hash"
+    " payload, prev_hash, row_hash, actor"
 )
 
 
 class AuditLog:
     """Reads and appends the ``audit_events`` table of an assay database."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, *, actor: str | None = None) -> None:
+        """``actor`` is written into every event this log appends (an API key id)."""
         self._conn = conn
+        self.actor = actor
 
     def append(
         self,
@@ -138,6 +151,7 @@ class AuditLog:
             "policy_name": policy_name,
             "policy_version": policy_version,
             "payload": canonical_json(payload),
+            "actor": self.actor,
         }
         if join_transaction:
             if not self._conn.in_transaction:
@@ -162,7 +176,7 @@ class AuditLog:
         self._conn.execute(
             f"INSERT INTO audit_events ({_COLUMNS}) VALUES"
             " (:seq, :event_id, :created_at, :kind, :query, :query_hash, :policy_name,"
-            " :policy_version, :payload, :prev_hash, :row_hash)",
+            " :policy_version, :payload, :prev_hash, :row_hash, :actor)",
             columns,
         )
 
@@ -196,11 +210,18 @@ class AuditLog:
         kind: str | None = None,
         since: str | None = None,
         until: str | None = None,
+        actor: str | None = None,
+        before_seq: int | None = None,
     ) -> list[AuditEvent]:
-        """Events newest first, filtered by policy name, kind and ISO time range."""
+        """Events newest first, filtered by policy name, kind, ISO time range and actor.
+
+        ``before_seq`` pages backwards: only events older than that sequence number.
+        """
         if limit is not None and not 0 < limit <= 1_000_000:
             raise InvalidInputError("limit", limit, "give a number of events from 1 to 1000000")
-        where, args = _filters(policy=policy, kind=kind, since=since, until=until)
+        where, args = _filters(policy=policy, kind=kind, since=since, until=until, actor=actor)
+        if before_seq is not None:
+            where += (" AND" if where else " WHERE") + f" seq < {int(before_seq)}"
         sql = f"SELECT {_COLUMNS} FROM audit_events{where} ORDER BY seq DESC"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
@@ -214,6 +235,16 @@ class AuditLog:
         )
         for row in cursor:
             yield _event(dict(row))
+
+    def page(
+        self, *, after_seq: int = 0, limit: int = 500, **filters: str | None
+    ) -> builtins.list[AuditEvent]:
+        """Up to ``limit`` events after sequence number ``after_seq``, oldest first: an
+        export in pages, each read on whatever connection the caller holds."""
+        where, args = _filters(**filters)
+        where += (" AND" if where else " WHERE") + f" seq > {int(after_seq)}"
+        sql = f"SELECT {_COLUMNS} FROM audit_events{where} ORDER BY seq LIMIT {int(limit)}"
+        return [_event(dict(r)) for r in self._conn.execute(sql, args)]
 
     def head(self) -> tuple[int, str]:
         """The number of events and the hash of the last one (to anchor elsewhere)."""
@@ -302,6 +333,7 @@ def _filters(**filters: str | None) -> tuple[str, list[str]]:
         "kind": "kind = ?",
         "since": "created_at >= ?",
         "until": "created_at < ?",
+        "actor": "actor = ?",
     }
     unknown = set(filters) - set(clauses)
     if unknown:
