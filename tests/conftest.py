@@ -26,6 +26,9 @@ def _isolated_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         "ASSAY_POLICY_DIRS",
         "ASSAY_DEFAULT_POLICY",
         "ASSAY_SEVERITY_POLICIES",
+        "ASSAY_AUTO_TIGHTEN",
+        "ASSAY_MONITOR_WINDOW",
+        "ASSAY_MONITOR_BASELINE",
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)

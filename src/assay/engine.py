@@ -41,9 +41,11 @@ from assay.ingest.pipeline import (
 )
 from assay.judge.base import Judge
 from assay.judge.evaluate import get_judge
+from assay.keys import KeyStore
 from assay.models.embedder import Embedder, get_embedder
 from assay.models.relevance import RelevanceModel, get_relevance_model
 from assay.models.support import SupportModel, get_support_model
+from assay.monitor import Monitor
 from assay.pipeline import ScoreResult, audit_payload, score_candidates
 from assay.policy import Policy, PolicyBook
 from assay.respond import Responder, Response
@@ -68,11 +70,13 @@ class Assay:
         settings: Settings | None = None,
         create: bool = True,
         calibrate: bool = True,
+        actor: str | None = None,
     ) -> None:
         """Open the database (``create=False``: it must already exist).
 
         ``calibrate=False`` leaves every score raw, ignoring stored calibration maps (for
-        measuring the raw scores that a map is fitted on).
+        measuring the raw scores that a map is fitted on). ``actor`` (an API key id) is
+        written into every audit event this instance appends (``audit.actor``).
         """
         if settings is None:
             settings = load_settings(db=db)
@@ -84,11 +88,13 @@ class Assay:
         )
         self._conn = connect(self.settings.db, create=create)
         self.sources = SourceRegistry(self._conn)
-        self.audit = AuditLog(self._conn)
+        self.audit = AuditLog(self._conn, actor=actor)
         self.store = SQLiteStore(self._conn)
         self.review = ReviewQueue(self._conn, self.audit)
+        self.keys = KeyStore(self._conn, self.audit)
         self.calibration = CalibrationStore(self._conn)
         self.calibrator = Calibrator(self.calibration) if calibrate else None
+        self.monitor = Monitor(self._conn, self.audit, self.settings, self.policies)
         self._embedder: Embedder | None = None
         self._relevance: RelevanceModel | None = None
         self._support: SupportModel | None = None
@@ -136,6 +142,18 @@ class Assay:
             support = self.support or "assay-support"
             self._judge = get_judge(self.settings.judge, support)
         return self._judge
+
+    def fork(self) -> Assay:
+        """Another instance on the same database with its own connection (one per
+        thread: a connection must not be shared), sharing this one's policies and
+        loaded models, which are safe to call from several threads."""
+        other = Assay(settings=self.settings, create=False, calibrate=self.calibrator is not None)
+        other.policies = self.policies
+        other._embedder, other._relevance, other._support = (
+            self._embedder, self._relevance, self._support,
+        )  # fmt: skip
+        other._answerer, other._judge = self._answerer, self._judge
+        return other
 
     def close(self) -> None:
         """Close the database connection."""
@@ -395,7 +413,8 @@ class Assay:
     def _policy(self, name: str | None, severity: str | None) -> Policy:
         if name is None and severity is None:
             name = self.settings.default_policy
-        return self.policies.resolve(name=name, severity=severity)
+        # E12: while a drift alert with tightening is open, the policy asks for more
+        return self.monitor.effective(self.policies.resolve(name=name, severity=severity))
 
     def score(
         self,

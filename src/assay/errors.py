@@ -14,7 +14,7 @@ exit code or a status code without parsing messages::
     ├── ModelUnavailableError   a model's files cannot be found; says what to install
     └── StorageError            the database cannot be opened or migrated
 
-Only ``assay.cli`` (and later the HTTP server) catches these.
+Only ``assay.cli`` (exit codes) and ``assay.server`` (HTTP statuses) catch these.
 """
 
 from __future__ import annotations

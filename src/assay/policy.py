@@ -98,6 +98,9 @@ class Policy:
     routing: RoutingRules = field(default_factory=RoutingRules)
     judge: JudgeRules = field(default_factory=JudgeRules)
     description: str = ""
+    #: the policy this one was tightened from while a drift alert is open (E12); not
+    #: part of the definition (``as_dict``): calibration maps stay keyed on the original
+    tightened_from: Policy | None = field(default=None, compare=False, repr=False)
 
     def decay_rate_for(self, kind: str) -> float:
         """Freshness decay rate per day for items of this source kind (E4)."""

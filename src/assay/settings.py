@@ -26,6 +26,14 @@ setting                   environment                 meaning
 ``judge``                 ``ASSAY_JUDGE``             rates answers (``assay-judge``:
                                                       offline; ``llm``: the endpoint,
                                                       falling back to ``assay-judge``)
+``monitor_window``        ``ASSAY_MONITOR_WINDOW``    events in the current window of
+                                                      drift checks (J9; default 200)
+``monitor_baseline``      ``ASSAY_MONITOR_BASELINE``  events in the baseline before it
+                                                      (default 1000)
+``auto_tighten``          ``ASSAY_AUTO_TIGHTEN``      raise a drifting policy's
+                                                      thresholds by this while its
+                                                      alert is open (E12; 0..0.5,
+                                                      0 = off)
 ========================  ==========================  ===============================
 
 The LLM endpoint (``ASSAY_LLM_URL``, ``ASSAY_LLM_MODEL``, ``ASSAY_LLM_API_KEY``,
@@ -40,7 +48,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -67,6 +75,9 @@ class Settings(BaseSettings):
     answerer: Literal["extractive", "llm"] = "extractive"
     judge: Literal["assay-judge", "llm"] = "assay-judge"
     severity_policies: dict[str, str] = {}
+    monitor_window: Annotated[int, Field(ge=1, le=1_000_000)] = 200
+    monitor_baseline: Annotated[int, Field(ge=1, le=1_000_000)] = 1000
+    auto_tighten: Annotated[float, Field(ge=0.0, le=0.5)] = 0.0
 
     @field_validator("policy_dirs", mode="before")
     @classmethod

@@ -41,7 +41,14 @@ def scoring_digest(policy: Policy) -> str:
     """A digest of what in ``policy`` shapes evidence and set scores: everything but its
     name, version, description, routing bands and judge thresholds. Calibrating those
     (``assay calibrate thresholds`` / ``risk``) writes a new version whose scores are
-    the same, so the maps fitted on them keep applying."""
+    the same, so the maps fitted on them keep applying.
+
+    A policy tightened by an open drift alert (:mod:`assay.monitor.tighten`) has the
+    digest of the policy it came from: its raised gate can only lower set confidences,
+    and a monotone map then lowers the calibrated score too, so the map still errs on
+    the side of caution."""
+    if policy.tightened_from is not None:
+        policy = policy.tightened_from
     shaping = {
         k: v
         for k, v in policy.as_dict().items()

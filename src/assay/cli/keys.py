@@ -1,0 +1,77 @@
+"""``assay keys``: API keys of the HTTP service and their roles (B4)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from assay.cli.common import db_option, emit_json, json_option, table
+from assay.engine import Assay
+from assay.keys import Role
+
+
+@click.group()
+def keys() -> None:
+    """Create, list and revoke API keys (roles: reader, curator, auditor, admin)."""
+
+
+@keys.command("create")
+@click.argument("name")
+@click.option(
+    "--role",
+    "roles",
+    multiple=True,
+    required=True,
+    type=click.Choice([r.value for r in Role]),
+    help="A role the key grants (repeatable).",
+)
+@db_option
+@json_option
+def create(name: str, roles: tuple[str, ...], db: Path | None, as_json: bool) -> None:
+    """Create a key called NAME; its token is printed once and never stored."""
+    with Assay(db) as engine:
+        key, token = engine.keys.create(name, roles)
+    if as_json:
+        emit_json(key.to_dict() | {"token": token})
+        return
+    click.echo(f"created key {key.id} ({', '.join(sorted(roles))}) for {name}")
+    click.echo("token (shown only now; send it as 'Authorization: Bearer <token>'):")
+    click.echo(token)
+
+
+@keys.command("list")
+@db_option
+@json_option
+def list_keys(db: Path | None, as_json: bool) -> None:
+    """Every key with its roles; revoked keys stay listed."""
+    with Assay(db, create=False) as engine:
+        listed = engine.keys.list()
+    if as_json:
+        emit_json([k.to_dict() for k in listed])
+        return
+    rows = [
+        [
+            k.id,
+            k.name,
+            ",".join(sorted(r.value for r in k.roles)),
+            k.created_at,
+            k.revoked_at or "active",
+        ]
+        for k in listed
+    ]
+    click.echo(table(rows, ["ID", "NAME", "ROLES", "CREATED", "STATUS"]))
+
+
+@keys.command("revoke")
+@click.argument("key_id")
+@db_option
+@json_option
+def revoke(key_id: str, db: Path | None, as_json: bool) -> None:
+    """Revoke KEY_ID: requests with it fail from now on."""
+    with Assay(db, create=False) as engine:
+        key = engine.keys.revoke(key_id)
+    if as_json:
+        emit_json(key.to_dict())
+    else:
+        click.echo(f"revoked key {key.id} ({key.name}) at {key.revoked_at}")

@@ -1,0 +1,175 @@
+"""Opening and closing drift alerts (J9, E12): :func:`check`.
+
+:func:`check` evaluates every policy with events (:mod:`assay.monitor.drift`), opens
+an alert when drift is found and none is open for that (policy, metric), and closes
+the open one when a later check finds no drift; "too few events" changes nothing.
+Every open and close appends an audit event of kind ``alert``, and with
+``auto_tighten`` an event of kind ``policy`` (``tighten`` on open, ``relax`` on close,
+with the thresholds before and after), in the same transaction as the table write:
+both land or neither does.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from assay.audit import AuditLog
+from assay.db import transaction
+from assay.monitor.alerts import Alert, get_alert, open_alert
+from assay.monitor.drift import Drift, DriftRules, evaluate_policy
+from assay.monitor.events import policies_with_events
+from assay.monitor.tighten import check_delta, open_delta, thresholds_of, tightened
+from assay.policy import Policy
+
+__all__ = ["CheckResult", "check"]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """What one :func:`check` did: the alerts it opened and closed, and every verdict."""
+
+    opened: tuple[Alert, ...] = ()
+    closed: tuple[Alert, ...] = ()
+    drift: tuple[Drift, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (the ``assay monitor check --json`` output)."""
+        return {
+            "opened": [a.to_dict() for a in self.opened],
+            "closed": [a.to_dict() for a in self.closed],
+            "drift": [d.to_dict() for d in self.drift],
+        }
+
+
+def check(
+    conn: sqlite3.Connection,
+    audit: AuditLog,
+    *,
+    rules: DriftRules | None = None,
+    auto_tighten: float = 0.0,
+    base_policy: Callable[[str], Policy | None] = lambda name: None,
+    now: datetime | None = None,
+) -> CheckResult:
+    """Evaluate drift for every policy with events; open and close alerts to match.
+
+    ``auto_tighten`` > 0 tightens a policy while an alert of it is open
+    (:mod:`assay.monitor.tighten`); ``base_policy`` finds a policy by name (the
+    configured one, untightened) so that the ``policy`` events can record the
+    thresholds before and after; ``None`` records the versions only.
+    """
+    rules = rules or DriftRules()
+    delta = check_delta(auto_tighten) if auto_tighten else 0.0
+    stamp = (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="microseconds")
+    opened: list[Alert] = []
+    closed: list[Alert] = []
+    verdicts: list[Drift] = []
+    for name in policies_with_events(conn):
+        for drift in evaluate_policy(conn, name, rules):
+            verdicts.append(drift)
+            if drift.drifted is None:
+                continue
+            writer = _Writer(conn, audit, drift, base_policy(name), stamp, now)
+            with transaction(conn):  # re-read under the write lock: checks may race
+                current = open_alert(conn, name, drift.metric)
+                if drift.drifted and current is None:
+                    opened.append(writer.open(delta))
+                elif not drift.drifted and current is not None:
+                    closed.append(writer.close(current))
+    return CheckResult(tuple(opened), tuple(closed), tuple(verdicts))
+
+
+class _Writer:
+    """Writes one alert change and its audit events (inside the caller's transaction)."""
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        audit: AuditLog,
+        drift: Drift,
+        base: Policy | None,
+        stamp: str,
+        now: datetime | None,
+    ) -> None:
+        self.conn, self.audit, self.drift, self.base = conn, audit, drift, base
+        self.stamp, self.now = stamp, now
+        seen = drift.detail.get("policy_version")
+        self.version = base.version if base is not None else str(seen or "")
+
+    def open(self, delta: float) -> Alert:
+        d = self.drift
+        before = open_delta(self.conn, d.policy_name)
+        cursor = self.conn.execute(
+            "INSERT INTO monitor_alerts (policy_name, metric, opened_at, baseline, current,"
+            " statistic, p_value, detail, tightened_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                d.policy_name,
+                d.metric,
+                self.stamp,
+                d.baseline or 0.0,
+                d.current or 0.0,
+                d.statistic or 0.0,
+                d.p_value,
+                json.dumps(d.to_dict()["detail"] | {"reason": d.reason}),
+                delta or None,
+            ),
+        )
+        assert cursor.lastrowid is not None
+        alert = get_alert(self.conn, cursor.lastrowid)
+        assert alert is not None
+        self._event("alert", {"action": "open", "alert": alert.to_dict(), "reason": d.reason})
+        if delta:
+            self._policy_event("tighten", alert, before, max(before, delta))
+        return alert
+
+    def close(self, alert: Alert) -> Alert:
+        before = open_delta(self.conn, alert.policy_name)
+        detail = dict(alert.detail) | {"closed_by": self.drift.to_dict()}
+        self.conn.execute(
+            "UPDATE monitor_alerts SET closed_at = ?, detail = ?"
+            " WHERE id = ? AND closed_at IS NULL",
+            (self.stamp, json.dumps(detail), alert.id),
+        )
+        after = open_delta(self.conn, alert.policy_name)
+        closed = get_alert(self.conn, alert.id)
+        assert closed is not None
+        reason = self.drift.reason
+        self._event("alert", {"action": "close", "alert": closed.to_dict(), "reason": reason})
+        if alert.tightened_by:
+            self._policy_event("relax", closed, before, after)
+        return closed
+
+    def _policy_event(self, action: str, alert: Alert, before: float, after: float) -> None:
+        self._event(
+            "policy",
+            {
+                "action": action,
+                "alert_id": alert.id,
+                "metric": alert.metric,
+                "delta": alert.tightened_by,
+                "tightened_by_before": before,
+                "tightened_by_after": after,
+                "before": self._thresholds(before),
+                "after": self._thresholds(after),
+            },
+        )
+
+    def _thresholds(self, delta: float) -> dict[str, Any] | None:
+        if self.base is None:
+            return None
+        return thresholds_of(tightened(self.base, delta) if delta > 0 else self.base)
+
+    def _event(self, kind: str, payload: dict[str, Any]) -> None:
+        self.audit.append(
+            kind=kind,
+            query="",
+            policy_name=self.drift.policy_name,
+            policy_version=self.version,
+            payload=payload,
+            now=self.now,
+            join_transaction=True,
+        )

@@ -1,0 +1,244 @@
+"""Reading the audit log for monitoring: one compact row per ``ask`` or ``score`` event.
+
+The numbers are pulled out of each payload by SQLite (``json_extract``) and the rows
+are streamed, so a window over a log of 100k events never builds the events' full
+payloads in Python. What an event counts as:
+
+* **score**: for an ``ask``, the set confidence the router used, as
+  ``Response.as_dict()["confidence"]["score"]`` reports it: the calibrated value when a
+  set map applied (``calibration.set.value``), else ``signals.composite``. For a
+  ``score`` event, the highest confidence among its admitted items (0.0 if none).
+* **abstained**: an ``ask`` whose status is ``abstained_retrieval``,
+  ``abstained_citation``, ``abstained_judge`` or ``refused``; an ``ask`` recorded by
+  ``Assay.assess`` (no answer, so no status) that routed to ``refuse`` or admitted
+  nothing; a ``score`` event that admitted nothing.
+* **label**: the score's confidence label under the label bands of the policy stored
+  in the payload (high / medium / low), as the response labels it.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any, NamedTuple
+
+from assay.errors import InvalidInputError
+
+__all__ = [
+    "ABSTAINED_STATUSES",
+    "MAX_WINDOW",
+    "EventRow",
+    "Item",
+    "check_window",
+    "iso_moment",
+    "policies_with_events",
+    "review_verdicts",
+    "window_rows",
+]
+
+ABSTAINED_STATUSES = frozenset(
+    {"abstained_retrieval", "abstained_citation", "abstained_judge", "refused"}
+)
+MAX_WINDOW = 1_000_000
+
+
+class Item(NamedTuple):
+    """One evidence item of an event: its source, confidence and gate verdict."""
+
+    source: str
+    confidence: float
+    admitted: bool
+
+
+class EventRow(NamedTuple):
+    """What monitoring needs of one event (see the module docstring)."""
+
+    seq: int
+    event_id: str
+    created_at: str
+    kind: str
+    policy_name: str
+    policy_version: str
+    score: float
+    admitted: int
+    status: str | None
+    decision: str | None
+    action: str | None
+    fallback: bool
+    abstained: bool
+    label: str
+    items: tuple[Item, ...] = ()
+
+
+_FIELDS = (
+    "seq, event_id, created_at, kind, policy_name, policy_version,"
+    " CASE kind WHEN 'ask' THEN COALESCE(json_extract(payload, '$.calibration.set.value'),"
+    "  json_extract(payload, '$.signals.composite'))"
+    " ELSE (SELECT MAX(json_extract(e.value, '$.confidence'))"
+    "  FROM json_each(payload, '$.evidence') AS e WHERE json_extract(e.value, '$.admitted'))"
+    " END AS score,"
+    " json_extract(payload, '$.counts.admitted') AS admitted,"
+    " json_extract(payload, '$.status') AS status,"
+    " json_extract(payload, '$.route.decision') AS decision,"
+    " json_extract(payload, '$.assessment.recommended_action') AS action,"
+    " json_array_length(payload, '$.fallbacks') AS fallbacks,"
+    " json_extract(payload, '$.policy.labels.high') AS high,"
+    " json_extract(payload, '$.policy.labels.medium') AS medium"
+)
+_ITEMS = (
+    ", (SELECT json_group_array(json_array("
+    "  COALESCE(json_extract(e.value, '$.source_id'), json_extract(e.value, '$.source_kind')),"
+    "  json_extract(e.value, '$.confidence'), json_extract(e.value, '$.admitted')))"
+    "  FROM json_each(payload, '$.evidence') AS e) AS items"
+)
+
+
+def check_window(window: int | None, field: str = "window") -> int | None:
+    """``window`` checked to be a number of events from 1 to :data:`MAX_WINDOW`."""
+    if window is not None and (
+        isinstance(window, bool) or not isinstance(window, int) or not 0 < window <= MAX_WINDOW
+    ):
+        raise InvalidInputError(field, window, f"give a number of events from 1 to {MAX_WINDOW}")
+    return window
+
+
+def iso_moment(value: str, field: str = "since") -> str:
+    """An ISO date or time as the UTC text ``created_at`` is compared with."""
+    try:
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except (ValueError, OverflowError, AttributeError):
+        raise InvalidInputError(
+            field, value, "use an ISO date or time such as 2026-11-01 or 2026-11-01T09:30:00Z"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def window_rows(
+    conn: sqlite3.Connection,
+    *,
+    policy: str | None = None,
+    window: int | None = 1000,
+    since: str | None = None,
+    before_seq: int | None = None,
+    items: bool = False,
+) -> Iterator[EventRow]:
+    """The ``ask`` and ``score`` events of a window, oldest first.
+
+    The window is the last ``window`` events (``None``: no count limit) of ``policy``
+    (``None``: every policy) at or after ``since`` (an ISO time) and before sequence
+    number ``before_seq``. ``items`` also reads each event's evidence items (for the
+    per-source statistics).
+    """
+    check_window(window)
+    where: list[str] = ["kind IN ('ask', 'score')"]
+    args: list[str | int] = []
+    if policy is not None:
+        where.append("policy_name = ?")
+        args.append(policy)
+    if since is not None:
+        where.append("created_at >= ?")
+        args.append(iso_moment(since))
+    if before_seq is not None:
+        where.append("seq < ?")
+        args.append(int(before_seq))
+    sql = f"SELECT {_FIELDS}{_ITEMS if items else ''} FROM audit_events WHERE " + " AND ".join(
+        where
+    )
+    if window is None:
+        sql += " ORDER BY seq"
+    else:
+        sql = f"SELECT * FROM ({sql} ORDER BY seq DESC LIMIT {int(window)}) ORDER BY seq"
+    for row in conn.execute(sql, args):
+        yield _row(row, items)
+
+
+def policies_with_events(conn: sqlite3.Connection) -> list[str]:
+    """Names of the policies that have ``ask`` or ``score`` events, sorted."""
+    rows = conn.execute(
+        "SELECT DISTINCT policy_name FROM audit_events WHERE kind IN ('ask', 'score')"
+        " ORDER BY policy_name"
+    )
+    return [str(r[0]) for r in rows]
+
+
+def review_verdicts(conn: sqlite3.Connection, after_seq: int) -> Iterator[tuple[str, str]]:
+    """``(event_id, verdict)`` of every review verdict appended after ``after_seq``.
+
+    A verdict is always appended after the event it judges, so the reviews of a window
+    starting at ``after_seq`` are all among these. They come from the audit log's
+    ``review`` events, written in one transaction with the ``review_queue`` row, so they
+    are the same verdicts as the queue's, and covered by the hash chain.
+    """
+    rows = conn.execute(
+        "SELECT json_extract(payload, '$.event_id'), json_extract(payload, '$.verdict')"
+        " FROM audit_events WHERE kind = 'review' AND seq > ? ORDER BY seq",
+        (int(after_seq),),
+    )
+    for event_id, verdict in rows:
+        if isinstance(event_id, str) and verdict in ("correct", "incorrect"):
+            yield event_id, str(verdict)
+
+
+def _row(row: sqlite3.Row, with_items: bool) -> EventRow:
+    kind, status, decision = str(row["kind"]), _text(row["status"]), _text(row["decision"])
+    score = _number(row["score"])
+    admitted = int(_number(row["admitted"]))
+    if kind == "ask" and status is not None:
+        abstained = status in ABSTAINED_STATUSES
+    elif kind == "ask":  # recorded by Assay.assess: routed, never answered
+        abstained = decision == "refuse" or admitted == 0
+    else:
+        abstained = admitted == 0
+    return EventRow(
+        seq=int(row["seq"]),
+        event_id=str(row["event_id"]),
+        created_at=str(row["created_at"]),
+        kind=kind,
+        policy_name=str(row["policy_name"]),
+        policy_version=str(row["policy_version"]),
+        score=score,
+        admitted=admitted,
+        status=status,
+        decision=decision,
+        action=_text(row["action"]),
+        fallback=bool(row["fallbacks"]),
+        abstained=abstained,
+        label=_label(score, row["high"], row["medium"]),
+        items=_items(row["items"]) if with_items else (),
+    )
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
+def _label(score: float, high: Any, medium: Any) -> str:
+    """The label :class:`assay.policy.LabelBands` gives ``score`` (low when unknown)."""
+    if isinstance(high, int | float) and score >= high:
+        return "high"
+    if isinstance(medium, int | float) and score >= medium:
+        return "medium"
+    return "low"
+
+
+def _items(text: Any) -> tuple[Item, ...]:
+    if not isinstance(text, str):
+        return ()
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError:
+        return ()
+    if not isinstance(parsed, list):
+        return ()
+    return tuple(
+        Item(str(source if source is not None else "?"), _number(confidence), bool(admitted))
+        for source, confidence, admitted in parsed
+    )
