@@ -14,10 +14,13 @@ from assay.cli.calibrate import calibrate
 from assay.cli.common import AssayGroup
 from assay.cli.evaluate import evaluate
 from assay.cli.ingest import ingest_command
+from assay.cli.keys import keys
 from assay.cli.models import models
+from assay.cli.monitor import monitor
 from assay.cli.policies import policies
 from assay.cli.review import review
 from assay.cli.score import score
+from assay.cli.serve import serve
 from assay.cli.sources import sources
 
 
@@ -37,6 +40,9 @@ cli.add_command(models)
 cli.add_command(evaluate)
 cli.add_command(calibrate)
 cli.add_command(review)
+cli.add_command(monitor)
+cli.add_command(keys)
+cli.add_command(serve)
 
 
 def main() -> None:

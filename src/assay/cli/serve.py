@@ -1,0 +1,77 @@
+"""``assay serve``: the HTTP API, metrics and dashboard under uvicorn (B4)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import click
+
+from assay.cli.common import db_option
+from assay.settings import load_settings
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="Worker processes (each loads the models once; about one per core).",
+)
+@click.option(
+    "--max-body-mb", type=click.FloatRange(0.01, 1024), default=2.0, show_default=True,
+    help="Largest JSON request body.",
+)  # fmt: skip
+@click.option(
+    "--max-upload-mb", type=click.FloatRange(0.01, 4096), default=64.0, show_default=True,
+    help="Largest upload to /v1/ingest.",
+)  # fmt: skip
+@click.option(
+    "--monitor-every", type=click.FloatRange(0), default=60.0, show_default=True,
+    help="Seconds between drift checks (0: never; `assay monitor check` runs one).",
+)  # fmt: skip
+@click.option(
+    "--log-level",
+    type=click.Choice(["critical", "error", "warning", "info", "debug"]),
+    default="info",
+    show_default=True,
+)
+@db_option
+def serve(
+    host: str,
+    port: int,
+    workers: int,
+    max_body_mb: float,
+    max_upload_mb: float,
+    monitor_every: float,
+    log_level: str,
+    db: Path | None,
+) -> None:
+    """Serve the API (/v1, OpenAPI at /docs), /metrics and the dashboard (/dashboard).
+
+    Every route but /healthz and /readyz needs an API key: create the first one with
+    `assay keys create NAME --role admin`.
+    """
+    import uvicorn
+
+    settings = load_settings(db=db)  # a bad setting fails here, before any worker starts
+    os.environ["ASSAY_DB"] = str(settings.db.expanduser().resolve())
+    os.environ["ASSAY_SERVE_MAX_BODY_BYTES"] = str(int(max_body_mb * (1 << 20)))
+    os.environ["ASSAY_SERVE_MAX_UPLOAD_BYTES"] = str(int(max_upload_mb * (1 << 20)))
+    os.environ["ASSAY_SERVE_MONITOR_EVERY"] = str(monitor_every)
+    with tempfile.TemporaryDirectory(prefix="assay-metrics-") as metrics_dir:
+        if workers > 1:  # each worker writes its samples here; /metrics merges them
+            os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+        uvicorn.run(
+            "assay.server.app:app_from_environment",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            log_level=log_level,
+            access_log=log_level == "debug",
+        )

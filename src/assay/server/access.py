@@ -1,0 +1,134 @@
+"""Who may call what: API keys checked against roles, and one engine per thread.
+
+Every route except health (and the dashboard's login page) is guarded by
+:func:`require` (or calls :func:`authorize`). The key comes as ``Authorization: Bearer
+<key>`` or ``X-API-Key: <key>`` (the dashboard sends it from its session cookie). A
+missing or unknown key is 401, a key without the role 403. The engine a route acts
+through (:func:`acting_engine`) writes the key's id as the actor of every audit event.
+
+SQLite connections must stay on the thread that opened them, and FastAPI runs plain
+``def`` routes on a thread pool, so :class:`EnginePool` keeps one :class:`Assay` per
+thread, all sharing the models loaded once at start-up.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from assay.engine import Assay
+from assay.keys import ApiKey, Role
+from assay.server.errors import ApiError
+from assay.settings import Settings
+
+SESSION_COOKIE = "assay_session"
+
+
+class EnginePool:
+    """One :class:`Assay` per thread on the same database, sharing loaded models."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.root = Assay(settings=settings)
+        self._local = threading.local()
+        self.ready = threading.Event()
+
+    def warm(self) -> None:
+        """Load every model the configuration uses, so no request pays for it."""
+        root = self.root
+        _ = root.embedder, root.relevance, root.support, root.answerer, root.judge
+        self.ready.set()
+
+    def get(self) -> Assay:
+        """This thread's engine (opened on first use)."""
+        engine: Assay | None = getattr(self._local, "engine", None)
+        if engine is None:
+            engine = self.root.fork()
+            self._local.engine = engine
+        engine.audit.actor = None
+        return engine
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """The authenticated key of a request and the engine that acts for it."""
+
+    key: ApiKey
+    engine: Assay
+
+
+def presented_key(request: Request) -> str | None:
+    """The key the request carries, if any (header first, then the dashboard cookie)."""
+    auth = request.headers.get("authorization", "")
+    scheme, _, token = auth.partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    return request.headers.get("x-api-key") or request.cookies.get(SESSION_COOKIE) or None
+
+
+def authenticate(request: Request, role: Role) -> ApiKey:
+    """The request's key, or 401 (no or bad key) / 403 (the key lacks ``role``)."""
+    pool: EnginePool = request.app.state.engines
+    token = presented_key(request)
+    challenge = {"WWW-Authenticate": "Bearer"}
+    if token is None:
+        raise ApiError(
+            401,
+            "unauthenticated",
+            "this endpoint needs an API key: send 'Authorization: Bearer <key>' "
+            "(an admin creates one with `assay keys create NAME --role ROLE`)",
+            headers=challenge,
+        )
+    key = pool.get().keys.authenticate(token)
+    if key is None:
+        raise ApiError(
+            401,
+            "invalid_key",
+            "the API key is not valid (mistyped, unknown or revoked); ask an admin for one "
+            "(`assay keys list` shows which exist)",
+            headers=challenge,
+        )
+    if not key.allows(role):
+        held = ", ".join(sorted(r.value for r in key.roles))
+        raise ApiError(
+            403,
+            "forbidden",
+            f"key {key.id} ({held}) may not do this: it needs the {role.value} role "
+            f"(or admin); ask an admin for a key with --role {role.value}",
+        )
+    request.state.key = key
+    return key
+
+
+_bearer = HTTPBearer(auto_error=False, description="An API key: `assay keys create`.")
+
+
+def require(role: Role) -> Callable[..., Awaitable[ApiKey]]:
+    """A route dependency that admits keys with ``role``; it runs before the request
+    body is validated, so a caller without a key learns nothing about the route."""
+
+    async def check_key(
+        request: Request, _: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+    ) -> ApiKey:
+        return authenticate(request, role)
+
+    return check_key
+
+
+def acting_engine(request: Request) -> Assay:
+    """This thread's engine, writing audit events as the request's key (checked first
+    by :func:`require`). Call it from the route's own body."""
+    engine: Assay = request.app.state.engines.get()
+    key: ApiKey = request.state.key
+    engine.audit.actor = key.id
+    return engine
+
+
+def authorize(request: Request, role: Role) -> Caller:
+    """Check the key (as :func:`require`) and return it with this thread's engine."""
+    key = authenticate(request, role)
+    return Caller(key, acting_engine(request))

@@ -1,0 +1,143 @@
+"""The HTTP service: the API under ``/v1``, health, metrics and the dashboard (B4).
+
+::
+
+    from assay.server import create_app
+    app = create_app()          # settings from ASSAY_* and assay.toml, as the CLI
+
+``assay serve`` runs it under uvicorn. Every route but ``/healthz``, ``/readyz``, the
+OpenAPI page and the dashboard's login page needs an API key (:mod:`.access`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio.to_thread
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from assay import __version__
+from assay.keys import Role
+from assay.server import metrics
+from assay.server.access import EnginePool, require
+from assay.server.admin_routes import router as admin_router
+from assay.server.auditor_routes import router as auditor_router
+from assay.server.curator_routes import router as curator_router
+from assay.server.dashboard import STATIC_DIR
+from assay.server.dashboard import router as dashboard_router
+from assay.server.errors import install_error_handlers
+from assay.server.middleware import RequestContext
+from assay.server.monitor_routes import router as monitor_router
+from assay.server.query_routes import router as query_router
+from assay.settings import Settings, load_settings
+
+MIB = 1 << 20
+log = logging.getLogger("assay.server")
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    warm: bool = True,
+    max_body_bytes: int = 2 * MIB,
+    max_upload_bytes: int = 64 * MIB,
+    monitor_every: float = 60.0,
+) -> FastAPI:
+    """The FastAPI application over the database of ``settings``.
+
+    ``warm`` loads every configured model at start-up (before the first request is
+    accepted), so no request pays for loading one; ``/readyz`` says when that is done.
+    Every ``monitor_every`` seconds (0: never) the drift check runs (J9, E12).
+    """
+    settings = settings or load_settings()
+    engines = EnginePool(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if warm:
+            await anyio.to_thread.run_sync(engines.warm)
+        else:
+            engines.ready.set()
+        checks = (
+            asyncio.create_task(_check_drift(engines, monitor_every)) if monitor_every else None
+        )
+        yield
+        if checks is not None:
+            checks.cancel()
+
+    app = FastAPI(
+        title="assay",
+        version=__version__,
+        summary="Confidence-governed retrieval: score, gate, answer, judge and audit.",
+        lifespan=lifespan,
+    )
+    app.state.engines = engines
+    install_error_handlers(app)
+    app.add_middleware(
+        RequestContext, max_body_bytes=max_body_bytes, max_upload_bytes=max_upload_bytes
+    )
+    routers = (query_router, curator_router, auditor_router, monitor_router, admin_router)
+    for router in (*routers, dashboard_router):
+        app.include_router(router)
+    app.mount("/dashboard/static", StaticFiles(directory=STATIC_DIR), name="dashboard-static")
+
+    @app.get("/healthz", tags=["health"], summary="Liveness: the process answers")
+    async def healthz() -> dict[str, Any]:
+        return {"status": "ok", "version": __version__}
+
+    @app.get("/readyz", tags=["health"], summary="Readiness: database open, models loaded")
+    def readyz(request: Request) -> JSONResponse:
+        checks = {"models_loaded": engines.ready.is_set()}
+        try:
+            engines.get().audit.head()
+            checks["database"] = True
+        except Exception:  # any failure to read the database means not ready
+            checks["database"] = False
+        ready = all(checks.values())
+        return JSONResponse(
+            {"status": "ready" if ready else "not ready", "checks": checks},
+            status_code=200 if ready else 503,
+        )
+
+    @app.get(
+        "/metrics",
+        tags=["health"],
+        summary="Prometheus metrics (auditor key)",
+        dependencies=[Depends(require(Role.AUDITOR))],
+    )
+    def prometheus() -> Response:
+        return Response(metrics.exposition(), media_type=metrics.CONTENT_TYPE)
+
+    return app
+
+
+async def _check_drift(engines: EnginePool, every: float) -> None:
+    """Run the monitor's drift check every ``every`` seconds, off the event loop; a
+    failure is logged and the next round tries again."""
+    while True:
+        await asyncio.sleep(every)
+        try:
+            result = await anyio.to_thread.run_sync(lambda: engines.get().monitor.check())
+        except Exception:  # the service must outlive a failed check; the log says why
+            log.exception("drift check failed")
+            continue
+        for alert in result.opened:
+            log.warning("drift alert opened: %s", alert.to_dict())
+
+
+def app_from_environment() -> FastAPI:
+    """The app as ``assay serve`` starts it in each worker process: settings from the
+    environment, body limits from ``ASSAY_SERVE_MAX_BODY_BYTES`` and
+    ``ASSAY_SERVE_MAX_UPLOAD_BYTES`` (set by the command from its options)."""
+    return create_app(
+        max_body_bytes=int(os.environ.get("ASSAY_SERVE_MAX_BODY_BYTES", 2 * MIB)),
+        max_upload_bytes=int(os.environ.get("ASSAY_SERVE_MAX_UPLOAD_BYTES", 64 * MIB)),
+        monitor_every=float(os.environ.get("ASSAY_SERVE_MONITOR_EVERY", 60.0)),
+    )

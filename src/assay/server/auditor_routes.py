@@ -1,0 +1,109 @@
+"""The auditor's endpoints: the audit log (list, one event, export, verify) and the
+human-review queue, as ``assay audit`` and ``assay review`` do."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ConfigDict
+
+from assay.hashing import canonical_json
+from assay.keys import Role
+from assay.server.access import EnginePool, acting_engine, require
+
+router = APIRouter(prefix="/v1", tags=["audit"], dependencies=[Depends(require(Role.AUDITOR))])
+
+
+@router.get("/audit", summary="Audit events, newest first; or all of them as JSON Lines")
+def list_events(
+    request: Request,
+    kind: str | None = None,
+    policy: str | None = None,
+    since: str | None = Query(None, description="ISO date or time (UTC)"),
+    until: str | None = Query(None, description="ISO date or time (UTC), exclusive"),
+    actor: str | None = Query(None, description="API key id that caused the events"),
+    limit: int = Query(50, ge=1, le=1000),
+    before: int | None = Query(None, ge=1, description="Only events older than this seq"),
+    format: Literal["json", "jsonl"] = Query(
+        "json", description="jsonl: every matching event oldest first, hashes included"
+    ),
+) -> Any:
+    """A page of events (``before`` = the last ``seq`` seen pages on), or the export."""
+    engine = acting_engine(request)
+    filters = {"kind": kind, "policy": policy, "since": since, "until": until, "actor": actor}
+    if format == "jsonl":
+        engine.audit.page(after_seq=0, limit=1, **filters)  # a bad filter fails now, not mid-stream
+        pool: EnginePool = request.app.state.engines
+        return StreamingResponse(
+            _export(pool, filters),
+            media_type="application/x-ndjson",
+            headers={"Content-Disposition": 'attachment; filename="assay-audit.jsonl"'},
+        )
+    events = engine.audit.list(limit=limit, before_seq=before, **filters)
+    count, head = engine.audit.head()
+    return {
+        "events": [e.as_dict() for e in events],
+        "next_before": events[-1].seq if len(events) == limit else None,
+        "total_events": count,
+        "head": head,
+    }
+
+
+def _export(pool: EnginePool, filters: dict[str, str | None]) -> Iterator[str]:
+    """Every matching event as canonical JSON lines, read page by page on the engine
+    of whichever thread runs each step."""
+    after = 0
+    while True:
+        events = pool.get().audit.page(after_seq=after, limit=500, **filters)
+        if not events:
+            return
+        yield "".join(canonical_json(e.as_dict()) + "\n" for e in events)
+        after = events[-1].seq
+
+
+@router.get("/audit/verify", summary="Check the hash chain and replay every score (B2)")
+def verify(
+    request: Request,
+    expect_head: str | None = Query(None, description="A head hash recorded earlier"),
+    replay: bool = True,
+) -> dict[str, Any]:
+    engine = acting_engine(request)
+    return engine.audit.verify(expected_head=expect_head, replay=replay).as_dict()
+
+
+@router.get("/audit/{event_id}", summary="One event with its full evidence table")
+def show_event(event_id: str, request: Request) -> dict[str, Any]:
+    engine = acting_engine(request)
+    return engine.audit.get(event_id).as_dict()
+
+
+class Verdict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    verdict: Literal["correct", "incorrect"]
+    note: str | None = None
+
+
+@router.get("/review", summary="The human-review queue (J6)")
+def review_queue(
+    request: Request,
+    status: Literal["pending", "resolved", "all"] = "pending",
+    limit: int = Query(50, ge=1, le=1000),
+) -> dict[str, Any]:
+    engine = acting_engine(request)
+    return {"items": [item.to_dict() for item in engine.review.list(status, limit)]}
+
+
+@router.get("/review/{item_id}", summary="One review item with the judge's assessment")
+def review_item(item_id: int, request: Request) -> dict[str, Any]:
+    engine = acting_engine(request)
+    return engine.review.get(item_id).to_dict()
+
+
+@router.post("/review/{item_id}", summary="Record a reviewer's verdict (audited)")
+def resolve(item_id: int, body: Verdict, request: Request) -> dict[str, Any]:
+    engine = acting_engine(request)
+    return engine.review.resolve(item_id, body.verdict, body.note).to_dict()

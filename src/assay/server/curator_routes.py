@@ -1,0 +1,182 @@
+"""The curator's endpoints: upload documents (``/v1/ingest``) and manage the source
+registry (``/v1/sources``), as ``assay ingest`` and ``assay sources`` do."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict
+from datetime import date
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from pydantic import BaseModel, ConfigDict, Field
+
+from assay.errors import InvalidInputError
+from assay.ingest.loaders import SUPPORTED_SUFFIXES
+from assay.ingest.pipeline import IngestOptions
+from assay.keys import Role
+from assay.server.access import acting_engine, require
+from assay.sources import Source
+
+router = APIRouter(
+    prefix="/v1", tags=["knowledge base"], dependencies=[Depends(require(Role.CURATOR))]
+)
+
+_FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._ -]{0,150}")
+
+
+@router.post("/ingest", summary="Upload documents into the knowledge base")
+def ingest(
+    request: Request,
+    files: Annotated[list[UploadFile], File(description="Documents: .txt .md .html .pdf .jsonl")],
+    source: Annotated[str | None, Form(description="Registered source of the files.")] = None,
+    published: Annotated[date | None, Form()] = None,
+    verified: Annotated[date | None, Form()] = None,
+    max_tokens: Annotated[int, Form(ge=16, le=256)] = 180,
+    overlap: Annotated[int, Form(ge=0, le=120)] = 30,
+) -> dict[str, Any]:
+    """Each file lands whole or not at all; the report says what happened to each.
+
+    Uploads are kept under ``uploads/<source>/`` beside the database, so uploading a
+    file of the same name again updates its documents instead of adding copies.
+    """
+    engine = acting_engine(request)
+    if source is not None:
+        engine.sources.get(source)  # an unknown source fails before anything is written
+    folder = engine.settings.db.expanduser().resolve().parent / "uploads" / (source or "_none")
+    names = [_checked_name(f.filename) for f in files]
+    if len(set(names)) != len(names):
+        raise InvalidInputError("files", names, "upload each file name once per request")
+    folder.mkdir(parents=True, exist_ok=True)
+    options = IngestOptions(
+        source_id=source,
+        published=published,
+        verified=verified,
+        max_tokens=max_tokens,
+        overlap_tokens=overlap,
+    )
+    outcomes = []
+    for upload, name in zip(files, names, strict=True):
+        target = folder / name
+        backup = target.with_name(f".{name}.previous")
+        if target.exists():
+            target.replace(backup)
+        with target.open("wb") as out:
+            while chunk := upload.file.read(1 << 20):
+                out.write(chunk)
+        report = engine.ingest([target], options=options)
+        if report.count("failed"):  # keep the version whose documents the store holds
+            target.unlink()
+            if backup.exists():
+                backup.replace(target)
+        else:
+            backup.unlink(missing_ok=True)
+        outcome = report.as_dict()["files"][0] | {"path": name}
+        if outcome["error"]:
+            outcome["error"] = outcome["error"].replace(str(target), name)
+        outcomes.append(outcome)
+    failed = sum(1 for o in outcomes if o["status"] == "failed")
+    return {"files": outcomes, "failed": failed, "ok": failed == 0}
+
+
+def _checked_name(name: str | None) -> str:
+    base = Path(name or "").name
+    if not _FILE_NAME.fullmatch(base) or Path(base).suffix.lower() not in SUPPORTED_SUFFIXES:
+        raise InvalidInputError(
+            "file name",
+            name,
+            "use letters, digits, '.', '_', '-' or spaces, ending in one of "
+            + ", ".join(SUPPORTED_SUFFIXES),
+        )
+    return base
+
+
+class SourceFields(BaseModel):
+    """Editable attributes of a source (as the options of `assay sources add/update`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str | None = None
+    reliability: float | None = Field(None, ge=0, le=1)
+    name: str | None = None
+    owner: str | None = None
+    jurisdiction: str | None = None
+    court_level: str | None = None
+    overruled: bool | None = None
+    retired: bool | None = None
+    review_interval_days: int | None = Field(None, gt=0)
+    reviewed_at: date | None = None
+    metadata: dict[str, Any] | None = None
+    note: str | None = Field(None, description="Why the change is made (kept in the history).")
+
+    def changes(self) -> dict[str, Any]:
+        """The attributes given, without the note."""
+        return self.model_dump(exclude_none=True, exclude={"note"})
+
+
+class NewSource(SourceFields):
+    id: str
+    kind: str
+
+
+class SourceReview(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    on: date | None = Field(None, description="Review date [default: today].")
+    reliability: float | None = Field(None, ge=0, le=1)
+    note: str | None = None
+
+
+@router.get("/sources", summary="The source registry, with review due dates")
+def list_sources(
+    request: Request, kind: str | None = None, due: bool = False, as_of: date | None = None
+) -> dict[str, Any]:
+    """Every source (``kind``: one kind; ``due``: only those overdue for review)."""
+    engine = acting_engine(request)
+    day = as_of or date.today()
+    listed = engine.sources.list(kind=kind, overdue_on=day if due else None)
+    return {"as_of": day.isoformat(), "sources": [_source(s, day) for s in listed]}
+
+
+@router.get("/sources/{source_id}", summary="One source and its history")
+def show_source(source_id: str, request: Request) -> dict[str, Any]:
+    engine = acting_engine(request)
+    source = engine.sources.get(source_id)
+    history = [asdict(h) for h in engine.sources.history(source_id)]
+    return _source(source, date.today()) | {"history": history}
+
+
+@router.post("/sources", status_code=201, summary="Register a source")
+def add_source(body: NewSource, request: Request) -> dict[str, Any]:
+    engine = acting_engine(request)
+    fields = body.changes()
+    source_id, kind = fields.pop("id"), fields.pop("kind")
+    source = engine.sources.add(source_id, kind, actor=engine.audit.actor, note=body.note, **fields)
+    return _source(source, date.today())
+
+
+@router.post("/sources/{source_id}", summary="Change a source (a new version is recorded)")
+def update_source(source_id: str, body: SourceFields, request: Request) -> dict[str, Any]:
+    engine = acting_engine(request)
+    source = engine.sources.update(
+        source_id, actor=engine.audit.actor, note=body.note, **body.changes()
+    )
+    return _source(source, date.today())
+
+
+@router.post("/sources/{source_id}/review", summary="Record a review of a source")
+def review_source(source_id: str, body: SourceReview, request: Request) -> dict[str, Any]:
+    engine = acting_engine(request)
+    source = engine.sources.review(
+        source_id,
+        on=body.on or date.today(),
+        reliability=body.reliability,
+        actor=engine.audit.actor,
+        note=body.note,
+    )
+    return _source(source, date.today())
+
+
+def _source(source: Source, day: date) -> dict[str, Any]:
+    return source.as_dict() | {"review_overdue": source.review_overdue(day)}

@@ -1,0 +1,296 @@
+"""B4: the HTTP API end to end over the demo knowledge base: the same contracts as
+the commands, the key as the actor of every audit row, one error shape, limits."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from assay.judge.schema import Assessment
+from tests.conftest import run_cli, write_jsonl
+from tests.http.conftest import Service
+
+AS_OF = "2026-11-29"
+QUESTION = "What ambient temperature range is safe for charging the HX-40?"
+
+
+def _candidates() -> list[dict[str, Any]]:
+    return [
+        {
+            "id": f"c{i}",
+            "text": f"The HX-40 charges between 0 and 45 degrees Celsius (passage {i}).",
+            "similarity": round(0.9 - i * 0.04, 2),
+            "source_id": "halden-sds-2026" if i % 2 else "support-wiki",
+            "published": "2026-10-15",
+        }
+        for i in range(20)
+    ]
+
+
+def _actor(service: Service, event_id: str) -> str | None:
+    event = service.client.get(f"/v1/audit/{event_id}", headers=service.headers("auditor"))
+    assert event.status_code == 200
+    actor: str | None = event.json()["actor"]
+    return actor
+
+
+def _key_id(service: Service, role: str) -> str:
+    return service.tokens[role].split("_")[1]
+
+
+def test_r9_ask_answers_with_confidence_and_the_key_as_actor(service: Service) -> None:
+    response = service.client.post(
+        "/v1/ask", json={"question": QUESTION, "as_of": AS_OF}, headers=service.headers("reader")
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "answered"
+    assert "0 °C" in body["answer"] and "45 °C" in body["answer"]
+    assert body["confidence"]["label"] in ("high", "medium", "low")
+    assert set(Assessment.model_validate(body["assessment"]).model_dump()) == set(
+        body["assessment"]
+    )
+    assert body["sources"] and any(s["cited"] for s in body["sources"])
+    assert _actor(service, body["event_id"]) == _key_id(service, "reader")
+
+
+def test_b4_score_has_the_cli_contract(service: Service, tmp_path: Any) -> None:
+    """/v1/score returns exactly what `assay score --json` prints for the same input."""
+    body = {"query": "charging temperature range", "candidates": _candidates(), "as_of": AS_OF}
+    http = service.client.post("/v1/score", json=body, headers=service.headers("reader"))
+    assert http.status_code == 200
+    path = write_jsonl(tmp_path / "c.jsonl", _candidates())
+    cli = run_cli(
+        "score", "--query", body["query"], "--candidates", str(path), "--as-of", AS_OF,
+        "--json", db=service.db,
+    )  # fmt: skip
+    assert cli.exit_code == 0, cli.output
+    from_cli, from_http = json.loads(cli.stdout), http.json()
+    assert from_cli.pop("event_id") != from_http.pop("event_id")
+    assert from_http == from_cli
+    assert len(from_http["admitted"]) + len(from_http["excluded"]) == 20
+
+
+def test_b4_score_errors_name_the_candidate(service: Service) -> None:
+    candidates = _candidates()
+    candidates[3] = {**candidates[3], "similarity": 1.7}
+    response = service.client.post(
+        "/v1/score",
+        json={"query": "q", "candidates": candidates},
+        headers=service.headers("reader"),
+    )
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "invalid_input"
+    assert error["field"].startswith("candidates[3]")
+    assert "1.7" in error["message"] and error["fix"]
+
+
+def test_j1_evaluate_returns_exactly_the_assessment(service: Service) -> None:
+    body = {
+        "query": "What is the charging range?",
+        "answer": "Charge between 0 °C and 45 °C. [Source: sds]",
+        "contexts": [{"id": "sds", "text": "Charge only between 0 °C and 45 °C ambient."}],
+        "policy": "safety_critical",
+    }
+    response = service.client.post("/v1/evaluate", json=body, headers=service.headers("reader"))
+    assert response.status_code == 200
+    assessment = Assessment.model_validate(response.json())
+    assert assessment.confidence_score > 0.5
+    empty = service.client.post(
+        "/v1/evaluate", json=body | {"answer": ""}, headers=service.headers("reader")
+    )
+    assert empty.json()["confidence_score"] == 0.0
+    assert empty.json()["recommended_action"] == "suppress"
+
+
+def test_b4_one_error_shape_and_a_request_id(service: Service) -> None:
+    headers = service.headers("reader") | {"X-Request-ID": "trace-42"}
+    cases = [
+        (service.client.post("/v1/ask", json={"questio": "x"}, headers=headers), 422),
+        (service.client.post("/v1/ask", json={"question": "x", "policy": "p.toml"},
+                             headers=headers), 400),
+        (service.client.post("/v1/ask", json={"question": "x", "top_k": 0}, headers=headers), 422),
+        (service.client.get("/v1/nowhere", headers=headers), 404),
+        (service.client.put("/v1/ask", headers=headers), 405),
+    ]  # fmt: skip
+    for response, status in cases:
+        assert response.status_code == status, response.text
+        error = response.json()["error"]
+        assert set(error) == {"status", "code", "message", "field", "fix", "request_id"}
+        assert error["status"] == status and error["message"]
+        assert error["request_id"] == "trace-42" == response.headers["x-request-id"]
+    generated = service.client.get("/healthz", headers={"X-Request-ID": "bad id with spaces"})
+    assert len(generated.headers["x-request-id"]) == 32
+
+
+def test_b4_bodies_over_the_limit_are_refused(service: Service) -> None:
+    big = json.dumps({"question": "x" * (3 << 20)}).encode()
+    declared = service.client.post(
+        "/v1/ask",
+        content=big,
+        headers=service.headers("reader") | {"content-type": "application/json"},
+    )
+    assert declared.status_code == 413
+    assert declared.json()["error"]["code"] == "request_too_large"
+
+    def chunks() -> Any:  # no Content-Length: the body is counted as it arrives
+        for _ in range(3):
+            yield b" " * (1 << 20)
+
+    streamed = service.client.post(
+        "/v1/ask",
+        content=chunks(),
+        headers=service.headers("reader") | {"content-type": "application/json"},
+    )
+    assert streamed.status_code == 413
+
+
+def test_b4_ingest_upload_is_idempotent_and_audited_by_source(service: Service) -> None:
+    headers = service.headers("curator")
+    note = ("hx40-storage.md", b"# HX-40 storage\n\nStore the HX-40 at 40 to 60 percent charge.\n")
+    first = service.client.post(
+        "/v1/ingest", files=[("files", note)], data={"source": "support-wiki"}, headers=headers
+    )
+    assert first.status_code == 200, first.text
+    assert first.json()["files"][0] | {"chunks": 1} == {
+        "path": "hx40-storage.md", "status": "added", "documents": 1, "chunks": 1, "error": None,
+    }  # fmt: skip
+    again = service.client.post(
+        "/v1/ingest", files=[("files", note)], data={"source": "support-wiki"}, headers=headers
+    )
+    assert again.json()["files"][0]["status"] == "unchanged"
+    answer = service.client.post(
+        "/v1/ask",
+        json={"question": "At what charge level should the HX-40 be stored?", "as_of": AS_OF},
+        headers=service.headers("reader"),
+    ).json()
+    assert any(s["title"] and "storage" in s["title"] for s in answer["sources"]), answer
+
+
+def test_b4_ingest_refuses_bad_uploads_and_keeps_nothing(service: Service) -> None:
+    headers = service.headers("curator")
+    bad_name = service.client.post(
+        "/v1/ingest", files=[("files", ("../../etc/passwd", b"x"))], headers=headers
+    )
+    assert bad_name.status_code == 400 and bad_name.json()["error"]["field"] == "file name"
+    unknown = service.client.post(
+        "/v1/ingest", files=[("files", ("a.md", b"# A\n\ntext\n"))], data={"source": "nope"},
+        headers=headers,
+    )  # fmt: skip
+    assert unknown.status_code == 400
+    broken = service.client.post(
+        "/v1/ingest", files=[("files", ("broken.jsonl", b"{not json\n"))],
+        data={"source": "community-forum"}, headers=headers,
+    )  # fmt: skip
+    report = broken.json()
+    assert report["failed"] == 1 and report["files"][0]["status"] == "failed"
+    assert "broken.jsonl" in report["files"][0]["error"]
+    uploads = service.db.parent / "uploads" / "community-forum"
+    assert not (uploads / "broken.jsonl").exists()
+    assert str(service.db.parent) not in report["files"][0]["error"]
+
+
+def test_b4_sources_changes_record_the_key(service: Service) -> None:
+    headers = service.headers("curator")
+    added = service.client.post(
+        "/v1/sources",
+        json={"id": "vendor-bulletin", "kind": "verified_kb", "owner": "Halden", "note": "new"},
+        headers=headers,
+    )
+    assert added.status_code == 201 and added.json()["reliability"] == 0.9
+    duplicate = service.client.post(
+        "/v1/sources", json={"id": "vendor-bulletin", "kind": "official"}, headers=headers
+    )
+    assert duplicate.status_code == 409 and duplicate.json()["error"]["code"] == "conflict"
+    updated = service.client.post(
+        "/v1/sources/vendor-bulletin", json={"reliability": 0.8}, headers=headers
+    )
+    assert updated.json()["version"] == 2
+    reviewed = service.client.post(
+        "/v1/sources/vendor-bulletin/review", json={"on": "2026-11-01"}, headers=headers
+    )
+    assert reviewed.json()["review_due"] is not None
+    shown = service.client.get("/v1/sources/vendor-bulletin", headers=headers).json()
+    assert [h["actor"] for h in shown["history"]] == [_key_id(service, "curator")] * 3
+    missing = service.client.get("/v1/sources/nope", headers=headers)
+    assert missing.status_code == 400 and "register it first" in missing.json()["error"]["fix"]
+    listed = service.client.get("/v1/sources?due=true&as_of=2026-11-29", headers=headers).json()
+    assert all(s["review_overdue"] for s in listed["sources"])
+
+
+def test_e8_audit_filters_pages_exports_and_verifies(service: Service) -> None:
+    headers = service.headers("auditor")
+    reader = _key_id(service, "reader")
+    for _ in range(3):
+        service.client.post(
+            "/v1/score",
+            json={"query": "charging", "candidates": _candidates()[:3], "as_of": AS_OF},
+            headers=service.headers("reader"),
+        )
+    page = service.client.get(
+        f"/v1/audit?actor={reader}&kind=score&limit=2", headers=headers
+    ).json()
+    assert [e["actor"] for e in page["events"]] == [reader, reader]
+    assert page["next_before"] == page["events"][-1]["seq"]
+    older = service.client.get(
+        f"/v1/audit?actor={reader}&kind=score&limit=2&before={page['next_before']}",
+        headers=headers,
+    ).json()
+    assert older["events"][0]["seq"] < page["events"][-1]["seq"]
+    export = service.client.get("/v1/audit?format=jsonl", headers=headers)
+    assert export.headers["content-type"].startswith("application/x-ndjson")
+    lines = [json.loads(line) for line in export.text.splitlines()]
+    assert [e["seq"] for e in lines] == list(range(1, page["total_events"] + 1))
+    bad = service.client.get("/v1/audit?format=jsonl&since=yesterday", headers=headers)
+    assert bad.status_code == 400 and bad.json()["error"]["field"] == "since"
+    verify = service.client.get("/v1/audit/verify", headers=headers).json()
+    assert verify["ok"] is True and verify["events"] == len(lines)
+
+
+def test_j6_review_queue_over_http(service: Service) -> None:
+    """An answer held for review is listed, resolved once, and the verdict is audited."""
+    held = service.client.post(
+        "/v1/ask",
+        json={"question": "How long does a full charge of the HX-40 take?", "as_of": AS_OF,
+              "policy": "informational"},
+        headers=service.headers("reader"),
+    ).json()  # fmt: skip
+    assert held["review_id"] is not None, held["status"]
+    headers = service.headers("auditor")
+    pending = service.client.get("/v1/review", headers=headers).json()["items"]
+    assert held["review_id"] in [item["id"] for item in pending]
+    resolved = service.client.post(
+        f"/v1/review/{held['review_id']}", json={"verdict": "correct"}, headers=headers
+    )
+    assert resolved.json()["status"] == "resolved"
+    again = service.client.post(
+        f"/v1/review/{held['review_id']}", json={"verdict": "incorrect"}, headers=headers
+    )
+    assert again.status_code == 409
+    event = resolved.json()["resolution_event_id"]
+    assert _actor(service, event) == _key_id(service, "auditor")
+
+
+def test_r10_metrics_count_decisions_and_latency(service: Service) -> None:
+    service.client.post(
+        "/v1/score",
+        json={"query": "charging", "candidates": _candidates(), "as_of": AS_OF},
+        headers=service.headers("reader"),
+    )
+    text = service.client.get("/metrics", headers=service.headers("auditor")).text
+    assert (
+        'assay_http_request_duration_seconds_bucket{le="0.05",method="POST",route="/v1/score"'
+        in text
+    )
+    assert (
+        'assay_decisions_total{decision="admitted",endpoint="score",policy="informational"}' in text
+    )
+    assert 'assay_confidence_bucket{endpoint="score",le="1.0",policy="informational"}' in text
+
+
+def test_b4_openapi_documents_every_route_and_the_key(service: Service) -> None:
+    schema = service.client.get("/openapi.json").json()
+    assert "/v1/ask" in schema["paths"] and "/v1/audit/verify" in schema["paths"]
+    assert "HTTPBearer" in schema["components"]["securitySchemes"]
+    assert service.client.get("/docs").status_code == 200
