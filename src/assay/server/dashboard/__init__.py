@@ -1,0 +1,20 @@
+"""The web dashboard of the HTTP service (B4): server-rendered pages under ``/dashboard``.
+
+::
+
+    from assay.server.dashboard import STATIC_DIR, router
+    app.include_router(router)
+    app.mount("/dashboard/static", StaticFiles(directory=STATIC_DIR), name="dashboard-static")
+
+Pages: the overview (volume, decision mix, confidence over time and drift alerts per
+policy), the audit trail and each event in full, the human-review queue with a form to
+record verdicts, the source registry with review due dates, and the calibration maps.
+A session is an API key kept in an HttpOnly, SameSite=Strict cookie, checked on every
+request with the same roles as the API. Everything is served by the app itself: SVG
+charts drawn on the server, one stylesheet, no script and nothing from another host.
+"""
+
+from assay.server.dashboard.rendering import STATIC_DIR
+from assay.server.dashboard.routes import router
+
+__all__ = ["STATIC_DIR", "router"]

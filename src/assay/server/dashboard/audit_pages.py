@@ -1,0 +1,183 @@
+"""The dashboard's auditor pages: the audit trail (list and one event) and the review queue.
+
+The review form posts a verdict that :meth:`assay.review.ReviewQueue.resolve` records;
+the engine :func:`~.rendering.guard` hands out has the key's id as its audit actor, so
+the ``review`` event names the reviewer's key.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import RedirectResponse, Response
+
+from assay.engine import Assay
+from assay.errors import AssayError, ConflictError, NotFoundError
+from assay.keys import ApiKey, Role
+from assay.review import STATUSES
+from assay.server.dashboard.rendering import base_path, error_page, guard, render
+from assay.server.dashboard.views import evidence_rows, outcome, set_confidence, signal_rows
+
+__all__ = ["router"]
+
+router = APIRouter()
+
+KINDS = ("ask", "score", "review", "calibration", "key", "alert", "policy")
+PAGE = 50
+
+
+@router.get("/audit")
+def audit_list(
+    request: Request,
+    kind: str = "",
+    policy: str = "",
+    since: str = "",
+    until: str = "",
+    actor: str = "",
+    before: int | None = None,
+) -> Response:
+    """The audit trail, newest first, filtered and paged by ``before=<seq>``."""
+    caller = guard(request, Role.AUDITOR)
+    if isinstance(caller, Response):
+        return caller
+    engine = caller.engine
+    filters = {"kind": kind, "policy": policy, "since": since, "until": until, "actor": actor}
+    given = {k: v.strip() for k, v in filters.items() if v.strip()}
+    before = before if before is not None and before > 0 else None
+    try:
+        events = engine.audit.list(limit=PAGE, before_seq=before, **given)
+    except AssayError as exc:
+        return error_page(request, caller, exc)
+    names = {k.id: k.name for k in engine.keys.list()}
+    base = base_path(request)
+    older = None
+    if len(events) == PAGE:
+        older = f"{base}/audit?" + urlencode(given | {"before": events[-1].seq})
+    total, _ = engine.audit.head()
+    return render(
+        request,
+        "audit_list.html",
+        key=caller.key,
+        active="/audit",
+        rows=[
+            {"event": e, "outcome": outcome(e), "actor": names.get(e.actor or "")} for e in events
+        ],
+        filters=filters,
+        kinds=KINDS,
+        policies=sorted(set(engine.policies.names()) | ({policy} if policy else set())),
+        keys=engine.keys.list(),
+        older=older,
+        newest=f"{base}/audit?" + urlencode(given) if before is not None else None,
+        total=total,
+    )
+
+
+@router.get("/audit/{event_id}")
+def audit_event(event_id: str, request: Request) -> Response:
+    """One event in full: query, policy, actor, hashes, route, answer, judge, evidence."""
+    caller = guard(request, Role.AUDITOR)
+    if isinstance(caller, Response):
+        return caller
+    engine = caller.engine
+    try:
+        event = engine.audit.get(event_id)
+    except AssayError as exc:
+        return error_page(request, caller, exc)
+    actor_name = None
+    if event.actor is not None:
+        actor_name = next((k.name for k in engine.keys.list() if k.id == event.actor), None)
+    p = event.payload
+    score, label, calibrated = set_confidence(p)
+    judgment = p.get("judgment")
+    judgment = judgment if isinstance(judgment, dict) else {}
+    shown = {"evidence", "signals", "route", "assessment", "judgment", "draft", "answer"}
+    return render(
+        request,
+        "audit_event.html",
+        key=caller.key,
+        active="/audit",
+        event=event,
+        actor_name=actor_name,
+        payload=p,
+        score=score,
+        label=label,
+        calibrated=calibrated,
+        signals=signal_rows(p),
+        route=p.get("route") if isinstance(p.get("route"), dict) else None,
+        assessment=p.get("assessment") if isinstance(p.get("assessment"), dict) else None,
+        claims=[c for c in judgment.get("claims") or [] if isinstance(c, dict)],
+        draft=p.get("draft") if isinstance(p.get("draft"), dict) else None,
+        evidence=evidence_rows(p),
+        rest=json.dumps(
+            {k: v for k, v in p.items() if k not in shown},
+            indent=2,
+            ensure_ascii=False,
+            sort_keys=True,
+        ),
+    )
+
+
+@router.get("/review")
+def review_queue(
+    request: Request, status: str = "pending", resolved: int | None = None
+) -> Response:
+    """The human-review queue: pending, resolved or all items, newest first."""
+    caller = guard(request, Role.AUDITOR)
+    if isinstance(caller, Response):
+        return caller
+    return _queue(request, caller.engine, caller.key, status, resolved=resolved)
+
+
+def _queue(
+    request: Request,
+    engine: Assay,
+    key: ApiKey,
+    status: str,
+    *,
+    resolved: int | None = None,
+    error: str | None = None,
+    http_status: int = 200,
+) -> Response:
+    status = status if status in STATUSES else "pending"
+    items = engine.review.list(status, limit=200)
+    counts = {s: len(engine.review.list(s, limit=100_000)) for s in ("pending", "resolved")}
+    counts["all"] = counts["pending"] + counts["resolved"]
+    return render(
+        request,
+        "review.html",
+        key=key,
+        active="/review",
+        status=http_status,
+        shown=status,
+        items=items,
+        counts=counts,
+        resolved=resolved,
+        error=error,
+    )
+
+
+@router.post("/review/{item_id}")
+def review_resolve(
+    item_id: int,
+    request: Request,
+    verdict: Annotated[str, Form()] = "",
+    note: Annotated[str, Form()] = "",
+    back: Annotated[str, Form()] = "pending",
+) -> Response:
+    """Record a verdict (audited, with the key as actor) and go back to the queue."""
+    caller = guard(request, Role.AUDITOR)
+    if isinstance(caller, Response):
+        return caller
+    back = back if back in STATUSES else "pending"
+    try:
+        caller.engine.review.resolve(item_id, verdict, note.strip() or None)
+    except AssayError as exc:
+        code = 409 if isinstance(exc, ConflictError) else 400
+        code = 404 if isinstance(exc, NotFoundError) else code
+        message = f"review item {item_id} was not resolved: {exc}"
+        return _queue(request, caller.engine, caller.key, back, error=message, http_status=code)
+    query = urlencode({"status": back, "resolved": item_id})
+    return RedirectResponse(f"{base_path(request)}/review?{query}#item-{item_id}", status_code=303)
