@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 DATA   ?= ../shared/data
 
-.PHONY: install browser run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-calibration train-models llm llm-stop clean
+.PHONY: install browser run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-calibration bench-serve serve train-models llm llm-stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,7 @@ run: install  ## the walkthrough: build the demo knowledge base, ask it, score, 
 test: install browser  ## the test suite (unit, property and end-to-end tests)
 	$(BIN)/python -m pytest
 
-browser:  ## Debian's Chromium, for the calibration report's browser test (Playwright never downloads one)
+browser:  ## Debian's Chromium, for the dashboard and calibration report browser tests (Playwright never downloads one)
 	@command -v chromium >/dev/null || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
 
@@ -55,6 +55,12 @@ bench-pipeline: install  ## ask's answers and abstentions on SQuAD 2.0 test arti
 
 bench-calibration: install  ## calibration targets (Brier, ECE, AUROC, guaranteed thresholds) on held-out SQuAD 2.0 articles -> docs/benchmarks.md
 	$(BIN)/python bench/calibration.py --data $(DATA) --write
+
+bench-serve: install  ## HTTP load: /v1/score (20 candidates) and /v1/ask throughput and p50/p99 -> docs/benchmarks.md
+	$(BIN)/python bench/serve.py --write
+
+serve: install  ## the API and dashboard over the walkthrough's database (run `make run` first; keys: `assay keys create`)
+	ASSAY_DB=.demo/assay.db $(BIN)/assay serve
 
 train-models: install  ## retrain the shipped relevance and support heads from the public datasets
 	$(BIN)/python -m pip install --quiet -e '.[dev,train]'

@@ -70,3 +70,6 @@ $ASSAY score --query "What ambient temperature is safe for charging the HX-40 ba
 say "11. Every event is in the audit log; the hash chain verifies and every score replays"
 $ASSAY audit list
 $ASSAY audit verify
+
+say "12. The same engine as a service: API keys with roles, \`assay serve\`, a question over HTTP"
+"$(dirname "$(command -v "$ASSAY")")/python" examples/demo/serve.py "$ASSAY"
