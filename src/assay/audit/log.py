@@ -341,20 +341,20 @@ def _filters(**filters: str | None) -> tuple[str, list[str]]:
     parts, args = [], []
     for name, value in filters.items():
         if value is not None and name in ("since", "until"):
-            value = _iso_moment(name, value)
+            value = iso_moment(name, value)
         if value is not None:
             parts.append(clauses[name])
             args.append(value)
     return (" WHERE " + " AND ".join(parts) if parts else ""), args
 
 
-def _iso_moment(name: str, value: str) -> str:
-    """An ISO date or time as the UTC text ``created_at`` is compared with."""
+def iso_moment(name: str, value: str) -> str:
+    """An ISO date or time (option ``name``) as the UTC text ``created_at`` is compared with."""
     try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
         if moment.tzinfo is not None:
             moment = moment.astimezone(UTC)
-    except (ValueError, OverflowError):
+    except (ValueError, OverflowError, AttributeError):
         raise InvalidInputError(
             name, value, "use an ISO date or time such as 2026-11-01 or 2026-11-01T09:30:00Z"
         ) from None

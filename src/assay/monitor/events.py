@@ -21,9 +21,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
+from assay.audit.log import iso_moment
 from assay.errors import InvalidInputError
 
 __all__ = [
@@ -32,7 +32,6 @@ __all__ = [
     "EventRow",
     "Item",
     "check_window",
-    "iso_moment",
     "policies_with_events",
     "review_verdicts",
     "window_rows",
@@ -104,19 +103,6 @@ def check_window(window: int | None, field: str = "window") -> int | None:
     return window
 
 
-def iso_moment(value: str, field: str = "since") -> str:
-    """An ISO date or time as the UTC text ``created_at`` is compared with."""
-    try:
-        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except (ValueError, OverflowError, AttributeError):
-        raise InvalidInputError(
-            field, value, "use an ISO date or time such as 2026-11-01 or 2026-11-01T09:30:00Z"
-        ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")
-
-
 def window_rows(
     conn: sqlite3.Connection,
     *,
@@ -141,7 +127,7 @@ def window_rows(
         args.append(policy)
     if since is not None:
         where.append("created_at >= ?")
-        args.append(iso_moment(since))
+        args.append(iso_moment("since", since))
     if before_seq is not None:
         where.append("seq < ?")
         args.append(int(before_seq))
