@@ -173,3 +173,32 @@ def test_e12_tightening_keeps_the_calibration_key() -> None:
     assert twice.tightened_from is base
     assert scoring_digest(twice) == scoring_digest(base)
     assert "tightened_from" not in twice.as_dict()
+
+
+def test_e12_tightening_neither_feeds_back_nor_fires_on_recovery(engine: Assay) -> None:
+    """Degraded evidence tightens the policy; once the evidence is back the alert closes
+    and the policy relaxes, even though the tightened gate abstained more meanwhile; the
+    recovery itself opens only an untightening alert, and nothing is tightened twice."""
+    from tests.e2e.test_monitor_cli import write
+
+    def check() -> dict[str, str]:
+        result = engine.monitor.check(window=40, baseline=120, auto_tighten=0.1)
+        return {a.metric: "open" for a in result.opened} | {
+            a.metric: "close" for a in result.closed
+        }
+
+    write(engine, 0.85, 0.95, 120, seed=1)
+    assert check() == {}
+    write(engine, 0.60, 0.75, 40, seed=2)  # retrieval degrades
+    assert check()["mean_score"] == "open"
+    assert engine.monitor.effective(POLICIES["financial"]).version == "2+tightened0.1"
+    write(engine, 0.85, 0.95, 40, seed=3)  # recovered, served under the tightened gate
+    changes = check()
+    assert changes.get("mean_score") == "close"
+    assert engine.monitor.effective(POLICIES["financial"]).version == "2"
+    for seed in range(4, 10):  # whatever the rolling windows say next, no new tightening
+        write(engine, 0.85, 0.95, 40, seed=seed)
+        check()
+        assert engine.monitor.effective(POLICIES["financial"]).version == "2"
+    actions = [e.payload["action"] for e in reversed(engine.audit.list(kind="policy"))]
+    assert actions == ["tighten", "relax"]

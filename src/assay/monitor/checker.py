@@ -2,11 +2,13 @@
 
 :func:`check` evaluates every policy with events (:mod:`assay.monitor.drift`), opens
 an alert when drift is found and none is open for that (policy, metric), and closes
-the open one when a later check finds no drift; "too few events" changes nothing.
-Every open and close appends an audit event of kind ``alert``, and with
-``auto_tighten`` an event of kind ``policy`` (``tighten`` on open, ``relax`` on close,
-with the thresholds before and after), in the same transaction as the table write:
-both land or neither does.
+the open one when a later check no longer finds drift in the same direction (a fall
+that has turned into a rise is over; the rise opens its own alert at the next check);
+"too few events" changes nothing. Every open and close appends an audit event of kind
+``alert``, and with ``auto_tighten``, for a fall in evidence strength only
+(:func:`tightens`), an event of kind ``policy`` (``tighten`` on open, ``relax`` on
+close, with the thresholds before and after), in the same transaction as the table
+write: both land or neither does.
 """
 
 from __future__ import annotations
@@ -77,10 +79,22 @@ def check(
             with transaction(conn):  # re-read under the write lock: checks may race
                 current = open_alert(conn, name, drift.metric)
                 if drift.drifted and current is None:
-                    opened.append(writer.open(delta))
-                elif not drift.drifted and current is not None:
+                    opened.append(writer.open(delta if tightens(drift) else 0.0))
+                elif current is not None and not _continues(current, drift):
                     closed.append(writer.close(current))
     return CheckResult(tuple(opened), tuple(closed), tuple(verdicts))
+
+
+def tightens(drift: Drift) -> bool:
+    """Whether an alert on ``drift`` tightens its policy (with auto_tighten on): only a
+    fall in evidence strength does. A rise is no risk, and the abstention rate is
+    itself decided by the thresholds, so raising them on it would feed back."""
+    return drift.metric == "mean_score" and drift.detail.get("direction") == "down"
+
+
+def _continues(alert: Alert, drift: Drift) -> bool:
+    """Whether ``drift`` is still the drift ``alert`` was opened for (same direction)."""
+    return bool(drift.drifted) and drift.detail.get("direction") == alert.detail.get("direction")
 
 
 class _Writer:

@@ -5,7 +5,11 @@ Per policy, the current window (the last ``window`` ``ask``/``score`` events, de
 1000). Two metrics:
 
 ``mean_score``
-    drifts when the mean event score moved by more than ``min_effect`` (0.1) baseline
+    the mean evidence strength of the events: the best confidence among each request's
+    retrieved items, admitted or not (:mod:`assay.monitor.events`). It is the same
+    quantity for ``ask`` and ``score`` events, and no threshold moves it, so the
+    tightening an alert may bring (E12) cannot keep that alert open. It drifts when
+    the mean moved by more than ``min_effect`` (0.1) baseline
     standard deviations **and** Welch's t-test (normal approximation) gives
     p < ``alpha`` (0.01). The effect-size floor keeps a tiny but very well measured
     shift from alerting; the test keeps pure noise from alerting: two windows drawn
@@ -13,7 +17,9 @@ Per policy, the current window (the last ``window`` ``ask``/``score`` events, de
     drift when it is unlikely (below 1 in 100) to be chance alone.
 ``abstention_rate``
     drifts when a pooled two-proportion z-test of the abstention rates gives
-    p < ``alpha``.
+    p < ``alpha``. The thresholds decide abstentions, so both windows hold only
+    requests served under the policy as written: those served while an alert tightened
+    it are left out (while it stays tightened, this verdict does not change).
 
 Either window with fewer than ``min_samples`` (30) events gives no verdict
 (``drifted`` is ``None``): too few to tell drift from noise, so an alert is neither
@@ -193,32 +199,50 @@ def evaluate_policy(
     """Both metrics of ``policy_name``: its last ``rules.window`` events against the
     ``rules.baseline`` events before them."""
     rules = rules or DriftRules()
-    current = list(window_rows(conn, policy=policy_name, window=rules.window))
-    baseline: list[EventRow] = []
-    if current:
-        baseline = list(
-            window_rows(conn, policy=policy_name, window=rules.baseline, before_seq=current[0].seq)
-        )
-    where = {
+    baseline, current = _windows(conn, policy_name, rules, untightened=False)
+    means = compare_means(
+        policy_name,
+        Distribution.of(r.strength for r in baseline),
+        Distribution.of(r.strength for r in current),
+        rules,
+    )
+    served_baseline, served_current = _windows(conn, policy_name, rules, untightened=True)
+    rates = compare_rates(
+        policy_name,
+        (sum(r.abstained for r in served_baseline), len(served_baseline)),
+        (sum(r.abstained for r in served_current), len(served_current)),
+        rules,
+    )
+    return [
+        replace(d, detail={**d.detail, **_where(b, c, rules)})
+        for d, b, c in ((means, baseline, current), (rates, served_baseline, served_current))
+    ]
+
+
+def _windows(
+    conn: sqlite3.Connection, policy_name: str, rules: DriftRules, *, untightened: bool
+) -> tuple[list[EventRow], list[EventRow]]:
+    """The baseline and current windows of ``policy_name``, oldest first."""
+    current = list(
+        window_rows(conn, policy=policy_name, window=rules.window, untightened=untightened)
+    )
+    if not current:
+        return [], []
+    baseline = window_rows(
+        conn, policy=policy_name, window=rules.baseline, before_seq=current[0].seq,
+        untightened=untightened,
+    )  # fmt: skip
+    return list(baseline), current
+
+
+def _where(baseline: list[EventRow], current: list[EventRow], rules: DriftRules) -> dict[str, Any]:
+    return {
         "policy_version": current[-1].policy_version if current else None,
         "current_seq": _span(current),
         "baseline_seq": _span(baseline),
         "window": rules.window,
         "baseline_window": rules.baseline,
     }
-    means = compare_means(
-        policy_name,
-        Distribution.of(r.score for r in baseline),
-        Distribution.of(r.score for r in current),
-        rules,
-    )
-    rates = compare_rates(
-        policy_name,
-        (sum(r.abstained for r in baseline), len(baseline)),
-        (sum(r.abstained for r in current), len(current)),
-        rules,
-    )
-    return [replace(d, detail={**d.detail, **where}) for d in (means, rates)]
 
 
 def _span(rows: list[EventRow]) -> list[int] | None:

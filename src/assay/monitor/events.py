@@ -14,6 +14,11 @@ payloads in Python. What an event counts as:
   nothing; a ``score`` event that admitted nothing.
 * **label**: the score's confidence label under the label bands of the policy stored
   in the payload (high / medium / low), as the response labels it.
+* **strength**: the highest confidence among *all* the event's evidence items, admitted
+  or not (0.0 if none). An item's confidence does not depend on any threshold, so this
+  measures what retrieval found, whatever the gate, router and judge then did with it:
+  drift detection uses it, so that a policy tightened by an alert cannot feed back into
+  the statistic that decides when the alert closes.
 """
 
 from __future__ import annotations
@@ -68,6 +73,7 @@ class EventRow(NamedTuple):
     fallback: bool
     abstained: bool
     label: str
+    strength: float = 0.0
     items: tuple[Item, ...] = ()
 
 
@@ -78,6 +84,8 @@ _FIELDS = (
     " ELSE (SELECT MAX(json_extract(e.value, '$.confidence'))"
     "  FROM json_each(payload, '$.evidence') AS e WHERE json_extract(e.value, '$.admitted'))"
     " END AS score,"
+    " (SELECT MAX(json_extract(e.value, '$.confidence'))"
+    "  FROM json_each(payload, '$.evidence') AS e) AS strength,"
     " json_extract(payload, '$.counts.admitted') AS admitted,"
     " json_extract(payload, '$.status') AS status,"
     " json_extract(payload, '$.route.decision') AS decision,"
@@ -111,13 +119,15 @@ def window_rows(
     since: str | None = None,
     before_seq: int | None = None,
     items: bool = False,
+    untightened: bool = False,
 ) -> Iterator[EventRow]:
     """The ``ask`` and ``score`` events of a window, oldest first.
 
     The window is the last ``window`` events (``None``: no count limit) of ``policy``
     (``None``: every policy) at or after ``since`` (an ISO time) and before sequence
     number ``before_seq``. ``items`` also reads each event's evidence items (for the
-    per-source statistics).
+    per-source statistics); ``untightened`` leaves out the events served while a drift
+    alert tightened the policy (:mod:`assay.monitor.tighten`).
     """
     check_window(window)
     where: list[str] = ["kind IN ('ask', 'score')"]
@@ -131,6 +141,8 @@ def window_rows(
     if before_seq is not None:
         where.append("seq < ?")
         args.append(int(before_seq))
+    if untightened:
+        where.append("policy_version NOT LIKE '%+tightened%'")
     sql = f"SELECT {_FIELDS}{_ITEMS if items else ''} FROM audit_events WHERE " + " AND ".join(
         where
     )
@@ -194,6 +206,7 @@ def _row(row: sqlite3.Row, with_items: bool) -> EventRow:
         fallback=bool(row["fallbacks"]),
         abstained=abstained,
         label=_label(score, row["high"], row["medium"]),
+        strength=_number(row["strength"]),
         items=_items(row["items"]) if with_items else (),
     )
 

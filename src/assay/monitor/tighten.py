@@ -1,7 +1,8 @@
 """Automatic tightening (E12): while a drift alert is open, a policy demands more.
 
 With ``auto_tighten`` set (``ASSAY_AUTO_TIGHTEN``, 0..0.5; 0 is off), an alert that
-opens records ``tightened_by`` = that delta, and every request under the policy is
+opens on a fall in evidence strength (:func:`assay.monitor.checker.tightens`) records
+``tightened_by`` = that delta, and every request under the policy is
 served by :func:`tightened` copy of it until the alert closes: the gate threshold,
 the router's proceed bands (the policy's own and each category's) and the judge's
 publish and caveat thresholds are each raised by the delta, capped at :data:`CAP`.
