@@ -386,7 +386,7 @@ class Assay:
         if bound is None:
             raise InvalidInputError(
                 "knowledge base",
-                str(self.settings.db),
+                self.settings.db.name,  # the file's name only: the message may go over HTTP
                 "ingest documents first: `assay ingest PATH... --source ID`",
                 problem="is empty",
             )

@@ -27,7 +27,7 @@ from assay.errors import AssayError, InvalidInputError
 from assay.ingest.chunking import approximate_tokens, chunk_document
 from assay.ingest.document import Chunk, LoadedDocument, document_id
 from assay.ingest.loaders import iter_files, load_file
-from assay.ingest.textutil import safe_text, shown
+from assay.ingest.textutil import file_uri, safe_text, shown
 from assay.models.embedder import Embedder
 from assay.sources import SourceRegistry
 from assay.store.base import DocumentBatch, Store, StoredDocument
@@ -97,6 +97,9 @@ class IngestOptions:
     file_dates: bool = False
     max_tokens: int = 180
     overlap_tokens: int = 30
+    #: the name documents are recorded under instead of the file's path, for a run of
+    #: one file whose path means nothing to readers (an upload: ``upload://<source>/<name>``)
+    uri: str | None = None
 
 
 def ingest(
@@ -111,8 +114,13 @@ def ingest(
     """Ingest every supported file under ``paths``; see the module docstring."""
     if options.source_id is not None:
         registry.get(options.source_id)  # an unknown --source fails the run at once
+    files = iter_files(paths)
+    if options.uri is not None and len(files) != 1:
+        raise InvalidInputError(
+            "uri", options.uri, "name one file per run when recording it under a uri"
+        )
     outcomes = []
-    for path in iter_files(paths):
+    for path in files:
         outcome = _ingest_file(path, store, embedder, registry, options)
         outcomes.append(outcome)
         if on_file is not None:
@@ -126,6 +134,9 @@ def _ingest_file(
     count_tokens = getattr(embedder, "count_tokens", approximate_tokens)
     try:
         documents = load_file(path)
+        if options.uri is not None:  # '<file>#<record>' becomes '<uri>#<record>'
+            local = file_uri(path)
+            documents = [replace(d, uri=options.uri + d.uri[len(local) :]) for d in documents]
         batch: list[DocumentBatch] = []
         unchanged: list[str] = []
         replaced = 0

@@ -24,6 +24,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from assay.engine import Assay
 from assay.keys import ApiKey, Role
 from assay.server.errors import ApiError
+from assay.server.middleware import BAD_KEY, NO_KEY, header_key
 from assay.settings import Settings
 
 SESSION_COOKIE = "assay_session"
@@ -62,36 +63,30 @@ class Caller:
 
 
 def presented_key(request: Request) -> str | None:
-    """The key the request carries, if any (header first, then the dashboard cookie)."""
-    auth = request.headers.get("authorization", "")
-    scheme, _, token = auth.partition(" ")
-    if scheme.lower() == "bearer" and token.strip():
-        return token.strip()
-    return request.headers.get("x-api-key") or request.cookies.get(SESSION_COOKIE) or None
+    """The key the request carries, if any: a header, or on the dashboard's pages only,
+    its session cookie (so a cookie can never drive the API from another page)."""
+    token = header_key(request.headers)
+    if token is None and request.url.path.startswith("/dashboard"):
+        token = request.cookies.get(SESSION_COOKIE) or None
+    return token
 
 
 def authenticate(request: Request, role: Role) -> ApiKey:
-    """The request's key, or 401 (no or bad key) / 403 (the key lacks ``role``)."""
-    pool: EnginePool = request.app.state.engines
-    token = presented_key(request)
-    challenge = {"WWW-Authenticate": "Bearer"}
-    if token is None:
-        raise ApiError(
-            401,
-            "unauthenticated",
-            "this endpoint needs an API key: send 'Authorization: Bearer <key>' "
-            "(an admin creates one with `assay keys create NAME --role ROLE`)",
-            headers=challenge,
-        )
-    key = pool.get().keys.authenticate(token)
+    """The request's key, or 401 (no or bad key) / 403 (the key lacks ``role``).
+
+    On the API the key was already checked before the body was read
+    (:class:`~assay.server.middleware.RequestContext`); only the role is left.
+    """
+    key: ApiKey | None = getattr(request.state, "key", None)
     if key is None:
-        raise ApiError(
-            401,
-            "invalid_key",
-            "the API key is not valid (mistyped, unknown or revoked); ask an admin for one "
-            "(`assay keys list` shows which exist)",
-            headers=challenge,
-        )
+        challenge = {"WWW-Authenticate": "Bearer"}
+        token = presented_key(request)
+        if token is None:
+            raise ApiError(401, "unauthenticated", NO_KEY, headers=challenge)
+        pool: EnginePool = request.app.state.engines
+        key = pool.get().keys.authenticate(token)
+        if key is None:
+            raise ApiError(401, "invalid_key", BAD_KEY, headers=challenge)
     if not key.allows(role):
         held = ", ".join(sorted(r.value for r in key.roles))
         raise ApiError(
@@ -108,8 +103,8 @@ _bearer = HTTPBearer(auto_error=False, description="An API key: `assay keys crea
 
 
 def require(role: Role) -> Callable[..., Awaitable[ApiKey]]:
-    """A route dependency that admits keys with ``role``; it runs before the request
-    body is validated, so a caller without a key learns nothing about the route."""
+    """A route dependency that admits keys with ``role`` (the key itself was checked
+    before the body was read; see :mod:`assay.server.middleware`)."""
 
     async def check_key(
         request: Request, _: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]

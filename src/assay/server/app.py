@@ -20,8 +20,10 @@ from typing import Any
 
 import anyio.to_thread
 from fastapi import Depends, FastAPI, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from swagger_ui_bundle import swagger_ui_path
 
 from assay import __version__
 from assay.keys import Role
@@ -77,11 +79,28 @@ def create_app(
         version=__version__,
         summary="Confidence-governed retrieval: score, gate, answer, judge and audit.",
         lifespan=lifespan,
+        docs_url=None,  # served below from local files: no CDN, works offline
+        redoc_url=None,
     )
+    app.mount("/docs/static", StaticFiles(directory=swagger_ui_path), name="docs-static")
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="assay API",
+            swagger_js_url="/docs/static/swagger-ui-bundle.js",
+            swagger_css_url="/docs/static/swagger-ui.css",
+            swagger_favicon_url="/docs/static/favicon-32x32.png",
+        )
+
     app.state.engines = engines
     install_error_handlers(app)
     app.add_middleware(
-        RequestContext, max_body_bytes=max_body_bytes, max_upload_bytes=max_upload_bytes
+        RequestContext,
+        authenticate=lambda token: engines.get().keys.authenticate(token),
+        max_body_bytes=max_body_bytes,
+        max_upload_bytes=max_upload_bytes,
     )
     routers = (query_router, curator_router, auditor_router, monitor_router, admin_router)
     for router in (*routers, dashboard_router):

@@ -4,9 +4,9 @@ human-review queue, as ``assay audit`` and ``assay review`` do."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict
 
@@ -80,6 +80,10 @@ def show_event(event_id: str, request: Request) -> dict[str, Any]:
     return engine.audit.get(event_id).as_dict()
 
 
+#: a review item id: SQLite's integer range, so a huge number is a 422, not a crash
+ItemId = Annotated[int, Path(ge=1, le=2**63 - 1)]
+
+
 class Verdict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -98,12 +102,12 @@ def review_queue(
 
 
 @router.get("/review/{item_id}", summary="One review item with the judge's assessment")
-def review_item(item_id: int, request: Request) -> dict[str, Any]:
+def review_item(item_id: ItemId, request: Request) -> dict[str, Any]:
     engine = acting_engine(request)
     return engine.review.get(item_id).to_dict()
 
 
 @router.post("/review/{item_id}", summary="Record a reviewer's verdict (audited)")
-def resolve(item_id: int, body: Verdict, request: Request) -> dict[str, Any]:
+def resolve(item_id: ItemId, body: Verdict, request: Request) -> dict[str, Any]:
     engine = acting_engine(request)
     return engine.review.resolve(item_id, body.verdict, body.note).to_dict()

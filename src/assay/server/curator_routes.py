@@ -4,7 +4,7 @@ registry (``/v1/sources``), as ``assay ingest`` and ``assay sources`` do."""
 from __future__ import annotations
 
 import re
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import date
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,6 +13,7 @@ from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.errors import InvalidInputError
+from assay.hashing import sha256_hex
 from assay.ingest.loaders import SUPPORTED_SUFFIXES
 from assay.ingest.pipeline import IngestOptions
 from assay.keys import Role
@@ -38,13 +39,14 @@ def ingest(
 ) -> dict[str, Any]:
     """Each file lands whole or not at all; the report says what happened to each.
 
-    Uploads are kept under ``uploads/<source>/`` beside the database, so uploading a
-    file of the same name again updates its documents instead of adding copies.
+    Uploads are kept in a folder per source under ``uploads/`` beside the database and
+    recorded as ``upload://<source>/<name>``, so uploading a file of the same name again
+    updates its documents instead of adding copies, and no server path reaches readers.
     """
     engine = acting_engine(request)
     if source is not None:
         engine.sources.get(source)  # an unknown source fails before anything is written
-    folder = engine.settings.db.expanduser().resolve().parent / "uploads" / (source or "_none")
+    folder = _upload_folder(engine.settings.db, source)
     names = [_checked_name(f.filename) for f in files]
     if len(set(names)) != len(names):
         raise InvalidInputError("files", names, "upload each file name once per request")
@@ -65,7 +67,8 @@ def ingest(
         with target.open("wb") as out:
             while chunk := upload.file.read(1 << 20):
                 out.write(chunk)
-        report = engine.ingest([target], options=options)
+        uri = f"upload://{source or ''}/{name}"
+        report = engine.ingest([target], options=replace(options, uri=uri))
         if report.count("failed"):  # keep the version whose documents the store holds
             target.unlink()
             if backup.exists():
@@ -78,6 +81,17 @@ def ingest(
         outcomes.append(outcome)
     failed = sum(1 for o in outcomes if o["status"] == "failed")
     return {"files": outcomes, "failed": failed, "ok": failed == 0}
+
+
+def _upload_folder(db: Path, source: str | None) -> Path:
+    """The folder of ``source``'s uploads: a name made from the id, never a path in it
+    (source ids may hold '/' and '..'), checked to lie under ``uploads/``."""
+    root = db.expanduser().resolve().parent / "uploads"
+    label = re.sub(r"[^A-Za-z0-9_-]+", "_", source or "none")[:40]
+    folder = root / f"{label}-{sha256_hex(source or '')[:12]}"
+    if not folder.resolve().is_relative_to(root):
+        raise InvalidInputError("source", source, "use a source id without path parts")
+    return folder
 
 
 def _checked_name(name: str | None) -> str:
@@ -139,7 +153,20 @@ def list_sources(
     return {"as_of": day.isoformat(), "sources": [_source(s, day) for s in listed]}
 
 
-@router.get("/sources/{source_id}", summary="One source and its history")
+@router.post("/sources/{source_id:path}/review", summary="Record a review of a source")
+def review_source(source_id: str, body: SourceReview, request: Request) -> dict[str, Any]:
+    engine = acting_engine(request)
+    source = engine.sources.review(
+        source_id,
+        on=body.on or date.today(),
+        reliability=body.reliability,
+        actor=engine.audit.actor,
+        note=body.note,
+    )
+    return _source(source, date.today())
+
+
+@router.get("/sources/{source_id:path}", summary="One source and its history")
 def show_source(source_id: str, request: Request) -> dict[str, Any]:
     engine = acting_engine(request)
     source = engine.sources.get(source_id)
@@ -156,24 +183,11 @@ def add_source(body: NewSource, request: Request) -> dict[str, Any]:
     return _source(source, date.today())
 
 
-@router.post("/sources/{source_id}", summary="Change a source (a new version is recorded)")
+@router.post("/sources/{source_id:path}", summary="Change a source (a new version is recorded)")
 def update_source(source_id: str, body: SourceFields, request: Request) -> dict[str, Any]:
     engine = acting_engine(request)
     source = engine.sources.update(
         source_id, actor=engine.audit.actor, note=body.note, **body.changes()
-    )
-    return _source(source, date.today())
-
-
-@router.post("/sources/{source_id}/review", summary="Record a review of a source")
-def review_source(source_id: str, body: SourceReview, request: Request) -> dict[str, Any]:
-    engine = acting_engine(request)
-    source = engine.sources.review(
-        source_id,
-        on=body.on or date.today(),
-        reliability=body.reliability,
-        actor=engine.audit.actor,
-        note=body.note,
     )
     return _source(source, date.today())
 

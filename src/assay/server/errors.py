@@ -7,13 +7,12 @@
 
 assay's own exceptions map to status codes by type (bad input 400, not found 404,
 conflict 409, model or storage unavailable 503); FastAPI's body validation becomes 422
-in the same shape; anything unexpected is a 500 that names only the request id, so a
-stack trace never leaves the server (it goes to the log).
+in the same shape. Anything unexpected becomes a 500 in :mod:`.middleware`, which
+names only the request id, so a stack trace never leaves the server (it goes to the log).
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -29,8 +28,6 @@ from assay.errors import (
     NotFoundError,
     StorageError,
 )
-
-log = logging.getLogger("assay.server")
 
 
 class ApiError(Exception):
@@ -117,10 +114,3 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(
             request, ApiError(exc.status_code, code, str(exc.detail), headers=headers)
         )
-
-    @app.exception_handler(Exception)
-    async def internal(request: Request, exc: Exception) -> JSONResponse:
-        request_id = getattr(request.state, "request_id", None)
-        log.exception("internal error in request %s", request_id)
-        message = f"internal error; the server log has the details under request id {request_id}"
-        return error_response(request, ApiError(500, "internal_error", message))

@@ -1,4 +1,12 @@
-"""The ASGI layer around every request: request id, body size limit, latency metric.
+"""The ASGI layer around every request, before the app reads a byte of the body.
+
+In order: a request id (``X-Request-ID``, kept if the caller sent a sane one); for the
+API (``/v1``, ``/metrics``) a valid key, or 401 at once, so that a caller without one
+cannot make the server read, parse or spool a body; for the dashboard's forms, a
+same-origin check (its session cookie is SameSite=Strict, but another port of the same
+host is the same site); the body size limit (413, also for bodies without a
+Content-Length); the latency metric; and, for a bug, a 500 in the API's error shape
+with the request id, logged with its traceback.
 
 Written as plain ASGI (not ``BaseHTTPMiddleware``) because it runs on every request of
 a service whose scoring path is measured in milliseconds.
@@ -7,12 +15,15 @@ a service whose scoring path is measured in milliseconds.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import time
 import uuid
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any
+from urllib.parse import urlsplit
 
+from assay.keys import ApiKey
 from assay.server import metrics
 
 Scope = MutableMapping[str, Any]
@@ -21,25 +32,39 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
+log = logging.getLogger("assay.server")
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+_UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
+_CHALLENGE = [(b"www-authenticate", b"Bearer")]
+
+
+def header_key(headers: Mapping[str, str]) -> str | None:
+    """The API key of ``Authorization: Bearer <key>`` or ``X-API-Key: <key>``, if any."""
+    scheme, _, token = headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    return headers.get("x-api-key", "").strip() or None
 
 
 class RequestContext:
-    """Gives each request an id (``X-Request-ID``, kept if the caller sent a sane one),
-    refuses bodies over the size limit with 413, and times the request."""
+    """See the module docstring; ``authenticate`` turns a token into its active key."""
 
     def __init__(
         self,
         app: ASGIApp,
         *,
+        authenticate: Callable[[str], ApiKey | None],
         max_body_bytes: int,
         max_upload_bytes: int,
         upload_paths: tuple[str, ...] = ("/v1/ingest",),
+        guarded: tuple[str, ...] = ("/v1/", "/metrics"),
     ) -> None:
         self.app = app
+        self.authenticate = authenticate
         self.max_body_bytes = max_body_bytes
         self.max_upload_bytes = max_upload_bytes
         self.upload_paths = upload_paths
+        self.guarded = guarded
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -49,26 +74,33 @@ class RequestContext:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         offered = headers.get("x-request-id", "")
         request_id = offered if _REQUEST_ID.fullmatch(offered) else uuid.uuid4().hex
-        scope.setdefault("state", {})["request_id"] = request_id
-        limit = self.max_upload_bytes if scope["path"] in self.upload_paths else self.max_body_bytes
-        status, refused = 500, False
+        state = scope.setdefault("state", {})
+        state["request_id"] = request_id
+        path: str = scope["path"]
+        limit = self.max_upload_bytes if path in self.upload_paths else self.max_body_bytes
+        status, refused, started_response = 500, False, False
 
         async def send_with_id(message: Message) -> None:
-            nonlocal status
+            nonlocal status, started_response
             if refused:  # the 413 has gone out; what the app says after it is dropped
                 return
             if message["type"] == "http.response.start":
-                status = message["status"]
-                message.setdefault("headers", [])
+                status, started_response = message["status"], True
                 message["headers"] = [
-                    *message["headers"],
+                    *message.get("headers", []),
                     (b"x-request-id", request_id.encode("latin-1")),
                 ]
             await send(message)
 
+        async def reply(code: int, error: str, message: str, extra: Any = ()) -> None:
+            await _send_error(send_with_id, code, error, message, request_id, list(extra))
+
         declared = headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > limit:
-            await _too_large(send_with_id, request_id, limit)
+        rejection = self._gate(path, scope["method"], headers, state)
+        if rejection is not None:
+            await reply(*rejection)
+        elif declared.isdigit() and int(declared) > limit:
+            await reply(413, "request_too_large", _too_large_message(limit))
         else:
             received = 0
 
@@ -81,19 +113,62 @@ class RequestContext:
                 message = await receive()
                 received += len(message.get("body", b""))
                 if received > limit:
-                    await _too_large(send_with_id, request_id, limit)
+                    await reply(413, "request_too_large", _too_large_message(limit))
                     refused, status = True, 413
                     return {"type": "http.disconnect"}
                 return message
 
-            await self.app(scope, counted, send_with_id)
+            try:
+                await self.app(scope, counted, send_with_id)
+            except Exception:  # a bug: answer in the API's shape, log the traceback
+                log.exception("internal error in request %s", request_id)
+                if not started_response:
+                    await reply(
+                        500,
+                        "internal_error",
+                        "internal error; the server log has the details under request id "
+                        + request_id,
+                    )
         route = scope.get("route")
         metrics.observe_request(
-            scope["method"],
-            getattr(route, "path", "unmatched"),
-            status,
+            scope["method"], getattr(route, "path", "unmatched"), status,
             time.perf_counter() - started,
-        )
+        )  # fmt: skip
+
+    def _gate(
+        self, path: str, method: str, headers: Mapping[str, str], state: dict[str, Any]
+    ) -> tuple[int, str, str, list[tuple[bytes, bytes]]] | None:
+        """Why the request is refused before the app sees it, or ``None``."""
+        if path.startswith(self.guarded):
+            token = header_key(headers)
+            if token is None:
+                return 401, "unauthenticated", NO_KEY, _CHALLENGE
+            key = self.authenticate(token)
+            if key is None:
+                return 401, "invalid_key", BAD_KEY, _CHALLENGE
+            state["key"] = key
+        elif path.startswith("/dashboard") and method in _UNSAFE and _cross_origin(headers):
+            return 403, "cross_origin", _CROSS_ORIGIN, []
+        return None
+
+
+NO_KEY = (
+    "this endpoint needs an API key: send 'Authorization: Bearer <key>' "
+    "(an admin creates one with `assay keys create NAME --role ROLE`)"
+)
+BAD_KEY = (
+    "the API key is not valid (mistyped, unknown or revoked); ask an admin for one "
+    "(`assay keys list` shows which exist)"
+)
+_CROSS_ORIGIN = "a dashboard form may only be sent from the dashboard's own pages"
+
+
+def _cross_origin(headers: Mapping[str, str]) -> bool:
+    """Whether a browser says the request comes from another origin (a form elsewhere)."""
+    if headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+        return True
+    origin = headers.get("origin")
+    return origin is not None and urlsplit(origin).netloc != headers.get("host")
 
 
 def _too_large_message(limit: int) -> str:
@@ -103,12 +178,20 @@ def _too_large_message(limit: int) -> str:
     )
 
 
-async def _too_large(send: Send, request_id: str, limit: int) -> None:
+async def _send_error(
+    send: Send,
+    status: int,
+    code: str,
+    message: str,
+    request_id: str,
+    headers: list[tuple[bytes, bytes]],
+) -> None:
+    """An error in the shape of :mod:`assay.server.errors`, sent from here."""
     body = {
         "error": {
-            "status": 413,
-            "code": "request_too_large",
-            "message": _too_large_message(limit),
+            "status": status,
+            "code": code,
+            "message": message,
             "field": None,
             "fix": None,
             "request_id": request_id,
@@ -118,10 +201,11 @@ async def _too_large(send: Send, request_id: str, limit: int) -> None:
     await send(
         {
             "type": "http.response.start",
-            "status": 413,
+            "status": status,
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(raw)).encode()),
+                *headers,
             ],
         }
     )

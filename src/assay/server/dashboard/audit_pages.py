@@ -18,6 +18,7 @@ from assay.engine import Assay
 from assay.errors import AssayError, ConflictError, NotFoundError
 from assay.keys import ApiKey, Role
 from assay.review import STATUSES
+from assay.server.auditor_routes import ItemId
 from assay.server.dashboard.rendering import base_path, error_page, guard, render
 from assay.server.dashboard.views import evidence_rows, outcome, set_confidence, signal_rows
 
@@ -161,7 +162,7 @@ def _queue(
 
 @router.post("/review/{item_id}")
 def review_resolve(
-    item_id: int,
+    item_id: ItemId,
     request: Request,
     verdict: Annotated[str, Form()] = "",
     note: Annotated[str, Form()] = "",

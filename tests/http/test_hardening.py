@@ -1,0 +1,145 @@
+"""B4: what a hostile or careless caller cannot do: write outside the uploads folder,
+drive the API with the dashboard's cookie, post a dashboard form from another origin,
+make the server read a body without a key, see server paths, or crash a route."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from assay import Assay
+from assay.server.access import SESSION_COOKIE
+from tests.http.conftest import Service
+
+
+def test_b4_upload_stays_in_its_folder_whatever_the_source_id(service: Service) -> None:
+    curator = service.headers("curator")
+    source = "x/../../../escape"
+    added = service.client.post(
+        "/v1/sources", json={"id": source, "kind": "official"}, headers=curator
+    )
+    assert added.status_code == 201
+    upload = ("notes.md", b"# Notes\n\nThe HX-40 ships with a 65 W charger.\n")
+    response = service.client.post(
+        "/v1/ingest", files=[("files", upload)], data={"source": source}, headers=curator
+    )
+    assert response.json()["files"][0]["status"] == "added"
+    uploads = service.db.parent / "uploads"
+    [stored] = [p for p in uploads.rglob("notes.md")]
+    assert stored.resolve().is_relative_to(uploads.resolve())
+    assert not (service.db.parent.parent / "escape").exists()
+    with Assay(service.db) as engine:
+        uris = [r[0] for r in engine._conn.execute("SELECT uri FROM kb_documents")]
+    assert f"upload://{source}/notes.md" in uris
+    assert not [u for u in uris if u.startswith("upload://") and str(uploads) in u]
+    shown = service.client.get(f"/v1/sources/{quote(source, safe='')}", headers=curator)
+    assert shown.status_code == 200 and shown.json()["id"] == source  # '/' in an id
+    service.client.post("/v1/sources", json={"id": "gov/eu", "kind": "official"}, headers=curator)
+    reviewed = service.client.post(
+        "/v1/sources/gov/eu/review", json={"on": "2026-11-01"}, headers=curator
+    )
+    assert reviewed.status_code == 200 and reviewed.json()["id"] == "gov/eu"
+
+
+def test_b4_the_session_cookie_does_not_open_the_api(service: Service) -> None:
+    cookies = {SESSION_COOKIE: service.tokens["admin"]}
+    service.client.cookies.update(cookies)
+    try:
+        response = service.client.get("/v1/keys")
+        assert response.status_code == 401
+        assert service.client.get("/dashboard/sources").status_code == 200
+    finally:
+        service.client.cookies.clear()
+
+
+def test_b4_dashboard_forms_refuse_other_origins(service: Service) -> None:
+    service.client.cookies.update({SESSION_COOKIE: service.tokens["auditor"]})
+    try:
+        for headers in ({"Origin": "http://127.0.0.1:3000"}, {"Sec-Fetch-Site": "same-site"}):
+            response = service.client.post(
+                "/dashboard/review/1", data={"verdict": "correct"}, headers=headers
+            )
+            assert response.status_code == 403
+            assert response.json()["error"]["code"] == "cross_origin"
+        same = service.client.post(
+            "/dashboard/logout", headers={"Origin": "http://testserver"}, follow_redirects=False
+        )
+        assert same.status_code == 303
+    finally:
+        service.client.cookies.clear()
+
+
+def test_b4_no_key_no_body_read(service: Service) -> None:
+    """Without a key the answer is 401 before the body is parsed: a malformed body
+    still gets 401, not 422, and an oversized upload is not read."""
+    bad_json = service.client.post(
+        "/v1/ask", content=b"{not json", headers={"content-type": "application/json"}
+    )
+    assert bad_json.status_code == 401
+
+    def endless() -> Any:
+        while True:
+            yield b"x" * 65536
+
+    upload = service.client.post(
+        "/v1/ingest", content=endless(), headers={"content-type": "multipart/form-data; boundary=b"}
+    )
+    assert upload.status_code == 401
+
+
+def test_b4_a_crash_is_a_500_with_the_request_id(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def boom(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("secret internal detail")
+
+    monkeypatch.setattr(Assay, "ask", boom)
+    response = service.client.post(
+        "/v1/ask",
+        json={"question": "anything"},
+        headers=service.headers("reader") | {"X-Request-ID": "crash-1"},
+    )
+    assert response.status_code == 500
+    assert response.headers["x-request-id"] == "crash-1"
+    error = response.json()["error"]
+    assert error["code"] == "internal_error" and error["request_id"] == "crash-1"
+    assert "secret" not in response.text
+    metrics = service.client.get("/metrics", headers=service.headers("auditor")).text
+    assert 'route="/v1/ask",status="500"' in metrics
+
+
+def test_b4_huge_ids_are_client_errors(service: Service) -> None:
+    huge = 2**70
+    for method, path in (("GET", f"/v1/review/{huge}"), ("POST", f"/v1/review/{huge}")):
+        response = service.client.request(
+            method, path, json={"verdict": "correct"}, headers=service.headers("auditor")
+        )
+        assert response.status_code == 422
+
+
+def test_b4_no_server_path_in_answers(tmp_path: Path, service: Service) -> None:
+    from fastapi.testclient import TestClient
+
+    from assay.server import create_app
+    from assay.settings import load_settings
+
+    db = tmp_path / "empty.db"
+    with Assay(db) as engine:
+        _, token = engine.keys.create("r", ["reader"])
+    app = create_app(load_settings(db=db), warm=False, monitor_every=0)
+    with TestClient(app) as client:
+        response = client.post(
+            "/v1/ask", json={"question": "q"}, headers={"Authorization": f"Bearer {token}"}
+        )
+    assert response.status_code == 400
+    assert str(tmp_path) not in response.text and "empty.db" in response.text
+
+
+def test_b1_b4_api_docs_work_offline(service: Service) -> None:
+    page = service.client.get("/docs").text
+    assert "/docs/static/swagger-ui-bundle.js" in page and "cdn" not in page.lower()
+    assert service.client.get("/docs/static/swagger-ui-bundle.js").status_code == 200
+    assert service.client.get("/docs/static/swagger-ui.css").status_code == 200
