@@ -24,7 +24,7 @@ NEEDS: dict[tuple[str, str], str] = {
     ("GET", "/v1/sources/{source_id}"): "curator",
     ("POST", "/v1/sources"): "curator",
     ("POST", "/v1/sources/{source_id}"): "curator",
-    ("POST", "/v1/sources/{source_id}/review"): "curator",
+    ("POST", "/v1/source-reviews/{source_id}"): "curator",
     ("GET", "/v1/audit"): "auditor",
     ("GET", "/v1/audit/verify"): "auditor",
     ("GET", "/v1/audit/{event_id}"): "auditor",

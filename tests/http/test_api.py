@@ -208,7 +208,7 @@ def test_b4_sources_changes_record_the_key(service: Service) -> None:
     )
     assert updated.json()["version"] == 2
     reviewed = service.client.post(
-        "/v1/sources/vendor-bulletin/review", json={"on": "2026-11-01"}, headers=headers
+        "/v1/source-reviews/vendor-bulletin", json={"on": "2026-11-01"}, headers=headers
     )
     assert reviewed.json()["review_due"] is not None
     shown = service.client.get("/v1/sources/vendor-bulletin", headers=headers).json()

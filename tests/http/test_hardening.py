@@ -12,6 +12,7 @@ import pytest
 
 from assay import Assay
 from assay.server.access import SESSION_COOKIE
+from tests.e2e.conftest import demo_db  # noqa: F401  (a module-scoped fixture)
 from tests.http.conftest import Service
 
 
@@ -39,7 +40,7 @@ def test_b4_upload_stays_in_its_folder_whatever_the_source_id(service: Service) 
     assert shown.status_code == 200 and shown.json()["id"] == source  # '/' in an id
     service.client.post("/v1/sources", json={"id": "gov/eu", "kind": "official"}, headers=curator)
     reviewed = service.client.post(
-        "/v1/sources/gov/eu/review", json={"on": "2026-11-01"}, headers=curator
+        "/v1/source-reviews/gov/eu", json={"on": "2026-11-01"}, headers=curator
     )
     assert reviewed.status_code == 200 and reviewed.json()["id"] == "gov/eu"
 
@@ -143,3 +144,77 @@ def test_b1_b4_api_docs_work_offline(service: Service) -> None:
     assert "/docs/static/swagger-ui-bundle.js" in page and "cdn" not in page.lower()
     assert service.client.get("/docs/static/swagger-ui-bundle.js").status_code == 200
     assert service.client.get("/docs/static/swagger-ui.css").status_code == 200
+
+
+def test_b4_a_failed_upload_keeps_the_stored_version(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing half written: an ingest that crashes leaves the file the store's documents
+    came from, and no partial or temporary file."""
+    from assay.errors import ModelUnavailableError
+
+    curator = service.headers("curator")
+    first = ("kept.md", b"# Kept\n\nVersion one of the note.\n")
+    assert service.client.post(
+        "/v1/ingest", files=[("files", first)], data={"source": "support-wiki"}, headers=curator
+    ).json()["ok"]
+
+    def unavailable(*args: Any, **kwargs: Any) -> Any:
+        raise ModelUnavailableError("the embedder's files are missing")
+
+    monkeypatch.setattr(Assay, "ingest", unavailable)
+    second = ("kept.md", b"# Kept\n\nVersion two, never stored.\n")
+    failed = service.client.post(
+        "/v1/ingest", files=[("files", second)], data={"source": "support-wiki"}, headers=curator
+    )
+    assert failed.status_code == 503
+    [folder] = [p.parent for p in (service.db.parent / "uploads").rglob("kept.md")]
+    assert (folder / "kept.md").read_bytes() == first[1]
+    assert [p.name for p in folder.iterdir()] == ["kept.md"]
+
+
+def test_b4_a_crash_while_checking_the_key_is_a_shaped_500(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    from assay.keys import KeyStore
+
+    def locked(*args: Any, **kwargs: Any) -> Any:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(KeyStore, "authenticate", locked)
+    response = service.client.get("/v1/sources", headers=service.headers("curator"))
+    assert response.status_code == 500 and response.json()["error"]["code"] == "internal_error"
+    assert response.headers["x-request-id"] == response.json()["error"]["request_id"]
+
+
+def test_b4_source_ids_ending_in_review_are_their_own(service: Service) -> None:
+    curator = service.headers("curator")
+    for source in ("team", "team/review"):
+        service.client.post("/v1/sources", json={"id": source, "kind": "customer"}, headers=curator)
+    changed = service.client.post(
+        "/v1/sources/team/review", json={"owner": "QA"}, headers=curator
+    ).json()
+    assert changed["id"] == "team/review" and changed["owner"] == "QA"
+    assert service.client.get("/v1/sources/team", headers=curator).json()["owner"] is None
+
+
+def test_b4_checks_hold_under_a_root_path(demo_db: Path) -> None:  # noqa: F811
+    """Behind a path prefix (uvicorn --root-path) the key is still checked before the
+    body and the dashboard still refuses forms from other origins."""
+    from fastapi.testclient import TestClient
+
+    from assay.server import create_app
+    from assay.settings import load_settings
+
+    app = create_app(load_settings(db=demo_db), warm=False, monitor_every=0)
+    with TestClient(app, root_path="/api") as client:
+        keyless = client.post(
+            "/api/v1/score", content=b"{broken", headers={"content-type": "application/json"}
+        )
+        assert keyless.status_code == 401
+        forged = client.post(
+            "/api/dashboard/login", data={"key": "x"}, headers={"Origin": "http://evil.example"}
+        )
+        assert forged.status_code == 403

@@ -35,6 +35,10 @@ from assay.settings import load_settings
     help="Seconds between drift checks (0: never; `assay monitor check` runs one).",
 )  # fmt: skip
 @click.option(
+    "--root-path", default="",
+    help="The path prefix a reverse proxy serves the app under, e.g. /assay.",
+)  # fmt: skip
+@click.option(
     "--log-level",
     type=click.Choice(["critical", "error", "warning", "info", "debug"]),
     default="info",
@@ -48,6 +52,7 @@ def serve(
     max_body_mb: float,
     max_upload_mb: float,
     monitor_every: float,
+    root_path: str,
     log_level: str,
     db: Path | None,
 ) -> None:
@@ -73,5 +78,6 @@ def serve(
             port=port,
             workers=workers,
             log_level=log_level,
+            root_path=root_path,
             access_log=log_level == "debug",
         )

@@ -24,7 +24,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from assay.engine import Assay
 from assay.keys import ApiKey, Role
 from assay.server.errors import ApiError
-from assay.server.middleware import BAD_KEY, NO_KEY, header_key
+from assay.server.middleware import BAD_KEY, NO_KEY, header_key, route_path
 from assay.settings import Settings
 
 SESSION_COOKIE = "assay_session"
@@ -66,7 +66,7 @@ def presented_key(request: Request) -> str | None:
     """The key the request carries, if any: a header, or on the dashboard's pages only,
     its session cookie (so a cookie can never drive the API from another page)."""
     token = header_key(request.headers)
-    if token is None and request.url.path.startswith("/dashboard"):
+    if token is None and route_path(request.scope).startswith("/dashboard"):
         token = request.cookies.get(SESSION_COOKIE) or None
     return token
 

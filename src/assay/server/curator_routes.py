@@ -4,6 +4,7 @@ registry (``/v1/sources``), as ``assay ingest`` and ``assay sources`` do."""
 from __future__ import annotations
 
 import re
+import uuid
 from dataclasses import asdict, replace
 from datetime import date
 from pathlib import Path
@@ -60,24 +61,23 @@ def ingest(
     )
     outcomes = []
     for upload, name in zip(files, names, strict=True):
-        target = folder / name
-        backup = target.with_name(f".{name}.previous")
-        if target.exists():
-            target.replace(backup)
-        with target.open("wb") as out:
-            while chunk := upload.file.read(1 << 20):
-                out.write(chunk)
-        uri = f"upload://{source or ''}/{name}"
-        report = engine.ingest([target], options=replace(options, uri=uri))
-        if report.count("failed"):  # keep the version whose documents the store holds
-            target.unlink()
-            if backup.exists():
-                backup.replace(target)
-        else:
-            backup.unlink(missing_ok=True)
+        # ingested from a temporary copy, which replaces the kept file only once its
+        # documents are stored: a failure of any kind leaves the previous version
+        # (the one the store holds) in place and no partial file behind
+        staged = folder / f".{uuid.uuid4().hex}.{name}"
+        try:
+            with staged.open("wb") as out:
+                while chunk := upload.file.read(1 << 20):
+                    out.write(chunk)
+            uri = f"upload://{source or ''}/{name}"
+            report = engine.ingest([staged], options=replace(options, uri=uri))
+            if not report.count("failed"):
+                staged.replace(folder / name)
+        finally:
+            staged.unlink(missing_ok=True)
         outcome = report.as_dict()["files"][0] | {"path": name}
         if outcome["error"]:
-            outcome["error"] = outcome["error"].replace(str(target), name)
+            outcome["error"] = outcome["error"].replace(str(staged), name)
         outcomes.append(outcome)
     failed = sum(1 for o in outcomes if o["status"] == "failed")
     return {"files": outcomes, "failed": failed, "ok": failed == 0}
@@ -86,7 +86,7 @@ def ingest(
 def _upload_folder(db: Path, source: str | None) -> Path:
     """The folder of ``source``'s uploads: a name made from the id, never a path in it
     (source ids may hold '/' and '..'), checked to lie under ``uploads/``."""
-    root = db.expanduser().resolve().parent / "uploads"
+    root = (db.expanduser().resolve().parent / "uploads").resolve()
     label = re.sub(r"[^A-Za-z0-9_-]+", "_", source or "none")[:40]
     folder = root / f"{label}-{sha256_hex(source or '')[:12]}"
     if not folder.resolve().is_relative_to(root):
@@ -153,7 +153,7 @@ def list_sources(
     return {"as_of": day.isoformat(), "sources": [_source(s, day) for s in listed]}
 
 
-@router.post("/sources/{source_id:path}/review", summary="Record a review of a source")
+@router.post("/source-reviews/{source_id:path}", summary="Record a review of a source")
 def review_source(source_id: str, body: SourceReview, request: Request) -> dict[str, Any]:
     engine = acting_engine(request)
     source = engine.sources.review(

@@ -38,6 +38,14 @@ _UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
 _CHALLENGE = [(b"www-authenticate", b"Bearer")]
 
 
+def route_path(scope: Scope) -> str:
+    """The request's path without the prefix the app is mounted under (``root_path``,
+    e.g. ``uvicorn --root-path /api``): what the routes, and these checks, match."""
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    return path[len(root) :] if root and path.startswith(root) else path
+
+
 def header_key(headers: Mapping[str, str]) -> str | None:
     """The API key of ``Authorization: Bearer <key>`` or ``X-API-Key: <key>``, if any."""
     scheme, _, token = headers.get("authorization", "").partition(" ")
@@ -76,7 +84,7 @@ class RequestContext:
         request_id = offered if _REQUEST_ID.fullmatch(offered) else uuid.uuid4().hex
         state = scope.setdefault("state", {})
         state["request_id"] = request_id
-        path: str = scope["path"]
+        path = route_path(scope)
         limit = self.max_upload_bytes if path in self.upload_paths else self.max_body_bytes
         status, refused, started_response = 500, False, False
 
@@ -95,45 +103,45 @@ class RequestContext:
         async def reply(code: int, error: str, message: str, extra: Any = ()) -> None:
             await _send_error(send_with_id, code, error, message, request_id, list(extra))
 
+        received = 0
+
+        async def counted() -> Message:
+            # a body without Content-Length is counted as it arrives; past the limit
+            # the caller gets 413 at once and the app sees the client go away
+            nonlocal received, refused, status
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            received += len(message.get("body", b""))
+            if received > limit:
+                await reply(413, "request_too_large", _too_large_message(limit))
+                refused, status = True, 413
+                return {"type": "http.disconnect"}
+            return message
+
         declared = headers.get("content-length", "")
-        rejection = self._gate(path, scope["method"], headers, state)
-        if rejection is not None:
-            await reply(*rejection)
-        elif declared.isdigit() and int(declared) > limit:
-            await reply(413, "request_too_large", _too_large_message(limit))
-        else:
-            received = 0
-
-            async def counted() -> Message:
-                # a body without Content-Length is counted as it arrives; past the limit
-                # the caller gets 413 at once and the app sees the client go away
-                nonlocal received, refused, status
-                if refused:
-                    return {"type": "http.disconnect"}
-                message = await receive()
-                received += len(message.get("body", b""))
-                if received > limit:
-                    await reply(413, "request_too_large", _too_large_message(limit))
-                    refused, status = True, 413
-                    return {"type": "http.disconnect"}
-                return message
-
-            try:
+        try:
+            rejection = self._gate(path, scope["method"], headers, state)
+            if rejection is not None:
+                await reply(*rejection)
+            elif declared.isascii() and declared.isdigit() and int(declared) > limit:
+                await reply(413, "request_too_large", _too_large_message(limit))
+            else:
                 await self.app(scope, counted, send_with_id)
-            except Exception:  # a bug: answer in the API's shape, log the traceback
-                log.exception("internal error in request %s", request_id)
-                if not started_response:
-                    await reply(
-                        500,
-                        "internal_error",
-                        "internal error; the server log has the details under request id "
-                        + request_id,
-                    )
-        route = scope.get("route")
-        metrics.observe_request(
-            scope["method"], getattr(route, "path", "unmatched"), status,
-            time.perf_counter() - started,
-        )  # fmt: skip
+        except Exception:  # a bug: answer in the API's shape, log the traceback
+            log.exception("internal error in request %s", request_id)
+            if not started_response:
+                await reply(
+                    500,
+                    "internal_error",
+                    "internal error; the server log has the details under request id " + request_id,
+                )
+        finally:
+            route = scope.get("route")
+            metrics.observe_request(
+                scope["method"], getattr(route, "path", "unmatched"), status,
+                time.perf_counter() - started,
+            )  # fmt: skip
 
     def _gate(
         self, path: str, method: str, headers: Mapping[str, str], state: dict[str, Any]
