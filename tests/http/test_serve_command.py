@@ -62,6 +62,7 @@ def test_b4_assay_serve_with_two_workers(demo_db: Path) -> None:  # noqa: F811
         with pytest.raises(urllib.error.HTTPError) as refused:
             _request(base + "/v1/score", None, {"query": "q", "candidates": [candidate]})
         assert refused.value.code == 401
+        refused.value.close()
         metrics = _request(base + "/metrics", auditor)
         [line] = [
             m for m in metrics.splitlines()
