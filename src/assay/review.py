@@ -144,6 +144,14 @@ class ReviewQueue:
         )
         return [_item(dict(r)) for r in rows]
 
+    def counts(self) -> dict[str, int]:
+        """How many items are ``pending`` and ``resolved``, and ``all`` of them."""
+        found = dict(
+            self._conn.execute("SELECT status, COUNT(*) FROM review_queue GROUP BY status")
+        )
+        counts = {status: int(found.get(status, 0)) for status in ("pending", "resolved")}
+        return counts | {"all": sum(counts.values())}
+
     def get(self, item_id: int) -> ReviewItem:
         """The item with this id; :class:`NotFoundError` says how to find the right one."""
         row = self._conn.execute(

@@ -236,3 +236,10 @@ def test_the_queue_survives_reopening_the_database(engine: Assay, db_path: Path)
         again = reopened.review.get(item.id)
         assert (again.verdict, again.note) == ("correct", "checked")
         assert reopened.audit.verify().ok
+
+
+def test_j6_counts_by_status(engine: Assay) -> None:
+    assert engine.review.counts() == {"pending": 0, "resolved": 0, "all": 0}
+    first, _ = enqueue(engine), enqueue(engine, "second?")
+    engine.review.resolve(first.id, "correct")
+    assert engine.review.counts() == {"pending": 1, "resolved": 1, "all": 2}

@@ -144,8 +144,7 @@ def _queue(
 ) -> Response:
     status = status if status in STATUSES else "pending"
     items = engine.review.list(status, limit=200)
-    counts = {s: len(engine.review.list(s, limit=100_000)) for s in ("pending", "resolved")}
-    counts["all"] = counts["pending"] + counts["resolved"]
+    counts = engine.review.counts()
     return render(
         request,
         "review.html",

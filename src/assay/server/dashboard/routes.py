@@ -113,7 +113,7 @@ def overview(request: Request) -> Response:
         head=head,
         report=report,
         overall=report.overall,
-        pending_reviews=len(engine.review.list("pending", limit=10_000)),
+        pending_reviews=engine.review.counts()["pending"],
         open_alerts=len(alerts),
         policies=policies,
         sources=report.by_source[:10],
