@@ -294,3 +294,22 @@ def test_b4_openapi_documents_every_route_and_the_key(service: Service) -> None:
     assert "/v1/ask" in schema["paths"] and "/v1/audit/verify" in schema["paths"]
     assert "HTTPBearer" in schema["components"]["securitySchemes"]
     assert service.client.get("/docs").status_code == 200
+
+
+def test_b4_large_candidate_sets_are_scored_off_the_event_loop(service: Service) -> None:
+    """Above INLINE_CANDIDATES the route hands the work to a thread: same contract, same
+    audit row with the key as actor."""
+    from assay.server.query_routes import INLINE_CANDIDATES
+
+    many = [dict(c, id=f"{c['id']}-{round_}") for round_ in range(4) for c in _candidates()][
+        : INLINE_CANDIDATES + 10
+    ]
+    response = service.client.post(
+        "/v1/score",
+        json={"query": "charging temperature range", "candidates": many, "as_of": AS_OF},
+        headers=service.headers("reader"),
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert len(body["admitted"]) + len(body["excluded"]) == INLINE_CANDIDATES + 10
+    assert _actor(service, body["event_id"]) == _key_id(service, "reader")

@@ -11,6 +11,7 @@ from datetime import date
 from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
+from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.errors import InvalidInputError
@@ -114,16 +115,28 @@ def ask(body: AskRequest, request: Request) -> Response:
 async def score(body: ScoreRequest, request: Request) -> Response:
     """The ``assay score --json`` object for the candidates given.
 
-    It runs on the event loop, not the thread pool: scoring 20 candidates and writing
-    the audit event takes about 2 ms of CPU, less than handing it to a thread and
-    back costs under load (measured in bench/serve.py)."""
-    engine = acting_engine(request)
+    Up to :data:`INLINE_CANDIDATES` candidates are scored on the event loop: 20 take
+    about 2 ms of CPU with the audit write, less than handing them to a thread and back
+    costs under load (docs/service.md). Corroboration compares every pair, so larger
+    sets (200: ~40 ms, 1000: ~600 ms) go to the thread pool, where they cannot stall
+    the other requests."""
     candidates = []
     for index, record in enumerate(body.candidates):
         try:
             candidates.append(Candidate.from_mapping(record))
         except InvalidInputError as exc:
             raise exc.at(f"candidates[{index}]") from None
+    if len(candidates) <= INLINE_CANDIDATES:
+        return _score(body, candidates, request)
+    return await run_in_threadpool(_score, body, candidates, request)
+
+
+#: the largest candidate set scored on the event loop itself (see :func:`score`)
+INLINE_CANDIDATES = 50
+
+
+def _score(body: ScoreRequest, candidates: list[Candidate], request: Request) -> Response:
+    engine = acting_engine(request)  # the engine of the thread this runs on
     result = engine.score(
         body.query,
         candidates,
