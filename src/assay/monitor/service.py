@@ -20,7 +20,7 @@ import sqlite3
 from datetime import datetime
 
 from assay.audit import AuditLog
-from assay.errors import InvalidInputError, NotFoundError
+from assay.errors import NotFoundError
 from assay.monitor.alerts import Alert, get_alert, list_alerts
 from assay.monitor.checker import CheckResult, check
 from assay.monitor.drift import Drift, DriftRules, evaluate_policy
@@ -130,9 +130,4 @@ class Monitor:
             self._policies = PolicyBook.load(
                 self.settings.policy_dirs, severity_policies=self.settings.severity_policies
             )
-        if name not in self._policies.names():
-            return None
-        try:
-            return self._policies.get(name)
-        except InvalidInputError:
-            return None
+        return self._policies.get(name) if name in self._policies.names() else None
