@@ -5,6 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
 DATA   ?= ../shared/data
+DATA_MORE ?= ../shared/data_more
 
 .PHONY: install browser run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-calibration bench-serve serve train-models llm llm-stop clean
 
@@ -44,8 +45,8 @@ lint: install  ## ruff and mypy, as CI runs them
 bench: install  ## retrieval quality and speed on SQuAD 2.0 and Cranfield -> docs/benchmarks.md
 	$(BIN)/python bench/retrieval.py
 
-bench-models: install  ## relevance and support models on held-out data -> docs/benchmarks.md
-	$(BIN)/python bench/models.py --data $(DATA) --write
+bench-models: install  ## relevance and support models on every dataset, left out of fitting, beside baselines -> docs/benchmarks.md
+	$(BIN)/python bench/models.py --data $(DATA) --more $(DATA_MORE) --write
 
 bench-judge: install  ## the answer judge's score, faithful vs hallucinated, on held-out data -> docs/benchmarks.md
 	$(BIN)/python bench/judge.py --data $(DATA) --write
@@ -62,9 +63,13 @@ bench-serve: install  ## HTTP load: /v1/score (20 candidates) and /v1/ask throug
 serve: install  ## the API and dashboard over the walkthrough's database (run `make run` first; keys: `assay keys create`)
 	ASSAY_DB=.demo/assay.db $(BIN)/assay serve
 
-train-models: install  ## retrain the shipped relevance and support heads from the public datasets
+train-models: install  ## retrain the shipped models: the v1 feature heads (minutes), the cross-encoder (about an hour on 2 cores; resumable)
 	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
 	$(BIN)/python -m assay.training.train --data $(DATA) --out src/assay/models/shipped
+	TOKENIZERS_PARALLELISM=false $(BIN)/python -m assay.training.cross_train train \
+	  --data $(DATA) --more $(DATA_MORE) --out .train/cross-encoder --resume
+	$(BIN)/python -m assay.training.cross_train export \
+	  --checkpoint .train/cross-encoder/checkpoint.pt --out src/assay/models/shipped/assay-cross-encoder
 
 llm:  ## build the local OpenAI-compatible LLM server (first run: minutes) and start it
 	bash scripts/llm.sh setup

@@ -1,7 +1,7 @@
 """``assay models``: list the models, score relevance (R4) and support (E10) from JSON
 Lines, one output line per input line in order; bad input is one line and exit code 2.
 
-The shipped heads are retrained from time to time: nothing here pins a score or a version.
+The shipped models are retrained from time to time: nothing here pins a score or a version.
 """
 
 from __future__ import annotations
@@ -14,9 +14,12 @@ from typing import Any
 import pytest
 
 from assay.models.head import shipped_head_path
+from assay.models.pair_classifier import SHIPPED_CROSS_ENCODER
 from tests.conftest import run_cli, write_jsonl
 
-SHIPPED = ("assay-relevance", "assay-relevance-lexical", "assay-support", "assay-support-lexical")
+HEADS = ("assay-relevance", "assay-relevance-lexical", "assay-support", "assay-support-lexical")
+CROSS_ENCODER = ("assay-relevance-ce", "assay-support-ce")
+SHIPPED = (*HEADS, *CROSS_ENCODER)
 QUERY = "What is the maximum charging temperature of the battery?"
 ANSWER = "The battery may be charged at temperatures up to 45 degrees; charging stops above that."
 UNRELATED = "Burmese pythons are large snakes that live in the wetlands of Southeast Asia."
@@ -67,13 +70,18 @@ def test_models_list_as_json_gives_each_shipped_models_sha256() -> None:
     rows = json.loads(result.stdout)
     shipped = {r["name"]: r for r in rows if r["mode"] != "plug-in"}
     assert set(shipped) == set(SHIPPED)
+    onnx = (SHIPPED_CROSS_ENCODER / "model.onnx").read_bytes()
     for name, row in shipped.items():
-        path, manifest_digest = shipped_head_path(name)
-        assert row["sha256"] == manifest_digest == hashlib.sha256(path.read_bytes()).hexdigest()
         assert row["task"] == name.split("-")[1]
-        assert row["mode"] == ("lexical" if name.endswith("-lexical") else "neural")
         assert row["id"].startswith(f"{name}@")
         assert row["default"] is (name in ("assay-relevance", "assay-support"))
+        if name in CROSS_ENCODER:
+            assert row["mode"] == "cross-encoder"
+            assert row["sha256"] == hashlib.sha256(onnx).hexdigest()
+            continue
+        path, manifest_digest = shipped_head_path(name)
+        assert row["sha256"] == manifest_digest == hashlib.sha256(path.read_bytes()).hexdigest()
+        assert row["mode"] == ("lexical" if name.endswith("-lexical") else "neural")
     plug_ins = [r for r in rows if r["mode"] == "plug-in"]
     assert {(r["task"], r["name"]) for r in plug_ins} >= {
         ("relevance", "cross-encoder:PATH"),
@@ -148,8 +156,10 @@ def test_models_relevance_of_an_empty_file_prints_nothing(tmp_path: Path) -> Non
 # -- support ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("model", [None, "assay-support-lexical"])
-def test_e10_models_support_adds_score_and_label(tmp_path: Path, model: str | None) -> None:
+@pytest.mark.parametrize("model", [None, "assay-support-ce", "assay-support-lexical"])
+def test_e10_models_support_adds_score_contradiction_and_label(
+    tmp_path: Path, model: str | None
+) -> None:
     long_claim = " ".join(f"Cell {i} may be charged at up to 45 degrees." for i in range(40))
     records: list[dict[str, Any]] = [
         {"claim": "The battery may be charged at up to 45 degrees.", "evidence": ANSWER, "n": 1},
@@ -166,9 +176,11 @@ def test_e10_models_support_adds_score_and_label(tmp_path: Path, model: str | No
     for record, line in zip(records, out, strict=True):
         assert 0.0 <= line["score"] <= 1.0
         assert line["label"] in {"supported", "contradicted", "unsupported"}
-        assert {k: v for k, v in line.items() if k not in ("score", "label")} == record
+        assert 0.0 <= line["contradiction"] <= 1.0
+        added = ("score", "label", "contradiction", "truncated")
+        assert {k: v for k, v in line.items() if k not in added} == record
     # a claim longer than one window fails closed
-    assert out[3]["score"] == 0.0 and out[3]["label"] != "supported"
+    assert out[3]["score"] == 0.0 and out[3]["label"] != "supported" and out[3]["truncated"]
 
 
 def test_e10_models_support_reads_stdin() -> None:
@@ -176,7 +188,7 @@ def test_e10_models_support_reads_stdin() -> None:
     result = run_cli("models", "support", "--input", "-", input=line + "\n")
     assert result.exit_code == 0, result.stderr
     (out,) = _lines(result.stdout)
-    assert set(out) == {"claim", "evidence", "score", "label"}
+    assert set(out) == {"claim", "evidence", "score", "label", "contradiction", "truncated"}
 
 
 # -- bad input -------------------------------------------------------------------------------

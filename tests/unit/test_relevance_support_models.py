@@ -27,6 +27,7 @@ from assay.models.relevance import (
     CrossEncoderRelevanceModel,
     HeadRelevanceModel,
     LLMRelevanceModel,
+    PairClassifierRelevanceModel,
     RelevanceModel,
     get_relevance_model,
     register_relevance_model,
@@ -34,6 +35,7 @@ from assay.models.relevance import (
 from assay.models.support import (
     CrossEncoderSupportModel,
     HeadSupportModel,
+    PairClassifierSupportModel,
     SupportModel,
     SupportResult,
     get_support_model,
@@ -70,12 +72,17 @@ def registries(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(registry, "_built", dict(registry._built))
 
 
-@pytest.fixture(scope="module", params=["assay-relevance", "assay-relevance-lexical"])
+@pytest.fixture(
+    scope="module",
+    params=["assay-relevance", "assay-relevance-ce", "assay-relevance-lexical"],
+)
 def relevance(request: pytest.FixtureRequest) -> RelevanceModel:
     return get_relevance_model(request.param)
 
 
-@pytest.fixture(scope="module", params=["assay-support", "assay-support-lexical"])
+@pytest.fixture(
+    scope="module", params=["assay-support", "assay-support-ce", "assay-support-lexical"]
+)
 def support(request: pytest.FixtureRequest) -> SupportModel:
     return get_support_model(request.param)
 
@@ -87,7 +94,7 @@ def test_r4_relevance_scores_are_well_formed(relevance: RelevanceModel) -> None:
     scores = relevance.score(QUERY, [UNRELATED, ANSWER, "Ok."])
     assert len(scores) == 3 and all(isinstance(s, float) and 0.0 <= s <= 1.0 for s in scores)
     assert relevance.score(QUERY, []) == []
-    assert isinstance(relevance, HeadRelevanceModel)
+    assert isinstance(relevance, HeadRelevanceModel | PairClassifierRelevanceModel)
     assert relevance.name.startswith("assay-relevance") and "@" in relevance.name
 
 
@@ -105,6 +112,8 @@ REFUND_QUERY = "How long do refunds take?"
     [
         pytest.param("assay-relevance", QUERY, ANSWER, id="neural-battery"),
         pytest.param("assay-relevance", REFUND_QUERY, REFUND, id="neural-refunds"),
+        pytest.param("assay-relevance-ce", QUERY, ANSWER, id="ce-battery"),
+        pytest.param("assay-relevance-ce", REFUND_QUERY, REFUND, id="ce-refunds"),
         pytest.param(
             "assay-relevance-lexical",
             QUERY,
@@ -137,7 +146,7 @@ def test_e10_support_results_are_well_formed(support: SupportModel) -> None:
         assert 0.0 <= r.score <= 1.0 and r.label in LABELS and not r.truncated
         assert r.contradiction is not None and 0.0 <= r.contradiction <= 1.0
     assert support.score([]) == []
-    assert isinstance(support, HeadSupportModel)
+    assert isinstance(support, HeadSupportModel | PairClassifierSupportModel)
     assert support.name.startswith("assay-support") and "@" in support.name
 
 
@@ -155,6 +164,7 @@ SUPPORTED_PAIRS = [
     "name",
     [
         "assay-support",
+        "assay-support-ce",
         pytest.param(
             "assay-support-lexical",
             marks=_weak("off-topic evidence is labelled supported (and can outscore support)"),
@@ -187,6 +197,13 @@ _CONTRADICTED_PARAPHRASE = _weak(
             id="neural-refunds",
             marks=_CONTRADICTED_PARAPHRASE,
         ),
+        pytest.param("assay-support-ce", CLAIM, ANSWER, id="ce-battery"),
+        pytest.param(
+            "assay-support-ce",
+            "Refunds are issued within 14 days.",
+            REFUND_PARAPHRASE,
+            id="ce-refunds",
+        ),
         pytest.param("assay-support-lexical", CLAIM, ANSWER, id="lexical-battery"),
         pytest.param(
             "assay-support-lexical",
@@ -207,7 +224,7 @@ def test_e10_j1_an_agreeing_paraphrase_is_no_conflict(name: str, a: str, b: str)
 
 
 def test_e10_supported_label_follows_the_heads_threshold(support: SupportModel) -> None:
-    assert isinstance(support, HeadSupportModel)
+    assert isinstance(support, HeadSupportModel | PairClassifierSupportModel)
     assert 0.0 < support.threshold < 1.0
     pairs = [(CLAIM, ANSWER), (CLAIM, UNRELATED), ("The battery is not waterproof.", ANSWER)]
     for r in support.score(pairs):

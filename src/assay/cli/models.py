@@ -5,8 +5,10 @@ Contracts::
     assay models relevance --input FILE.jsonl [--model NAME]
         lines {"query", "passage"}  ->  the same objects plus "score" in [0, 1]
     assay models support --input FILE.jsonl [--model NAME]
-        lines {"claim", "evidence"} ->  plus "score" (P(supported)) and "label":
-                                        supported | contradicted | unsupported
+        lines {"claim", "evidence"} ->  plus "score" (P(supported)), "contradiction"
+                                        (P(contradicted), null where the model cannot
+                                        tell) and "label": supported | contradicted |
+                                        unsupported
 
 Output is JSON Lines on stdout, one line per input line, in order.
 """
@@ -21,11 +23,13 @@ import click
 from assay.cli.common import emit_json, json_option, read_jsonl, table
 from assay.errors import InvalidInputError
 from assay.models.head import load_head, shipped_head_path
+from assay.models.pair_classifier import shipped_pair_classifier
 from assay.models.relevance import DEFAULT_RELEVANCE_MODEL, get_relevance_model
 from assay.models.support import DEFAULT_SUPPORT_MODEL, get_support_model
 from assay.settings import load_settings
 
-_SHIPPED = ("assay-relevance", "assay-relevance-lexical", "assay-support", "assay-support-lexical")
+_HEADS = ("assay-relevance", "assay-relevance-lexical", "assay-support", "assay-support-lexical")
+_CROSS_ENCODER = {"assay-relevance-ce": "relevance", "assay-support-ce": "support"}
 _OTHERS = (
     ("relevance", "cross-encoder:PATH", "your ONNX reranker (folder with model.onnx)"),
     ("relevance", "llm", "yes/no from ASSAY_LLM_URL"),
@@ -60,7 +64,7 @@ def models() -> None:
 def list_models(as_json: bool) -> None:
     """The shipped models (with their sha256) and the pluggable ones."""
     rows: list[dict[str, Any]] = []
-    for name in _SHIPPED:
+    for name in _HEADS:
         path, sha256 = shipped_head_path(name)
         head = load_head(path, sha256)
         rows.append(
@@ -70,6 +74,18 @@ def list_models(as_json: bool) -> None:
                 "id": head.model_id,
                 "mode": head.info.get("mode"),
                 "sha256": sha256,
+                "default": name in (DEFAULT_RELEVANCE_MODEL, DEFAULT_SUPPORT_MODEL),
+            }
+        )
+    encoder = shipped_pair_classifier()
+    for name, task in _CROSS_ENCODER.items():
+        rows.append(
+            {
+                "name": name,
+                "task": task,
+                "id": f"{name}@{encoder.version}",
+                "mode": "cross-encoder",
+                "sha256": encoder.sha256,
                 "default": name in (DEFAULT_RELEVANCE_MODEL, DEFAULT_SUPPORT_MODEL),
             }
         )
@@ -114,10 +130,10 @@ def relevance(path: str, model: str | None) -> None:
 @click.option("--input", "path", required=True, help='JSONL of {"claim", "evidence"} (- stdin).')
 @click.option("--model", help="Model name [default: $ASSAY_SUPPORT_MODEL or assay-support].")
 def support(path: str, model: str | None) -> None:
-    """Print each line with "score" (P(supported)) and "label"."""
+    """Print each line with "score" (P(supported)), "contradiction" and "label"."""
     records = _records(path, ("claim", "evidence"))
     scorer = get_support_model(model or load_settings().support_model)
     results = scorer.score([(r["claim"], r["evidence"]) for r in records])
     for r, result in zip(records, results, strict=True):
-        line = {**r, "score": round(result.score, 6), "label": result.label}
+        line = {**r, **result.to_dict()}
         click.echo(json.dumps(line, ensure_ascii=False))

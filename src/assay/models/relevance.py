@@ -8,6 +8,8 @@ name                              model
 ================================  ==================================================
 ``assay-relevance`` (default)     shipped head over MiniLM token alignment + lexical
                                   features (:mod:`assay.models.features`)
+``assay-relevance-ce``            assay's cross-encoder (fine-tuned MiniLM, int8 ONNX,
+                                  :mod:`assay.models.pair_classifier`)
 ``assay-relevance-lexical``       the same features without the network: cheapest
 ``cross-encoder:PATH``            the user's own ONNX reranker (last logit, or the
                                   single logit through a sigmoid)
@@ -31,6 +33,7 @@ from assay.models.cross_encoder import CrossEncoder, softmax
 from assay.models.embedder import MiniLMEmbedder, get_embedder
 from assay.models.head import load_head, shipped_head_path
 from assay.models.llm import ChatClient, required_client
+from assay.models.pair_classifier import shipped_pair_classifier
 from assay.models.pairs import PairScorer
 from assay.models.registry import ModelRegistry
 
@@ -40,6 +43,7 @@ __all__ = [
     "CrossEncoderRelevanceModel",
     "HeadRelevanceModel",
     "LLMRelevanceModel",
+    "PairClassifierRelevanceModel",
     "RelevanceModel",
     "get_relevance_model",
     "register_relevance_model",
@@ -98,6 +102,20 @@ class HeadRelevanceModel:
         query, items = check_query(query, passages)
         results = self._scorer.score([(query, p) for p in items])
         return [r.probabilities["relevant"] for r in results]
+
+
+class PairClassifierRelevanceModel:
+    """The shipped cross-encoder's P(relevant): the best window of each passage."""
+
+    def __init__(self) -> None:
+        """Load the shipped cross-encoder once per process (sha256 checked)."""
+        self._model = shipped_pair_classifier()
+        self.name = f"assay-relevance-ce@{self._model.version}"
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]:
+        """P(relevant) per passage."""
+        query, items = check_query(query, passages)
+        return [r.relevant for r in self._model.score([(query, p) for p in items])]
 
 
 class CrossEncoderRelevanceModel:
@@ -184,7 +202,7 @@ class CascadeRelevanceModel:
 
 _models: ModelRegistry[RelevanceModel] = ModelRegistry(
     "relevance_model",
-    shipped=frozenset({"assay-relevance", "assay-relevance-lexical"}),
+    shipped=frozenset({"assay-relevance", "assay-relevance-ce", "assay-relevance-lexical"}),
     cross_encoder=CrossEncoderRelevanceModel,
 )
 
@@ -202,6 +220,7 @@ def get_relevance_model(spec: str | RelevanceModel = DEFAULT_RELEVANCE_MODEL) ->
 
 
 register_relevance_model("assay-relevance", HeadRelevanceModel)
+register_relevance_model("assay-relevance-ce", PairClassifierRelevanceModel)
 register_relevance_model("assay-relevance-lexical", lambda: HeadRelevanceModel(lexical=True))
 register_relevance_model("llm", lambda: LLMRelevanceModel(required_client("relevance_model")))
 register_relevance_model(

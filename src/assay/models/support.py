@@ -8,6 +8,7 @@ name                            model
 ==============================  ====================================================
 ``assay-support`` (default)     shipped softmax head (supported / contradicted /
                                 unsupported) over MiniLM alignment + lexical features
+``assay-support-ce``            assay's cross-encoder (fine-tuned MiniLM, int8 ONNX)
 ``assay-support-lexical``       the same features without the network
 ``cross-encoder:PATH``          the user's ONNX NLI or grounding model; the label of
                                 each logit column from ``ASSAY_SUPPORT_LABELS``
@@ -34,6 +35,7 @@ from assay.models.cross_encoder import CrossEncoder, softmax
 from assay.models.embedder import MiniLMEmbedder, get_embedder
 from assay.models.head import load_head, shipped_head_path
 from assay.models.llm import ChatClient, required_client
+from assay.models.pair_classifier import shipped_pair_classifier
 from assay.models.pairs import PairScorer
 from assay.models.registry import ModelRegistry
 
@@ -42,6 +44,7 @@ __all__ = [
     "CrossEncoderSupportModel",
     "HeadSupportModel",
     "LLMSupportModel",
+    "PairClassifierSupportModel",
     "SupportLabel",
     "SupportModel",
     "SupportResult",
@@ -140,6 +143,26 @@ class HeadSupportModel:
         return results
 
 
+class PairClassifierSupportModel:
+    """The shipped cross-encoder's support distribution, window by window."""
+
+    def __init__(self) -> None:
+        """Load the shipped cross-encoder once per process (sha256 checked)."""
+        self._model = shipped_pair_classifier()
+        self.name = f"assay-support-ce@{self._model.version}"
+        #: P(supported) at or above this is labelled supported
+        self.threshold = 0.5
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> list[SupportResult]:
+        """Best window's P(supported); P(contradicted) from whichever window contradicts."""
+        results = []
+        for r in self._model.score(check_pairs(pairs)):
+            supported = 0.0 if r.truncated else r.support[0]
+            label = _label(supported, r.contradicted, r.support[2], self.threshold)
+            results.append(SupportResult(supported, label, r.contradicted, r.truncated))
+        return results
+
+
 class CrossEncoderSupportModel:
     """The user's ONNX NLI / grounding model; ``labels`` names each logit column."""
 
@@ -208,7 +231,7 @@ class LLMSupportModel:
 
 _models: ModelRegistry[SupportModel] = ModelRegistry(
     "support_model",
-    shipped=frozenset({"assay-support", "assay-support-lexical"}),
+    shipped=frozenset({"assay-support", "assay-support-ce", "assay-support-lexical"}),
     cross_encoder=CrossEncoderSupportModel,
 )
 
@@ -226,5 +249,6 @@ def get_support_model(spec: str | SupportModel = DEFAULT_SUPPORT_MODEL) -> Suppo
 
 
 register_support_model("assay-support", HeadSupportModel)
+register_support_model("assay-support-ce", PairClassifierSupportModel)
 register_support_model("assay-support-lexical", lambda: HeadSupportModel(lexical=True))
 register_support_model("llm", lambda: LLMSupportModel(required_client("support_model")))

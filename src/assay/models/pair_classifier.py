@@ -1,0 +1,163 @@
+"""assay's own cross-encoder: one int8 ONNX MiniLM that reads a text pair whole.
+
+The model (trained by :mod:`assay.training.cross_train`) gives four logits per pair:
+``relevant`` (sigmoid: the passage answers the question) and ``supported``,
+``contradicted``, ``unsupported`` (softmax: what the evidence does to the claim). It
+ships in ``shipped/assay-cross-encoder/`` with its tokenizer and ``model.json``, whose
+sha256 values are checked at load: a corrupted or swapped file fails loudly.
+
+Long second texts are read window by window: the first text (question or claim) plus
+as much of the second as fits 256 tokens, the windows overlapping by 32 tokens. A
+passage answers if any window does (the highest P(relevant)); evidence supports if its
+best window does, and contradicts if any window does. A first text that does not fit
+half the window is cut, and :attr:`PairLogits.truncated` says so (the support model
+then fails closed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from assay.errors import ModelUnavailableError
+
+__all__ = ["SHIPPED_CROSS_ENCODER", "PairClassifier", "PairLogits", "shipped_pair_classifier"]
+
+SHIPPED_CROSS_ENCODER = Path(__file__).resolve().parent / "shipped" / "assay-cross-encoder"
+OUTPUTS = ("relevant", "supported", "contradicted", "unsupported")
+_OVERLAP = 32
+Floats = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class PairLogits:
+    """The model's view of one pair, aggregated over the windows of its second text."""
+
+    relevant: float  #: P(relevant) of the best window
+    support: tuple[float, float, float]  #: P(supported, contradicted, unsupported), best window
+    contradicted: float  #: the highest P(contradicted) of any window
+    truncated: bool  #: the first text was cut to fit
+    windows: int
+
+
+class PairClassifier:
+    """Runs the cross-encoder in ``folder`` (``model.onnx``, ``tokenizer.json``, ``model.json``)."""
+
+    def __init__(self, folder: Path = SHIPPED_CROSS_ENCODER, *, batch_size: int = 1) -> None:
+        """Load and verify the model files (sha256 against ``model.json``).
+
+        One input per run by default: int8 dynamic quantization scales activations per
+        batch, so in a batch a pair's score would depend on the pairs beside it.
+        """
+        try:
+            info = json.loads((folder / "model.json").read_text(encoding="utf-8"))
+            for name, digest in info["sha256"].items():
+                actual = hashlib.sha256((folder / name).read_bytes()).hexdigest()
+                if actual != digest:
+                    raise ModelUnavailableError(
+                        f"{folder / name} has sha256 {actual[:12]}..., expected {digest[:12]}...: "
+                        "the file is corrupted or was replaced; reinstall assay"
+                    )
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+
+            options = ort.SessionOptions()
+            options.log_severity_level = 3
+            self._session = ort.InferenceSession(
+                str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"]
+            )
+            self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        except (OSError, KeyError, ValueError) as exc:
+            raise ModelUnavailableError(
+                f"cannot load the cross-encoder in {folder} ({exc})"
+            ) from exc
+        self._tokenizer.no_padding()
+        self._tokenizer.no_truncation()
+        self.max_tokens = int(info["max_tokens"])
+        self.version = str(info.get("version", "0"))
+        self.name = f"{info.get('name', folder.name)}@{self.version}"
+        self.sha256 = str(info["sha256"]["model.onnx"])
+        self.batch_size = batch_size
+        self._lock = threading.Lock()
+
+    def _windows(self, first: str, second: str) -> tuple[list[int], list[list[int]], bool]:
+        """Token ids of ``first`` (cut to half the window) and of each window of ``second``."""
+        head = self._tokenizer.encode(first, add_special_tokens=False).ids
+        cut = len(head) > self.max_tokens // 2
+        head = head[: self.max_tokens // 2]
+        body = self._tokenizer.encode(second, add_special_tokens=False).ids
+        room = self.max_tokens - len(head) - 3
+        step = max(1, room - _OVERLAP)
+        starts = range(0, max(1, len(body) - _OVERLAP), step) if len(body) > room else [0]
+        return head, [body[s : s + room] for s in starts], cut
+
+    @staticmethod
+    def _row(head: list[int], window: list[int]) -> tuple[list[int], list[int]]:
+        cls, sep = 101, 102  # the MiniLM (bert-base-uncased) vocabulary's [CLS] and [SEP]
+        ids = [cls, *head, sep, *window, sep]
+        return ids, [0] * (len(head) + 2) + [1] * (len(window) + 1)
+
+    def _run(self, rows: list[tuple[list[int], list[int]]]) -> Floats:
+        out: list[Floats] = []
+        for start in range(0, len(rows), self.batch_size):
+            batch = rows[start : start + self.batch_size]
+            width = max(len(ids) for ids, _ in batch)
+            feeds = {name: np.zeros((len(batch), width), dtype=np.int64) for name in
+                     ("input_ids", "attention_mask", "token_type_ids")}  # fmt: skip
+            for r, (ids, types) in enumerate(batch):
+                feeds["input_ids"][r, : len(ids)] = ids
+                feeds["attention_mask"][r, : len(ids)] = 1
+                feeds["token_type_ids"][r, : len(ids)] = types
+            with self._lock:
+                (result, *_) = self._session.run(None, feeds)
+            out.append(np.asarray(result, dtype=np.float64))
+        return np.concatenate(out) if out else np.zeros((0, len(OUTPUTS)))
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> list[PairLogits]:
+        """Aggregated probabilities per pair (see the module docstring)."""
+        plans = [self._windows(first, second) for first, second in pairs]
+        rows = [self._row(head, w) for head, windows, _ in plans for w in windows]
+        logits = self._run(rows)
+        relevant = 1.0 / (1.0 + np.exp(-np.clip(logits[:, 0], -40, 40)))
+        z = logits[:, 1:] - logits[:, 1:].max(axis=1, keepdims=True)
+        support = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+        out, start = [], 0
+        for _, windows, cut in plans:
+            stop = start + len(windows)
+            best = start + int(np.argmax(support[start:stop, 0]))
+            out.append(
+                PairLogits(
+                    relevant=float(relevant[start:stop].max()),
+                    support=(
+                        float(support[best, 0]),
+                        float(support[best, 1]),
+                        float(support[best, 2]),
+                    ),
+                    contradicted=float(support[start:stop, 1].max()),
+                    truncated=cut,
+                    windows=len(windows),
+                )
+            )
+            start = stop
+        return out
+
+
+_shipped: dict[str, Any] = {}
+_shipped_lock = threading.Lock()
+
+
+def shipped_pair_classifier() -> PairClassifier:
+    """The shipped cross-encoder, loaded once per process."""
+    with _shipped_lock:
+        if "model" not in _shipped:
+            _shipped["model"] = PairClassifier()
+        model: PairClassifier = _shipped["model"]
+        return model
