@@ -43,7 +43,14 @@ from assay.judge.base import Judge
 from assay.judge.evaluate import get_judge
 from assay.keys import KeyStore
 from assay.models.embedder import Embedder, get_embedder
-from assay.models.relevance import RelevanceModel, get_relevance_model
+from assay.models.llm import client_from_environment
+from assay.models.relevance import (
+    DEFAULT_RELEVANCE_MODEL,
+    CascadeRelevanceModel,
+    LLMRelevanceModel,
+    RelevanceModel,
+    get_relevance_model,
+)
 from assay.models.support import SupportModel, get_support_model
 from assay.monitor import Monitor
 from assay.pipeline import ScoreResult, audit_payload, score_candidates
@@ -97,6 +104,7 @@ class Assay:
         self.monitor = Monitor(self._conn, self.audit, self.settings, self.policies)
         self._embedder: Embedder | None = None
         self._relevance: RelevanceModel | None = None
+        self._cascade: RelevanceModel | None = None
         self._support: SupportModel | None = None
         self._answerer: Answerer | None = None
         self._judge: Judge | None = None
@@ -114,6 +122,24 @@ class Assay:
         if self._relevance is None and self.settings.relevance_model.lower() != "none":
             self._relevance = get_relevance_model(self.settings.relevance_model)
         return self._relevance
+
+    def relevance_for(self, policy: Policy) -> RelevanceModel | None:
+        """The relevance model for a request under ``policy``: the LLM cascade where the
+        policy asks for it (``[models] llm_cascade``), the model is the default and an
+        endpoint is configured; otherwise :attr:`relevance`."""
+        base = self.relevance
+        if (
+            base is None
+            or not policy.models.llm_cascade
+            or self.settings.relevance_model.lower() != DEFAULT_RELEVANCE_MODEL
+        ):
+            return base
+        if self._cascade is None:
+            client = client_from_environment()
+            if client is None:
+                return base
+            self._cascade = CascadeRelevanceModel(base, LLMRelevanceModel(client))
+        return self._cascade
 
     @property
     def support(self) -> SupportModel | None:
@@ -149,8 +175,8 @@ class Assay:
         loaded models, which are safe to call from several threads."""
         other = Assay(settings=self.settings, create=False, calibrate=self.calibrator is not None)
         other.policies = self.policies
-        other._embedder, other._relevance, other._support = (
-            self._embedder, self._relevance, self._support,
+        other._embedder, other._relevance, other._support, other._cascade = (
+            self._embedder, self._relevance, self._support, self._cascade,
         )  # fmt: skip
         other._answerer, other._judge = self._answerer, self._judge
         return other
@@ -328,7 +354,7 @@ class Assay:
         self._require_knowledge_base()
         chosen.routing.bands_for(category)  # an unknown category fails before retrieval
         retrieval = search(self.store, self.embedder, question, k=top_k, variants=variants)
-        relevance = self.relevance
+        relevance = self.relevance_for(chosen)
         if relevance is not None and retrieval.hits:
             # the title path is scored with the text, as it was embedded: a chunk under
             # "HX-40 > Charging" need not repeat the product name to answer about it
@@ -351,7 +377,8 @@ class Assay:
         probabilities beside each item (see :mod:`assay.calibration.apply`)."""
         if self.calibrator is None:
             return result
-        relevance = self.relevance.name if self.relevance else None
+        model = self.relevance_for(chosen)
+        relevance = model.name if model else None
         support = self.support.name if self.support else None
         applied: dict[str, Any] = {}
         key = set_key(chosen, self.embedder.name, relevance, support)

@@ -63,6 +63,20 @@ class Corroboration:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelRules:
+    """Which models a request under the policy asks for, where they are available."""
+
+    #: with an LLM endpoint configured (``ASSAY_LLM_URL``), rerank the best retrieved
+    #: chunks with the LLM as well (the ``cascade`` relevance model); without one,
+    #: the shipped model decides alone. The audit row names the model that decided.
+    llm_cascade: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        """The rules in their TOML shape."""
+        return {"llm_cascade": self.llm_cascade}
+
+
+@dataclass(frozen=True, slots=True)
 class JudgeRules:
     """What the judge's score does to an answer (J6, G3)."""
 
@@ -97,6 +111,7 @@ class Policy:
     signals: SignalSettings = field(default_factory=SignalSettings)
     routing: RoutingRules = field(default_factory=RoutingRules)
     judge: JudgeRules = field(default_factory=JudgeRules)
+    models: ModelRules = field(default_factory=ModelRules)
     description: str = ""
     #: the policy this one was tightened from while a drift alert is open (E12); not
     #: part of the definition (``as_dict``): calibration maps stay keyed on the original
@@ -140,7 +155,10 @@ class Policy:
             "signals": self.signals.as_dict(),
             "routing": self.routing.as_dict(),
             "judge": self.judge.as_dict(),
-        }
+        } | (
+            # only when set, so that the digests of policies written before it stay put
+            {"models": self.models.as_dict()} if self.models != ModelRules() else {}
+        )
 
     @property
     def digest(self) -> str:
@@ -209,6 +227,7 @@ def policy_from_mapping(data: Mapping[str, Any], *, origin: str = "policy") -> P
         signals=_signal_settings(top.section("signals")),
         routing=_routing_rules(top.section("routing")),
         judge=_judge_rules(top.section("judge")),
+        models=_model_rules(top.section("models")),
     )
     top.finish()
     return policy
@@ -282,6 +301,12 @@ def _judge_rules(table: TableReader) -> JudgeRules:
         ),
     )
     rules = JudgeRules(thresholds, table.boolean("queue_suppressed", False))
+    table.finish()
+    return rules
+
+
+def _model_rules(table: TableReader) -> ModelRules:
+    rules = ModelRules(llm_cascade=table.boolean("llm_cascade", False))
     table.finish()
     return rules
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from assay import Assay
 from tests.conftest import AS_OF, run_cli
 from tests.e2e.conftest import KB, ask
+from tests.fake_llm import Endpoint, serve
 
 
 def test_ingest_reports_and_is_idempotent(demo_db: Path) -> None:
@@ -193,3 +195,36 @@ def test_relevance_model_none_keeps_the_cosine_mapping(
     out = ask(demo_db, "How long does a full charge of the HX-40 take?")
     assert all(h["relevance"] is None for h in audited_hits(demo_db, out))
     assert out["signals"]["judgment"] is None
+
+
+@pytest.fixture
+def llm_endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[Endpoint]:
+    with serve() as endpoint:
+        monkeypatch.setenv("ASSAY_LLM_URL", endpoint.base_url)
+        yield endpoint
+
+
+def test_r4_a_policy_that_asks_for_the_cascade_gets_it_where_an_llm_is_configured(
+    demo_db: Path, llm_endpoint: Endpoint
+) -> None:
+    """legal asks for the LLM cascade: the LLM rates the best three chunks, and the audit
+    row names the cascade as the model that scored them; financial does not ask."""
+    question = "How long does a full charge of the HX-40 take?"
+    out = ask(demo_db, question, "--policy", "financial")
+    assert llm_endpoint.requests == []
+    with Assay(demo_db) as engine:
+        plain = engine.audit.get(out["event_id"]).payload["models"]["similarity"]
+    assert "assay-relevance@" in plain and "cascade(" not in plain
+    out = ask(demo_db, question, "--policy", "legal")
+    asked = [r for r in llm_endpoint.requests if "Does the passage state" in str(r["body"])]
+    assert 1 <= len(asked) <= 3
+    with Assay(demo_db) as engine:
+        cascade = engine.audit.get(out["event_id"]).payload["models"]["similarity"]
+    assert "cascade(assay-relevance@" in cascade and "llm-yes-no" in cascade
+
+
+def test_r4_without_an_endpoint_the_cascade_policy_uses_the_shipped_model(demo_db: Path) -> None:
+    out = ask(demo_db, "How long does a full charge of the HX-40 take?", "--policy", "legal")
+    with Assay(demo_db) as engine:
+        model = engine.audit.get(out["event_id"]).payload["models"]["similarity"]
+    assert "assay-relevance@" in model and "cascade(" not in model

@@ -148,7 +148,7 @@ def test_r6_a_new_policy_version_with_new_bands_keeps_its_set_map(
     out = ask(
         demo_db, "How long does a full charge of the HX-40 take?", "--policy", "safety_critical"
     )
-    assert out["policy"]["version"] == "3" and out["confidence"]["calibrated"] is True
+    assert out["policy"]["version"] == "4" and out["confidence"]["calibrated"] is True
 
 
 def test_r6_thresholds_write_a_new_policy_version(

@@ -90,7 +90,8 @@ def score_examples(
     if not examples:
         raise InvalidInputError("labels", [], "give at least one labeled example")
     chosen = engine.policies.resolve(name=policy or engine.settings.default_policy)
-    relevance = engine.relevance.name if engine.relevance else None
+    model = engine.relevance_for(chosen)
+    relevance = model.name if model else None
     support = engine.support.name if engine.support else None
     scores: list[float] = []
     labels: list[int] = []
