@@ -158,6 +158,9 @@ def train(args: argparse.Namespace) -> None:
     )
     step = 0
     checkpoint = out / "checkpoint.pt"
+    if args.init_from:  # another epoch: the weights of an earlier run, a fresh schedule
+        model.load_state_dict(torch.load(args.init_from, weights_only=False)["model"])
+        log(out, f"weights from {args.init_from}")
     if args.resume and checkpoint.exists():
         state = torch.load(checkpoint, weights_only=False)
         model.load_state_dict(state["model"])
@@ -257,6 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     fit.add_argument("--every", type=int, default=200, help="checkpoint every N steps")
     fit.add_argument("--max-pairs", type=int, default=0, help="train on a sample (0: all)")
     fit.add_argument("--resume", action="store_true")
+    fit.add_argument("--init-from", help="start from this checkpoint's weights (a further epoch)")
     save = commands.add_parser("export", help="write int8 ONNX + tokenizer from a checkpoint")
     save.add_argument("--checkpoint", required=True)
     save.add_argument("--out", required=True)
