@@ -16,13 +16,13 @@ then fails closed).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -150,14 +150,7 @@ class PairClassifier:
         return out
 
 
-_shipped: dict[str, Any] = {}
-_shipped_lock = threading.Lock()
-
-
+@functools.cache
 def shipped_pair_classifier() -> PairClassifier:
     """The shipped cross-encoder, loaded once per process."""
-    with _shipped_lock:
-        if "model" not in _shipped:
-            _shipped["model"] = PairClassifier()
-        model: PairClassifier = _shipped["model"]
-        return model
+    return PairClassifier()
