@@ -124,3 +124,22 @@ def test_digest_changes_with_any_parameter() -> None:
 def test_missing_policy_dir_is_reported(tmp_path: Path) -> None:
     with pytest.raises(InvalidInputError, match="create it or fix ASSAY_POLICY_DIRS"):
         PolicyBook.load([tmp_path / "nope"])
+
+
+def test_high_stakes_policies_ask_for_the_llm_cascade_and_the_others_keep_their_shape() -> None:
+    policies = builtin_policies()
+    asking = {name for name, p in policies.items() if p.models.llm_cascade}
+    assert asking == {"legal", "safety_critical"}
+    assert policies["legal"].as_dict()["models"] == {"llm_cascade": True}
+    # written only when set, so the policies that do not ask keep the digests they had
+    assert "models" not in policies["financial"].as_dict()
+
+
+def test_a_models_setting_that_is_not_a_boolean_is_named() -> None:
+    data = builtin_policies()["legal"].as_dict()
+    data["models"]["llm_cascade"] = "sometimes"
+    with pytest.raises(PolicyError, match="llm_cascade"):
+        policy_from_mapping(data, origin="test.toml")
+    data["models"] = {"reranker": "big"}
+    with pytest.raises(PolicyError, match="reranker"):
+        policy_from_mapping(data, origin="test.toml")
