@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,7 +85,6 @@ class PairClassifier:
         self.name = f"{info.get('name', folder.name)}@{self.version}"
         self.sha256 = str(info["sha256"]["model.onnx"])
         self.batch_size = batch_size
-        self._lock = threading.Lock()
 
     def _windows(self, first: str, second: str) -> tuple[list[int], list[list[int]], bool]:
         """Token ids of ``first`` (cut to half the window) and of each window of ``second``."""
@@ -116,8 +114,7 @@ class PairClassifier:
                 feeds["input_ids"][r, : len(ids)] = ids
                 feeds["attention_mask"][r, : len(ids)] = 1
                 feeds["token_type_ids"][r, : len(ids)] = types
-            with self._lock:
-                (result, *_) = self._session.run(None, feeds)
+            (result, *_) = self._session.run(None, feeds)
             out.append(np.asarray(result, dtype=np.float64))
         return np.concatenate(out) if out else np.zeros((0, len(OUTPUTS)))
 

@@ -14,17 +14,15 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from assay.training.bm25 import BM25
-from assay.training.pairsets import DatasetInfo, LabeledPair, normalized
+from assay.training.pairsets import SENTENCE, DatasetInfo, LabeledPair, normalized, registry
 
 __all__ = ["ANSWERABILITY_SETS"]
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _WINDOW_SENTENCES = 3
 
 
@@ -63,7 +61,7 @@ def squad_v2(data: Path, _more: Path) -> list[LabeledPair]:
 
 
 def _windows(text: str) -> list[str]:
-    sentences = [s for s in _SENTENCE.split(text) if s.strip()]
+    sentences = [s for s in SENTENCE.split(text) if s.strip()]
     step = _WINDOW_SENTENCES
     return [" ".join(sentences[i : i + step]) for i in range(0, len(sentences), step)]
 
@@ -245,19 +243,11 @@ def tatqa(_data: Path, more: Path) -> list[LabeledPair]:
     return pairs
 
 
-def _info(
-    name: str, domain: str, licence: str, commercial: bool, loader: Any, text: str
-) -> DatasetInfo:
-    return DatasetInfo(name, "relevance", domain, licence, commercial, loader, text)
-
-
-ANSWERABILITY_SETS: dict[str, DatasetInfo] = {
-    info.name: info
-    for info in (
-        _info(
-            "squad_v2", "Wikipedia", "CC BY-SA 4.0", True, squad_v2, "SQuAD 2.0 dev, own paragraph"
-        ),
-        _info(
+ANSWERABILITY_SETS: dict[str, DatasetInfo] = registry(
+    "relevance",
+    [
+        ("squad_v2", "Wikipedia", "CC BY-SA 4.0", True, squad_v2, "SQuAD 2.0 dev, own paragraph"),
+        (
             "xquad",
             "Wikipedia",
             "CC BY-SA 4.0",
@@ -265,17 +255,13 @@ ANSWERABILITY_SETS: dict[str, DatasetInfo] = {
             xquad,
             "XQuAD en, other paragraph of the article",
         ),
-        _info("wikiqa", "Wikipedia / Bing", "MSR research", False, wikiqa, "WikiQA test sentences"),
-        _info(
-            "boolq", "Wikipedia / Google", "CC BY-SA 3.0", True, boolq, "BoolQ dev, BM25 negative"
-        ),
-        _info("privacy_qa", "privacy policies", "MIT", True, privacy_qa, "PrivacyQA clauses"),
-        _info(
-            "policyqa", "privacy policies", "MIT", True, policyqa, "PolicyQA test, other segment"
-        ),
-        _info("contract_qa", "contracts", "CC BY 4.0", True, contract_qa, "LegalBench contract_qa"),
-        _info("pubmedqa", "biomedicine", "MIT", True, pubmedqa, "PubMedQA PQA-L, BM25 negative"),
-        _info("covid_qa", "biomedicine", "Apache-2.0", True, covid_qa, "COVID-QA, other window"),
-        _info("tatqa", "finance", "CC BY 4.0", True, tatqa, "TAT-QA test, other paragraph"),
-    )
-}
+        ("wikiqa", "Wikipedia / Bing", "MSR research", False, wikiqa, "WikiQA test sentences"),
+        ("boolq", "Wikipedia / Google", "CC BY-SA 3.0", True, boolq, "BoolQ dev, BM25 negative"),
+        ("privacy_qa", "privacy policies", "MIT", True, privacy_qa, "PrivacyQA clauses"),
+        ("policyqa", "privacy policies", "MIT", True, policyqa, "PolicyQA test, other segment"),
+        ("contract_qa", "contracts", "CC BY 4.0", True, contract_qa, "LegalBench contract_qa"),
+        ("pubmedqa", "biomedicine", "MIT", True, pubmedqa, "PubMedQA PQA-L, BM25 negative"),
+        ("covid_qa", "biomedicine", "Apache-2.0", True, covid_qa, "COVID-QA, other window"),
+        ("tatqa", "finance", "CC BY 4.0", True, tatqa, "TAT-QA test, other paragraph"),
+    ],
+)

@@ -47,19 +47,15 @@ HELD_ASIDE = frozenset(
 )
 
 
-def _stress(name: str, data: Path, more: Path) -> tuple[Path, str]:
+def _load_stress(source: str, data: Path, more: Path) -> list[LabeledPair]:
+    """Stress pairs generated from the span-QA set ``source``."""
     files = {
         "squad_v2": data / "squad_v2_dev" / "dev-v2.0.reconstructed.json",
         "policyqa": more / "policyqa" / "test.json",
         "covid_qa": more / "covid_qa_prelim" / "200423_covidQA.json",
         "xquad": more / "xquad_en" / "xquad.en.json",
     }
-    return files[name], name
-
-
-def _load_stress(source: str, data: Path, more: Path) -> list[LabeledPair]:
-    file, name = _stress(source, data, more)
-    return stress_pairs(file, name)
+    return stress_pairs(files[source], source)
 
 
 def _held_out(name: str, pairs: list[LabeledPair]) -> list[LabeledPair]:

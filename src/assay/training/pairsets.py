@@ -32,6 +32,7 @@ from assay.errors import InvalidInputError
 
 __all__ = [
     "RELEVANCE_LABELS",
+    "SENTENCE",
     "SUPPORT_LABELS",
     "DatasetInfo",
     "LabeledPair",
@@ -39,9 +40,12 @@ __all__ = [
     "dedupe_against",
     "in_test_split",
     "normalized",
+    "registry",
 ]
 
 Task = Literal["relevance", "support"]
+#: a sentence break: after . ! or ?, before a capital, a digit, a quote or a bracket
+SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 RELEVANCE_LABELS = ("relevant", "irrelevant")
 SUPPORT_LABELS = ("supported", "contradicted", "unsupported", "not_supported")
 
@@ -136,3 +140,12 @@ def dedupe_against(
     return [
         p for p in train if normalized(p.second) not in seen and normalized(p.first) not in seen
     ]
+
+
+def registry(
+    task: Task,
+    entries: Iterable[tuple[str, str, str, bool, Callable[[Path, Path], list[LabeledPair]], str]],
+) -> dict[str, DatasetInfo]:
+    """Datasets of one task by name, from (name, domain, licence, commercial, loader,
+    description) rows."""
+    return {row[0]: DatasetInfo(row[0], task, *row[1:]) for row in entries}

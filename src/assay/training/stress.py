@@ -24,11 +24,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from assay.training.pairsets import LabeledPair, normalized
+from assay.training.pairsets import SENTENCE, LabeledPair, normalized
 
 __all__ = ["stress_pairs"]
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _AUXILIARY = re.compile(r"\b(is|was|are|were|can|could|will|would|has|have|had|did|does|do)\b")
 _DIGITS = re.compile(r"\d")
 _WHOLE_PAPER, _WINDOW = 1000, 200
@@ -49,7 +48,7 @@ def _negate(sentence: str) -> str | None:
 
 def _sentence_with(context: str, start: int) -> str | None:
     offset = 0
-    for sentence in _SENTENCE.split(context):
+    for sentence in SENTENCE.split(context):
         begin = context.find(sentence, offset)
         end = begin + len(sentence)
         offset = end
@@ -63,7 +62,7 @@ def _around(context: str, sentence: str) -> str:
     the sentences around ``sentence`` up to about 200 words, as a retriever would give."""
     if len(context.split()) <= _WHOLE_PAPER:
         return context
-    sentences = _SENTENCE.split(context)
+    sentences = SENTENCE.split(context)
     at = sentences.index(sentence) if sentence in sentences else 0
     lo, hi = at, at + 1
     while (lo > 0 or hi < len(sentences)) and len(" ".join(sentences[lo:hi]).split()) < _WINDOW:

@@ -20,11 +20,11 @@ from typing import Any
 
 from assay.training.bm25 import BM25
 from assay.training.datasets import halueval_rows, scifact_pairs
-from assay.training.pairsets import DatasetInfo, LabeledPair
+from assay.training.pairsets import SENTENCE, DatasetInfo, LabeledPair, registry
 
 __all__ = ["SUPPORT_SETS", "select_evidence"]
 
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+")
+_SENTENCE = re.compile(SENTENCE.pattern + r"|\n+")  # line breaks end sentences too
 _EVIDENCE_WORDS = 200
 _NLI = {"e": "supported", "c": "contradicted", "n": "unsupported"}
 _NLI_WORDS = {"entailment": "supported", "contradiction": "contradicted", "neutral": "unsupported"}
@@ -222,25 +222,19 @@ def dialfact(_data: Path, more: Path) -> list[LabeledPair]:
     return pairs
 
 
-def _info(
-    name: str, domain: str, licence: str, commercial: bool, loader: Any, text: str
-) -> DatasetInfo:
-    return DatasetInfo(name, "support", domain, licence, commercial, loader, text)
-
-
-SUPPORT_SETS: dict[str, DatasetInfo] = {
-    info.name: info
-    for info in (
-        _info("halueval", "Wikipedia QA", "MIT", True, halueval, "HaluEval QA answers"),
-        _info("scifact", "science", "CC BY 4.0", True, scifact, "SciFact train claims"),
-        _info("contract_nli", "contracts", "CC BY 4.0", True, contract_nli, "ContractNLI test"),
-        _info("anli", "Wikipedia / news / fiction", "CC BY-NC 4.0", False, anli, "ANLI dev R1-R3"),
-        _info("sick", "captions", "CC BY-NC-SA 3.0", False, sick, "SICK test"),
-        _info("xsumfaith", "news", "CC BY 4.0", True, xsumfaith, "XSumFaith summaries"),
-        _info("factcc", "news", "BSD-3-Clause", True, factcc, "FactCC claims"),
-        _info("summeval", "news", "MIT", True, summeval, "SummEval summaries"),
-        _info("faithdial", "dialogue", "MIT", True, faithdial, "FaithDial audit replies"),
-        _info("q2", "dialogue", "MIT", True, q2, "Q² replies"),
-        _info("dialfact", "dialogue", "BSD-3-Clause", True, dialfact, "DialFact sample replies"),
-    )
-}
+SUPPORT_SETS: dict[str, DatasetInfo] = registry(
+    "support",
+    [
+        ("halueval", "Wikipedia QA", "MIT", True, halueval, "HaluEval QA answers"),
+        ("scifact", "science", "CC BY 4.0", True, scifact, "SciFact train claims"),
+        ("contract_nli", "contracts", "CC BY 4.0", True, contract_nli, "ContractNLI test"),
+        ("anli", "Wikipedia / news / fiction", "CC BY-NC 4.0", False, anli, "ANLI dev R1-R3"),
+        ("sick", "captions", "CC BY-NC-SA 3.0", False, sick, "SICK test"),
+        ("xsumfaith", "news", "CC BY 4.0", True, xsumfaith, "XSumFaith summaries"),
+        ("factcc", "news", "BSD-3-Clause", True, factcc, "FactCC claims"),
+        ("summeval", "news", "MIT", True, summeval, "SummEval summaries"),
+        ("faithdial", "dialogue", "MIT", True, faithdial, "FaithDial audit replies"),
+        ("q2", "dialogue", "MIT", True, q2, "Q² replies"),
+        ("dialfact", "dialogue", "BSD-3-Clause", True, dialfact, "DialFact sample replies"),
+    ],
+)
