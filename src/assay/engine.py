@@ -240,16 +240,28 @@ class Assay:
         """Ingest files and folders into the knowledge base (see :mod:`assay.ingest.pipeline`).
 
         ``options`` carries the default source, dates and chunk budget; each file lands
-        whole or not at all, and a bad file fails alone.
+        whole or not at all, and a bad file fails alone. File size and time limits not
+        set in ``options`` come from the settings (``ingest_max_file_mb`` / ``_seconds``).
         """
+        options = options or IngestOptions()
+        options = replace(
+            options,
+            max_file_bytes=options.max_file_bytes or self.max_file_bytes,
+            max_file_seconds=options.max_file_seconds or self.settings.ingest_max_file_seconds,
+        )
         return ingest(
             [Path(p) for p in paths],
             store=self.store,
             embedder=self.embedder,
             registry=self.sources,
-            options=options or IngestOptions(),
+            options=options,
             on_file=on_file,
         )
+
+    @property
+    def max_file_bytes(self) -> int:
+        """The largest file (or upload) ingestion accepts, from ``ingest_max_file_mb``."""
+        return int(self.settings.ingest_max_file_mb * 2**20)
 
     def assess(
         self,

@@ -34,6 +34,11 @@ setting                   environment                 meaning
                                                       thresholds by this while its
                                                       alert is open (E12; 0..0.5,
                                                       0 = off)
+``ingest_max_file_mb``    ``ASSAY_INGEST_MAX_FILE_MB``  the largest file ingest reads
+                                                      (default 64; an upload too)
+``ingest_max_file_seconds`` ``ASSAY_INGEST_MAX_FILE_SECONDS`` the longest one file may
+                                                      take to read, chunk and embed
+                                                      (default 1800)
 ========================  ==========================  ===============================
 
 The LLM endpoint (``ASSAY_LLM_URL``, ``ASSAY_LLM_MODEL``, ``ASSAY_LLM_API_KEY``,
@@ -78,6 +83,8 @@ class Settings(BaseSettings):
     monitor_window: Annotated[int, Field(ge=1, le=1_000_000)] = 200
     monitor_baseline: Annotated[int, Field(ge=1, le=1_000_000)] = 1000
     auto_tighten: Annotated[float, Field(ge=0.0, le=0.5)] = 0.0
+    ingest_max_file_mb: Annotated[float, Field(gt=0)] = 64.0
+    ingest_max_file_seconds: Annotated[float, Field(gt=0)] = 1800.0
 
     @field_validator("policy_dirs", mode="before")
     @classmethod

@@ -319,6 +319,26 @@ def test_long_unbroken_text_costs_few_counter_calls_per_chunk(spaced: bool, scal
         assert [c.text for c in chunks_of(doc)] == [c.text for c in chunks]
 
 
+class CharacterTally:
+    """A counter that tallies the characters it is asked about: the work a tokenizer does."""
+
+    def __init__(self) -> None:
+        self.characters = 0
+
+    def __call__(self, text: str) -> int:
+        self.characters += len(text)
+        return approximate_tokens(text)
+
+
+@pytest.mark.parametrize("text", ["<div>" * 20_000 + "x" + "</div>" * 20_000, "a" * 200_000])
+def test_text_without_spaces_is_tokenized_in_linear_work(text: str) -> None:
+    """A 200 KB line without a space was tokenized whole once per piece (quadratic)."""
+    tally = CharacterTally()
+    chunks = chunks_of(doc_of(Block("paragraph", text)), count_tokens=tally)
+    assert chunks
+    assert tally.characters < 30 * len(text)
+
+
 def test_a_word_longer_than_the_budget_is_cut_between_characters_by_a_custom_counter() -> None:
     word = "".join(str(i) for i in range(120))  # one token of 250 characters
     text = f"Start here {word} and end."

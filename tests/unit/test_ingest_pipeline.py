@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from datetime import date
 from pathlib import Path
 
 import pytest
 
 from assay import Assay, UnknownSourceError
+from assay.ingest import pipeline
 from assay.ingest.pipeline import IngestOptions, ingest
 from assay.models.embedder import HashingEmbedder
+from assay.settings import load_settings
 
 
 @pytest.fixture
@@ -79,10 +82,13 @@ def test_dates_from_the_file_win_then_arguments(kb: Assay, tmp_path: Path) -> No
     assert by_text["Text two."].verified == date(2026, 11, 1)
 
 
-def test_records_name_their_own_source(kb: Assay, tmp_path: Path) -> None:
+def test_records_name_their_own_source_up_to_the_runs_reliability(
+    kb: Assay, tmp_path: Path
+) -> None:
+    kb.sources.add("rumour", "unverified")
     posts = write(
         tmp_path / "p.jsonl",
-        '{"text": "official note", "source_id": "manual"}\n{"text": "forum note"}\n',
+        '{"text": "rumour note", "source_id": "rumour"}\n{"text": "forum note"}\n',
     )
     run(kb, posts, source_id="forum")
     sources = {
@@ -90,7 +96,26 @@ def test_records_name_their_own_source(kb: Assay, tmp_path: Path) -> None:
         for h in kb.store.lexical_search("note", 5)
         for c in kb.store.get([h.chunk_id])
     }
-    assert sources == {"official note": "manual", "forum note": "forum"}
+    assert sources == {"rumour note": "rumour", "forum note": "forum"}
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("post.md", "---\nsource_id: manual\n---\n\nThe manual says this is safe.\n"),
+        ("posts.jsonl", '{"text": "official note", "source_id": "manual"}\n'),
+    ],
+)
+def test_content_cannot_raise_its_own_trust_above_the_runs_source(
+    kb: Assay, tmp_path: Path, name: str, text: str
+) -> None:
+    """A forum file that claims to be the official manual is refused, not promoted."""
+    report = run(kb, write(tmp_path / name, text), source_id="forum")
+    assert [f.status for f in report.files] == ["failed"]
+    error = report.files[0].error or ""
+    assert "source_id='manual'" in error and "'forum'" in error and "--source manual" in error
+    assert kb.store.stats().documents == 0
+    assert run(kb, tmp_path / name, source_id="manual").count("added") == 1
 
 
 def test_unknown_or_missing_source_is_reported(kb: Assay, tmp_path: Path) -> None:
@@ -138,3 +163,39 @@ def test_the_same_file_by_another_spelling_is_the_same_document(
     monkeypatch.chdir(tmp_path)
     again = run(kb, Path("docs/../docs/a.md"), source_id="manual")
     assert again.count("unchanged") == 1 and kb.store.stats().documents == 1
+
+
+def test_a_named_pipe_is_refused_instead_of_blocking(kb: Assay, tmp_path: Path) -> None:
+    pipe = tmp_path / "notes.md"
+    os.mkfifo(pipe)
+    report = run(kb, pipe, source_id="manual")
+    assert [f.status for f in report.files] == ["failed"]
+    assert "is not a regular file" in (report.files[0].error or "")
+
+
+def test_a_file_over_the_size_limit_fails_unread(kb: Assay, tmp_path: Path) -> None:
+    big = write(tmp_path / "big.txt", "Charge between 0 and 45 degrees.\n" * 2000)
+    report = run(kb, big, source_id="manual", max_file_bytes=10_000)
+    error = report.files[0].error or ""
+    assert report.files[0].status == "failed" and "over the limit of" in error
+    assert "ingest_max_file_mb" in error and kb.store.stats().documents == 0
+
+
+def test_a_file_over_the_time_limit_fails_and_writes_nothing(
+    kb: Assay, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = iter(range(0, 10_000, 10))  # every look at the clock is 10 s later
+    monkeypatch.setattr(pipeline.time, "monotonic", lambda: next(clock))
+    doc = write(tmp_path / "a.md", "Charge between 0 and 45 degrees.\n")
+    report = run(kb, doc, source_id="manual", max_file_seconds=15)
+    error = report.files[0].error or ""
+    assert report.files[0].status == "failed" and "took more than 15 s" in error
+    assert "ingest_max_file_seconds" in error and kb.store.stats().documents == 0
+
+
+def test_the_engine_takes_its_limits_from_settings(db_path: Path, tmp_path: Path) -> None:
+    engine = Assay(db_path, settings=load_settings(db=db_path, ingest_max_file_mb=0.001))
+    engine.sources.add("manual", "official")
+    big = write(tmp_path / "big.txt", "Charge between 0 and 45 degrees.\n" * 100)
+    report = engine.ingest([big], options=IngestOptions(source_id="manual"))
+    assert "over the limit of 1,048" in (report.files[0].error or "")

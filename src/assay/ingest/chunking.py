@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 
 from assay.errors import InvalidInputError
 from assay.ingest.document import Block, Chunk, LoadedDocument, chunk_id, document_id
@@ -148,7 +149,8 @@ def _sections(blocks: Sequence[Block], tiny: int, count: TokenCounter) -> list[_
                 current.blocks.append(index)
                 continue
             text = "\n\n".join(blocks[i].text for i in current.blocks)
-            if current.page is not None and block.page is not None and count(text) < tiny:
+            paged = current.page is not None and block.page is not None
+            if paged and _within(text, tiny - 1, count):
                 current.page = block.page  # a tiny page joins the next one
                 current.blocks.append(index)
                 continue
@@ -159,15 +161,27 @@ def _sections(blocks: Sequence[Block], tiny: int, count: TokenCounter) -> list[_
 
 def _split(text: str, max_tokens: int, count: TokenCounter) -> list[str]:
     """``text`` whole if it fits, else its sentences, else windows (:func:`.textutil.windows`)."""
-    if count(text) <= max_tokens:
+    if _within(text, max_tokens, count):
         return [text]
     pieces: list[str] = []
     for sentence in _sentences(text):
-        if count(sentence) <= max_tokens:
+        if _within(sentence, max_tokens, count):
             pieces.append(sentence)
         else:
             pieces.extend(windows(sentence, max_tokens, count, exact=count is approximate_tokens))
     return pieces
+
+
+def _within(text: str, max_tokens: int, count: TokenCounter) -> bool:
+    """Whether ``count(text) <= max_tokens``, without counting a text that cannot fit.
+
+    More than ``max_tokens`` :data:`TOKEN` tokens (a lower bound of a WordPiece count,
+    found by reading no further than that) settles it, so a 10 MB paragraph is never
+    handed whole to a real tokenizer.
+    """
+    if next(islice(TOKEN.finditer(text), max_tokens, None), None) is not None:
+        return False
+    return count(text) <= max_tokens
 
 
 def _sentences(text: str) -> list[str]:

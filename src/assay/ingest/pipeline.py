@@ -12,23 +12,29 @@ is cut off by the model's input limit.
 Dates: what the file itself states (front matter, HTML meta, record fields) wins; the
 run's ``published`` / ``verified`` arguments fill what it leaves open; the file's
 modification time is used only when asked for (``file_dates``), since copying a file
-changes it. The source: a record's or front matter's ``source_id``, else the run's.
+changes it. The source: a record's or front matter's ``source_id``, else the run's. The
+run's source is a ceiling: a file may name a source no more reliable than it (a
+forum post cannot declare itself official documentation; that file fails).
 """
 
 from __future__ import annotations
 
+import stat
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
+
 from assay.errors import AssayError, InvalidInputError
 from assay.ingest.chunking import approximate_tokens, chunk_document
 from assay.ingest.document import Chunk, LoadedDocument, document_id
 from assay.ingest.loaders import iter_files, load_file
-from assay.ingest.textutil import file_uri, safe_text, shown
-from assay.models.embedder import Embedder
+from assay.ingest.textutil import bad_file, file_uri, safe_text, shown
+from assay.models.embedder import Embedder, Vectors
 from assay.sources import SourceRegistry
 from assay.store.base import DocumentBatch, Store, StoredDocument
 
@@ -100,6 +106,10 @@ class IngestOptions:
     #: the name documents are recorded under instead of the file's path, for a run of
     #: one file whose path means nothing to readers (an upload: ``upload://<source>/<name>``)
     uri: str | None = None
+    #: a file larger than this fails unread (``None``: no limit; settings give the default)
+    max_file_bytes: int | None = None
+    #: a file still being read, chunked or embedded after this many seconds fails
+    max_file_seconds: float | None = None
 
 
 def ingest(
@@ -132,8 +142,11 @@ def _ingest_file(
     path: Path, store: Store, embedder: Embedder, registry: SourceRegistry, options: IngestOptions
 ) -> FileOutcome:
     count_tokens = getattr(embedder, "count_tokens", approximate_tokens)
+    deadline = _Deadline(path, options.max_file_seconds)
     try:
+        _check_regular_file(path, options.max_file_bytes)
         documents = load_file(path)
+        deadline.check("reading")
         if options.uri is not None:  # '<file>#<record>' becomes '<uri>#<record>'
             local = file_uri(path)
             documents = [replace(d, uri=options.uri + d.uri[len(local) :]) for d in documents]
@@ -168,7 +181,8 @@ def _ingest_file(
                 overlap_tokens=options.overlap_tokens,
                 count_tokens=count_tokens,
             )
-            vectors = embedder.embed([embedding_text(c) for c in chunks])
+            deadline.check("chunking")
+            vectors = _embed(embedder, [embedding_text(c) for c in chunks], deadline)
             batch.append((replace(stored, chunk_count=len(chunks)), chunks, vectors))
         # a document's file is its uri up to '#' (JSONL records are '<file>#<id>')
         dropped = store.sync_file(documents[0].uri.partition("#")[0], batch, unchanged)
@@ -190,6 +204,52 @@ def _ingest_file(
     )
 
 
+_EMBED_BATCH = 256
+
+
+def _embed(embedder: Embedder, texts: list[str], deadline: _Deadline) -> Vectors:
+    """Embed in slices, checking the deadline between them."""
+    parts = []
+    for start in range(0, len(texts), _EMBED_BATCH):
+        parts.append(embedder.embed(texts[start : start + _EMBED_BATCH]))
+        deadline.check("embedding")
+    return np.concatenate(parts) if parts else embedder.embed([])
+
+
+class _Deadline:
+    """The time one file may take (``max_file_seconds``), checked between steps."""
+
+    def __init__(self, path: Path, seconds: float | None) -> None:
+        self.path, self.seconds = path, seconds
+        self.until = None if seconds is None else time.monotonic() + seconds
+
+    def check(self, step: str) -> None:
+        if self.until is not None and time.monotonic() > self.until:
+            raise bad_file(
+                self.path,
+                f"took more than {self.seconds:g} s (stopped while {step})",
+                "split it into smaller files, or raise the setting ingest_max_file_seconds "
+                "(ASSAY_INGEST_MAX_FILE_SECONDS)",
+            )
+
+
+def _check_regular_file(path: Path, max_bytes: int | None) -> None:
+    """Refuse what is not a regular file (a pipe would block forever) or is too large."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise bad_file(path, f"cannot be read ({exc.strerror})", "check its permissions") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise bad_file(path, "is not a regular file (a pipe, socket or device)", "give a file")
+    if max_bytes is not None and info.st_size > max_bytes:
+        raise bad_file(
+            path,
+            f"is {info.st_size:,} bytes, over the limit of {max_bytes:,}",
+            "split it into smaller files, or raise the setting ingest_max_file_mb "
+            "(ASSAY_INGEST_MAX_FILE_MB)",
+        )
+
+
 def embedding_text(chunk: Chunk) -> str:
     """What is embedded for a chunk: its title path, then its text."""
     return f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
@@ -206,7 +266,21 @@ def _resolve(
             "pass --source ID or give source_id in the file",
             problem="is not named",
         )
-    registry.get(source_id)
+    named = registry.get(source_id)
+    if options.source_id is not None and source_id != options.source_id:
+        ceiling = registry.get(options.source_id)
+        if named.reliability > ceiling.reliability:  # content never raises its own trust
+            raise InvalidInputError(
+                f"{doc.uri}: source_id",
+                source_id,
+                f"ingest it with --source {source_id} if that source really published it, "
+                "or remove source_id from the file",
+                problem=(
+                    f"is more reliable ({named.reliability:.2f}) than the run's source "
+                    f"{options.source_id!r} ({ceiling.reliability:.2f}), the most a file "
+                    "ingested under it may claim"
+                ),
+            )
     modified = (
         datetime.fromtimestamp(path.stat().st_mtime, UTC).date() if options.file_dates else None
     )

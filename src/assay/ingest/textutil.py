@@ -16,6 +16,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from datetime import date
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -139,34 +140,44 @@ def windows(text: str, max_tokens: int, count: Callable[[str], int], *, exact: b
     """Cut a sentence over the budget into the longest pieces that fit, in order.
 
     A piece ends after a whole word if one fits, else between tokens, else (one token
-    over the budget: custom counters only) between characters. The text is tokenized
-    once with :data:`TOKEN`; when ``count`` counts exactly those tokens (``exact``)
-    sizes are read off token offsets, else ``count`` (a real tokenizer, each call
-    costs) is asked only about the cuts a galloping binary search probes, starting
-    from where the :data:`TOKEN` count would cut: O(log n) calls a piece.
+    over the budget: custom counters only) between characters. Each piece looks only
+    at the next ``max_tokens + 1`` :data:`TOKEN` tokens: that is the exact count when
+    ``count`` counts those tokens (``exact``), and a lower bound for a real tokenizer
+    (every word and mark is at least one word piece), so no piece can reach further.
+    This keeps time and memory linear in the text, whatever it holds (a 10 MB line
+    without a space is one "word"). A real tokenizer (each call costs) is asked only
+    about the cuts a galloping binary search probes, starting from as many
+    :data:`TOKEN` tokens as the previous piece held: two calls a piece when the text
+    is uniform, O(log n) at worst. A counter that counts
+    fewer tokens than :data:`TOKEN` (words only, say) gets shorter pieces than it allows.
     """
-    ends = [match.end() for match in TOKEN.finditer(text)]
-    word_ends = [match.end() for match in _WORD.finditer(text)]
     pieces: list[str] = []
-    position = _next_word(text, 0)
+    position, previous = _next_word(text, 0), max_tokens
     while position < len(text):
-        first = bisect_right(ends, position)  # the token (and word) holding ``position``
-        word = bisect_right(word_ends, position)
+        tokens = islice(TOKEN.finditer(text, position), max_tokens + 1)
+        ends = [match.end() for match in tokens]
+        reach = ends[-1]
+        # Words ending within reach; one cut short by ``reach`` is not a cut.
+        word_ends = [m.end() for m in _WORD.finditer(text, position, reach)]
+        if word_ends and word_ends[-1] == reach < len(text) and not text[reach].isspace():
+            word_ends.pop()
 
-        def fits(end: int, position: int = position, first: int = first) -> bool:
-            if exact:  # pieces start and end on token bounds, so this is the count
-                return bisect_right(ends, end) - first <= max_tokens
-            return count(text[position:end]) <= max_tokens
+        def fits(end: int, position: int = position, ends: list[int] = ends) -> bool:
+            if bisect_right(ends, end) > max_tokens:
+                return False
+            return exact or count(text[position:end]) <= max_tokens
 
-        guess = ends[min(first + max_tokens, len(ends)) - 1]
+        guess = ends[min(previous, len(ends)) - 1]
+        first_word_end = word_ends[0] if word_ends else reach
         levels: tuple[tuple[Sequence[int], int, int], ...] = (
-            (word_ends, word, len(word_ends)),
-            (ends, first, bisect_right(ends, word_ends[word])),
-            (range(len(text) + 1), position + 1, ends[first]),
+            (word_ends, 0, len(word_ends)),
+            (ends, 0, bisect_right(ends, first_word_end)),
+            (range(len(text) + 1), position + 1, ends[0]),
         )
         cuts = (_last_fit(cuts, low, high, fits, guess) for cuts, low, high in levels)
         end = next((cut for cut in cuts if cut is not None), position + 1)
         pieces.append(text[position:end])
+        previous = max(bisect_right(ends, end), 1)
         position = _next_word(text, end)
     return pieces
 
