@@ -64,7 +64,7 @@ from assay.scoring.evidence import SourceFacts
 from assay.settings import Settings, load_settings
 from assay.sources import SourceRegistry
 from assay.store.sqlite import SQLiteStore
-from assay.types import Candidate
+from assay.types import Candidate, check_texts
 
 
 class Assay:
@@ -363,6 +363,7 @@ class Assay:
         variants: Sequence[str] = (),
     ) -> AskResult:
         """Retrieval (with ``variants`` when broadening), relevance, scoring and routing."""
+        check_texts(question=question, category=category, jurisdiction=jurisdiction)
         self._require_knowledge_base()
         chosen.routing.bands_for(category)  # an unknown category fails before retrieval
         retrieval = search(self.store, self.embedder, question, k=top_k, variants=variants)

@@ -17,7 +17,7 @@ from assay.policy import Policy
 from assay.scoring.corroboration import TextSimilarity, corroborate, lexical_similarity
 from assay.scoring.evidence import SourceFacts, score_candidate
 from assay.scoring.gate import gate
-from assay.types import Candidate, Evidence, Finding, check_unique_ids
+from assay.types import Candidate, Evidence, Finding, check_texts, check_unique_ids
 from assay.version import __version__
 
 SourceResolver = Callable[[Candidate], SourceFacts]
@@ -81,6 +81,7 @@ def score_candidates(
         raise InvalidInputError(
             "query", query, "give the question the candidates were retrieved for"
         )
+    check_texts(query=query, jurisdiction=jurisdiction)
     candidates = list(candidates)
     for item in candidates:
         if not isinstance(item, Candidate):

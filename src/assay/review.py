@@ -154,10 +154,14 @@ class ReviewQueue:
 
     def get(self, item_id: int) -> ReviewItem:
         """The item with this id; :class:`NotFoundError` says how to find the right one."""
-        row = self._conn.execute(
-            f"SELECT {_COLUMNS} FROM review_queue WHERE id = ?", (item_id,)
-        ).fetchone()
-        if row is None:
+        in_range = isinstance(item_id, int) and -(2**63) <= item_id < 2**63  # SQLite INTEGER
+        row = (
+            in_range
+            and self._conn.execute(
+                f"SELECT {_COLUMNS} FROM review_queue WHERE id = ?", (item_id,)
+            ).fetchone()
+        )
+        if not row:
             raise NotFoundError(
                 f"review item {item_id!r} not found; list ids with `assay review list --status all`"
             )

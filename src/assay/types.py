@@ -54,7 +54,10 @@ def check_unit_interval(field_name: str, value: Any) -> float:
     """Return ``value`` as a float if it is a finite number in [0, 1], else raise."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidInputError(field_name, value, "give a number between 0 and 1")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer of hundreds of digits
+        number = math.inf
     if not math.isfinite(number) or not 0.0 <= number <= 1.0:
         raise InvalidInputError(
             field_name, value, "give a number between 0 and 1", problem="is outside [0, 1]"
@@ -155,7 +158,7 @@ class Candidate:
         if not isinstance(self.id, str) or not self.id.strip():
             raise InvalidInputError("id", self.id, "give every candidate a non-empty string id")
         for name in ("id", "text", "title", "uri", "source_id", "source_kind"):
-            _check_encodable(name, getattr(self, name))
+            check_encodable(name, getattr(self, name))
         where = f"candidate {self.id!r}: "
         if not isinstance(self.text, str) or not self.text.strip():
             raise InvalidInputError(where + "text", self.text, "give the passage text")
@@ -179,9 +182,11 @@ class Candidate:
             raise InvalidInputError(where + "metadata", self.metadata, "give a JSON object")
         try:
             json.dumps(dict(self.metadata))
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:
             raise InvalidInputError(
-                where + "metadata", self.metadata, "use only JSON values (str, number, list, dict)"
+                where + "metadata",
+                self.metadata,
+                "use only JSON values (str, number, list, dict), nested at most a few hundred deep",
             ) from exc
 
     @property
@@ -224,7 +229,7 @@ class Candidate:
         )
 
 
-def _check_encodable(field_name: str, value: Any) -> None:
+def check_encodable(field_name: str, value: Any) -> None:
     """Refuse strings that cannot be stored as UTF-8 (lone surrogates from bad JSON escapes)."""
     if isinstance(value, str):
         try:
@@ -236,6 +241,14 @@ def _check_encodable(field_name: str, value: Any) -> None:
                 "fix the text's escapes: it holds an unpaired surrogate (e.g. \\ud800)",
                 problem="is not valid Unicode",
             ) from None
+
+
+def check_texts(**fields: Any) -> None:
+    """Refuse optional text arguments (a jurisdiction, a category) that are not valid text."""
+    for name, value in fields.items():
+        if value is not None and not isinstance(value, str):
+            raise InvalidInputError(name, value, "give text or leave it out")
+        check_encodable(name, value)
 
 
 def check_unique_ids(candidates: list[Candidate]) -> None:

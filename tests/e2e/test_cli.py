@@ -486,3 +486,41 @@ def test_a_closed_pipe_ends_quietly(db: Path, candidates: Path) -> None:
         check=False,
     )
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["score", "--query", "q", "--candidates", "{huge}"], "is outside [0, 1]"),
+        (["score", "--query", "q", "--candidates", "{deep_lines}"], "nested too deeply"),
+        (["models", "relevance", "--input", "{deep_lines}"], "nested too deeply"),
+        (["evaluate", "--input", "{deep}"], "nested too deeply"),
+        (
+            ["score", "--query", "q", "--candidates", "{good}", "--jurisdiction", "\udced\udca0"],
+            "jurisdiction",
+        ),
+        (["ask", "q", "--jurisdiction", "\udced\udca0"], "jurisdiction"),
+        (["review", "show", "99999999999999999999999"], "not found"),
+    ],
+)
+def test_inputs_that_crashed_are_one_line_errors(
+    db: Path, tmp_path: Path, args: list[str], message: str
+) -> None:
+    """Each was an ``internal error`` (OverflowError, RecursionError, UnicodeEncodeError)."""
+    files = {
+        "huge": tmp_path / "huge.jsonl",
+        "deep_lines": tmp_path / "deep.jsonl",
+        "deep": tmp_path / "deep.json",
+        "good": write_jsonl(tmp_path / "good.jsonl", [candidate_record("a", 0.5)]),
+    }
+    files["huge"].write_text(
+        '{"id": "a", "text": "t", "similarity": 1' + "0" * 400 + ', "source_id": "sds"}\n'
+    )
+    files["deep_lines"].write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    files["deep"].write_text("[" * 100_000 + "]" * 100_000)
+    run_cli("sources", "add", "sds", "--kind", "official", db=db)
+    argv = [a.format(**files) if a.startswith("{") else a for a in args]
+    result = run_cli(*argv, db=None if args[0] in ("models", "evaluate") else db)
+    assert result.exit_code in (1, 2), result.output
+    assert result.stderr.startswith("error: ") and "internal error" not in result.stderr
+    assert message in result.stderr

@@ -218,3 +218,25 @@ def test_b4_checks_hold_under_a_root_path(demo_db: Path) -> None:  # noqa: F811
             "/api/dashboard/login", data={"key": "x"}, headers={"Origin": "http://evil.example"}
         )
         assert forged.status_code == 403
+
+
+def test_b4_inputs_that_were_500s_are_client_errors(service: Service) -> None:
+    """A 400-digit similarity, a lone surrogate, JSON nested 100,000 deep: all 4xx."""
+    headers = service.headers("reader") | {"Content-Type": "application/json"}
+    candidate = '{"id": "a", "text": "t", "source_id": "halden-sds-2026", "similarity": %s}'
+    bodies = {
+        "/v1/score": [
+            '{"query": "q", "candidates": [%s]}' % (candidate % ("1" + "0" * 400)),
+            '{"query": "q", "jurisdiction": "\\ud800", "candidates": [%s]}' % (candidate % "0.5"),
+            '{"query": "q", "candidates": %s}' % ("[" * 100_000 + "]" * 100_000),
+        ],
+        "/v1/ask": [
+            '{"question": "How long does charging take?", "jurisdiction": "\\ud800"}',
+            '{"question": %s}' % ("[" * 100_000 + "]" * 100_000),
+        ],
+    }
+    for path, items in bodies.items():
+        for body in items:
+            response = service.client.post(path, content=body, headers=headers)
+            assert 400 <= response.status_code < 500, (path, body[:80], response.text[:300])
+            assert response.json()["error"]["message"]

@@ -100,6 +100,14 @@ def shorten(text: str, width: int = 70) -> str:
     return flat if len(flat) <= width else flat[: width - 3] + "..."
 
 
+def parse_json(text: str) -> Any:
+    """``json.loads``, with nesting too deep for the parser raised as a ``ValueError``."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deeply; flatten it") from None
+
+
 def read_jsonl(path: str, option: str) -> list[tuple[str, Any]]:
     """(``"FILE line N"``, parsed value) for each non-blank line of ``path`` (``-``: stdin).
 
@@ -124,8 +132,8 @@ def read_jsonl(path: str, option: str) -> list[tuple[str, Any]]:
             continue
         where = f"{path} line {number}"
         try:
-            out.append((where, json.loads(line)))
-        except ValueError as exc:  # JSONDecodeError, or a number too long to convert
+            out.append((where, parse_json(line)))
+        except ValueError as exc:  # JSONDecodeError, too deep, or a number too long
             raise InvalidInputError(
                 where,
                 shorten(line, 40),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from assay.cli.common import emit_json
+from assay.cli.common import emit_json, parse_json
 from assay.errors import InvalidInputError
 from assay.judge.evaluate import JUDGES, evaluate_request, get_judge
 from assay.policy import PolicyBook
@@ -27,12 +27,14 @@ def _read(path: str) -> object:
             "--input", path, f"give a readable UTF-8 JSON file ({exc})"
         ) from None
     try:
-        return json.loads(text)
+        return parse_json(text)
     except json.JSONDecodeError as exc:
         raise InvalidInputError(
             "--input", path, f"fix the JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}",
             problem="is not valid JSON",
         ) from None  # fmt: skip
+    except ValueError as exc:  # nested too deeply
+        raise InvalidInputError("--input", path, str(exc), problem="is not usable JSON") from None
 
 
 @click.command()
