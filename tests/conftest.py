@@ -29,6 +29,9 @@ def _isolated_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         "ASSAY_AUTO_TIGHTEN",
         "ASSAY_MONITOR_WINDOW",
         "ASSAY_MONITOR_BASELINE",
+        "ASSAY_AUDIT_KEY_FILE",
+        "ASSAY_INGEST_MAX_FILE_MB",
+        "ASSAY_INGEST_MAX_FILE_SECONDS",
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)

@@ -28,6 +28,7 @@ from assay.answer.base import Answerer
 from assay.answer.extractive import ExtractiveAnswerer
 from assay.ask import AskResult, ask_payload, assess_retrieval
 from assay.audit import AuditLog
+from assay.audit.seal import AuditKey
 from assay.calibration.apply import Calibrator, evidence_key, set_key
 from assay.calibration.store import CalibrationStore
 from assay.db import connect, transaction
@@ -93,9 +94,11 @@ class Assay:
         self.policies = PolicyBook.load(
             self.settings.policy_dirs, severity_policies=self.settings.severity_policies
         )
+        key_file = self.settings.audit_key_file
+        key = AuditKey.load(key_file) if key_file else None  # before opening: nothing to close
         self._conn = connect(self.settings.db, create=create)
         self.sources = SourceRegistry(self._conn)
-        self.audit = AuditLog(self._conn, actor=actor)
+        self.audit = AuditLog(self._conn, actor=actor, key=key)
         self.store = SQLiteStore(self._conn)
         self.review = ReviewQueue(self._conn, self.audit)
         self.keys = KeyStore(self._conn, self.audit)

@@ -242,3 +242,10 @@ def m008_audit_actor(conn: sqlite3.Connection) -> None:
     # hash covers the actor whenever one is set, so it cannot be changed unnoticed.
     conn.execute("ALTER TABLE audit_events ADD COLUMN actor TEXT")
     conn.execute("CREATE INDEX audit_events_actor ON audit_events(actor)")
+
+
+@migration
+def m009_audit_seal(conn: sqlite3.Connection) -> None:
+    # B2: with an audit key, each row's HMAC seal of its row_hash. Outside the hash (it
+    # seals the hash); NULL for rows written without a key (see assay.audit.seal).
+    conn.execute("ALTER TABLE audit_events ADD COLUMN seal TEXT")

@@ -34,6 +34,9 @@ setting                   environment                 meaning
                                                       thresholds by this while its
                                                       alert is open (E12; 0..0.5,
                                                       0 = off)
+``audit_key_file``        ``ASSAY_AUDIT_KEY_FILE``    the key that seals audit rows
+                                                      (``assay audit keygen``; kept
+                                                      away from the database)
 ``ingest_max_file_mb``    ``ASSAY_INGEST_MAX_FILE_MB``  the largest file ingest reads
                                                       (default 64; an upload too)
 ``ingest_max_file_seconds`` ``ASSAY_INGEST_MAX_FILE_SECONDS`` the longest one file may
@@ -83,6 +86,7 @@ class Settings(BaseSettings):
     monitor_window: Annotated[int, Field(ge=1, le=1_000_000)] = 200
     monitor_baseline: Annotated[int, Field(ge=1, le=1_000_000)] = 1000
     auto_tighten: Annotated[float, Field(ge=0.0, le=0.5)] = 0.0
+    audit_key_file: Path | None = None
     ingest_max_file_mb: Annotated[float, Field(gt=0)] = 64.0
     ingest_max_file_seconds: Annotated[float, Field(gt=0)] = 1800.0
 

@@ -524,3 +524,33 @@ def test_inputs_that_crashed_are_one_line_errors(
     assert result.exit_code in (1, 2), result.output
     assert result.stderr.startswith("error: ") and "internal error" not in result.stderr
     assert message in result.stderr
+
+
+def test_b2_keygen_seal_checkpoint_and_verify_through_the_cli(
+    db: Path, candidates: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sealed log with a checkpoint kept elsewhere: cutting its tail is reported."""
+    key = tmp_path / "secret" / "audit.key"
+    key.parent.mkdir()
+    made = run_cli("audit", "keygen", str(key))
+    assert made.exit_code == 0 and "ASSAY_AUDIT_KEY_FILE" in made.stdout
+    assert run_cli("audit", "keygen", str(key)).exit_code == 2  # never overwritten
+    monkeypatch.setenv("ASSAY_AUDIT_KEY_FILE", str(key))
+    for _ in range(3):
+        run_cli(
+            "score", "--query", "q", "--candidates", str(candidates), "--as-of", "2026-11-29", db=db
+        )
+    points = tmp_path / "elsewhere" / "checkpoints.jsonl"
+    points.parent.mkdir()
+    assert run_cli("audit", "checkpoint", "-o", str(points), db=db).exit_code == 0
+    ok = run_cli("audit", "verify", "--checkpoint", str(points), db=db)
+    assert ok.exit_code == 0 and "sealed: 3 row(s) with key" in ok.stdout
+    assert "1 checkpoint(s) hold" in ok.stdout
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("DROP TRIGGER audit_events_no_delete")
+    conn.execute("DELETE FROM audit_events WHERE seq = 3")
+    cut = run_cli("audit", "verify", "--checkpoint", str(points), db=db)
+    assert cut.exit_code == 1 and "row 3 is missing (cut from the end" in cut.stderr
+    monkeypatch.delenv("ASSAY_AUDIT_KEY_FILE")
+    unkeyed = run_cli("audit", "verify", db=db)
+    assert "NOT checked: no audit key configured" in unkeyed.stdout

@@ -27,6 +27,7 @@ NEEDS: dict[tuple[str, str], str] = {
     ("POST", "/v1/source-reviews/{source_id}"): "curator",
     ("GET", "/v1/audit"): "auditor",
     ("GET", "/v1/audit/verify"): "auditor",
+    ("GET", "/v1/audit/checkpoint"): "auditor",
     ("GET", "/v1/audit/{event_id}"): "auditor",
     ("GET", "/v1/review"): "auditor",
     ("GET", "/v1/review/{item_id}"): "auditor",

@@ -313,3 +313,14 @@ def test_b4_large_candidate_sets_are_scored_off_the_event_loop(service: Service)
     body = response.json()
     assert len(body["admitted"]) + len(body["excluded"]) == INLINE_CANDIDATES + 10
     assert _actor(service, body["event_id"]) == _key_id(service, "reader")
+
+
+def test_b2_checkpoint_over_http_then_verify_with_it(service: Service) -> None:
+    headers = service.headers("auditor")
+    point = service.client.get("/v1/audit/checkpoint", headers=headers).json()
+    assert point["seq"] >= 1 and len(point["head"]) == 64
+    line = json.dumps(point)
+    verify = service.client.get("/v1/audit/verify", params={"checkpoint": line}, headers=headers)
+    assert verify.json()["ok"] is True and verify.json()["checkpoints"] == 1
+    bad = service.client.get("/v1/audit/verify", params={"checkpoint": "{"}, headers=headers)
+    assert bad.status_code == 400 and "checkpoint 1" in bad.json()["error"]["message"]

@@ -1,5 +1,6 @@
 """The tamper-evident audit log of retrieval events (E8, J8, B2)."""
 
-from assay.audit.log import GENESIS_HASH, AuditEvent, AuditLog, VerifyReport
+from assay.audit.log import AuditEvent, AuditLog
+from assay.audit.report import GENESIS_HASH, VerifyReport
 
 __all__ = ["GENESIS_HASH", "AuditEvent", "AuditLog", "VerifyReport"]

@@ -14,11 +14,12 @@ hashes.
 
 The first row links to :data:`GENESIS_HASH`. Triggers forbid UPDATE and DELETE, so
 assay itself can only append. Someone who edits the file directly breaks the chain,
-and :meth:`AuditLog.verify` names the first row where it breaks: an edited row no
+and :meth:`AuditLog.verify` names every row where it breaks: an edited row no
 longer matches its hash, a deleted row leaves a gap in ``seq``, and a reordered row
-no longer links to its predecessor. Removing rows from the *end* leaves a shorter
-valid chain; to catch that, keep the head hash somewhere else (``assay audit head``)
-and pass it to ``verify(expected_head=...)``.
+no longer links to its predecessor. With an audit key every row is also sealed (its
+``seal`` column, outside the hash), so a row appended or rehashed by someone without
+the key is named too; checkpoints kept elsewhere catch rows removed from the *end*
+(see :mod:`assay.audit.seal`).
 """
 
 from __future__ import annotations
@@ -28,16 +29,17 @@ import json
 import re
 import sqlite3
 import uuid
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from assay.audit.report import GENESIS_HASH, VerifyReport
+from assay.audit.seal import AuditKey, Checkpoint
 from assay.db import transaction
 from assay.errors import InvalidInputError, NotFoundError, StorageError
 from assay.hashing import canonical_json, sha256_hex
 
-GENESIS_HASH = "0" * 64
 _EVENT_ID_PREFIX = re.compile(r"[0-9a-f]{6,32}")
 
 
@@ -57,72 +59,37 @@ class AuditEvent:
     prev_hash: str
     row_hash: str
     actor: str | None = None
+    seal: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form, as exported."""
         return asdict(self)
 
 
-@dataclass(frozen=True, slots=True)
-class VerifyProblem:
-    """One break in the chain: which row and what is wrong with it."""
-
-    seq: int
-    event_id: str | None
-    problem: str
-
-    def __str__(self) -> str:
-        name = f"event {self.event_id} (seq {self.seq})" if self.event_id else f"seq {self.seq}"
-        return f"{name}: {self.problem}"
-
-
-@dataclass(frozen=True, slots=True)
-class VerifyReport:
-    """The outcome of :meth:`AuditLog.verify`."""
-
-    events: int
-    head: str
-    problems: list[VerifyProblem] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        """True when the chain is intact (and, if asked, every score replays)."""
-        return not self.problems
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {
-            "ok": self.ok,
-            "events": self.events,
-            "head": self.head,
-            "problems": [
-                {"seq": p.seq, "event_id": p.event_id, "problem": p.problem} for p in self.problems
-            ],
-        }
-
-
 def _row_hash(columns: dict[str, Any]) -> str:
-    hashed = columns if columns.get("actor") is not None else _without_actor(columns)
-    return sha256_hex(canonical_json(hashed))
-
-
-def _without_actor(columns: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in columns.items() if k != "actor"}
+    """The hash of a row's columns: all but its own hash and its seal (which seals it);
+    ``actor`` only when set."""
+    unhashed = {"row_hash", "seal"} | ({"actor"} if columns.get("actor") is None else set())
+    return sha256_hex(canonical_json({k: v for k, v in columns.items() if k not in unhashed}))
 
 
 _COLUMNS = (
     "seq, event_id, created_at, kind, query, query_hash, policy_name, policy_version,"
-    " payload, prev_hash, row_hash, actor"
+    " payload, prev_hash, row_hash, actor, seal"
 )
 
 
 class AuditLog:
     """Reads and appends the ``audit_events`` table of an assay database."""
 
-    def __init__(self, conn: sqlite3.Connection, *, actor: str | None = None) -> None:
-        """``actor`` is written into every event this log appends (an API key id)."""
+    def __init__(
+        self, conn: sqlite3.Connection, *, actor: str | None = None, key: AuditKey | None = None
+    ) -> None:
+        """``actor`` is written into every event this log appends (an API key id); ``key``
+        seals every appended row and checks seals in :meth:`verify`."""
         self._conn = conn
         self.actor = actor
+        self.key = key
 
     def append(
         self,
@@ -173,10 +140,11 @@ class AuditLog:
         columns["seq"] = (last["seq"] if last else 0) + 1
         columns["prev_hash"] = last["row_hash"] if last else GENESIS_HASH
         columns["row_hash"] = _row_hash(columns)
+        columns["seal"] = self.key.seal(columns["row_hash"]) if self.key else None
         self._conn.execute(
             f"INSERT INTO audit_events ({_COLUMNS}) VALUES"
             " (:seq, :event_id, :created_at, :kind, :query, :query_hash, :policy_name,"
-            " :policy_version, :payload, :prev_hash, :row_hash, :actor)",
+            " :policy_version, :payload, :prev_hash, :row_hash, :actor, :seal)",
             columns,
         )
 
@@ -253,78 +221,39 @@ class AuditLog:
         ).fetchone()
         return (row["seq"], row["row_hash"]) if row else (0, GENESIS_HASH)
 
-    def verify(self, *, expected_head: str | None = None, replay: bool = True) -> VerifyReport:
+    def checkpoint(self, now: datetime | None = None) -> Checkpoint:
+        """The head as a checkpoint to keep elsewhere, sealed when there is a key."""
+        seq, digest = self.head()
+        first = self._conn.execute(
+            "SELECT MIN(seq) FROM audit_events WHERE seal IS NOT NULL AND seq <= ?", (seq,)
+        ).fetchone()[0]
+        return Checkpoint.make(seq, digest, self.key, sealed_since=first, now=now)
+
+    def verify(
+        self,
+        *,
+        expected_head: str | None = None,
+        checkpoints: Sequence[Checkpoint] = (),
+        replay: bool = True,
+    ) -> VerifyReport:
         """Walk the chain from the first row; report every row that breaks it.
 
         With ``replay`` (the default) each scoring event's composites, labels and gate
         verdicts are also recomputed from the row alone (see :mod:`assay.audit.replay`).
-        ``expected_head`` is a head recorded earlier: it must still be a row of the chain
-        (events appended since are fine; rows cut from the end are not).
+        ``checkpoints`` (from :meth:`checkpoint`, kept elsewhere) and ``expected_head``
+        (a head hash recorded earlier) must still be in the chain: rows cut from the
+        end or rewritten below them are reported. Never raises on what a row holds.
         """
-        from assay.audit.replay import map_problems, replay_problems
+        from assay.audit.verify import ChainWalk, raw_rows  # the replay needs the scoring stack
 
-        problems: list[VerifyProblem] = []
-        expected_seq, prev, count = 1, GENESIS_HASH, 0
-        anchored = expected_head in (None, GENESIS_HASH)
-        maps: dict[int, Any] = {}  # calibration maps as their fitting events recorded them
-        for raw in self._raw_rows():
-            count += 1
-            seq = raw["seq"]
-            columns, undecodable = _decode(raw)
-            event_id, stored = columns["event_id"], columns.pop("row_hash")
-            if seq != expected_seq:
-                missing = (
-                    f"{expected_seq}" if seq == expected_seq + 1 else f"{expected_seq}-{seq - 1}"
-                )
-                problems.append(
-                    VerifyProblem(
-                        seq, event_id, f"row(s) seq {missing} before it are missing (deleted)"
-                    )
-                )
-            if columns["prev_hash"] != prev:
-                problems.append(
-                    VerifyProblem(
-                        seq,
-                        event_id,
-                        "does not link to the row before it (reordered, or a row removed)",
-                    )
-                )
-            if undecodable or _row_hash(columns) != stored:
-                problems.append(
-                    VerifyProblem(seq, event_id, "content does not match its hash (row edited)")
-                )
-            elif replay:
-                try:
-                    payload = json.loads(columns["payload"])
-                except json.JSONDecodeError:
-                    payload = None
-                problems.extend(
-                    VerifyProblem(seq, event_id, p)
-                    for p in replay_problems(columns["kind"], payload, columns["query"])
-                    + map_problems(columns["kind"], payload, maps)
-                )
-            anchored = anchored or stored == expected_head
-            expected_seq, prev = seq + 1, stored
-        if not anchored:
-            problems.append(
-                VerifyProblem(
-                    expected_seq - 1,
-                    None,
-                    f"recorded head {str(expected_head)[:16]}... is not in the chain "
-                    "(rows removed from the end, or the wrong database)",
-                )
-            )
-        return VerifyReport(events=count, head=prev, problems=problems)
-
-    def _raw_rows(self) -> Iterator[dict[str, Any]]:
-        """Every row oldest first with text columns as raw bytes, exactly as stored."""
-        factory = self._conn.text_factory
-        self._conn.text_factory = bytes
-        try:
-            rows = self._conn.execute(f"SELECT {_COLUMNS} FROM audit_events ORDER BY seq")
-            yield from (dict(row) for row in rows)
-        finally:
-            self._conn.text_factory = factory
+        walk = ChainWalk(
+            _row_hash,
+            key=self.key,
+            expected_head=expected_head,
+            checkpoints=checkpoints,
+            replay=replay,
+        )
+        return walk.run(raw_rows(self._conn, _COLUMNS))
 
 
 def _filters(**filters: str | None) -> tuple[str, list[str]]:
@@ -361,19 +290,6 @@ def iso_moment(name: str, value: str) -> str:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
-
-
-def _decode(raw: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-    """Text columns decoded strictly; the flag says whether any byte was not UTF-8."""
-    out, undecodable = {}, False
-    for name, value in raw.items():
-        if isinstance(value, bytes):
-            try:
-                value = value.decode("utf-8")
-            except UnicodeDecodeError:
-                value, undecodable = value.decode("utf-8", "replace"), True
-        out[name] = value
-    return out, undecodable
 
 
 def _payload(text: str) -> dict[str, Any]:

@@ -135,6 +135,13 @@ def map_problems(kind: str, payload: Any, maps: dict[int, Any]) -> list[str]:
     """Check that every map an ``ask`` row applied is the one its ``calibration`` event
     recorded when it was fitted (``maps``, filled as the chain is walked), so a map
     edited in its table after the fact cannot pass unseen."""
+    try:
+        return _map_problems(kind, payload, maps)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a forged entry
+        return [f"calibration entry cannot be checked: {exc!r}"]
+
+
+def _map_problems(kind: str, payload: Any, maps: dict[int, Any]) -> list[str]:
     if not isinstance(payload, dict):
         return []
     if kind == "calibration":

@@ -9,7 +9,8 @@ from typing import TextIO
 
 import click
 
-from assay.audit import AuditEvent
+from assay.audit import AuditEvent, VerifyReport
+from assay.audit.seal import AuditKey, read_checkpoints
 from assay.cli.common import db_option, emit_json, json_option, shorten, table
 from assay.engine import Assay
 from assay.errors import InvalidInputError
@@ -102,6 +103,14 @@ def show(event_id: str, db: Path | None, as_json: bool) -> None:
 
 @audit.command("verify")
 @click.option(
+    "--checkpoint",
+    "checkpoint_files",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="File of checkpoints (`assay audit checkpoint`), repeatable: catches rows cut "
+    "from the end and a rewritten chain.",
+)
+@click.option(
     "--expect-head",
     help="Head hash recorded earlier (`assay audit head`): catches rows cut from the end.",
 )
@@ -110,14 +119,24 @@ def show(event_id: str, db: Path | None, as_json: bool) -> None:
 )
 @db_option
 @json_option
-def verify(expect_head: str | None, no_replay: bool, db: Path | None, as_json: bool) -> None:
-    """Check the hash chain and replay every score; exit 1 naming any broken row."""
+def verify(
+    checkpoint_files: tuple[Path, ...],
+    expect_head: str | None,
+    no_replay: bool,
+    db: Path | None,
+    as_json: bool,
+) -> None:
+    """Check the hash chain, the seals and every score; exit 1 naming any broken row."""
+    checkpoints = [c for path in checkpoint_files for c in read_checkpoints(path)]
     with Assay(db, create=False) as engine:
-        report = engine.audit.verify(expected_head=expect_head, replay=not no_replay)
+        report = engine.audit.verify(
+            expected_head=expect_head, checkpoints=checkpoints, replay=not no_replay
+        )
     if as_json:
         emit_json(report.as_dict())
     elif report.ok:
         click.echo(f"audit log intact: {report.events} events, head {report.head}")
+        click.echo(_keyed_line(report))
     else:
         for problem in report.problems:
             click.echo(f"TAMPERED {problem}", err=True)
@@ -127,6 +146,66 @@ def verify(expect_head: str | None, no_replay: bool, db: Path | None, as_json: b
         )
     if not report.ok:
         sys.exit(1)
+
+
+def _keyed_line(report: VerifyReport) -> str:
+    """How far the chain's seals and checkpoints vouch for it, in one line."""
+    anchors = f"; {report.checkpoints} checkpoint(s) hold" if report.checkpoints else ""
+    if report.keyed == "unkeyed":
+        return (
+            f"unkeyed: no row is sealed{anchors}. Anyone who can write the file could append "
+            "or rewrite rows; set ASSAY_AUDIT_KEY_FILE (`assay audit keygen FILE`) and keep "
+            "checkpoints (`assay audit checkpoint`) elsewhere"
+        )
+    checked = (
+        f"with key {report.key_id}"
+        if not report.unchecked
+        else "NOT checked: no audit key configured (ASSAY_AUDIT_KEY_FILE)"
+    )
+    older = f", {report.unsealed} older row(s) unsealed" if report.unsealed else ""
+    return f"sealed: {report.sealed} row(s) {checked}{older}{anchors}"
+
+
+@audit.command("keygen")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+def keygen(path: Path) -> None:
+    """Write a new audit key to PATH (owner-readable only; never overwrites).
+
+    Keep it away from the database and its backups: whoever holds it can seal rows.
+    """
+    key = AuditKey.generate(path)
+    click.echo(f"audit key {key.key_id} written to {path}")
+    click.echo(f"seal new rows with it: export ASSAY_AUDIT_KEY_FILE={path}")
+
+
+@audit.command("checkpoint")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Append the checkpoint to this file [default: print it].",
+)
+@db_option
+def checkpoint(output: Path | None, db: Path | None) -> None:
+    """Print (or append to a file) the head as one sealed JSON line, to keep elsewhere.
+
+    `assay audit verify --checkpoint FILE` then reports rows cut from the end below it
+    and any rewrite of the rows it covers.
+    """
+    with Assay(db, create=False) as engine:
+        point = engine.audit.checkpoint()
+    line = canonical_json(point.as_dict())
+    if output is None or str(output) == "-":
+        click.echo(line)
+        return
+    try:
+        with output.open("a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+    except OSError as exc:
+        raise InvalidInputError(
+            "--output", str(output), "write somewhere writable", problem=f"failed ({exc})"
+        ) from None
+    click.echo(f"checkpoint at seq {point.seq} appended to {output}", err=True)
 
 
 @audit.command("head")

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict
 
+from assay.audit.seal import Checkpoint
 from assay.hashing import canonical_json
 from assay.keys import Role
 from assay.server.access import EnginePool, acting_engine, require
@@ -64,14 +65,25 @@ def _export(pool: EnginePool, filters: dict[str, str | None]) -> Iterator[str]:
         after = events[-1].seq
 
 
-@router.get("/audit/verify", summary="Check the hash chain and replay every score (B2)")
+@router.get("/audit/verify", summary="Check the hash chain, the seals and every score (B2)")
 def verify(
     request: Request,
     expect_head: str | None = Query(None, description="A head hash recorded earlier"),
+    checkpoint: Annotated[
+        list[str] | None,
+        Query(description="A checkpoint line from `assay audit checkpoint` (repeatable)"),
+    ] = None,
     replay: bool = True,
 ) -> dict[str, Any]:
     engine = acting_engine(request)
-    return engine.audit.verify(expected_head=expect_head, replay=replay).as_dict()
+    points = [Checkpoint.parse(c, f"checkpoint {i}") for i, c in enumerate(checkpoint or [], 1)]
+    report = engine.audit.verify(expected_head=expect_head, checkpoints=points, replay=replay)
+    return report.as_dict()
+
+
+@router.get("/audit/checkpoint", summary="The head as a sealed checkpoint to keep elsewhere")
+def make_checkpoint(request: Request) -> dict[str, Any]:
+    return acting_engine(request).audit.checkpoint().as_dict()
 
 
 @router.get("/audit/{event_id}", summary="One event with its full evidence table")

@@ -1,0 +1,200 @@
+"""The audit key that seals every row, and checkpoints that anchor the head elsewhere (B2).
+
+The hash chain alone proves order and integrity to someone who trusts the tail: anyone
+who can write the database file can append a row with a correctly computed hash, or
+rewrite the tail and rehash it. Two things close that gap:
+
+* **Seals.** With an audit key configured (``audit_key_file``: 32 random bytes, hex,
+  in a file that lives outside the database and is never written into a row), every
+  appended row carries ``seal = hmac-sha256:<key id>:HMAC(key, row_hash)``. The row hash
+  covers the previous row's hash, so a seal vouches for the whole chain up to its row.
+  Without the key, no new or rewritten row can be sealed.
+* **Checkpoints.** ``assay audit checkpoint`` prints the head (sequence number, hash,
+  time), sealed when a key is configured, as one JSON line for an operator to ship
+  somewhere the database's writers cannot reach (a WORM bucket, a ticket, an email).
+  ``assay audit verify --checkpoint FILE`` then reports rows cut from the end below
+  it, and any rewrite of the rows it covers, with or without a key.
+
+The key id is the first 16 hex digits of the key's sha256: it names a key without
+revealing it, so a row sealed by a retired key is told apart from a forged seal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import secrets
+from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from assay.errors import InvalidInputError
+from assay.hashing import canonical_json, sha256_hex
+
+KEY_BYTES = 32
+_SCHEME = "hmac-sha256"
+
+
+@dataclass(frozen=True, slots=True)
+class AuditKey:
+    """A secret that seals audit rows and checkpoints; see the module docstring."""
+
+    secret: bytes = field(repr=False)
+
+    @property
+    def key_id(self) -> str:
+        """A public name for the key: the first 16 hex digits of its sha256."""
+        return hashlib.sha256(self.secret).hexdigest()[:16]
+
+    def seal(self, digest: str) -> str:
+        """The seal of a row hash (or a checkpoint digest)."""
+        mac = hmac.new(self.secret, digest.encode("ascii"), hashlib.sha256).hexdigest()
+        return f"{_SCHEME}:{self.key_id}:{mac}"
+
+    def seal_problem(self, digest: str, seal: str) -> str | None:
+        """Why ``seal`` does not vouch for ``digest`` under this key; ``None`` if it does."""
+        scheme, _, rest = seal.partition(":")
+        key_id, _, _ = rest.partition(":")
+        if scheme != _SCHEME:
+            return f"seal is not an {_SCHEME} seal"
+        if key_id != self.key_id:
+            return f"sealed with another key (id {key_id[:16]}), not the configured {self.key_id}"
+        if not hmac.compare_digest(seal, self.seal(digest)):
+            return "seal does not match (written or rehashed without the audit key)"
+        return None
+
+    @classmethod
+    def load(cls, path: Path) -> AuditKey:
+        """Read a key file written by :meth:`generate` (64 hex digits)."""
+        try:
+            text = path.read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InvalidInputError(
+                "audit_key_file",
+                str(path),
+                "point ASSAY_AUDIT_KEY_FILE at a key made by `assay audit keygen FILE`",
+                problem=f"cannot be read ({exc})",
+            ) from None
+        try:
+            secret = bytes.fromhex(text)
+        except ValueError:
+            secret = b""
+        if len(secret) != KEY_BYTES:
+            raise InvalidInputError(
+                "audit_key_file",
+                str(path),
+                "make a key with `assay audit keygen FILE`",
+                problem=f"does not hold {KEY_BYTES * 2} hex digits",
+            )
+        return cls(secret)
+
+    @classmethod
+    def generate(cls, path: Path) -> AuditKey:
+        """Write a new random key to ``path`` (readable by its owner only); never overwrites."""
+        key = cls(secrets.token_bytes(KEY_BYTES))
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            raise InvalidInputError(
+                "key file", str(path), "choose a new file name: a key is never overwritten"
+            ) from None
+        except OSError as exc:
+            raise InvalidInputError(
+                "key file", str(path), "write it somewhere writable", problem=f"failed ({exc})"
+            ) from None
+        with os.fdopen(fd, "w", encoding="ascii") as out:
+            out.write(key.secret.hex() + "\n")
+        return key
+
+
+@dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """The head of the chain at a moment: ``seq`` rows, the last with hash ``head``.
+
+    ``sealed_since`` is the first sealed row then (``None``: none was), so that seals
+    stripped from the rows afterwards are noticed, not taken for an unkeyed log.
+    """
+
+    seq: int
+    head: str
+    created_at: str
+    sealed_since: int | None = None
+    seal: str | None = None
+
+    @property
+    def digest(self) -> str:
+        """What the seal covers: the checkpoint's other fields."""
+        return sha256_hex(canonical_json({k: v for k, v in self.as_dict().items() if k != "seal"}))
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready form: one line of a checkpoint file."""
+        return asdict(self)
+
+    @classmethod
+    def make(
+        cls,
+        seq: int,
+        head: str,
+        key: AuditKey | None,
+        *,
+        sealed_since: int | None = None,
+        now: datetime | None = None,
+    ) -> Checkpoint:
+        """A checkpoint of this head, sealed when there is a key."""
+        moment = (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds")
+        bare = cls(seq, head, moment, sealed_since)
+        return bare if key is None else replace(bare, seal=key.seal(bare.digest))
+
+    @classmethod
+    def parse(cls, text: str, where: str) -> Checkpoint:
+        """A checkpoint from its JSON line; ``where`` (file and line) names a bad one."""
+        fix = "give lines written by `assay audit checkpoint`"
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            raise InvalidInputError(where, text[:60], fix, problem="is not JSON") from None
+        if not isinstance(data, dict) or set(data) - set(_CHECKPOINT_FIELDS):
+            raise InvalidInputError(where, text[:60], fix, problem="is not a checkpoint")
+        seq, head, created_at, since, seal = (data.get(k) for k in _CHECKPOINT_FIELDS)
+        if (
+            not isinstance(seq, int)
+            or not _count(seq)
+            or not (since is None or _count(since))
+            or not isinstance(head, str)
+            or not isinstance(created_at, str)
+            or not (seal is None or isinstance(seal, str))
+        ):
+            raise InvalidInputError(where, text[:60], fix, problem="is not a checkpoint")
+        return cls(seq, head, created_at, since, seal)
+
+
+_CHECKPOINT_FIELDS = ("seq", "head", "created_at", "sealed_since", "seal")
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def read_checkpoints(path: Path) -> list[Checkpoint]:
+    """Every checkpoint in a file of JSON lines (as ``assay audit checkpoint`` appends)."""
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(
+            "--checkpoint", str(path), "give a file written by `assay audit checkpoint`",
+            problem=f"cannot be read ({exc})",
+        ) from None  # fmt: skip
+    found = [
+        Checkpoint.parse(line, f"{path} line {number}")
+        for number, line in enumerate(lines, 1)
+        if line.strip()
+    ]
+    if not found:
+        raise InvalidInputError(
+            "--checkpoint", str(path), "give a file written by `assay audit checkpoint`",
+            problem="holds no checkpoint",
+        )  # fmt: skip
+    return found

@@ -1,0 +1,199 @@
+"""Check the audit chain row by row, and never stop at a bad one (B2).
+
+Each row is checked for: its place (``seq`` without gaps), its link (``prev_hash`` is the
+row before's hash), its content (``row_hash`` and ``query_hash`` recompute), its seal
+(when a key is configured; see :mod:`assay.audit.seal`), and, with ``replay``, that its
+scores recompute from the row alone (:mod:`assay.audit.replay`). Checkpoints kept
+elsewhere catch what the chain cannot show by itself: rows cut from the end and a tail
+rewritten and rehashed. Whatever a row holds (a forged payload, bytes that are not
+UTF-8, a missing table), the walk reports it as a problem with its sequence number and
+goes on: a verifier that crashes on the forgery it should name is no verifier.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
+
+from assay.audit.replay import map_problems, replay_problems
+from assay.audit.report import GENESIS_HASH, VerifyProblem, VerifyReport
+from assay.audit.seal import AuditKey, Checkpoint
+from assay.hashing import sha256_hex
+
+RowHash = Callable[[dict[str, Any]], str]
+
+
+class ChainWalk:
+    """One pass over the rows, oldest first, collecting every problem."""
+
+    def __init__(
+        self,
+        row_hash: RowHash,
+        *,
+        key: AuditKey | None,
+        expected_head: str | None,
+        checkpoints: Sequence[Checkpoint],
+        replay: bool,
+    ) -> None:
+        self.row_hash, self.key, self.replay = row_hash, key, replay
+        self.expected_head = expected_head
+        self.checkpoints = sorted(checkpoints, key=lambda c: c.seq)
+        self.wanted = {c.seq for c in self.checkpoints}
+        self.seen: dict[int, str] = {0: GENESIS_HASH}  # hashes at checkpointed seqs
+        self.problems: list[VerifyProblem] = []
+        self.maps: dict[int, Any] = {}  # calibration maps as their fitting events recorded
+        self.count = self.sealed = self.unsealed = self.unchecked = 0
+        self.first_sealed: int | None = None
+        self.expected_seq, self.prev = 1, GENESIS_HASH
+        self.anchored = expected_head in (None, GENESIS_HASH)
+
+    def run(self, rows: Iterable[dict[str, Any]]) -> VerifyReport:
+        """Walk ``rows`` (raw: text columns as bytes) and build the report."""
+        try:
+            for raw in rows:
+                self._row(raw)
+        except sqlite3.DatabaseError as exc:  # a dropped or damaged table
+            self._add(self.expected_seq, None, f"audit table cannot be read ({exc})")
+        self._finish()
+        return VerifyReport(
+            events=self.count,
+            head=self.prev,
+            problems=self.problems,
+            sealed=self.sealed,
+            unsealed=self.unsealed,
+            unchecked=self.unchecked,
+            checkpoints=len(self.checkpoints),
+            key_id=self.key.key_id if self.key else None,
+        )
+
+    def _add(self, seq: int, event_id: str | None, problem: str) -> None:
+        self.problems.append(VerifyProblem(seq, event_id, problem))
+
+    def _row(self, raw: dict[str, Any]) -> None:
+        self.count += 1
+        columns, undecodable = _decode(raw)
+        seq, event_id = columns.get("seq"), columns.get("event_id")
+        if not isinstance(seq, int):
+            self._add(self.expected_seq, None, f"seq {seq!r} is not a number (row forged)")
+            return
+        stored, seal = columns.pop("row_hash", None), columns.pop("seal", None)
+        if seq != self.expected_seq:
+            gap = f"{self.expected_seq}" + ("" if seq == self.expected_seq + 1 else f"-{seq - 1}")
+            self._add(seq, event_id, f"row(s) seq {gap} before it are missing (deleted)")
+        if columns.get("prev_hash") != self.prev:
+            self._add(
+                seq, event_id, "does not link to the row before it (reordered, or a row removed)"
+            )
+        if undecodable or self.row_hash(columns) != stored:
+            self._add(seq, event_id, "content does not match its hash (row edited)")
+        elif columns.get("query_hash") != sha256_hex(str(columns.get("query"))):
+            self._add(seq, event_id, "query does not match its query_hash (row forged)")
+        elif self.replay:
+            self._replay(seq, event_id, columns)
+        self._seal(seq, event_id, str(stored), seal)
+        self.anchored = self.anchored or stored == self.expected_head
+        if seq in self.wanted:
+            self.seen[seq] = str(stored)
+        self.expected_seq, self.prev = seq + 1, str(stored)
+
+    def _seal(self, seq: int, event_id: str | None, stored: str, seal: Any) -> None:
+        if seal is None:
+            if self.sealed:
+                self._add(seq, event_id, "not sealed, though rows before it are (forged append)")
+            else:
+                self.unsealed += 1
+            return
+        self.sealed += 1
+        self.first_sealed = seq if self.first_sealed is None else self.first_sealed
+        if self.key is None:
+            self.unchecked += 1
+            return
+        problem = self.key.seal_problem(stored, str(seal))
+        if problem:
+            self._add(seq, event_id, problem)
+
+    def _replay(self, seq: int, event_id: str | None, columns: dict[str, Any]) -> None:
+        try:
+            payload = json.loads(columns["payload"])
+        except (json.JSONDecodeError, RecursionError, TypeError):
+            payload = None
+        kind, query = str(columns.get("kind")), str(columns.get("query"))
+        try:
+            found = replay_problems(kind, payload, query) + map_problems(kind, payload, self.maps)
+        except Exception as exc:
+            found = [f"payload cannot be checked: {type(exc).__name__}: {exc}"]
+        for problem in found:
+            self._add(seq, event_id, problem)
+
+    def _finish(self) -> None:
+        if not self.anchored:
+            self._add(
+                self.expected_seq - 1,
+                None,
+                f"recorded head {str(self.expected_head)[:16]}... is not in the chain "
+                "(rows removed from the end, or the wrong database)",
+            )
+        last = self.expected_seq - 1
+        for point in self.checkpoints:
+            self._checkpoint(point, last)
+
+    def _checkpoint(self, point: Checkpoint, last: int) -> None:
+        name = f"checkpoint of {point.created_at} (seq {point.seq})"
+        if point.seal is not None and self.key is not None:
+            problem = self.key.seal_problem(point.digest, point.seal)
+            if problem:
+                self._add(point.seq, None, f"{name}: {problem}")
+                return
+        if point.sealed_since is not None and (
+            self.first_sealed is None or self.first_sealed > point.sealed_since
+        ):
+            self._add(
+                point.sealed_since,
+                None,
+                f"{name}: rows were sealed from seq {point.sealed_since}, now "
+                + (f"only from seq {self.first_sealed}" if self.first_sealed else "none is")
+                + " (seals stripped)",
+            )
+        if point.seq > last:
+            cut = (
+                f"row {point.seq} is"
+                if point.seq == last + 1
+                else f"rows {last + 1}-{point.seq} are"
+            )
+            self._add(
+                last,
+                None,
+                f"{name}: {cut} missing (cut from the end after the checkpoint was taken)",
+            )
+        elif self.seen.get(point.seq) != point.head:
+            self._add(
+                point.seq,
+                None,
+                f"{name}: the row there no longer has the checkpointed hash (chain rewritten)",
+            )
+
+
+def _decode(raw: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """Text columns decoded strictly; the flag says whether any byte was not UTF-8."""
+    out, undecodable = {}, False
+    for name, value in raw.items():
+        if isinstance(value, bytes):
+            try:
+                value = value.decode("utf-8")
+            except UnicodeDecodeError:
+                value, undecodable = value.decode("utf-8", "replace"), True
+        out[name] = value
+    return out, undecodable
+
+
+def raw_rows(conn: sqlite3.Connection, columns: str) -> Iterator[dict[str, Any]]:
+    """Every audit row oldest first with text columns as raw bytes, exactly as stored."""
+    factory = conn.text_factory
+    conn.text_factory = bytes
+    try:
+        rows = conn.execute(f"SELECT {columns} FROM audit_events ORDER BY seq")
+        yield from (dict(row) for row in rows)
+    finally:
+        conn.text_factory = factory

@@ -1,0 +1,255 @@
+"""Seals and checkpoints (B2): a forger with write access to the file is found out."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import stat
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from assay import Assay, InvalidInputError
+from assay.audit.log import _row_hash
+from assay.audit.seal import AuditKey, Checkpoint, read_checkpoints
+from assay.hashing import canonical_json, sha256_hex
+from assay.settings import load_settings
+from tests.unit.test_audit import fill, raw
+
+Tamper = Callable[[sqlite3.Connection], None]
+
+
+@pytest.fixture
+def key_file(tmp_path: Path) -> Path:
+    path = tmp_path / "keys" / "audit.key"
+    path.parent.mkdir()
+    AuditKey.generate(path)
+    return path
+
+
+def open_engine(db_path: Path, key_file: Path | None) -> Assay:
+    engine = Assay(db_path, settings=load_settings(db=db_path, audit_key_file=key_file))
+    if "sds" not in {s.id for s in engine.sources.list()}:
+        engine.sources.add("sds", "official", owner="Acme", reviewed_at="2026-10-01")
+    return engine
+
+
+@pytest.fixture
+def sealed(db_path: Path, key_file: Path) -> Iterator[Assay]:
+    with open_engine(db_path, key_file) as engine:
+        yield engine
+
+
+def rows(conn: sqlite3.Connection) -> list[dict[str, object]]:
+    conn.row_factory = sqlite3.Row
+    return [dict(r) for r in conn.execute("SELECT * FROM audit_events ORDER BY seq")]
+
+
+def rewrite(conn: sqlite3.Connection, changed: list[dict[str, object]]) -> None:
+    for row in changed:
+        names = [k for k in row if k != "seq"]
+        sets = ", ".join(f"{k} = :{k}" for k in names)
+        conn.execute(f"UPDATE audit_events SET {sets} WHERE seq = :seq", row)
+
+
+def rehash_from(conn: sqlite3.Connection, start: int, edit: Callable[[dict], None]) -> None:
+    """Edit the rows from ``start`` on and recompute every hash, as a careful forger would."""
+    all_rows = rows(conn)
+    prev = all_rows[start - 2]["row_hash"] if start > 1 else "0" * 64
+    for row in all_rows[start - 1 :]:
+        edit(row)
+        row["query_hash"] = sha256_hex(str(row["query"]))
+        row["prev_hash"] = prev
+        row["row_hash"] = prev = _row_hash({k: v for k, v in row.items() if k != "row_hash"})
+    rewrite(conn, all_rows[start - 1 :])
+
+
+def forged_append(conn: sqlite3.Connection, seal: str | None = None) -> None:
+    last = rows(conn)[-1]
+    row = dict(last) | {"seq": last["seq"] + 1, "event_id": "f" * 32, "query": "forged"}
+    row |= {"query_hash": sha256_hex("forged"), "prev_hash": last["row_hash"], "seal": seal}
+    row["row_hash"] = _row_hash({k: v for k, v in row.items() if k != "row_hash"})
+    names = ", ".join(row)
+    conn.execute(
+        f"INSERT INTO audit_events ({names}) VALUES ({', '.join(':' + k for k in row)})", row
+    )
+
+
+def swap_rows(conn: sqlite3.Connection) -> None:
+    two, three = rows(conn)[1:3]
+    conn.execute("DELETE FROM audit_events WHERE seq IN (2, 3)")
+    for row, seq in ((three, 2), (two, 3)):
+        row = row | {"seq": seq}
+        conn.execute(
+            f"INSERT INTO audit_events ({', '.join(row)}) VALUES "
+            f"({', '.join(':' + k for k in row)})",
+            row,
+        )
+
+
+def new_query(row: dict) -> None:
+    row["query"] = "rewritten"
+
+
+TAMPERS: dict[str, Tamper] = {
+    "edit": lambda c: c.execute("UPDATE audit_events SET query = 'edited' WHERE seq = 2"),
+    "delete middle": lambda c: c.execute("DELETE FROM audit_events WHERE seq = 2"),
+    "delete tail": lambda c: c.execute("DELETE FROM audit_events WHERE seq >= 3"),
+    "truncate": lambda c: c.execute("DELETE FROM audit_events"),
+    "reorder": swap_rows,
+    "consistent rehash": lambda c: rehash_from(c, 3, new_query),
+    "rehash, seals stripped": lambda c: rehash_from(c, 1, lambda r: r.update(seal=None)),
+    "forged append": forged_append,
+    "forged append, copied seal": lambda c: forged_append(c, str(rows(c)[-1]["seal"])),
+}
+
+
+@pytest.mark.parametrize("name", list(TAMPERS))
+def test_b2_tamper_matrix_every_forgery_is_found_given_a_checkpoint(
+    sealed: Assay, db_path: Path, name: str
+) -> None:
+    fill(sealed, 4)
+    point = sealed.audit.checkpoint()
+    assert sealed.audit.verify(checkpoints=[point]).ok
+    TAMPERS[name](raw(db_path))
+    report = sealed.audit.verify(checkpoints=[point])
+    assert not report.ok, name
+    assert all(p.seq >= 0 for p in report.problems)
+
+
+@pytest.mark.parametrize("name", [n for n in TAMPERS if "forged" not in n and "seal" not in n])
+def test_b2_an_unkeyed_log_still_finds_all_but_appends_given_a_checkpoint(
+    db_path: Path, name: str
+) -> None:
+    """Without a key only appends after the checkpoint pass; they need a key."""
+    with open_engine(db_path, None) as engine:
+        fill(engine, 4)
+        point = engine.audit.checkpoint()
+        assert point.seal is None and point.sealed_since is None
+        TAMPERS[name](raw(db_path))
+        assert not engine.audit.verify(checkpoints=[point]).ok, name
+
+
+def test_b2_without_a_checkpoint_a_sealed_log_still_finds_appends_and_rehashes(
+    sealed: Assay, db_path: Path
+) -> None:
+    fill(sealed, 3)
+    conn = raw(db_path)
+    forged_append(conn)
+    [problem] = sealed.audit.verify().problems
+    assert problem.seq == 4 and "not sealed, though rows before it are" in problem.problem
+    conn.execute("DELETE FROM audit_events WHERE seq = 4")
+    rehash_from(conn, 2, new_query)
+    problems = sealed.audit.verify().problems
+    assert [p.seq for p in problems] == [2, 3]
+    assert all("seal does not match" in p.problem for p in problems)
+
+
+def test_b2_checkpoints_name_the_rows_cut_from_the_end(sealed: Assay, db_path: Path) -> None:
+    fill(sealed, 4)
+    point = sealed.audit.checkpoint()
+    raw(db_path).execute("DELETE FROM audit_events WHERE seq >= 3")
+    [problem] = sealed.audit.verify(checkpoints=[point]).problems
+    assert "rows 3-4 are missing (cut from the end" in problem.problem
+
+
+def test_b2_a_forged_checkpoint_is_refused(sealed: Assay) -> None:
+    fill(sealed, 2)
+    point = sealed.audit.checkpoint()
+    forged = Checkpoint(point.seq + 5, point.head, point.created_at, point.sealed_since, point.seal)
+    [problem] = sealed.audit.verify(checkpoints=[forged]).problems
+    assert "seal does not match" in problem.problem
+
+
+def test_b2_old_unkeyed_rows_verify_and_say_so(db_path: Path, key_file: Path) -> None:
+    with open_engine(db_path, None) as engine:
+        fill(engine, 2)
+        report = engine.audit.verify()
+        assert report.ok and report.keyed == "unkeyed" and report.unsealed == 2
+    with open_engine(db_path, key_file) as engine:
+        fill(engine, 2)
+        report = engine.audit.verify()
+        assert report.ok and report.keyed == "partly sealed"
+        assert (report.sealed, report.unsealed, report.unchecked) == (2, 2, 0)
+    with open_engine(db_path, None) as engine:  # seals are there, but nothing to check them
+        report = engine.audit.verify()
+        assert report.ok and report.unchecked == 2
+
+
+def test_b2_a_row_sealed_by_another_key_is_named(db_path: Path, key_file: Path) -> None:
+    with open_engine(db_path, key_file) as engine:
+        fill(engine, 1)
+    other = key_file.with_name("other.key")
+    AuditKey.generate(other)
+    with open_engine(db_path, other) as engine:
+        [problem] = engine.audit.verify().problems
+        assert "sealed with another key" in problem.problem
+
+
+@pytest.mark.parametrize(
+    ("kind", "payload"),
+    [
+        ("calibration", {}),
+        ("calibration", {"map": {"id": "x", "params": 1}}),
+        ("ask", {"calibration": {"evidence": 7}}),
+        ("ask", {"calibration": {"evidence": {"id": None}}}),
+        ("score", []),
+        ("review", "not an object"),
+    ],
+)
+def test_b2_verify_reports_a_forged_payload_never_crashes(
+    engine: Assay, db_path: Path, kind: str, payload: object
+) -> None:
+    fill(engine, 1)
+    conn = raw(db_path)
+    forged_append(conn)
+    rehash_from(conn, 2, lambda r: r.update(kind=kind, payload=canonical_json(payload)))
+    report = engine.audit.verify()
+    assert {p.seq for p in report.problems} <= {2}, report.problems
+
+
+def test_b2_verify_names_a_query_that_does_not_match_its_hash(engine: Assay, db_path: Path) -> None:
+    fill(engine, 2)
+    conn = raw(db_path)
+    rehash_from(conn, 2, new_query)
+    conn.execute("UPDATE audit_events SET query_hash = 'x' WHERE seq = 2")
+    rehash_from(conn, 2, lambda r: None)  # rehash keeps query_hash honest...
+    row = rows(conn)[1]
+    row["query_hash"] = "0" * 64  # ...so forge it after
+    row["row_hash"] = _row_hash({k: v for k, v in row.items() if k != "row_hash"})
+    rewrite(conn, [row])
+    problems = [p.problem for p in engine.audit.verify().problems if p.seq == 2]
+    assert any("query does not match its query_hash" in p for p in problems)
+
+
+def test_b2_verify_survives_a_dropped_table(engine: Assay, db_path: Path) -> None:
+    fill(engine, 1)
+    raw(db_path).execute("DROP TABLE audit_events")
+    [problem] = engine.audit.verify().problems
+    assert "audit table cannot be read" in problem.problem
+
+
+def test_keys_are_never_overwritten_and_only_their_owner_reads_them(key_file: Path) -> None:
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    before = key_file.read_text()
+    with pytest.raises(InvalidInputError, match="never overwritten"):
+        AuditKey.generate(key_file)
+    assert key_file.read_text() == before
+    assert AuditKey.load(key_file).key_id == AuditKey.load(key_file).key_id
+
+
+def test_bad_key_files_and_checkpoint_files_are_clear_errors(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.key"
+    bad.write_text("not hex\n")
+    with pytest.raises(InvalidInputError, match="does not hold 64 hex digits"):
+        AuditKey.load(bad)
+    with pytest.raises(InvalidInputError, match="cannot be read"):
+        AuditKey.load(tmp_path / "missing.key")
+    points = tmp_path / "points.jsonl"
+    points.write_text(json.dumps({"seq": "3", "head": "x", "created_at": "t"}) + "\n")
+    with pytest.raises(InvalidInputError, match=r"line 1.*is not a checkpoint"):
+        read_checkpoints(points)
+    points.write_text("\n")
+    with pytest.raises(InvalidInputError, match="holds no checkpoint"):
+        read_checkpoints(points)
