@@ -14,6 +14,11 @@ Roles::
 
 Creating and revoking a key are audit events (kind ``key``), in one transaction with
 the change.
+
+The dashboard never keeps a key in its cookie: logging in exchanges the key for a
+session (:meth:`KeyStore.open_session`), a random id of which only the sha256 is
+stored, with an expiry; logging out closes it, and revoking the key ends every
+session it opened.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import secrets
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -139,6 +144,11 @@ class KeyStore:
             self._conn.execute(
                 "UPDATE api_keys SET revoked_at = ? WHERE id = ?", (revoked.revoked_at, key_id)
             )
+            self._conn.execute(
+                "UPDATE dashboard_sessions SET closed_at = ?"
+                " WHERE key_id = ? AND closed_at IS NULL",
+                (revoked.revoked_at, key_id),
+            )
             self._event("revoke", revoked)
         return revoked
 
@@ -157,6 +167,40 @@ class KeyStore:
             return None
         return _key(row)
 
+    def open_session(self, key: ApiKey, lifetime: timedelta) -> str:
+        """A new dashboard session for ``key`` lasting ``lifetime``: its token (shown once)."""
+        token = "session_" + secrets.token_urlsafe(32)
+        now = datetime.now(UTC)
+        with transaction(self._conn):
+            self._conn.execute(
+                "INSERT INTO dashboard_sessions (id_sha256, key_id, created_at, expires_at)"
+                " VALUES (?, ?, ?, ?)",
+                (sha256_hex(token), key.id, _iso(now), _iso(now + lifetime)),
+            )
+        return token
+
+    def session_key(self, token: str) -> ApiKey | None:
+        """The key of an open, unexpired session whose key is not revoked; else ``None``."""
+        if not isinstance(token, str) or not token.startswith("session_"):
+            return None
+        row = self._conn.execute(
+            "SELECT k.* FROM dashboard_sessions s JOIN api_keys k ON k.id = s.key_id"
+            " WHERE s.id_sha256 = ? AND s.closed_at IS NULL AND s.expires_at > ?"
+            " AND k.revoked_at IS NULL",
+            (sha256_hex(token), _now()),
+        ).fetchone()
+        return _key(row) if row else None
+
+    def close_session(self, token: str) -> None:
+        """End a session (logout); an unknown or closed one is left as it is."""
+        if isinstance(token, str):
+            with transaction(self._conn):
+                self._conn.execute(
+                    "UPDATE dashboard_sessions SET closed_at = ?"
+                    " WHERE id_sha256 = ? AND closed_at IS NULL",
+                    (_now(), sha256_hex(token)),
+                )
+
     def _event(self, action: str, key: ApiKey) -> None:
         self._audit.append(
             kind="key",
@@ -169,7 +213,11 @@ class KeyStore:
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    return _iso(datetime.now(UTC))
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds")
 
 
 def _key(row: sqlite3.Row) -> ApiKey:

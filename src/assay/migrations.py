@@ -249,3 +249,19 @@ def m009_audit_seal(conn: sqlite3.Connection) -> None:
     # B2: with an audit key, each row's HMAC seal of its row_hash. Outside the hash (it
     # seals the hash); NULL for rows written without a key (see assay.audit.seal).
     conn.execute("ALTER TABLE audit_events ADD COLUMN seal TEXT")
+
+
+@migration
+def m010_dashboard_sessions(conn: sqlite3.Connection) -> None:
+    # B4: a dashboard login exchanges the API key for a session: a random id (only its
+    # sha256 kept), an expiry, revoked at logout; the key's own revocation ends it too.
+    conn.execute(
+        """CREATE TABLE dashboard_sessions (
+            id_sha256 TEXT PRIMARY KEY,
+            key_id TEXT NOT NULL REFERENCES api_keys(id),
+            created_at TEXT NOT NULL,
+            expires_at TEXT NOT NULL,
+            closed_at TEXT
+        )"""
+    )
+    conn.execute("CREATE INDEX dashboard_sessions_key ON dashboard_sessions(key_id)")

@@ -4,14 +4,18 @@ make the server read a body without a key, see server paths, or crash a route.""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
+from fastapi.testclient import TestClient
 
 from assay import Assay
+from assay.server import create_app
 from assay.server.access import SESSION_COOKIE
+from assay.settings import load_settings
 from tests.e2e.conftest import demo_db  # noqa: F401  (a module-scoped fixture)
 from tests.http.conftest import Service
 
@@ -45,9 +49,15 @@ def test_b4_upload_stays_in_its_folder_whatever_the_source_id(service: Service) 
     assert reviewed.status_code == 200 and reviewed.json()["id"] == "gov/eu"
 
 
+def dashboard_login(client: TestClient, token: str) -> str:
+    """Log in through the dashboard's form; the session cookie it set (kept in ``client``)."""
+    response = client.post("/dashboard/login", data={"key": token}, follow_redirects=False)
+    assert response.status_code == 303, response.text
+    return client.cookies[SESSION_COOKIE]
+
+
 def test_b4_the_session_cookie_does_not_open_the_api(service: Service) -> None:
-    cookies = {SESSION_COOKIE: service.tokens["admin"]}
-    service.client.cookies.update(cookies)
+    dashboard_login(service.client, service.tokens["admin"])
     try:
         response = service.client.get("/v1/keys")
         assert response.status_code == 401
@@ -56,8 +66,51 @@ def test_b4_the_session_cookie_does_not_open_the_api(service: Service) -> None:
         service.client.cookies.clear()
 
 
+def test_b4_a_session_is_not_the_key_and_ends_at_logout(service: Service) -> None:
+    """The cookie was the raw API key, with no expiry, valid after logout."""
+    client = service.client
+    response = client.post(
+        "/dashboard/login", data={"key": service.tokens["auditor"]}, follow_redirects=False
+    )
+    cookie = response.headers["set-cookie"]
+    session = client.cookies[SESSION_COOKIE]
+    try:
+        assert service.tokens["auditor"] not in cookie and "Max-Age=28800" in cookie
+        assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Secure" not in cookie
+        assert client.get("/dashboard/audit").status_code == 200
+        client.post("/dashboard/logout", follow_redirects=False)
+        client.cookies.set(SESSION_COOKIE, session)  # a copy kept from before the logout
+        assert client.get("/dashboard/audit", follow_redirects=False).status_code == 303
+        client.cookies.set(SESSION_COOKIE, service.tokens["auditor"])  # the key is no session
+        assert client.get("/dashboard/audit", follow_redirects=False).status_code == 303
+    finally:
+        client.cookies.clear()
+
+
+def test_b4_revoking_the_key_ends_its_sessions_and_sessions_expire(demo_db: Path) -> None:  # noqa: F811
+    with Assay(demo_db) as engine:
+        key, token = engine.keys.create("short-lived", ["auditor"])
+    app = create_app(load_settings(db=demo_db), warm=False, session_hours=1 / 3600)
+    with TestClient(app, base_url="https://testserver") as client:
+        response = client.post("/dashboard/login", data={"key": token}, follow_redirects=False)
+        assert "Secure" in response.headers["set-cookie"]  # over https
+        assert client.get("/dashboard/audit", follow_redirects=False).status_code == 200
+        time.sleep(1.1)
+        assert client.get("/dashboard/audit", follow_redirects=False).status_code == 303
+    app = create_app(load_settings(db=demo_db), warm=False, secure_cookies=True)
+    with TestClient(app) as client:
+        response = client.post("/dashboard/login", data={"key": token}, follow_redirects=False)
+        cookie = response.headers["set-cookie"]
+        assert "Secure" in cookie  # on http, as asked (so the client keeps it to itself)
+        client.cookies.set(SESSION_COOKIE, cookie.split(";")[0].partition("=")[2])
+        assert client.get("/dashboard/audit", follow_redirects=False).status_code == 200
+        with Assay(demo_db) as engine:
+            engine.keys.revoke(key.id)
+        assert client.get("/dashboard/audit", follow_redirects=False).status_code == 303
+
+
 def test_b4_dashboard_forms_refuse_other_origins(service: Service) -> None:
-    service.client.cookies.update({SESSION_COOKIE: service.tokens["auditor"]})
+    dashboard_login(service.client, service.tokens["auditor"])
     try:
         for headers in ({"Origin": "http://127.0.0.1:3000"}, {"Sec-Fetch-Site": "same-site"}):
             response = service.client.post(

@@ -35,6 +35,14 @@ from assay.settings import load_settings
     help="Seconds between drift checks (0: never; `assay monitor check` runs one).",
 )  # fmt: skip
 @click.option(
+    "--session-hours", type=click.FloatRange(0.01, 24 * 90), default=8.0, show_default=True,
+    help="How long a dashboard login lasts.",
+)  # fmt: skip
+@click.option(
+    "--secure-cookies", is_flag=True,
+    help="Mark the dashboard's session cookie Secure even on plain http (behind a TLS proxy).",
+)  # fmt: skip
+@click.option(
     "--root-path", default="",
     help="The path prefix a reverse proxy serves the app under, e.g. /assay.",
 )  # fmt: skip
@@ -52,6 +60,8 @@ def serve(
     max_body_mb: float,
     max_upload_mb: float,
     monitor_every: float,
+    session_hours: float,
+    secure_cookies: bool,
     root_path: str,
     log_level: str,
     db: Path | None,
@@ -68,6 +78,8 @@ def serve(
     os.environ["ASSAY_SERVE_MAX_BODY_BYTES"] = str(int(max_body_mb * (1 << 20)))
     os.environ["ASSAY_SERVE_MAX_UPLOAD_BYTES"] = str(int(max_upload_mb * (1 << 20)))
     os.environ["ASSAY_SERVE_MONITOR_EVERY"] = str(monitor_every)
+    os.environ["ASSAY_SERVE_SESSION_HOURS"] = str(session_hours)
+    os.environ["ASSAY_SERVE_SECURE_COOKIES"] = "1" if secure_cookies else ""
     with tempfile.TemporaryDirectory(prefix="assay-metrics-") as metrics_dir:
         if workers > 1:  # each worker writes its samples here; /metrics merges them
             os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir

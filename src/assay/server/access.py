@@ -16,6 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -62,13 +63,30 @@ class Caller:
     engine: Assay
 
 
-def presented_key(request: Request) -> str | None:
-    """The key the request carries, if any: a header, or on the dashboard's pages only,
-    its session cookie (so a cookie can never drive the API from another page)."""
+@dataclass(frozen=True, slots=True)
+class SessionRules:
+    """How dashboard sessions are issued: how long they last, whether always ``Secure``."""
+
+    lifetime: timedelta
+    secure_cookies: bool
+
+
+def presented_key(request: Request) -> tuple[bool, ApiKey | None]:
+    """Whether the request presents credentials, and the active key they stand for.
+
+    An API key in a header, or, on the dashboard's pages only, a session cookie (so a
+    cookie can never drive the API from another page). A session stands for the key
+    that opened it while it is open, unexpired, and the key not revoked.
+    """
+    keys = request.app.state.engines.get().keys
     token = header_key(request.headers)
-    if token is None and route_path(request.scope).startswith("/dashboard"):
-        token = request.cookies.get(SESSION_COOKIE) or None
-    return token
+    if token is not None:
+        return True, keys.authenticate(token)
+    if route_path(request.scope).startswith("/dashboard"):
+        session = request.cookies.get(SESSION_COOKIE)
+        if session:
+            return True, keys.session_key(session)
+    return False, None
 
 
 def authenticate(request: Request, role: Role) -> ApiKey:
@@ -80,11 +98,9 @@ def authenticate(request: Request, role: Role) -> ApiKey:
     key: ApiKey | None = getattr(request.state, "key", None)
     if key is None:
         challenge = {"WWW-Authenticate": "Bearer"}
-        token = presented_key(request)
-        if token is None:
+        presented, key = presented_key(request)
+        if not presented:
             raise ApiError(401, "unauthenticated", NO_KEY, headers=challenge)
-        pool: EnginePool = request.app.state.engines
-        key = pool.get().keys.authenticate(token)
         if key is None:
             raise ApiError(401, "invalid_key", BAD_KEY, headers=challenge)
     if not key.allows(role):

@@ -16,6 +16,7 @@ import logging
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from typing import Any
 
 import anyio.to_thread
@@ -28,7 +29,7 @@ from swagger_ui_bundle import swagger_ui_path
 from assay import __version__
 from assay.keys import Role
 from assay.server import metrics
-from assay.server.access import EnginePool, require
+from assay.server.access import EnginePool, SessionRules, require
 from assay.server.admin_routes import router as admin_router
 from assay.server.auditor_routes import router as auditor_router
 from assay.server.curator_routes import router as curator_router
@@ -51,12 +52,16 @@ def create_app(
     max_body_bytes: int = 2 * MIB,
     max_upload_bytes: int = 64 * MIB,
     monitor_every: float = 60.0,
+    session_hours: float = 8.0,
+    secure_cookies: bool = False,
 ) -> FastAPI:
     """The FastAPI application over the database of ``settings``.
 
     ``warm`` loads every configured model at start-up (before the first request is
     accepted), so no request pays for loading one; ``/readyz`` says when that is done.
-    Every ``monitor_every`` seconds (0: never) the drift check runs (J9, E12).
+    Every ``monitor_every`` seconds (0: never) the drift check runs (J9, E12). A
+    dashboard login lasts ``session_hours``; its cookie is ``Secure`` over https, and
+    always with ``secure_cookies`` (TLS ended by a proxy in front).
     """
     settings = settings or load_settings()
     engines = EnginePool(settings)
@@ -95,6 +100,7 @@ def create_app(
         )
 
     app.state.engines = engines
+    app.state.sessions = SessionRules(timedelta(hours=session_hours), secure_cookies)
     install_error_handlers(app)
     app.add_middleware(
         RequestContext,
@@ -159,4 +165,6 @@ def app_from_environment() -> FastAPI:
         max_body_bytes=int(os.environ.get("ASSAY_SERVE_MAX_BODY_BYTES", 2 * MIB)),
         max_upload_bytes=int(os.environ.get("ASSAY_SERVE_MAX_UPLOAD_BYTES", 64 * MIB)),
         monitor_every=float(os.environ.get("ASSAY_SERVE_MONITOR_EVERY", 60.0)),
+        session_hours=float(os.environ.get("ASSAY_SERVE_SESSION_HOURS", 8.0)),
+        secure_cookies=bool(os.environ.get("ASSAY_SERVE_SECURE_COOKIES")),
     )

@@ -22,7 +22,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from assay import __version__
 from assay.errors import AssayError, ConflictError, NotFoundError
 from assay.keys import ApiKey, Role
-from assay.server.access import Caller, EnginePool, authorize, presented_key
+from assay.server.access import Caller, authorize, presented_key
 from assay.server.errors import ApiError
 
 __all__ = ["NAV", "STATIC_DIR", "error_page", "guard", "render"]
@@ -146,11 +146,7 @@ def guard(request: Request, role: Role) -> Caller | Response:
 
 def current_key(request: Request) -> ApiKey | None:
     """The active key the request presents, if any (for pages that need no role)."""
-    token = presented_key(request)
-    if token is None:
-        return None
-    pool: EnginePool = request.app.state.engines
-    return pool.get().keys.authenticate(token)
+    return presented_key(request)[1]
 
 
 def error_page(request: Request, caller: Caller, exc: AssayError) -> HTMLResponse:

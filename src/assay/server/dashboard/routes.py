@@ -17,7 +17,7 @@ from assay.engine import Assay
 from assay.errors import AssayError
 from assay.keys import Role
 from assay.monitor import Monitor, MonitorReport, WindowStats
-from assay.server.access import SESSION_COOKIE, EnginePool
+from assay.server.access import SESSION_COOKIE, EnginePool, SessionRules
 from assay.server.dashboard.audit_pages import router as audit_router
 from assay.server.dashboard.charts import bar_chart, calibration_chart, line_chart
 from assay.server.dashboard.rendering import NAV, base_path, error_page, guard, render
@@ -42,7 +42,8 @@ def login_form(request: Request, next: str = "") -> Response:
 def login(
     request: Request, key: Annotated[str, Form()] = "", next: Annotated[str, Form()] = ""
 ) -> Response:
-    """Check the key; on success keep it in an HttpOnly, SameSite=Strict cookie."""
+    """Check the key; on success open a session, kept in an HttpOnly, SameSite=Strict
+    cookie that expires with it (the key itself is never stored in the browser)."""
     pool: EnginePool = request.app.state.engines
     found = pool.get().keys.authenticate(key.strip()) if key.strip() else None
     if found is None:
@@ -62,21 +63,26 @@ def login(
     if not target:  # the first page this key may open
         paths = [p for _, p, role in NAV if found.allows(role)]
         target = base_path(request) + (paths[0] if paths else "")
+    rules: SessionRules = request.app.state.sessions
+    session = pool.get().keys.open_session(found, rules.lifetime)
     response = RedirectResponse(target, status_code=303)
     response.set_cookie(
         SESSION_COOKIE,
-        key.strip(),
+        session,
+        max_age=int(rules.lifetime.total_seconds()),
         httponly=True,
         samesite="strict",
         path="/",
-        secure=request.url.scheme == "https",
+        secure=rules.secure_cookies or request.url.scheme == "https",
     )
     return response
 
 
 @router.post("/logout")
 def logout(request: Request) -> Response:
-    """Forget the session cookie and go back to the login page."""
+    """End the session (its cookie no longer works, even if kept) and go to the login page."""
+    pool: EnginePool = request.app.state.engines
+    pool.get().keys.close_session(request.cookies.get(SESSION_COOKIE, ""))
     response = RedirectResponse(f"{base_path(request)}/login", status_code=303)
     response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
     return response
