@@ -27,8 +27,9 @@ browser:  ## Debian's Chromium, for the dashboard and calibration report browser
 	@command -v chromium >/dev/null || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
 
-test-long: install  ## the long statistical checks (B3 risk guarantee over 500 splits; minutes)
+test-long: install  ## the long checks: B3 risk guarantee over 500 splits, and the fuzz run (>= 10,000 API requests, 600 CLI files; minutes)
 	ASSAY_DATA=$(DATA) $(BIN)/python -m pytest -m long tests/long
+	ASSAY_FUZZ_EXAMPLES=200 $(BIN)/python -m pytest -s tests/http/test_fuzz.py tests/e2e/test_fuzz_cli.py
 
 LLM_URL   ?= http://127.0.0.1:8765/v1
 LLM_MODEL ?= qwen2.5-coder-1.5b-instruct

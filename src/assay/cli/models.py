@@ -27,6 +27,7 @@ from assay.models.pair_classifier import shipped_pair_classifier
 from assay.models.relevance import DEFAULT_RELEVANCE_MODEL, get_relevance_model
 from assay.models.support import DEFAULT_SUPPORT_MODEL, get_support_model
 from assay.settings import load_settings
+from assay.types import check_encodable
 
 _HEADS = ("assay-relevance", "assay-relevance-lexical", "assay-support", "assay-support-lexical")
 _CROSS_ENCODER = {"assay-relevance-ce": "relevance", "assay-support-ce": "support"}
@@ -50,6 +51,7 @@ def _records(path: str, fields: tuple[str, str]) -> list[dict[str, Any]]:
                 raise InvalidInputError(
                     f"{where}: {name}", record.get(name), f"give {name} as non-empty text"
                 )
+        check_encodable(where, json.dumps(record, ensure_ascii=False))  # it is printed back
         out.append(record)
     return out
 
