@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 DATA   ?= ../shared/data
 DATA_MORE ?= ../shared/data_more
 
-.PHONY: install browser run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-calibration bench-serve serve train-models llm llm-stop clean
+.PHONY: install browser run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-calibration bench-ingest bench-serve serve train-models llm llm-stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,9 @@ bench-pipeline: install  ## ask's answers and abstentions on SQuAD 2.0 test arti
 
 bench-calibration: install  ## calibration targets (Brier, ECE, AUROC, guaranteed thresholds) on held-out SQuAD 2.0 articles -> docs/benchmarks.md
 	$(BIN)/python bench/calibration.py --data $(DATA) --write
+
+bench-ingest: install  ## hostile files (10 MB without a space, a 10 MB HTML page): seconds and peak memory; scoring during an upload -> docs/benchmarks.md
+	$(BIN)/python bench/ingest.py --write
 
 bench-serve: install  ## HTTP load: /v1/score (20 candidates) and /v1/ask throughput and p50/p99 -> docs/benchmarks.md
 	$(BIN)/python bench/serve.py --write

@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 from assay import Assay
 from assay.server import create_app
 from assay.server.access import SESSION_COOKIE
+from assay.server.ingest_worker import IngestWorker
 from assay.settings import load_settings
 from tests.e2e.conftest import demo_db  # noqa: F401  (a module-scoped fixture)
 from tests.http.conftest import Service
@@ -212,10 +213,10 @@ def test_b4_a_failed_upload_keeps_the_stored_version(
         "/v1/ingest", files=[("files", first)], data={"source": "support-wiki"}, headers=curator
     ).json()["ok"]
 
-    def unavailable(*args: Any, **kwargs: Any) -> Any:
+    async def unavailable(*args: Any, **kwargs: Any) -> Any:
         raise ModelUnavailableError("the embedder's files are missing")
 
-    monkeypatch.setattr(Assay, "ingest", unavailable)
+    monkeypatch.setattr(IngestWorker, "ingest", unavailable)
     second = ("kept.md", b"# Kept\n\nVersion two, never stored.\n")
     failed = service.client.post(
         "/v1/ingest", files=[("files", second)], data={"source": "support-wiki"}, headers=curator

@@ -36,6 +36,7 @@ from assay.server.curator_routes import router as curator_router
 from assay.server.dashboard import STATIC_DIR
 from assay.server.dashboard import router as dashboard_router
 from assay.server.errors import install_error_handlers
+from assay.server.ingest_worker import IngestWorker
 from assay.server.middleware import RequestContext
 from assay.server.monitor_routes import router as monitor_router
 from assay.server.query_routes import router as query_router
@@ -78,6 +79,7 @@ def create_app(
         yield
         if checks is not None:
             checks.cancel()
+        await anyio.to_thread.run_sync(app.state.ingest_worker.close)
 
     app = FastAPI(
         title="assay",
@@ -100,6 +102,7 @@ def create_app(
         )
 
     app.state.engines = engines
+    app.state.ingest_worker = IngestWorker(settings)
     app.state.sessions = SessionRules(timedelta(hours=session_hours), secure_cookies)
     install_error_handlers(app)
     app.add_middleware(

@@ -10,6 +10,7 @@ from datetime import date
 from pathlib import Path
 from typing import Annotated, Any
 
+import anyio.to_thread
 from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,6 +20,7 @@ from assay.ingest.loaders import SUPPORTED_SUFFIXES
 from assay.ingest.pipeline import IngestOptions
 from assay.keys import Role
 from assay.server.access import acting_engine, require
+from assay.server.ingest_worker import IngestWorker
 from assay.sources import Source
 
 router = APIRouter(
@@ -29,7 +31,7 @@ _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._ -]{0,150}")
 
 
 @router.post("/ingest", summary="Upload documents into the knowledge base")
-def ingest(
+async def ingest(
     request: Request,
     files: Annotated[list[UploadFile], File(description="Documents: .txt .md .html .pdf .jsonl")],
     source: Annotated[str | None, Form(description="Registered source of the files.")] = None,
@@ -43,6 +45,8 @@ def ingest(
     Uploads are kept in a folder per source under ``uploads/`` beside the database and
     recorded as ``upload://<source>/<name>``, so uploading a file of the same name again
     updates its documents instead of adding copies, and no server path reaches readers.
+    Files are ingested one at a time by the server's ingestion process
+    (:mod:`assay.server.ingest_worker`), so an upload never holds up scoring.
     """
     engine = acting_engine(request)
     if source is not None:
@@ -66,21 +70,27 @@ def ingest(
         # (the one the store holds) in place and no partial file behind
         staged = folder / f".{uuid.uuid4().hex}.{name}"
         try:
-            with staged.open("wb") as out:
-                while chunk := upload.file.read(1 << 20):
-                    out.write(chunk)
+            await anyio.to_thread.run_sync(_stage, upload, staged)
             uri = f"upload://{source or ''}/{name}"
-            report = engine.ingest([staged], options=replace(options, uri=uri))
-            if not report.count("failed"):
+            worker: IngestWorker = request.app.state.ingest_worker
+            report = await worker.ingest(staged, replace(options, uri=uri))
+            outcome = report["files"][0] | {"path": name}
+            if outcome["status"] != "failed":
                 staged.replace(folder / name)
         finally:
             staged.unlink(missing_ok=True)
-        outcome = report.as_dict()["files"][0] | {"path": name}
         if outcome["error"]:
             outcome["error"] = outcome["error"].replace(str(staged), name)
         outcomes.append(outcome)
     failed = sum(1 for o in outcomes if o["status"] == "failed")
     return {"files": outcomes, "failed": failed, "ok": failed == 0}
+
+
+def _stage(upload: UploadFile, staged: Path) -> None:
+    """Copy an upload to its staging file (on a thread: disk writes block)."""
+    with staged.open("wb") as out:
+        while chunk := upload.file.read(1 << 20):
+            out.write(chunk)
 
 
 def _upload_folder(db: Path, source: str | None) -> Path:
