@@ -29,7 +29,7 @@ browser:  ## Debian's Chromium, for the dashboard and calibration report browser
 
 test-long: install  ## the long checks: B3 risk guarantee over 500 splits, and the fuzz run (>= 10,000 API requests, 600 CLI files; minutes)
 	ASSAY_DATA=$(DATA) $(BIN)/python -m pytest -m long tests/long
-	ASSAY_FUZZ_EXAMPLES=200 $(BIN)/python -m pytest -s tests/http/test_fuzz.py tests/e2e/test_fuzz_cli.py
+	ASSAY_FUZZ_EXAMPLES=250 $(BIN)/python -m pytest -s tests/http/test_fuzz.py tests/e2e/test_fuzz_cli.py
 
 LLM_URL   ?= http://127.0.0.1:8765/v1
 LLM_MODEL ?= qwen2.5-coder-1.5b-instruct

@@ -164,6 +164,7 @@ def multipart(name: str, data: bytes, source: str) -> tuple[bytes, str]:
 
 
 def part_two(folder: Path, seconds: float) -> list[str]:
+    folder.mkdir()
     db, _ = build_database(folder)
     env = os.environ | {"ASSAY_DB": str(db)}
     made = subprocess.run(
