@@ -13,9 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.errors import InvalidInputError
+from assay.ingest import textutil
 from assay.ingest.chunking import approximate_tokens, chunk_document
 from assay.ingest.document import Block, Chunk, LoadedDocument, chunk_id, document_id
 from assay.ingest.loaders import load_file
+from assay.ingest.textutil import TOKEN
 
 
 def sentence(i: int, words: int = 8) -> str:
@@ -349,3 +351,52 @@ def test_a_word_longer_than_the_budget_is_cut_between_characters_by_a_custom_cou
     assert "".join(c.text.replace(" ", "") for c in chunks) == text.replace(" ", "")
     assert [c.text for c in chunks[:2]] == ["Start here", word[:40]]  # whole words first
     assert chunks[-1].text.endswith(" and end.")  # the word's rest goes on with the words after
+
+
+def weighted_counter(weights: dict[str, int]) -> Any:
+    """A stand-in for a WordPiece count: each TOKEN token is 1-3 pieces, plus two specials."""
+
+    def count(text: str) -> int:
+        return 2 + sum(weights.get(t, 1 + len(t) % 3) for t in TOKEN.findall(text))
+
+    return count
+
+
+def brute_force_last_fit(
+    cuts: Any, low: int, high: int, size: Any, limit: int, guess: int, *, strict: bool
+) -> int | None:
+    last = None
+    for i in range(low, high):
+        if size(cuts[i]) > limit:
+            break
+        last = cuts[i]
+    return last
+
+
+unspaced = st.lists(
+    st.sampled_from(["<div>", "</div>", "x", "&amp;", "42", "id=7", "abc", "ab_c"]),
+    min_size=20,
+    max_size=300,
+).map("".join)
+spaced = st.lists(token, min_size=20, max_size=200).map(" ".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.one_of(unspaced, spaced),
+    st.integers(16, 60),
+    st.dictionaries(st.sampled_from(["div", "amp", "x", "abc", "The"]), st.integers(1, 3)),
+)
+def test_steered_search_cuts_exactly_where_a_full_scan_would(
+    text: str, max_tokens: int, weights: dict[str, int]
+) -> None:
+    """The probes steered by each count find the same longest pieces as trying every cut."""
+    count = weighted_counter(weights)
+    if not text.strip():
+        return
+    found = textutil.windows(text, max_tokens, count, exact=False)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(textutil, "_last_fit", brute_force_last_fit)
+        expected = textutil.windows(text, max_tokens, count, exact=False)
+    assert found == expected
+    assert all(count(piece) <= max_tokens or len(piece) == 1 for piece in found)

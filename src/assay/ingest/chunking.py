@@ -212,14 +212,14 @@ def _pack(
     current: list[_Unit] = []
     fresh = False  # whether ``current`` holds more than carried-over overlap
     for unit in units:
-        if count(_join([*current, unit])) <= max_tokens:
+        if _within(_join([*current, unit]), max_tokens, count):
             current.append(unit)
             fresh = True
             continue
         if fresh:
             chunks.append(current)
             current = _tail(current, overlap_tokens, count)
-        while current and count(_join([*current, unit])) > max_tokens:
+        while current and not _within(_join([*current, unit]), max_tokens, count):
             current = current[1:]  # drop overlap from the front until the unit fits
         current = [*current, unit]
         fresh = True
@@ -234,7 +234,7 @@ def _tail(units: list[_Unit], overlap_tokens: int, count: TokenCounter) -> list[
     for unit in reversed(units):
         for sentence in reversed(_sentences(unit.text)):
             candidate = [_Unit(sentence, unit.block), *tail]
-            if count(_join(candidate)) > overlap_tokens:
+            if not _within(_join(candidate), overlap_tokens, count):
                 return tail
             tail = candidate
     return tail

@@ -146,10 +146,10 @@ def windows(text: str, max_tokens: int, count: Callable[[str], int], *, exact: b
     (every word and mark is at least one word piece), so no piece can reach further.
     This keeps time and memory linear in the text, whatever it holds (a 10 MB line
     without a space is one "word"). A real tokenizer (each call costs) is asked only
-    about the cuts a galloping binary search probes, starting from as many
-    :data:`TOKEN` tokens as the previous piece held: two calls a piece when the text
-    is uniform, O(log n) at worst. A counter that counts
-    fewer tokens than :data:`TOKEN` (words only, say) gets shorter pieces than it allows.
+    about the cuts :func:`_last_fit` probes, starting from as many :data:`TOKEN` tokens
+    as the previous piece held and steered by each count it gets back: two or three
+    calls a piece. A counter that counts fewer tokens than :data:`TOKEN` (words only,
+    say) gets shorter pieces than it allows.
     """
     pieces: list[str] = []
     position, previous = _next_word(text, 0), max_tokens
@@ -162,19 +162,21 @@ def windows(text: str, max_tokens: int, count: Callable[[str], int], *, exact: b
         if word_ends and word_ends[-1] == reach < len(text) and not text[reach].isspace():
             word_ends.pop()
 
-        def fits(end: int, position: int = position, ends: list[int] = ends) -> bool:
-            if bisect_right(ends, end) > max_tokens:
-                return False
-            return exact or count(text[position:end]) <= max_tokens
+        def size(end: int, position: int = position, ends: list[int] = ends) -> int:
+            lower = bisect_right(ends, end)  # TOKEN tokens: exact, or a lower bound
+            return lower if exact or lower > max_tokens else count(text[position:end])
 
         guess = ends[min(previous, len(ends)) - 1]
         first_word_end = word_ends[0] if word_ends else reach
-        levels: tuple[tuple[Sequence[int], int, int], ...] = (
-            (word_ends, 0, len(word_ends)),
-            (ends, 0, bisect_right(ends, first_word_end)),
-            (range(len(text) + 1), position + 1, ends[0]),
+        levels: tuple[tuple[Sequence[int], int, int, bool], ...] = (
+            (word_ends, 0, len(word_ends), True),
+            (ends, 0, bisect_right(ends, first_word_end), True),
+            (range(len(text) + 1), position + 1, ends[0], False),
         )
-        cuts = (_last_fit(cuts, low, high, fits, guess) for cuts, low, high in levels)
+        cuts = (
+            _last_fit(cuts, low, high, size, max_tokens, guess, strict=strict)
+            for cuts, low, high, strict in levels
+        )
         end = next((cut for cut in cuts if cut is not None), position + 1)
         pieces.append(text[position:end])
         previous = max(bisect_right(ends, end), 1)
@@ -188,28 +190,54 @@ def _next_word(text: str, start: int) -> int:
 
 
 def _last_fit(
-    cuts: Sequence[int], low: int, high: int, fits: Callable[[int], bool], guess: int
+    cuts: Sequence[int],
+    low: int,
+    high: int,
+    size: Callable[[int], int],
+    limit: int,
+    guess: int,
+    *,
+    strict: bool,
 ) -> int | None:
-    """The last of ``cuts[low:high]`` that fits (fits holds up to a point, then fails).
+    """The last of ``cuts[low:high]`` whose size is at most ``limit`` (sizes grow with
+    the cut), or ``None`` if none is.
 
-    Gallops (steps 1, 2, 4, ...) from the last cut at or before ``guess`` until the
-    answer is bracketed, then bisects: a guess k cuts off costs about 2 log2(k) calls.
+    Starts at the last cut at or before ``guess``; each size it gets back steers the
+    next probe: ``k`` under the limit steps about ``k`` sizes' worth of cuts on (from
+    the cuts per size seen so far), ``k`` over steps back, doubling while it keeps
+    going one way, and once a fit and a miss are known it interpolates between them,
+    bisecting instead whenever a probe failed to halve the bracket: two or three
+    probes for uniform text, O(log n) at worst. ``strict``: each cut adds at least one
+    to the size, so a cut of exactly ``limit`` is the last fit.
     """
     if low >= high:
         return None
-    floor, step = low, 1
+    fit, miss = low - 1, high  # cuts[fit] fits (none known: fit < low); cuts[miss] does not
+    fit_size = miss_size = 0
     probe = min(max(bisect_right(cuts, guess, low, high) - 1, low), high - 1)
-    if fits(cuts[probe]):
-        low = probe
-        while low + step < high and fits(cuts[low + step]):
-            low, step = low + step, step * 2
-        high = min(low + step, high)
-    else:
-        high = probe
-        while high - step >= floor and not fits(cuts[high - step]):
-            high, step = high - step, step * 2
-        low = max(high - step, floor - 1)
-    while high - low > 1:  # cuts[low] fits (or low < floor), cuts[high] does not
-        middle = (low + high) // 2
-        low, high = (middle, high) if fits(cuts[middle]) else (low, middle)
-    return cuts[low] if low >= floor else None
+    step, halved = 1, True
+    while miss - fit > 1:
+        width = miss - fit
+        measured = size(cuts[probe])
+        if measured <= limit:
+            fit, fit_size = probe, measured
+            if strict and measured == limit:
+                break
+        else:
+            miss, miss_size = probe, measured
+        if miss - fit <= 1:
+            break
+        halved = 2 * (miss - fit) <= width
+        if fit >= low and miss < high:  # bracketed
+            if not halved:
+                probe = (fit + miss) // 2
+            else:
+                share = (limit - fit_size) / max(miss_size - fit_size, 1)
+                probe = fit + round(share * (miss - fit))
+        else:
+            known, known_size = (fit, fit_size) if fit >= low else (miss, miss_size)
+            per = (known - low + 1) / max(known_size, 1)  # cuts per unit of size so far
+            step = max(round(abs(limit - known_size) * per), 1, 2 * step if not halved else 1)
+            probe = known + step if fit >= low else known - step
+        probe = min(max(probe, fit + 1), miss - 1)
+    return cuts[fit] if fit >= low else None
