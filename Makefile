@@ -67,13 +67,18 @@ bench-serve: install  ## HTTP load: /v1/score (20 candidates) and /v1/ask throug
 serve: install  ## the API and dashboard over the walkthrough's database (run `make run` first; keys: `assay keys create`)
 	ASSAY_DB=.demo/assay.db $(BIN)/assay serve
 
-train-models: install  ## retrain the shipped models: the v1 feature heads (minutes), the cross-encoder (about an hour on 2 cores; resumable)
+CROSS_TRAIN := TOKENIZERS_PARALLELISM=false $(BIN)/python -m assay.training.cross_train
+
+train-models: install  ## retrain the shipped models: the v1 feature heads (minutes), the cross-encoder (3 epochs, about 3 hours on 2 cores; resumable)
 	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
 	$(BIN)/python -m assay.training.train --data $(DATA) --out src/assay/models/shipped
-	TOKENIZERS_PARALLELISM=false $(BIN)/python -m assay.training.cross_train train \
-	  --data $(DATA) --more $(DATA_MORE) --out .train/cross-encoder --resume
-	$(BIN)/python -m assay.training.cross_train export \
-	  --checkpoint .train/cross-encoder/checkpoint.pt --out src/assay/models/shipped/assay-cross-encoder
+	$(CROSS_TRAIN) train --data $(DATA) --more $(DATA_MORE) --out .train/cross-encoder --resume
+	$(CROSS_TRAIN) train --data $(DATA) --more $(DATA_MORE) --out .train/cross-encoder-2 --resume \
+	  --init-from .train/cross-encoder/checkpoint.pt --seed 14
+	$(CROSS_TRAIN) train --data $(DATA) --more $(DATA_MORE) --out .train/cross-encoder-3 --resume \
+	  --init-from .train/cross-encoder-2/checkpoint.pt --seed 15
+	$(CROSS_TRAIN) export --checkpoint .train/cross-encoder-3/checkpoint.pt --version 1.1.0 \
+	  --out src/assay/models/shipped/assay-cross-encoder
 
 llm:  ## build the local OpenAI-compatible LLM server (first run: minutes) and start it
 	bash scripts/llm.sh setup

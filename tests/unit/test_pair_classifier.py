@@ -51,10 +51,13 @@ def test_manifest_names_the_outputs_in_training_order() -> None:
 def test_a_long_passage_is_read_in_overlapping_windows(model: PairClassifier) -> None:
     filler = " ".join(f"Paragraph {i} describes the storage room." for i in range(120))
     question = "How long does a charge take?"
-    short, long_ = model.score([(question, MANUAL), (question, f"{filler} {MANUAL}")])
+    short, long_, without = model.score(
+        [(question, MANUAL), (question, f"{filler} {MANUAL}"), (question, filler)]
+    )
     assert short.windows == 1 and long_.windows > 2
-    # the answer at the very end of a long text is still found
-    assert long_.relevant > 0.5 * short.relevant
+    # the answer at the very end of a long text is still found: the same filler without
+    # it scores near zero (1.1.0: 0.325 with the answer at the end, 0.006 without)
+    assert long_.relevant > 20 * without.relevant
 
 
 def test_r4_the_passage_that_answers_ranks_above_on_topic_ones_that_do_not() -> None:
@@ -67,8 +70,8 @@ def test_r4_the_passage_that_answers_ranks_above_on_topic_ones_that_do_not() -> 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="model quality of assay-support-ce 1.0.0: a claim copied from the evidence is "
-    "called contradicted about as often as supported (answer-swap stress AUROC 0.63-0.74)",
+    reason="model quality of assay-support-ce 1.1.0: a claim copied from the evidence is "
+    "called contradicted about as often as supported (answer-swap stress AUROC 0.71-0.85)",
 )
 def test_e10_support_falls_when_the_figure_in_the_evidence_changes() -> None:
     claim = "A full charge takes about 3 hours."
