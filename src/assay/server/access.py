@@ -2,7 +2,7 @@
 
 Every route except health (and the dashboard's login page) is guarded by
 :func:`require` (or calls :func:`authorize`). The key comes as ``Authorization: Bearer
-<key>`` or ``X-API-Key: <key>`` (the dashboard sends it from its session cookie). A
+<key>`` or ``X-API-Key: <key>`` (the dashboard's pages: a session cookie instead). A
 missing or unknown key is 401, a key without the role 403. The engine a route acts
 through (:func:`acting_engine`) writes the key's id as the actor of every audit event.
 
