@@ -4,6 +4,8 @@ make the server read a body without a key, see server paths, or crash a route.""
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -294,3 +296,33 @@ def test_b4_inputs_that_were_500s_are_client_errors(service: Service) -> None:
             response = service.client.post(path, content=body, headers=headers)
             assert 400 <= response.status_code < 500, (path, body[:80], response.text[:300])
             assert response.json()["error"]["message"]
+
+
+def test_b4_uploads_survive_the_ingestion_process_being_killed(service: Service) -> None:
+    """Uploads run in a process of their own: once it has died (killed, out of memory),
+    the file sent to it fails with a message, nothing of it is kept, and the next upload
+    gets a fresh process."""
+    curator = service.headers("curator")
+
+    def upload(name: str, text: str) -> dict[str, Any]:
+        response = service.client.post(
+            "/v1/ingest",
+            files=[("files", (name, text.encode()))],
+            data={"source": "support-wiki"},
+            headers=curator,
+        )
+        assert response.status_code == 200, response.text
+        return response.json()["files"][0]
+
+    assert upload("first.md", "# First\n\nThe first note.\n")["status"] == "added"
+    worker: IngestWorker = service.client.app.state.ingest_worker  # type: ignore[attr-defined]
+    executor = worker._executor
+    assert executor is not None
+    for process in list(executor._processes.values()):  # the pool's own worker
+        os.kill(process.pid, signal.SIGKILL)
+    time.sleep(0.5)
+    lost = upload("second.md", "# Second\n\nThe second note.\n")
+    assert lost["status"] == "failed" and "ingestion process stopped" in lost["error"]
+    folder = next((service.db.parent / "uploads").rglob("first.md")).parent
+    assert not (folder / "second.md").exists()
+    assert upload("third.md", "# Third\n\nThe third note.\n")["status"] == "added"
