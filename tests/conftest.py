@@ -30,6 +30,7 @@ def _isolated_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         "ASSAY_MONITOR_WINDOW",
         "ASSAY_MONITOR_BASELINE",
         "ASSAY_AUDIT_KEY_FILE",
+        "ASSAY_AUDIT_RETIRED_KEY_FILES",
         "ASSAY_INGEST_MAX_FILE_MB",
         "ASSAY_INGEST_MAX_FILE_SECONDS",
     ):

@@ -96,9 +96,10 @@ class Assay:
         )
         key_file = self.settings.audit_key_file
         key = AuditKey.load(key_file) if key_file else None  # before opening: nothing to close
+        retired = [AuditKey.load(path) for path in self.settings.audit_retired_key_files]
         self._conn = connect(self.settings.db, create=create)
         self.sources = SourceRegistry(self._conn)
-        self.audit = AuditLog(self._conn, actor=actor, key=key)
+        self.audit = AuditLog(self._conn, actor=actor, key=key, retired_keys=retired)
         self.store = SQLiteStore(self._conn)
         self.review = ReviewQueue(self._conn, self.audit)
         self.keys = KeyStore(self._conn, self.audit)

@@ -37,6 +37,9 @@ setting                   environment                 meaning
 ``audit_key_file``        ``ASSAY_AUDIT_KEY_FILE``    the key that seals audit rows
                                                       (``assay audit keygen``; kept
                                                       away from the database)
+``audit_retired_key_files`` ``ASSAY_AUDIT_RETIRED_KEY_FILES`` earlier audit keys, which
+                                                      still check the rows they sealed
+                                                      (separated by ``:``)
 ``ingest_max_file_mb``    ``ASSAY_INGEST_MAX_FILE_MB``  the largest file ingest reads
                                                       (default 64; an upload too)
 ``ingest_max_file_seconds`` ``ASSAY_INGEST_MAX_FILE_SECONDS`` the longest one file may
@@ -87,10 +90,11 @@ class Settings(BaseSettings):
     monitor_baseline: Annotated[int, Field(ge=1, le=1_000_000)] = 1000
     auto_tighten: Annotated[float, Field(ge=0.0, le=0.5)] = 0.0
     audit_key_file: Path | None = None
+    audit_retired_key_files: Annotated[list[Path], NoDecode] = []
     ingest_max_file_mb: Annotated[float, Field(gt=0)] = 64.0
     ingest_max_file_seconds: Annotated[float, Field(gt=0)] = 1800.0
 
-    @field_validator("policy_dirs", mode="before")
+    @field_validator("policy_dirs", "audit_retired_key_files", mode="before")
     @classmethod
     def _split_dirs(cls, value: Any) -> Any:
         if isinstance(value, str):

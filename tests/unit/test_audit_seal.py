@@ -184,7 +184,30 @@ def test_b2_a_row_sealed_by_another_key_is_named(db_path: Path, key_file: Path) 
     AuditKey.generate(other)
     with open_engine(db_path, other) as engine:
         [problem] = engine.audit.verify().problems
-        assert "sealed with another key" in problem.problem
+        assert "sealed with a key that is not configured" in problem.problem
+        assert AuditKey.load(key_file).key_id in problem.problem
+
+
+def test_b2_a_rotated_key_still_checks_the_rows_it_sealed(
+    db_path: Path, key_file: Path, tmp_path: Path
+) -> None:
+    with open_engine(db_path, key_file) as engine:
+        fill(engine, 2)
+        old_point = engine.audit.checkpoint()
+    new_key = key_file.with_name("new.key")
+    AuditKey.generate(new_key)
+    settings = load_settings(
+        db=db_path, audit_key_file=new_key, audit_retired_key_files=str(key_file)
+    )
+    with Assay(db_path, settings=settings) as engine:
+        fill(engine, 2)
+        report = engine.audit.verify(checkpoints=[old_point, engine.audit.checkpoint()])
+        assert report.ok and report.sealed == 4 and report.key_id == AuditKey.load(new_key).key_id
+        conn = raw(db_path)
+        rehash_from(conn, 2, new_query)  # a forger holding neither key
+        problems = engine.audit.verify().problems
+        assert [p.seq for p in problems] == [2, 3, 4]
+        assert all("seal does not match" in p.problem for p in problems)
 
 
 @pytest.mark.parametrize(

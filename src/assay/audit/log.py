@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from assay.audit.report import GENESIS_HASH, VerifyReport
-from assay.audit.seal import AuditKey, Checkpoint
+from assay.audit.seal import AuditKey, Checkpoint, Keyring
 from assay.db import transaction
 from assay.errors import InvalidInputError, NotFoundError, StorageError
 from assay.hashing import canonical_json, sha256_hex
@@ -83,13 +83,19 @@ class AuditLog:
     """Reads and appends the ``audit_events`` table of an assay database."""
 
     def __init__(
-        self, conn: sqlite3.Connection, *, actor: str | None = None, key: AuditKey | None = None
+        self,
+        conn: sqlite3.Connection,
+        *,
+        actor: str | None = None,
+        key: AuditKey | None = None,
+        retired_keys: Sequence[AuditKey] = (),
     ) -> None:
         """``actor`` is written into every event this log appends (an API key id); ``key``
-        seals every appended row and checks seals in :meth:`verify`."""
+        seals every appended row; it and ``retired_keys`` check seals in :meth:`verify`."""
         self._conn = conn
         self.actor = actor
         self.key = key
+        self.keys = Keyring(key, tuple(retired_keys))
 
     def append(
         self,
@@ -248,7 +254,7 @@ class AuditLog:
 
         walk = ChainWalk(
             _row_hash,
-            key=self.key,
+            keys=self.keys,
             expected_head=expected_head,
             checkpoints=checkpoints,
             replay=replay,

@@ -111,6 +111,35 @@ class AuditKey:
 
 
 @dataclass(frozen=True, slots=True)
+class Keyring:
+    """The key that seals new rows, and retired keys that still vouch for old ones.
+
+    Rotating a key: generate a new one, make it ``ASSAY_AUDIT_KEY_FILE``, and name the
+    old one in ``ASSAY_AUDIT_RETIRED_KEY_FILES``; rows keep the seal they were written
+    with, and each seal is checked with the key its id names.
+    """
+
+    current: AuditKey | None = None
+    retired: tuple[AuditKey, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        """No key at all: seals can be counted, not checked."""
+        return self.current is None and not self.retired
+
+    def seal_problem(self, digest: str, seal: str) -> str | None:
+        """Why ``seal`` does not vouch for ``digest`` under the key it names, or ``None``."""
+        key_id = seal.partition(":")[2].partition(":")[0]
+        for key in (self.current, *self.retired):
+            if key is not None and key.key_id == key_id:
+                return key.seal_problem(digest, seal)
+        return (
+            f"sealed with a key that is not configured (id {key_id[:16]}); if it is a "
+            "retired key, name its file in ASSAY_AUDIT_RETIRED_KEY_FILES"
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Checkpoint:
     """The head of the chain at a moment: ``seq`` rows, the last with hash ``head``.
 

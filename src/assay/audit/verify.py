@@ -19,7 +19,7 @@ from typing import Any
 
 from assay.audit.replay import map_problems, replay_problems
 from assay.audit.report import GENESIS_HASH, VerifyProblem, VerifyReport
-from assay.audit.seal import AuditKey, Checkpoint
+from assay.audit.seal import Checkpoint, Keyring
 from assay.hashing import sha256_hex
 
 RowHash = Callable[[dict[str, Any]], str]
@@ -32,12 +32,12 @@ class ChainWalk:
         self,
         row_hash: RowHash,
         *,
-        key: AuditKey | None,
+        keys: Keyring,
         expected_head: str | None,
         checkpoints: Sequence[Checkpoint],
         replay: bool,
     ) -> None:
-        self.row_hash, self.key, self.replay = row_hash, key, replay
+        self.row_hash, self.keys, self.replay = row_hash, keys, replay
         self.expected_head = expected_head
         self.checkpoints = sorted(checkpoints, key=lambda c: c.seq)
         self.wanted = {c.seq for c in self.checkpoints}
@@ -65,7 +65,7 @@ class ChainWalk:
             unsealed=self.unsealed,
             unchecked=self.unchecked,
             checkpoints=len(self.checkpoints),
-            key_id=self.key.key_id if self.key else None,
+            key_id=self.keys.current.key_id if self.keys.current else None,
         )
 
     def _add(self, seq: int, event_id: str | None, problem: str) -> None:
@@ -107,10 +107,10 @@ class ChainWalk:
             return
         self.sealed += 1
         self.first_sealed = seq if self.first_sealed is None else self.first_sealed
-        if self.key is None:
+        if self.keys.empty:
             self.unchecked += 1
             return
-        problem = self.key.seal_problem(stored, str(seal))
+        problem = self.keys.seal_problem(stored, str(seal))
         if problem:
             self._add(seq, event_id, problem)
 
@@ -141,8 +141,8 @@ class ChainWalk:
 
     def _checkpoint(self, point: Checkpoint, last: int) -> None:
         name = f"checkpoint of {point.created_at} (seq {point.seq})"
-        if point.seal is not None and self.key is not None:
-            problem = self.key.seal_problem(point.digest, point.seal)
+        if point.seal is not None and not self.keys.empty:
+            problem = self.keys.seal_problem(point.digest, point.seal)
             if problem:
                 self._add(point.seq, None, f"{name}: {problem}")
                 return
