@@ -250,7 +250,7 @@ class Assay:
         options = options or IngestOptions()
         options = replace(
             options,
-            max_file_bytes=options.max_file_bytes or self.max_file_bytes,
+            max_file_bytes=options.max_file_bytes or int(self.settings.ingest_max_file_mb * 2**20),
             max_file_seconds=options.max_file_seconds or self.settings.ingest_max_file_seconds,
         )
         return ingest(
@@ -261,11 +261,6 @@ class Assay:
             options=options,
             on_file=on_file,
         )
-
-    @property
-    def max_file_bytes(self) -> int:
-        """The largest file (or upload) ingestion accepts, from ``ingest_max_file_mb``."""
-        return int(self.settings.ingest_max_file_mb * 2**20)
 
     def assess(
         self,

@@ -94,7 +94,6 @@ class AuditLog:
         seals every appended row; it and ``retired_keys`` check seals in :meth:`verify`."""
         self._conn = conn
         self.actor = actor
-        self.key = key
         self.keys = Keyring(key, tuple(retired_keys))
 
     def append(
@@ -146,7 +145,8 @@ class AuditLog:
         columns["seq"] = (last["seq"] if last else 0) + 1
         columns["prev_hash"] = last["row_hash"] if last else GENESIS_HASH
         columns["row_hash"] = _row_hash(columns)
-        columns["seal"] = self.key.seal(columns["row_hash"]) if self.key else None
+        key = self.keys.current
+        columns["seal"] = key.seal(columns["row_hash"]) if key else None
         self._conn.execute(
             f"INSERT INTO audit_events ({_COLUMNS}) VALUES"
             " (:seq, :event_id, :created_at, :kind, :query, :query_hash, :policy_name,"
@@ -233,7 +233,7 @@ class AuditLog:
         first = self._conn.execute(
             "SELECT MIN(seq) FROM audit_events WHERE seal IS NOT NULL AND seq <= ?", (seq,)
         ).fetchone()[0]
-        return Checkpoint.make(seq, digest, self.key, sealed_since=first, now=now)
+        return Checkpoint.make(seq, digest, self.keys.current, sealed_since=first, now=now)
 
     def verify(
         self,

@@ -29,7 +29,7 @@ import secrets
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from assay.errors import InvalidInputError
 from assay.hashing import canonical_json, sha256_hex
@@ -189,8 +189,7 @@ class Checkpoint:
             raise InvalidInputError(where, text[:60], fix, problem="is not a checkpoint")
         seq, head, created_at, since, seal = (data.get(k) for k in _CHECKPOINT_FIELDS)
         if (
-            not isinstance(seq, int)
-            or not _count(seq)
+            not _count(seq)
             or not (since is None or _count(since))
             or not isinstance(head, str)
             or not isinstance(created_at, str)
@@ -203,7 +202,7 @@ class Checkpoint:
 _CHECKPOINT_FIELDS = ("seq", "head", "created_at", "sealed_since", "seal")
 
 
-def _count(value: Any) -> bool:
+def _count(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 

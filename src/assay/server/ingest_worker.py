@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.engine import Assay
-from assay.ingest.pipeline import IngestOptions
+from assay.ingest.pipeline import FileOutcome, IngestOptions, IngestReport
 from assay.settings import Settings
 
 _ENGINE: Assay | None = None  # the worker process's engine, opened by _start
@@ -53,8 +53,7 @@ class IngestWorker:
             error = (
                 f"{path.name}: the ingestion process stopped before finishing; nothing was stored"
             )
-            files = [{"path": str(path), "status": "failed", "documents": 0, "chunks": 0}]
-            return {"summary": error, "files": [files[0] | {"error": error}]}
+            return IngestReport([FileOutcome(str(path), "failed", error=error)]).as_dict()
         return report
 
     def close(self) -> None:
