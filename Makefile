@@ -52,8 +52,8 @@ bench-models: install  ## relevance and support models on every dataset, left ou
 bench-judge: install  ## the answer judge's score, faithful vs hallucinated, on held-out data -> docs/benchmarks.md
 	$(BIN)/python bench/judge.py --data $(DATA) --write
 
-bench-pipeline: install  ## ask's answers and abstentions on SQuAD 2.0 test articles, beside BERT -> docs/benchmarks.md
-	$(BIN)/python bench/pipeline.py --data $(DATA) --write
+bench-pipeline: install  ## ask's answers and abstentions on SQuAD 2.0 test articles beside BERT, and knowledge bases without the answer -> docs/benchmarks.md
+	$(BIN)/python bench/pipeline.py --data $(DATA) --more $(DATA_MORE) --write
 
 bench-calibration: install  ## calibration targets (Brier, ECE, AUROC, guaranteed thresholds) on held-out SQuAD 2.0 articles -> docs/benchmarks.md
 	$(BIN)/python bench/calibration.py --data $(DATA) --write
@@ -69,7 +69,7 @@ serve: install  ## the API and dashboard over the walkthrough's database (run `m
 
 CROSS_TRAIN := TOKENIZERS_PARALLELISM=false $(BIN)/python -m assay.training.cross_train
 
-train-models: install  ## retrain the shipped models: the v1 feature heads (minutes), the cross-encoder (3 epochs, about 3 hours on 2 cores; resumable)
+train-models: install  ## retrain the shipped models: the v1 feature heads (minutes), the cross-encoder (3 epochs, about 3 hours on 2 cores; resumable), the answer-correctness model (15 minutes)
 	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
 	$(BIN)/python -m assay.training.train --data $(DATA) --out src/assay/models/shipped
 	$(CROSS_TRAIN) train --data $(DATA) --more $(DATA_MORE) --out .train/cross-encoder --resume
@@ -79,6 +79,8 @@ train-models: install  ## retrain the shipped models: the v1 feature heads (minu
 	  --init-from .train/cross-encoder-2/checkpoint.pt --seed 15
 	$(CROSS_TRAIN) export --checkpoint .train/cross-encoder-3/checkpoint.pt --version 1.1.0 \
 	  --out src/assay/models/shipped/assay-cross-encoder
+	$(BIN)/python -m assay.training.correctness_train --data $(DATA) --more $(DATA_MORE) \
+	  --out src/assay/models/shipped/assay-correctness
 
 llm:  ## build the local OpenAI-compatible LLM server (first run: minutes) and start it
 	bash scripts/llm.sh setup

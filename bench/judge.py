@@ -35,11 +35,12 @@ from pathlib import Path
 
 import numpy as np
 from docs_section import write_section
-from models import bm25_scores, cold, cosine_scores
+from models import bm25_scores, cosine_scores
 
 from assay.judge.evaluate import evaluate, get_judge
 from assay.judge.schema import ACTIONS
 from assay.metrics import auroc
+from assay.models.pairs import clear_encoding_caches
 from assay.models.support import get_support_model
 from assay.training.datasets import halueval_pairs, halueval_rows, scifact_pairs
 
@@ -139,7 +140,7 @@ def score_items(items: Sequence[Item]) -> Scores:
     """The judge (timed, cold cache) and the baselines on ``items``."""
     judge = get_judge()
     evaluate(items[0].query, items[0].answer, [{"id": CONTEXT_ID, "text": items[0].context}])
-    cold()  # models loaded; every text is encoded again inside the clock
+    clear_encoding_caches()  # models loaded; every text is encoded again inside the clock
     scores, actions = [], []
     start = time.perf_counter()
     for i, item in enumerate(items, start=1):

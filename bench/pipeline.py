@@ -21,10 +21,12 @@ answerable, half unanswerable) is then asked under each built-in policy, offline
 BERT-large's official dev predictions ("" = no answer) on the same questions give a
 reference; note that BERT reads each question's gold paragraph while assay must find it
 among all paragraphs. With ``ASSAY_LLM_URL`` set, ``--llm-questions`` of the sample are
-asked again with the LLM answerer (informational policy).
+asked again with the LLM answerer (informational policy). Then ``bench/abstention.py``:
+knowledge bases without the answer, on SQuAD and two sets of ``--more``, beside the
+previous release.
 
-    .venv/bin/python bench/pipeline.py [--data PATH] [--questions N] [--llm-questions M]
-                                       [--write]
+    .venv/bin/python bench/pipeline.py [--data PATH] [--more PATH] [--questions N]
+                                       [--llm-questions M] [--no-abstention] [--write]
 """
 
 from __future__ import annotations
@@ -45,18 +47,20 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from abstention import section as abstention_section
 from docs_section import write_section
-from models import cold
 
 from assay import Assay
 from assay.answer.citations import strip_citations
 from assay.calibration.scoring import normalize_answer as normalize
 from assay.ingest.pipeline import IngestOptions
+from assay.models.pairs import clear_encoding_caches
 from assay.respond import Status
 from assay.settings import load_settings
 from assay.training.datasets import squad_splits
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data"
+MORE = Path(__file__).resolve().parents[2] / "shared/data_more"
 SECTION = "## Answers and abstention (bench/pipeline.py)"
 SEED = 13
 POLICIES = ("informational", "financial", "legal", "safety_critical")
@@ -183,12 +187,14 @@ class Outcome:
 
     status: list[str] = field(default_factory=list)
     text: list[str] = field(default_factory=list)  #: the answer to score; "" if abstained
+    #: what EM and F1 score: the short answer stated first where there is one, else text
+    short: list[str] = field(default_factory=list)
     ms: list[float] = field(default_factory=list)
 
 
 def run_assay(engine: Assay, questions: Sequence[Question], policy: str) -> Outcome:
     """Ask every question under ``policy``; a cold encoding cache at the start."""
-    cold()
+    clear_encoding_caches()
     out = Outcome()
     start = time.perf_counter()
     for i, q in enumerate(questions, start=1):
@@ -198,6 +204,8 @@ def run_assay(engine: Assay, questions: Sequence[Question], policy: str) -> Outc
         out.status.append(response.status.value)
         answered = response.status is Status.ANSWERED and response.draft is not None
         out.text.append(strip_citations(response.draft.text) if answered else "")
+        short = response.draft.short if answered and response.draft else None
+        out.short.append(short or out.text[-1])
         if i % 100 == 0:
             log(f"  {policy}: {i}/{len(questions)} in {time.perf_counter() - start:.0f} s")
     return out
@@ -210,6 +218,7 @@ def run_bert(path: Path, questions: Sequence[Question]) -> Outcome:
         text = predictions[q.id]
         out.status.append("answered" if text else "abstained")
         out.text.append(text)
+        out.short.append(text)
     return out
 
 
@@ -221,13 +230,13 @@ def metrics(questions: Sequence[Question], out: Outcome) -> dict[str, float | No
     em = np.asarray(
         [
             max((exact(g, t) for g in q.golds), default=0.0)
-            for q, t in zip(questions, out.text, strict=True)
+            for q, t in zip(questions, out.short, strict=True)
         ]
     )
     f = np.asarray(
         [
             max((f1(g, t) for g in q.golds), default=0.0)
-            for q, t in zip(questions, out.text, strict=True)
+            for q, t in zip(questions, out.short, strict=True)
         ]
     )
     has = np.asarray([contains(q.golds, t) for q, t in zip(questions, out.text, strict=True)])
@@ -334,6 +343,10 @@ def llm_section(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--more", type=Path, default=MORE, help="the further datasets")
+    parser.add_argument(
+        "--no-abstention", action="store_true", help="skip the knowledge bases without the answer"
+    )
     parser.add_argument("--questions", type=int, default=400, help="questions asked offline")
     parser.add_argument("--llm-questions", type=int, default=20, help="asked with the LLM")
     parser.add_argument("--write", action="store_true", help="replace the docs section")
@@ -359,6 +372,8 @@ def main() -> None:
         "",
         "Answers are scored on `response.draft.text` with citations stripped (the drafted "
         "sentences, without the hedge preamble and judge notes `response.answer` adds); "
+        "EM and F1 on the short answer stated first where there is one (`draft.short`: a "
+        "date, quantity or name the question asks for), else on that text; "
         "EM, F1 and contains gold on answered answerable questions, SQuAD's normalisation, "
         "best over the gold answers. Selective accuracy: share of answered questions that "
         "are answerable and correct, by two rules (a gold answer contained in the answer; "
@@ -399,10 +414,15 @@ def main() -> None:
         keep = [i for i, q in enumerate(questions) if q.id in llm_ids]
         info = outcomes["informational"]
         offline = Outcome(
-            [info.status[i] for i in keep], [info.text[i] for i in keep], [info.ms[i] for i in keep]
+            [info.status[i] for i in keep],
+            [info.text[i] for i in keep],
+            [info.short[i] for i in keep],
+            [info.ms[i] for i in keep],
         )
         if args.llm_questions > 0:
             llm_section(Path(tmp), llm, offline, lines)
+    if not args.no_abstention:
+        lines += abstention_section(args.data, args.more)
     section = "\n".join(lines)
     print(section)
     if args.write:

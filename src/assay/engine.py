@@ -25,6 +25,13 @@ from types import TracebackType
 from typing import Any
 
 from assay.answer.base import Answerer
+from assay.answer.correctness import (
+    DEFAULT_CORRECTNESS_MODEL,
+    SHIPPED_CORRECTNESS,
+    CorrectnessModel,
+    CorrectnessRater,
+    load_correctness_model,
+)
 from assay.answer.extractive import ExtractiveAnswerer
 from assay.ask import AskResult, ask_payload, assess_retrieval
 from assay.audit import AuditLog
@@ -110,6 +117,7 @@ class Assay:
         self._relevance: RelevanceModel | None = None
         self._cascade: RelevanceModel | None = None
         self._support: SupportModel | None = None
+        self._correctness: CorrectnessModel | None = None
         self._answerer: Answerer | None = None
         self._judge: Judge | None = None
 
@@ -151,6 +159,21 @@ class Assay:
         if self._support is None and self.settings.support_model.lower() != "none":
             self._support = get_support_model(self.settings.support_model)
         return self._support
+
+    def correctness_for(self, policy: Policy) -> CorrectnessRater | None:
+        """Rates whether an answer is right (setting ``correctness_model``): ``None`` when
+        set to ``none``, or when the relevance model that ``policy`` gets is not the one
+        the correctness model was fitted with (its features would mean something else)."""
+        spec = self.settings.correctness_model
+        relevance = self.relevance_for(policy)
+        if spec.lower() == "none" or relevance is None:
+            return None
+        if self._correctness is None:
+            path = SHIPPED_CORRECTNESS if spec == DEFAULT_CORRECTNESS_MODEL else Path(spec)
+            self._correctness = load_correctness_model(path)
+        if not self._correctness.applies_to(relevance.name):
+            return None
+        return CorrectnessRater(self._correctness, relevance)
 
     @property
     def answerer(self) -> Answerer:
@@ -317,8 +340,9 @@ class Assay:
 
         offline = ExtractiveAnswerer(self.relevance) if self.settings.answerer == "llm" else None
         responder = Responder(
-            self.answerer, self.judge, fallback=offline, calibrator=self.calibrator
-        )
+            self.answerer, self.judge, fallback=offline, calibrator=self.calibrator,
+            correctness=self.correctness_for(chosen),
+        )  # fmt: skip
         response = responder.respond(question, result, broaden=broaden)
         if not record:
             return response

@@ -76,18 +76,31 @@ class ModelRules:
         return {"llm_cascade": self.llm_cascade}
 
 
+#: what P(the answer is right) does to an answer, where no policy says (informational's)
+DEFAULT_CORRECTNESS_THRESHOLDS = ActionThresholds(publish=0.6, caveat=0.25, human_review=0.15)
+
+
 @dataclass(frozen=True, slots=True)
 class JudgeRules:
-    """What the judge's score does to an answer (J6, G3)."""
+    """What the judge's score does to an answer (J6, G3).
+
+    ``thresholds`` apply to the judge's support score, ``correctness`` to the answer-
+    correctness model's P(right) (:mod:`assay.answer.correctness`); where both rate an
+    answer, the stricter action stands.
+    """
 
     thresholds: ActionThresholds = field(default_factory=ActionThresholds)
     #: also queue suppressed answers for human review, not only ``human_review`` ones:
     #: in high-stakes domains nothing is dropped silently
     queue_suppressed: bool = False
+    correctness: ActionThresholds = DEFAULT_CORRECTNESS_THRESHOLDS
 
     def as_dict(self) -> dict[str, Any]:
         """The rules in their TOML shape."""
-        return self.thresholds.as_dict() | {"queue_suppressed": self.queue_suppressed}
+        return self.thresholds.as_dict() | {
+            "queue_suppressed": self.queue_suppressed,
+            "correctness": self.correctness.as_dict(),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,7 +313,18 @@ def _judge_rules(table: TableReader) -> JudgeRules:
             human_review=table.unit("human_review", defaults.human_review),
         ),
     )
-    rules = JudgeRules(thresholds, table.boolean("queue_suppressed", False))
+    queue = table.boolean("queue_suppressed", False)
+    inner, fallback = table.section("correctness"), DEFAULT_CORRECTNESS_THRESHOLDS
+    correctness = inner.build(
+        "judge.correctness",
+        lambda: ActionThresholds(
+            publish=inner.unit("publish", fallback.publish),
+            caveat=inner.unit("caveat", fallback.caveat),
+            human_review=inner.unit("human_review", fallback.human_review),
+        ),
+    )
+    inner.finish()
+    rules = JudgeRules(thresholds, queue, correctness)
     table.finish()
     return rules
 

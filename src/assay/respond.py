@@ -47,7 +47,9 @@ from typing import Any
 
 from assay.answer.base import Answerer, AnswerMode, Draft, Uncertainty
 from assay.answer.citations import CitationCheck, validate_citations
+from assay.answer.correctness import CorrectnessRater
 from assay.answer.expansion import pseudo_relevance_phrasings
+from assay.answer.gaps import evidence_gaps, subject_terms
 from assay.ask import AskResult
 from assay.calibration.apply import Calibrator
 from assay.judge.base import Judge, Judgment, empty_or_refusal, is_refusal
@@ -192,6 +194,11 @@ def contexts_of(result: AskResult) -> list[Context]:
     return [Context(e.id, e.candidate.text, e.confidence) for e in admitted]
 
 
+def texts_of(result: AskResult) -> list[str]:
+    """The texts of the admitted evidence."""
+    return [e.candidate.text for e in result.scored.admitted]
+
+
 def no_answer(why: str, judge: str) -> Assessment:
     """The J4 assessment of a non-answer (refusal, clarifying question)."""
     judgment = empty_or_refusal("", judge)
@@ -220,6 +227,8 @@ class Responder:
     judge: Judge
     fallback: Answerer | None = None
     calibrator: Calibrator | None = None  #: applies the stored answer map (J7)
+    #: rates whether the answer is right; its score replaces the judge's support score
+    correctness: CorrectnessRater | None = None
 
     def respond(
         self,
@@ -238,7 +247,7 @@ class Responder:
         if decision in (Decision.PROCEED, Decision.HEDGE):
             response = self._answer(question, result, trail)
         elif decision is Decision.CLARIFY:
-            missing = list(result.signals.missing_terms)
+            missing = subject_terms(result.signals.missing_terms)
             draft = self._write(trail, lambda a: a.clarify(question, contexts_of(result), missing))
             if draft is None:
                 response = self._refuse(
@@ -322,9 +331,9 @@ class Responder:
             why = "the evidence is too weak to answer from (set confidence "
             why += f"{result.confidence:.2f})"
         steps = ["rephrase the question with the terms your documents use"]
-        if result.signals.missing_terms:
-            missing = ", ".join(result.signals.missing_terms)
-            steps.append(f"add documents that cover {missing} (`assay ingest`)")
+        gaps = evidence_gaps(result.scored.query, result.signals.missing_terms, texts_of(result))
+        if gaps:
+            steps.append(f"add documents that cover {', '.join(gaps)} (`assay ingest`)")
         else:
             steps.append("add documents that cover the question (`assay ingest`)")
         steps.append("or ask the owner of the subject")
@@ -364,13 +373,19 @@ class Responder:
                 assessment=no_answer(why, self.judge.name),
             )  # fmt: skip
         policy = result.scored.policy
-        judgment = self.judge.judge(question, draft.text, contexts, policy.judge.thresholds)
+        thresholds = policy.judge.thresholds
+        judgment = self.judge.judge(question, draft.text, contexts, thresholds)
+        if self.correctness is not None:
+            judgment = self.correctness.rate(
+                question, result, draft.quoted, citations.valid, judgment, policy.judge
+            )
         if self.calibrator is not None:
             judgment = self.calibrator.judgment(judgment, policy.judge.thresholds)
         assessment = judgment.assessment
         base = replace(base, judgment=judgment, assessment=assessment)
         action = assessment.recommended_action
-        rated = f"the judge rated it {assessment.confidence_score:.2f} ({action})"
+        rater = "it was rated" if judgment.correctness else "the judge rated it"
+        rated = f"{rater} {assessment.confidence_score:.2f} ({action})"
         if action in ("human_review", "suppress"):
             queue = action == "human_review" or policy.judge.queue_suppressed
             held = "it is queued for human review" if queue else "it was suppressed"
@@ -404,9 +419,9 @@ def _uncertainty(result: AskResult) -> Uncertainty:
     s = result.signals
     label = result.scored.policy.labels.label(result.confidence).value
     reasons = []
-    if s.missing_terms:
-        missing = ", ".join(f"'{t}'" for t in s.missing_terms)
-        reasons.append(f"the evidence does not mention {missing}")
+    gaps = evidence_gaps(result.scored.query, s.missing_terms, texts_of(result))
+    if gaps:
+        reasons.append(f"the evidence does not mention {', '.join(gaps)}")
     if s.judgment is not None and s.judgment < 0.5:
         reasons.append("no passage clearly answers the question")
     if s.top < 0.7:

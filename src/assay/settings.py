@@ -20,6 +20,10 @@ setting                   environment                 meaning
 ``support_model``         ``ASSAY_SUPPORT_MODEL``     claim-evidence support
                                                       (``assay-support``; ``none``:
                                                       lexical corroboration only)
+``correctness_model``     ``ASSAY_CORRECTNESS_MODEL`` rates whether an answer is right
+                                                      (``assay-correctness``, a folder
+                                                      with ``model.json``; ``none``:
+                                                      the judge's support score only)
 ``answerer``              ``ASSAY_ANSWERER``          writes answers (``extractive``:
                                                       cited sentences, offline;
                                                       ``llm``: the LLM endpoint)
@@ -83,6 +87,7 @@ class Settings(BaseSettings):
     embedder: str = "minilm"
     relevance_model: str = "assay-relevance"
     support_model: str = "assay-support"
+    correctness_model: str = "assay-correctness"
     answerer: Literal["extractive", "llm"] = "extractive"
     judge: Literal["assay-judge", "llm"] = "assay-judge"
     severity_policies: dict[str, str] = {}

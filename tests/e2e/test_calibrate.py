@@ -39,6 +39,9 @@ QUESTIONS = [
 ]
 
 
+SAFE_RANGE = "What ambient temperature range is safe for charging the HX-40?"
+
+
 @pytest.fixture
 def answer_labels(tmp_path: Path) -> Path:
     path = tmp_path / "answers.jsonl"
@@ -68,8 +71,11 @@ def calibrate(*args: str, db: Path) -> str:
 
 
 def test_j7_an_answer_map_calibrates_the_judge_and_is_audited(
-    demo_db: Path, answer_labels: Path
+    demo_db: Path, answer_labels: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A map fitted on the judge's scores of given answers calibrates the judge's score
+    wherever it decides alone; an answer the correctness model rates has another score,
+    so the map (keyed by the scorer) leaves it alone."""
     out = calibrate(
         "fit", "--labels", str(answer_labels), "--target", "answer", "--json", db=demo_db
     )
@@ -78,12 +84,10 @@ def test_j7_an_answer_map_calibrates_the_judge_and_is_audited(
     assert stored["n_labels"] == 24 and "brier_after" in stored["metrics"]
     listed = run_cli("calibrate", "maps", db=demo_db).stdout
     assert "answer" in listed and stored["model_key"] in listed
-    answered = ask(
-        demo_db,
-        "What ambient temperature range is safe for charging the HX-40?",
-        "--policy",
-        "financial",
-    )
+    rated = ask(demo_db, SAFE_RANGE, "--policy", "financial")
+    assert rated["judge"]["correctness"] is not None and rated["judge"]["calibration"] is None
+    monkeypatch.setenv("ASSAY_CORRECTNESS_MODEL", "none")
+    answered = ask(demo_db, SAFE_RANGE, "--policy", "financial")
     calibration = answered["judge"]["calibration"]
     assert calibration["id"] == stored["id"] and 0.0 <= calibration["value"] <= 1.0
     assert answered["assessment"]["confidence_score"] == calibration["value"]
@@ -148,7 +152,7 @@ def test_r6_a_new_policy_version_with_new_bands_keeps_its_set_map(
     out = ask(
         demo_db, "How long does a full charge of the HX-40 take?", "--policy", "safety_critical"
     )
-    assert out["policy"]["version"] == "4" and out["confidence"]["calibrated"] is True
+    assert out["policy"]["version"] == "5" and out["confidence"]["calibrated"] is True
 
 
 def test_r6_thresholds_write_a_new_policy_version(
@@ -170,7 +174,7 @@ def test_r6_thresholds_write_a_new_policy_version(
     )
     choice = json.loads(out)
     policy = PolicyBook.load([folder]).get("financial")
-    assert policy.version == choice["version"] == "3"
+    assert policy.version == choice["version"] == "4"
     assert policy.routing.bands.proceed == pytest.approx(round(choice["threshold"], 6))
     assert policy.routing.bands.proceed > policy.routing.bands.hedge > policy.routing.bands.broaden
     assert (folder / "financial.toml").read_text().startswith("# calibrated by `assay calibrate")
@@ -275,7 +279,7 @@ def test_labels_from_a_dataset_and_bad_input(tmp_path: Path) -> None:
 
 
 def test_b2_a_map_edited_in_its_table_is_caught_by_verify(
-    demo_db: Path, answer_labels: Path, tmp_path: Path
+    demo_db: Path, answer_labels: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import shutil
     import sqlite3
@@ -293,6 +297,7 @@ def test_b2_a_map_edited_in_its_table_is_caught_by_verify(
     conn.execute("UPDATE calibration_maps SET params = replace(params, '\"a\":', '\"a\":9')")
     conn.commit()
     conn.close()
+    monkeypatch.setenv("ASSAY_CORRECTNESS_MODEL", "none")  # the judge's score, which it maps
     ask(
         db,
         "What ambient temperature range is safe for charging the HX-40?",

@@ -32,14 +32,23 @@ def answerer() -> ExtractiveAnswerer:
 def test_g2_the_answer_is_cited_sentences_of_the_evidence(answerer: ExtractiveAnswerer) -> None:
     draft = answerer.answer("At what temperature may I charge the HX-40?", [SDS, WIKI])
     assert validate_citations(draft.text, ["sds", "wiki"]).ok
-    assert draft.text.startswith("Charge the HX-40 only between 0 °C and 45 °C. [Source: sds]")
+    assert draft.quoted.startswith("Charge the HX-40 only between 0 °C and 45 °C. [Source: sds]")
     assert "[Source: wiki]" not in draft.text  # the wiki only repeats it
     assert draft.answerer.startswith("extractive-v1[assay-relevance")
 
 
 def test_the_sentence_with_the_kind_of_answer_asked_for_wins(answerer: ExtractiveAnswerer) -> None:
     draft = answerer.answer("How long does a full charge of the HX-40 take?", [SDS])
-    assert draft.text == "A full charge from empty takes about 3 hours. [Source: sds]"
+    assert draft.quoted == "A full charge from empty takes about 3 hours. [Source: sds]"
+
+
+def test_the_answer_states_the_duration_asked_for_first(answerer: ExtractiveAnswerer) -> None:
+    draft = answerer.answer("How long does a full charge of the HX-40 take?", [SDS])
+    assert draft.short == "about 3 hours"
+    assert draft.text == f"about 3 hours: {draft.quoted}"
+    assert draft.to_dict()["short"] == "about 3 hours"
+    plain = answerer.answer("Can I charge the HX-40 at 70 °C?", [SDS])
+    assert plain.short is None and plain.text == plain.quoted  # a yes/no question: no span
 
 
 def test_a_second_sentence_never_contradicts_the_first(answerer: ExtractiveAnswerer) -> None:

@@ -151,3 +151,20 @@ def test_j1_j5_evaluate_validates_dedups_and_grounds_everything() -> None:
     kept = [Context("sds", SDS.text), Context("forum", FORUM.text)]
     assert grounding_problems(judgment.assessment, answer, kept) == []
     assert judgment.assessment.speculation_flags == ["It is probably fine."]
+
+
+def test_j1_conflicts_among_contexts_are_listed_only_where_they_bear_on_the_answer(
+    judge: ModelJudge,
+) -> None:
+    """The walkthrough's first answer is about charging temperature; the data sheet and
+    the 2019 manual also disagree on charging time, which the answer does not state."""
+    sheet = Context(
+        "sheet", "Charge the HX-40 between 0 °C and 45 °C. A full charge takes 3 hours."
+    )
+    manual = Context("manual", "A full charge takes 5 hours.")
+    temperature = "Charge the HX-40 between 0 °C and 45 °C [Source: sheet]."
+    duration = "A full charge takes 3 hours [Source: sheet]."
+    about_temperature = judge.judge(QUESTION, temperature, [sheet, manual], ActionThresholds())
+    about_duration = judge.judge(QUESTION, duration, [sheet, manual], ActionThresholds())
+    assert about_temperature.assessment.source_conflicts == []
+    assert {c.source_b for c in about_duration.assessment.source_conflicts} == {"manual"}

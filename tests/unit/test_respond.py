@@ -37,10 +37,10 @@ def result(decision: Decision, *similarities: float, composite: float = 0.6) -> 
         for i, s in enumerate(similarities)
     ]  # fmt: skip
     scored = score_candidates(
-        "How warm may it get?", candidates, POLICY,
+        "How warm may the anode get?", candidates, POLICY,
         lambda c: SourceFacts("official", 1.0, source_id="sds"), as_of=AS_OF,
     )  # fmt: skip
-    signals = SetSignals(0.9, 0.5, 1.0, 1.0, 0.5, composite, missing_terms=("warm",))
+    signals = SetSignals(0.9, 0.5, 1.0, 1.0, 0.5, composite, missing_terms=("warm", "anode"))
     retrieval = Retrieval("q", [], np.zeros((0, 4), dtype=np.float32), "hybrid", "test")
     route = Route(decision, ("scripted",), Bands(0.7, 0.5, 0.3))
     return AskResult(scored, retrieval, signals, route)
@@ -106,7 +106,9 @@ def respond(
     broaden: Callable[[Sequence[str]], AskResult] | None = None,
 ) -> Response:
     routed = result(decision, 0.9)
-    return Responder(answerer, judge).respond("How warm may it get?", routed, broaden=broaden)
+    return Responder(answerer, judge).respond(
+        "How warm may the anode get?", routed, broaden=broaden
+    )
 
 
 def test_r9_proceed_publishes_a_well_judged_answer() -> None:
@@ -133,7 +135,9 @@ def test_r8_hedge_states_the_confidence_before_the_answer() -> None:
     response = respond(Decision.HEDGE, answerer, ScriptedJudge(0.95))
     assert answerer.calls == ["hedged"]
     assert response.answer.startswith("With ") and "0.60" in response.answer
-    assert "'warm'" in response.answer  # the reason: the evidence does not mention it
+    # the reason: the evidence does not mention the subject; "warm" only asks for a
+    # temperature, which the evidence states
+    assert "does not mention 'anode':" in response.answer and "warm" not in response.answer
     assert response.fallback_type == "hedge" and response.status is Status.ANSWERED
 
 
@@ -219,7 +223,7 @@ def test_r8_clarify_asks_back() -> None:
     answerer = ScriptedAnswerer()
     response = respond(Decision.CLARIFY, answerer, ScriptedJudge(1.0))
     assert response.status is Status.CLARIFICATION
-    assert response.answer == "What do you mean by warm?" and response.fallback_type == "clarify"
+    assert response.answer == "What do you mean by anode?" and response.fallback_type == "clarify"
     assert answerer.calls == ["clarify"]
 
 
@@ -228,7 +232,7 @@ def test_g1_refuse_without_admitted_evidence_abstains_at_retrieval() -> None:
     assert routed.scored.admitted == []
     response = Responder(ScriptedAnswerer(), ScriptedJudge(1.0)).respond("q?", routed)
     assert response.status is Status.ABSTAINED_RETRIEVAL
-    assert "Next steps" in response.answer and "warm" in response.answer
+    assert "Next steps" in response.answer and "cover 'anode'" in response.answer
 
 
 def test_r8_llm_only_needs_an_answerer_that_can_write_without_evidence() -> None:

@@ -39,6 +39,14 @@ class Draft:
     answerer: str  #: name and version (model) of the answerer
     prompt_version: str | None = None  #: ``None`` for answerers without prompts
     mode: str = "standard"  #: standard, hedged, llm_only, clarify or expand
+    #: the date, figure or name the question asks for, which the text states first;
+    #: ``None`` when the question asks for no such type or the answerer gives none
+    short: str | None = None
+
+    @property
+    def quoted(self) -> str:
+        """The text without the short answer stated first: what the evidence says."""
+        return self.text.removeprefix(f"{self.short}: ") if self.short else self.text
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form for the audit row."""
@@ -46,6 +54,7 @@ class Draft:
             "answerer": self.answerer,
             "prompt_version": self.prompt_version,
             "mode": self.mode,
+            "short": self.short,
         }
 
 

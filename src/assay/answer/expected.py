@@ -63,7 +63,7 @@ _KINDS = {
         ),
     ),
     "temperature": AnswerKind(
-        "temperature", "temperature", re.compile(r"\d\s*°|\bdegrees?\b", re.I)
+        "temperature", "temperature", re.compile(r"\d\s*°|\b[Dd]egrees?\b|\d\s?[CF]\b")
     ),
     "money": AnswerKind(
         "money",

@@ -8,7 +8,9 @@ quartered when it lacks the kind of answer the question asks for
 (:mod:`assay.answer.expected`: "how long" wants a duration),
 plus a second one when it comes from another passage, scores nearly as well, says
 something the first does not and does not contradict it. Each sentence keeps its
-citation ``[Source: <id>]``.
+citation ``[Source: <id>]``. When the question asks for a date, a quantity or a name and
+the best sentence states one (:mod:`assay.answer.short`), the answer opens with it:
+"about 3 hours: A full charge from empty takes about 3 hours. [Source: ...]".
 Hedged answers carry the same text; the pipeline states the uncertainty. There is no
 ``llm_only`` answer without a language model. Clarifying questions come from a
 template, phrasings from pseudo-relevance feedback (:mod:`assay.answer.expansion`).
@@ -23,6 +25,7 @@ from assay.answer.base import AnswerMode, Draft, Uncertainty
 from assay.answer.citations import cite, defuse_citations
 from assay.answer.expansion import pseudo_relevance_phrasings
 from assay.answer.expected import expected_kind
+from assay.answer.short import short_answer
 from assay.errors import InvalidInputError
 from assay.judge.checks import out_of_range
 from assay.judge.schema import Context
@@ -113,7 +116,10 @@ class ExtractiveAnswerer:
             if new_source and not repeats and not disagrees:
                 chosen.append(i)
         text = " ".join(f"{sentences[i][1]} {cite(sentences[i][0])}" for i in chosen)
-        return Draft(text, self.name, None, mode)
+        short = short_answer(question, sentences[chosen[0]][1])
+        if short is not None:
+            text = f"{short}: {text}"
+        return Draft(text, self.name, None, mode, short)
 
     def _rank(self, question: str, sentences: list[str]) -> list[float]:
         if self.relevance is not None:

@@ -8,15 +8,18 @@ policy or the scoring code no longer agree with what was decided at the time.
 For a question (``ask``) the set signals are recomputed from the evidence and the query
 (all but coherence, which needs the embeddings), the composite from the signals, and
 the routing decision from the composite (after the stored calibration map, when one
-decided the route; its parameters are in the row). Findings are not replayed: they
+decided the route; its parameters are in the row), and the answer's correctness
+probability from its stored features. Findings are not replayed: they
 depend on the injected text-similarity function.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 from typing import Any
 
+from assay.answer.correctness import load_correctness_model, stricter_action
 from assay.calibration.maps import map_from_dict
 from assay.errors import InvalidInputError
 from assay.hashing import canonical_json, sha256_hex
@@ -99,6 +102,7 @@ def _route_problems(
             }
         )
     )
+    problems.extend(_correctness_problems(payload, policy))
     problems.extend(_answer_calibration_problems(payload, policy))
     calibrated = (payload.get("calibration") or {}).get("set")
     if calibrated:  # the router decided on the set confidence after the stored map
@@ -111,6 +115,42 @@ def _route_problems(
     decision = route(signals, len(admitted), policy.routing, payload.get("category")).decision
     if decision.value != payload["route"]["decision"]:
         problems.append(f"decision {payload['route']['decision']} recomputes as {decision.value}")
+    return problems
+
+
+_shipped_correctness = cache(load_correctness_model)
+
+
+def _correctness_problems(payload: dict[str, Any], policy: Policy) -> list[str]:
+    """The answer-correctness probability from its stored features, the score as the
+    lower of it and the judge's support, and (when no map calibrated it) the action: the
+    stricter of the policy's two threshold sets.
+    Rows rated by a model other than the shipped one are not rechecked here."""
+    rated = (payload.get("judgment") or {}).get("correctness")
+    if not rated:
+        return []
+    model = _shipped_correctness()
+    if rated["model"] != model.ref:
+        return []
+    problems = []
+    probability = model.probability(rated["features"])
+    if probability != rated["probability"]:
+        problems.append(
+            f"answer correctness {rated['probability']} recomputes as {probability} ({model.ref})"
+        )
+    score = min(probability, float(rated["support"]))
+    if score != rated["score"]:
+        problems.append(f"answer score {rated['score']} recomputes as {score}")
+    if not (payload.get("judgment") or {}).get("calibration"):
+        assessment = payload.get("assessment") or {}
+        if assessment.get("confidence_score") != score:
+            problems.append(f"answer score {assessment.get('confidence_score')} is not {score}")
+        rules = policy.judge
+        action = stricter_action(
+            rules.thresholds.action(float(rated["support"])), rules.correctness.action(probability)
+        )
+        if assessment.get("recommended_action") != action:
+            problems.append(f"action {assessment.get('recommended_action')} recomputes as {action}")
     return problems
 
 

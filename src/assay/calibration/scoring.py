@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from assay.answer.citations import strip_citations
+from assay.answer.correctness import rated_by
 from assay.calibration.apply import answer_key, evidence_key, set_key
 from assay.calibration.labels import LabeledExample
 from assay.engine import Assay
@@ -155,7 +156,8 @@ def _answer(
     """(score, correct, answered, model key) of one answer-target example."""
     judge = engine.judge
     if example.score is not None:  # a raw score recorded at the time (a review verdict)
-        key = answer_key(judge.name, None)
+        rater = engine.correctness_for(policy)  # it rated the answers people reviewed
+        key = answer_key(judge.name if rater is None else rated_by(judge.name, rater), None)
         calibrated = engine.calibrator and engine.calibrator.calibrate("answer", key, example.score)
         score = calibrated.value if calibrated else example.score
         return score, example.label, True, key

@@ -96,6 +96,9 @@ class Judgment:
     #: the stored map that calibrated the score, with the raw score (J7); None: raw
     calibration: Mapping[str, Any] | None = None
     no_answer: bool = False  #: the J4 verdict on an empty answer or a refusal: never mapped
+    #: the answer-correctness rating that set the score: model, features, probability,
+    #: the judge's support and the score (:mod:`assay.answer.correctness`); None: not rated
+    correctness: Mapping[str, Any] | None = None
 
     @property
     def verdict(self) -> Literal["supported", "partial", "unsupported"]:
@@ -125,6 +128,7 @@ class Judgment:
             "fallback_reason": self.fallback_reason,
             "notes": list(self.notes),
             "calibration": None if self.calibration is None else dict(self.calibration),
+            "correctness": None if self.correctness is None else dict(self.correctness),
             "verdict": self.verdict,
             "claims": [c.to_dict() for c in self.claims],
             "assessment": self.assessment.to_dict(),

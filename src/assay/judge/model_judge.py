@@ -26,8 +26,9 @@ by the same margin either way.
 Unsettled conflicts over a claim are major, settled ones and unsettled ones among the
 contexts are minor, and settled ones among the contexts are only reported. Conflicts
 among the contexts come from :func:`~assay.scoring.agreement.find_conflicts` and from
-definitions that differ; evidence sufficiency and speculation from
-:mod:`assay.judge.checks`.
+definitions that differ, kept only when one side states what a claim states (a
+disagreement about charging time does not bear on an answer about temperature);
+evidence sufficiency and speculation from :mod:`assay.judge.checks`.
 
 The score (J3) picks a band from what was found and places the answer inside it by the
 mean of its claims' ``0.8 * strength + 0.2 * P(supported)``, so that answers within one
@@ -92,6 +93,7 @@ _RAW_SHARE = 0.2  # share of raw P(supported) in an answer's place within its ba
 _PARTIAL = 0.5  # a claim is partially supported from this share of the support threshold
 _CAPITALISED = re.compile(r"(?<![\w'-])[A-Z][\w'-]*")
 _YES_NO = frozenset({"yes", "true", "false", "correct", "incorrect"})
+_BEARS_ON = 0.35  # content-word cosine from which a contexts' conflict concerns a claim
 _SETTLED = 0.15  # confidence margin by which the stronger side settles a conflict
 _DIRECT = 0.8  # P(supported) of every claim for the top score: "directly supported"
 _BANDS = {
@@ -170,9 +172,11 @@ class ModelJudge:
                 claim=c.sentences[0], source_a=c.first, source_b=c.second, nature=_nature(c.kind)
             )
             for c in find_conflicts([(x.id, x.text) for x in contexts], support)
+            if _bears_on(c.sentences, claims)
         ] + [
             SourceConflict(claim=s, source_a=a, source_b=b, nature="definitional conflict")
             for s, a, b in definition_conflicts(contexts)
+            if _bears_on((s,), claims)
         ]
         by_id = {c.id: c.text for c in contexts}
         grades = [g.grade for g in graded]
@@ -323,6 +327,17 @@ def _resolved(
     if a is None or b is None:
         return False
     return (a - b if sided else abs(a - b)) >= _SETTLED
+
+
+def _bears_on(sentences: Sequence[str], claims: Sequence[str]) -> bool:
+    """Whether a conflict among the contexts is about something the answer says: one of
+    its sentences shares the words of a claim (figures aside). A disagreement about
+    charging time is no conflict for an answer about charging temperature."""
+    return any(
+        aligned_sentences(claim, sentence)[2] >= _BEARS_ON
+        for claim in claims
+        for sentence in sentences
+    )
 
 
 def _unique(conflicts: list[SourceConflict]) -> list[SourceConflict]:

@@ -1,0 +1,166 @@
+"""Knowledge bases without the answer, and whether an answer's confidence predicts that it
+is right: the part of ``bench/pipeline.py`` that compares this release with the last.
+
+For each held-aside set (never used to fit the correctness model: SQuAD 2.0's test
+articles, COVID-QA, PolicyQA test), :mod:`assay.training.answer_rows` builds the
+``present`` and ``absent`` knowledge bases (the same documents, less a seeded half of
+the paragraphs in ``absent``) and draws questions from the removed half; SQuAD's
+unanswerable questions of that half are asked of ``present``. Every question is asked
+under each policy twice: with the answer-correctness model (this release) and without
+it, where the judge's support score decides (the previous release). Per set, policy and
+release:
+
+* answered share in each condition, and the share of answers given in ``present`` that
+  hold a gold answer ("right");
+* the J1 ``confidence_score`` of every drafted answer (given or withheld) against
+  right/wrong, all conditions pooled: AUROC, Brier, ECE over 15 equal-width bins;
+* selective accuracy at 50% coverage: the questions of ``present`` and ``unanswerable``
+  ranked by that score (0 when nothing was drafted), the better half answered.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from assay import Assay
+from assay.metrics import auroc, brier_score, expected_calibration_error
+from assay.training.answer_rows import (
+    AnswerRow,
+    ask_rows,
+    knowledge_bases,
+    load_documents,
+    sample_questions,
+)
+
+#: (set, path under --data or --more, split, questions per condition, policies)
+SETS: tuple[tuple[str, str, str, str | None, int, tuple[str, ...]], ...] = (
+    ("squad", "data", "squad_v2_dev/dev-v2.0.reconstructed.json", "test", 200,
+     ("informational", "financial", "legal", "safety_critical")),
+    ("covid_qa", "more", "covid_qa_prelim/200423_covidQA.json", None, 100,
+     ("informational", "financial")),
+    ("policyqa", "more", "policyqa/test.json", None, 100, ("informational", "financial")),
+)  # fmt: skip
+RELEASES = ("this release", "previous release")
+TARGETS = (
+    "Targets: right vs wrong AUROC >= 0.80, Brier <= 0.17, ECE <= 0.03; without the answer "
+    "abstain >= 90% (financial) and >= 75% (informational); with it answered >= 70% "
+    "(informational), right in >= 85% of those; selective accuracy at 50% coverage >= 0.90 "
+    "(SQuAD)."
+)
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def run_set(
+    name: str, path: Path, split: str | None, n: int, policies: Sequence[str]
+) -> dict[str, list[AnswerRow]]:
+    """Rows of one set per release; each question asked by both releases in turn, so the
+    second finds its passages already encoded."""
+    paragraphs = load_documents(name, path, split)
+    asked = sample_questions(paragraphs, n)
+    rows: dict[str, list[AnswerRow]] = {r: [] for r in RELEASES}
+    with knowledge_bases(paragraphs) as engines:
+        for condition, items in asked.items():
+            engine = engines[condition]
+            previous = Assay(
+                engine.settings.db,
+                settings=engine.settings.model_copy(update={"correctness_model": "none"}),
+                calibrate=False,
+            )
+            start = time.perf_counter()
+            for item in items:
+                rows["this release"] += ask_rows(name, condition, engine, [item], policies)
+                rows["previous release"] += ask_rows(name, condition, previous, [item], policies)
+            previous.close()
+            log(
+                f"{name} {condition}: {len(items)} questions in {time.perf_counter() - start:.0f} s"
+            )
+    return rows
+
+
+def figures(rows: Sequence[AnswerRow]) -> dict[str, Any]:
+    """The figures of one set, policy and release (see the module docstring)."""
+
+    def share(selected: list[AnswerRow], attribute: str) -> float | None:
+        return float(np.mean([getattr(r, attribute) for r in selected])) if selected else None
+
+    by = {c: [r for r in rows if r.condition == c] for c in ("present", "absent", "unanswerable")}
+    given = [r for r in by["present"] if r.answered]
+    drafted = [r for r in rows if r.drafted]
+    y = np.array([int(r.correct) for r in drafted])
+    p = np.array([r.score for r in drafted])
+    ranked = sorted(by["present"] + by["unanswerable"], key=lambda r: -r.score)
+    half = ranked[: len(ranked) // 2]
+    separable = 0 < y.sum() < len(y)
+    return {
+        "answered present": share(by["present"], "answered"),
+        "right": share(given, "correct"),
+        "answered absent": share(by["absent"], "answered"),
+        "answered unanswerable": share(by["unanswerable"], "answered"),
+        "drafted": len(drafted),
+        "auroc": auroc(y, p) if separable else None,
+        "brier": brier_score(y, p) if len(y) else None,
+        "ece": expected_calibration_error(y, p, n_bins=15) if len(y) else None,
+        "selective@50": share(half, "correct"),
+    }
+
+
+COLUMNS = (
+    ("answered present", "answered, with the answer", "{:.1%}"),
+    ("right", "right of those", "{:.1%}"),
+    ("answered absent", "answered, without it", "{:.1%}"),
+    ("answered unanswerable", "answered, unanswerable", "{:.1%}"),
+    ("drafted", "drafted answers", "{:d}"),
+    ("auroc", "right vs wrong AUROC", "{:.3f}"),
+    ("brier", "Brier", "{:.3f}"),
+    ("ece", "ECE", "{:.3f}"),
+    ("selective@50", "selective acc. @50%", "{:.3f}"),
+)
+
+
+def section(data: Path, more: Path) -> list[str]:
+    """The docs subsection: one table per set."""
+    lines = [
+        "### Knowledge bases without the answer (bench/abstention.py)",
+        "",
+        "The same documents as two knowledge bases: all paragraphs, and all but a seeded "
+        "half; questions drawn from the removed half are asked of both, so without the "
+        "answer only on-topic passages remain (SQuAD's unanswerable questions of that half "
+        "are asked of the full one). Every drafted answer's J1 `confidence_score` is scored "
+        "against holding a gold answer. This release rates answers with "
+        "`assay-correctness` (score = min(P(right), judge support)); the previous one used "
+        "the judge's support score. None of these sets was used to fit anything.",
+        "",
+        TARGETS,
+        "",
+    ]
+    for name, root, file, split, n, policies in SETS:
+        path = (data if root == "data" else more) / file
+        if not path.is_file():
+            lines += [f"{name}: not measured ({file} is missing).", ""]
+            continue
+        rows = run_set(name, path, split, n, policies)
+        lines += [
+            f"**{name}**{f' ({split} split)' if split else ''}: up to {n} questions per condition.",
+            "",
+            f"| policy | release | {' | '.join(title for _, title, _ in COLUMNS)} |",
+            f"|---|---|{'---|' * len(COLUMNS)}",
+        ]
+        for policy in policies:
+            for release in RELEASES:
+                values = figures([r for r in rows[release] if r.policy == policy])
+                cells = [
+                    "-" if values[key] is None else fmt.format(values[key])
+                    for key, _, fmt in COLUMNS
+                ]
+                lines.append(f"| {policy} | {release} | {' | '.join(cells)} |")
+        lines.append("")
+    return lines

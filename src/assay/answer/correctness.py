@@ -1,0 +1,297 @@
+"""Answer correctness: the probability that a drafted answer is right.
+
+The judge grades *support*: an extractive answer copied from an admitted passage is
+always supported, whether or not it answers the question. Whether it answers depends on
+other things: that some passage answers the question at all (answerability: the best
+relevance, its margin over the rest, the set confidence), that the answer comes from
+that passage (the relevance of the cited passages and of the answer's own sentences to
+the question), that it has the type of answer the question asks for, that the question's
+terms are found, and that the sources agree. :class:`CorrectnessModel` combines these
+:data:`FEATURES` with a logistic regression fitted on labeled answers
+(:mod:`assay.training.correctness_train`): answers drafted from knowledge bases that
+hold the gold passage and from the same knowledge bases without it, so that on-topic
+passages without the answer are its negatives.
+
+A model is fitted with one relevance model's scores and applies only with that model
+(:meth:`CorrectnessModel.applies_to`). The shipped one sits in
+``models/shipped/assay-correctness/`` with its card.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assay.answer.citations import strip_citations
+from assay.answer.expected import expected_kind
+from assay.errors import InvalidInputError
+from assay.judge.base import Judgment
+from assay.judge.schema import ACTIONS, Action
+from assay.models.relevance import RelevanceModel
+from assay.text import content_terms, stem
+
+if TYPE_CHECKING:
+    from assay.ask import AskResult
+    from assay.policy import JudgeRules
+
+__all__ = [
+    "CLIP",
+    "DEFAULT_CORRECTNESS_MODEL",
+    "FEATURES",
+    "SHIPPED_CORRECTNESS",
+    "CorrectnessModel",
+    "CorrectnessRater",
+    "answer_features",
+    "features_of",
+    "load_correctness_model",
+    "rated_by",
+    "stricter_action",
+]
+
+DEFAULT_CORRECTNESS_MODEL = "assay-correctness"
+SHIPPED_CORRECTNESS = Path(__file__).resolve().parents[1] / "models/shipped/assay-correctness"
+
+CLIP = 3.0  #: standardised features beyond +-3 (outside what was fitted) count as 3
+
+#: what the model reads, each in [0, 1]
+FEATURES = (
+    "best_relevance",  # the most relevant retrieved passage: does any passage answer?
+    "relevance_margin",  # its lead over the second: one clear answer, or several guesses
+    "cited_relevance",  # the most relevant passage the answer cites
+    "answer_relevance",  # the answer's own text against the question
+    "set_confidence",  # the set confidence the router used (raw composite)
+    "coverage",  # share of the question's terms found in the admitted evidence
+    "support",  # the judge's support score of the answer's claims
+    "kind_missing",  # 1 when the question asks for a type of answer the answer lacks
+    "question_overlap",  # share of the answer's terms that the question already uses
+    "conflicts",  # conflicts among the admitted evidence (0, 1, 2, 3 or more) / 3
+)
+
+
+def answer_features(
+    question: str,
+    answer: str,
+    *,
+    relevances: Sequence[float],
+    cited_relevances: Sequence[float],
+    answer_relevance: float,
+    set_confidence: float,
+    coverage: float,
+    support: float,
+    conflicts: int,
+) -> dict[str, float]:
+    """The :data:`FEATURES` of one answer (its text without citations).
+
+    ``relevances`` are the relevance model's scores of every retrieved passage,
+    ``cited_relevances`` those of the passages the answer cites.
+    """
+    ranked = [*sorted(relevances, reverse=True), 0.0, 0.0]
+    kind = expected_kind(question)
+    asked = {stem(t) for t in content_terms(question)}
+    said = [stem(t) for t in content_terms(answer)]
+    values = {
+        "best_relevance": ranked[0],
+        "relevance_margin": ranked[0] - ranked[1],
+        "cited_relevance": max(cited_relevances, default=0.0),
+        "answer_relevance": answer_relevance,
+        "set_confidence": set_confidence,
+        "coverage": coverage,
+        "support": support,
+        "kind_missing": float(kind is not None and not kind.found_in(answer)),
+        "question_overlap": sum(t in asked for t in said) / len(said) if said else 0.0,
+        "conflicts": min(conflicts, 3) / 3,
+    }
+    return {name: round(float(values[name]), 6) for name in FEATURES}
+
+
+def features_of(
+    relevance: RelevanceModel,
+    question: str,
+    result: AskResult,
+    answer: str,
+    cited: Sequence[str],
+    support: float,
+) -> dict[str, float]:
+    """The :data:`FEATURES` of ``answer`` (with its citations; without a short answer
+    stated first, :attr:`assay.answer.base.Draft.quoted`) drafted for ``result``, whose
+    hits ``relevance`` scored; ``support`` is the judge's score of it."""
+    hits = result.retrieval.hits
+    relevances = [float(h.relevance or 0.0) for h in hits]
+    wanted = set(cited)
+    plain = strip_citations(answer)
+    # the answer is read under its passage's title, as the passage was: "A full charge
+    # takes 3 hours" answers about the HX-40 because it sits under "HX-40 > Charging"
+    title = next((h.chunk.title for h in hits if h.chunk.id in wanted and h.chunk.title), "")
+    titled = f"{title}\n{plain}" if title else plain
+    return answer_features(
+        question,
+        plain,
+        relevances=relevances,
+        cited_relevances=[r for h, r in zip(hits, relevances, strict=True) if h.chunk.id in wanted],
+        answer_relevance=relevance.score(question, [titled])[0] if plain.strip() else 0.0,
+        set_confidence=result.signals.composite,
+        coverage=result.signals.coverage,
+        support=support,
+        conflicts=len(result.conflicts),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CorrectnessModel:
+    """A logistic regression over standardised :data:`FEATURES`, each clipped to three
+    standard deviations: one value far outside the fitting data must not decide alone."""
+
+    name: str
+    version: str
+    relevance_model: str  #: the relevance model whose scores it was fitted on
+    mean: tuple[float, ...]
+    scale: tuple[float, ...]
+    coef: tuple[float, ...]
+    intercept: float
+
+    def __post_init__(self) -> None:
+        for field_name in ("mean", "scale", "coef"):
+            if len(getattr(self, field_name)) != len(FEATURES):
+                raise InvalidInputError(
+                    f"correctness model {field_name}", len(getattr(self, field_name)),
+                    f"give one value per feature ({len(FEATURES)}: {', '.join(FEATURES)})",
+                )  # fmt: skip
+        if any(s <= 0 for s in self.scale):
+            raise InvalidInputError("correctness model scale", self.scale, "give positive scales")
+
+    @property
+    def ref(self) -> str:
+        """``name@version``, as audit rows name it."""
+        return f"{self.name}@{self.version}"
+
+    def applies_to(self, relevance_model: str | None) -> bool:
+        """Whether this model's features mean what they did at fitting time."""
+        return relevance_model == self.relevance_model
+
+    def probability(self, features: Mapping[str, float]) -> float:
+        """P(the answer is right) for one answer's features."""
+        missing = [f for f in FEATURES if f not in features]
+        if missing:
+            raise InvalidInputError("features", sorted(features), f"give {', '.join(missing)}")
+        z = self.intercept + sum(
+            c * min(CLIP, max(-CLIP, (float(features[f]) - m) / s))
+            for f, m, s, c in zip(FEATURES, self.mean, self.scale, self.coef, strict=True)
+        )
+        return round(1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z)))), 6)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``model.json`` form."""
+        return {
+            "name": self.name,
+            "version": self.version,
+            "relevance_model": self.relevance_model,
+            "features": list(FEATURES),
+            "mean": list(self.mean),
+            "scale": list(self.scale),
+            "coef": list(self.coef),
+            "intercept": self.intercept,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], origin: str = "model.json") -> CorrectnessModel:
+        """Read the ``model.json`` form; a model over other features is refused."""
+        try:
+            if list(data["features"]) != list(FEATURES):
+                raise InvalidInputError(
+                    f"{origin} features", data["features"],
+                    f"refit the model (`make train-models`): this assay reads {list(FEATURES)}",
+                )  # fmt: skip
+            return cls(
+                str(data["name"]),
+                str(data["version"]),
+                str(data["relevance_model"]),
+                tuple(float(v) for v in data["mean"]),
+                tuple(float(v) for v in data["scale"]),
+                tuple(float(v) for v in data["coef"]),
+                float(data["intercept"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InvalidInputError(
+                origin, type(exc).__name__, "write it with `make train-models`",
+                problem=f"is not a correctness model ({exc})",
+            ) from exc  # fmt: skip
+
+
+def load_correctness_model(path: str | Path = SHIPPED_CORRECTNESS) -> CorrectnessModel:
+    """The model in ``path`` (a folder holding ``model.json``, or the file itself)."""
+    file = Path(path)
+    if file.is_dir():
+        file = file / "model.json"
+    if not file.is_file():
+        raise InvalidInputError(
+            "correctness model", str(path), "give a folder with model.json", problem="not found"
+        )
+    return CorrectnessModel.from_dict(json.loads(file.read_text()), origin=str(file))
+
+
+@dataclass(frozen=True, slots=True)
+class CorrectnessRater:
+    """Rates a judged answer with a :class:`CorrectnessModel` and the relevance model
+    whose scores it was fitted on."""
+
+    model: CorrectnessModel
+    relevance: RelevanceModel
+
+    def rate(
+        self,
+        question: str,
+        result: AskResult,
+        answer: str,
+        cited: Sequence[str],
+        judgment: Judgment,
+        rules: JudgeRules,
+    ) -> Judgment:
+        """``judgment`` rated: the score is the weaker of P(right) and the judge's support,
+        the action the stricter of what each one's thresholds in ``rules`` say.
+
+        An answer is only as strong as its weaker half: it must answer the question
+        (this model) and the evidence must back it (the judge). ``correctness`` keeps the
+        features, so the audit row replays it.
+        """
+        if judgment.no_answer:
+            return judgment
+        support = judgment.assessment.confidence_score
+        features = features_of(self.relevance, question, result, answer, cited, support)
+        probability = self.model.probability(features)
+        action = stricter_action(
+            rules.thresholds.action(support), rules.correctness.action(probability)
+        )
+        why = (
+            f"{judgment.assessment.score_rationale}; {probability:.2f} probability that the "
+            f"answer is right ({self.model.ref})"
+        )
+        score = min(probability, support)
+        assessment = judgment.assessment.model_copy(
+            update={"confidence_score": score, "recommended_action": action, "score_rationale": why}
+        )
+        rated = {
+            "model": self.model.ref,
+            "features": features,
+            "probability": probability,
+            "support": support,
+            "score": score,
+        }
+        return replace(
+            judgment, assessment=assessment, judge=rated_by(judgment.judge, self),
+            correctness=rated,
+        )  # fmt: skip
+
+
+def rated_by(judge: str, rater: CorrectnessRater) -> str:
+    """The name of a judge whose scores ``rater`` rated: a score of another kind, so
+    calibration maps keyed by it never mix with the judge's own scores."""
+    return f"{judge}+{rater.model.ref}"
+
+
+def stricter_action(*actions: Action) -> Action:
+    """The most cautious of ``actions`` (publish < append_caveat < human_review < suppress)."""
+    return max(actions, key=ACTIONS.index)

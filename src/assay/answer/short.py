@@ -1,0 +1,110 @@
+"""The short answer a question asks for, taken from the sentence that answers it.
+
+"When was the bridge opened?" wants a date, "How many people live there?" a figure,
+"Who designed it?" a name (:mod:`assay.answer.expected`). The extractive answerer states
+that first and quotes the sentence it came from after it: "1932: The bridge was opened
+in 1932 by ...". The short answer is a span of the sentence of the type asked for that
+the question does not already contain; where the sentence holds several, the one with
+the most of the question's words around it (what the question asks about is usually
+said next to the answer), except names: a sentence with several names gets no short
+answer, since the nearest was right only one time in five on SQuAD's validation
+articles. A question of no recognised type gets no short answer.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assay.answer.expected import expected_kind
+from assay.text import content_terms, stem
+
+__all__ = ["short_answer"]
+
+_MONTHS = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December)"
+)
+_NUMBER_WORDS = (
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|"
+    r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
+    r"eighty|ninety|hundred|thousand|million|billion|dozen)"
+)
+_AMOUNT = rf"(?:\d+(?:[.,]\d+)*|{_NUMBER_WORDS}(?:[\s-]+{_NUMBER_WORDS})*)"
+_SCALE = r"(?:\s+(?:hundred|thousand|million|billion|trillion))?"
+_UNIT = (
+    r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centuries|century|"
+    r"mm|cm|km|m|metres?|meters?|kilometres?|kilometers?|feet|foot|ft|inch(?:es)?|miles?|"
+    r"yards?|kg|kilograms?|tonnes?|tons?|pounds?|lbs?|g|grams?|percent|per\s+cent|%)"
+)
+_VALUE = r"-?\d+(?:\.\d+)?"
+_DEGREES = rf"{_VALUE}\s*(?:°\s*[CF]?|degrees(?:\s+(?:Celsius|Fahrenheit|C|F))?|[CF]\b)"
+#: the span each answer type is read as, broader than the test of whether one is present
+_SPANS = {
+    "date": re.compile(
+        rf"\b(?:(?:\d{{1,2}}\s+)?{_MONTHS}(?:\s+\d{{1,2}})?,?\s+)?(?:1[0-9]|20)\d\ds?\b"
+        rf"|\b{_MONTHS}\s+\d{{1,2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)\s+century\b"
+        rf"|\b\d{{1,2}}:\d{{2}}(?:\s*[ap]\.?m\.?)?"
+    ),
+    "duration": re.compile(
+        rf"\b(?:about\s+|around\s+|over\s+)?{_AMOUNT}(?:\s*(?:-|\u2013|to)\s*{_AMOUNT})?\s*{_UNIT}\b",
+        re.I,
+    ),
+    "temperature": re.compile(
+        rf"(?:between\s+)?(?:{_DEGREES}|{_VALUE})(?:\s*(?:-|\u2013|to|and)\s*{_DEGREES})"
+        rf"|{_DEGREES}"
+    ),
+    "money": re.compile(
+        rf"[$€£¥]\s?\d+(?:[.,]\d+)*{_SCALE}|\d+(?:[.,]\d+)*{_SCALE}\s*(?:dollars|euros|pounds)",
+        re.I,
+    ),
+    "figure": re.compile(
+        rf"\b\d+(?:[.,]\d+)*{_SCALE}(?:\s*(?:%|percent|per\s+cent))?|\b{_NUMBER_WORDS}{_SCALE}\b",
+        re.I,
+    ),
+    "name": re.compile(
+        r"\b[A-Z][\w'.-]*(?:\s+(?:(?:of|the|de|da|di|van|von|and|for|al)\s+)*[A-Z][\w'.-]*)*"
+    ),
+}
+_WINDOW = 8  # words on each side of a span that count as its surroundings
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(t) for t in content_terms(text)}
+
+
+def _names_the_subject(word: str, question: str) -> bool:
+    """Whether ``word`` is a noun the question asks about ("the bridge")."""
+    noun = re.escape(word.strip(",.;:").lower())
+    return (
+        bool(noun)
+        and re.search(rf"\b(?:the|a|an|this|that|its)\s+{noun}\b", question, re.I) is not None
+    )
+
+
+def short_answer(question: str, sentence: str) -> str | None:
+    """The span of ``sentence`` that answers ``question`` in the type it asks for; ``None``
+    when the question asks for no recognised type or the sentence holds none."""
+    kind = expected_kind(question)
+    if kind is None:
+        return None
+    asked = _stems(question)
+    best: tuple[int, int, str] | None = None
+    candidates = 0
+    for match in _SPANS[kind.name].finditer(sentence):
+        span = match.group(0).strip(" ,.;:")
+        if kind.name == "name":
+            span = re.sub(r"^(?:The|A|An|In|On|At|By|For)\s+", "", span)
+        words = _stems(span)
+        if not span or (words and words <= asked) or span.lower() in question.lower():
+            continue  # the question's own words are not its answer
+        after = sentence[match.end() :].split()[:_WINDOW]
+        if kind.name == "name" and after and _names_the_subject(after[0], question):
+            continue  # "the Sydney bridge": it names what the question asks about
+        before = sentence[: match.start()].split()[-_WINDOW:]
+        near = len(_stems(" ".join(before + after)) & asked)
+        candidates += 1
+        if best is None or near > best[0]:
+            best = (near, match.start(), span)
+    if best is None or (kind.name == "name" and candidates > 1):
+        return None  # of several names, the nearest is too often the wrong one
+    return best[2]

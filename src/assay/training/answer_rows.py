@@ -1,0 +1,254 @@
+"""Labeled answers from knowledge bases with and without the answer.
+
+Users ask questions whose answer their documents may not hold, about subjects the
+documents do cover. To learn and to measure that, each question-answering set becomes
+two knowledge bases of the same documents (:func:`knowledge_bases`): ``present`` holds
+every paragraph, ``absent`` lacks a seeded half of them. The questions are drawn from
+the removed half (:func:`sample_questions`), so in ``absent`` their gold paragraph is gone
+while the rest of its document (on-topic passages without the answer) remains. SQuAD
+2.0's unanswerable questions, written against a paragraph that does not answer them,
+are asked of ``present`` as a third condition, ``unanswerable``.
+
+:func:`ask_rows` asks every question of a condition under each policy (``record=False``)
+and keeps, per answer, the status, the answer text, whether it holds a gold answer
+(SQuAD's normalisation) and the features of :mod:`assay.answer.correctness`.
+
+Sets, all SQuAD JSON: ``squad`` (SQuAD 2.0 dev, by the article splits of
+:func:`assay.training.datasets.squad_splits`), ``policyqa`` (privacy policies; each
+question is prefixed by its policy's name, since it asks about "this website") and
+``covid_qa`` (scientific articles, one long paragraph each).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from assay.answer.citations import strip_citations
+from assay.answer.correctness import features_of
+from assay.calibration.scoring import contains_gold
+from assay.engine import Assay
+from assay.errors import InvalidInputError
+from assay.ingest.pipeline import IngestOptions
+from assay.respond import Status
+from assay.settings import load_settings
+from assay.training.datasets import squad_splits
+
+__all__ = [
+    "CONDITIONS",
+    "AnswerRow",
+    "Paragraph",
+    "QAItem",
+    "ask_rows",
+    "knowledge_bases",
+    "load_documents",
+    "sample_questions",
+]
+
+CONDITIONS = ("present", "absent", "unanswerable")
+AS_OF = date(2026, 6, 1)
+REVIEWED = date(2026, 5, 1)  # a month before AS_OF: no review is overdue
+PUBLISHED = "2026-03-01"
+SOURCE = "qa-set"
+
+
+@dataclass(frozen=True, slots=True)
+class QAItem:
+    """One question with its gold answers (none: unanswerable)."""
+
+    id: str
+    question: str
+    golds: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Paragraph:
+    """One paragraph of a document, with the questions written against it."""
+
+    id: str
+    title: str
+    text: str
+    questions: tuple[QAItem, ...]
+
+
+def load_documents(name: str, path: str | Path, split: str | None = None) -> list[Paragraph]:
+    """The paragraphs of set ``name`` (see the module docstring) in file order."""
+    file = Path(path)
+    if name not in ("squad", "policyqa", "covid_qa"):
+        raise InvalidInputError("set", name, "use squad, policyqa or covid_qa")
+    articles = json.loads(file.read_text())["data"]
+    if name == "squad":
+        if split is None:
+            raise InvalidInputError("split", None, "give train, validation or test for squad")
+        titles = set(squad_splits(file)[split])
+        articles = [a for a in articles if a["title"] in titles]
+    out = []
+    for a, article in enumerate(articles):
+        title = str(article.get("title") or f"document {a + 1}").replace("_", " ")
+        # a PolicyQA question means "this website": it names the policy it asks about
+        scope = f"{title}: " if name == "policyqa" else ""
+        for p, paragraph in enumerate(article["paragraphs"]):
+            questions = tuple(
+                QAItem(
+                    str(qa["id"]),
+                    scope + str(qa["question"]),
+                    tuple(x["text"] for x in qa["answers"]),
+                )
+                for qa in paragraph["qas"]
+            )
+            if str(paragraph["context"]).strip():
+                out.append(
+                    Paragraph(f"{name}:{a}:{p}", title, str(paragraph["context"]), questions)
+                )
+    return out
+
+
+def removed_half(paragraphs: Sequence[Paragraph], seed: int = 13) -> set[str]:
+    """The ids of the seeded half of the paragraphs that ``absent`` lacks."""
+    ids = [p.id for p in paragraphs]
+    return set(random.Random(seed).sample(ids, len(ids) // 2))
+
+
+def sample_questions(
+    paragraphs: Sequence[Paragraph], n: int, *, seed: int = 13
+) -> dict[str, list[QAItem]]:
+    """Per condition, up to ``n`` seeded questions of the removed half: answerable ones
+    for ``present`` and ``absent`` (the same questions), unanswerable for the third."""
+    removed = removed_half(paragraphs, seed)
+    pool = [q for p in paragraphs if p.id in removed for q in p.questions]
+    rng = random.Random(seed)
+    answerable = [q for q in pool if q.golds]
+    unanswerable = [q for q in pool if not q.golds]
+    answerable = rng.sample(answerable, min(n, len(answerable)))
+    unanswerable = rng.sample(unanswerable, min(n, len(unanswerable)))
+    return {"present": answerable, "absent": answerable, "unanswerable": unanswerable}
+
+
+def _records(paragraphs: Sequence[Paragraph]) -> list[dict[str, str]]:
+    return [
+        {"id": p.id, "title": p.title, "published": PUBLISHED, "text": p.text} for p in paragraphs
+    ]
+
+
+@contextmanager
+def knowledge_bases(
+    paragraphs: Sequence[Paragraph], *, seed: int = 13, **settings: Any
+) -> Iterator[dict[str, Assay]]:
+    """Engines on the ``present`` and ``absent`` knowledge bases of ``paragraphs`` (and
+    ``unanswerable`` = ``present``), in a temporary folder; ``settings`` go to both."""
+    removed = removed_half(paragraphs, seed)
+    with tempfile.TemporaryDirectory(prefix="assay-answer-rows-") as tmp:
+        engines = {
+            "present": _build(Path(tmp) / "present", paragraphs, settings),
+            "absent": _build(
+                Path(tmp) / "absent", [p for p in paragraphs if p.id not in removed], settings
+            ),
+        }
+        try:
+            yield engines | {"unanswerable": engines["present"]}
+        finally:
+            for engine in engines.values():
+                engine.close()
+
+
+def _build(folder: Path, paragraphs: Sequence[Paragraph], settings: dict[str, Any]) -> Assay:
+    """A fresh knowledge base of one official source, ingested as one JSON Lines file."""
+    folder.mkdir(parents=True)
+    db = folder / "kb.db"
+    engine = Assay(db, settings=load_settings(db=db, **settings), calibrate=False)
+    engine.sources.add(SOURCE, "official", owner="assay training", reviewed_at=REVIEWED)
+    file = folder / "kb.jsonl"
+    file.write_text("".join(json.dumps(r) + "\n" for r in _records(paragraphs)))
+    cwd = Path.cwd()
+    os.chdir(folder)  # a relative uri, so chunk ids do not depend on the folder
+    try:
+        report = engine.ingest([Path(file.name)], options=IngestOptions(source_id=SOURCE))
+    finally:
+        os.chdir(cwd)
+    if report.count("failed"):
+        raise InvalidInputError("knowledge base", str(file), "check the set", problem="failed")
+    return engine
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRow:
+    """What one question got under one policy in one condition."""
+
+    dataset: str
+    condition: str
+    policy: str
+    question: str
+    status: str
+    answer: str  #: the drafted answer as quoted from the evidence; "" when none
+    answered: bool  #: an answer was given (status ``answered``)
+    drafted: bool  #: an answer was drafted and judged (given or withheld)
+    correct: bool  #: the drafted answer holds a gold answer
+    score: float  #: the J1 confidence_score of the drafted answer; 0.0 when none
+    features: dict[str, float] | None  #: of the drafted answer
+    probability: float | None  #: the correctness model's, where one rated the answer
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return asdict(self)
+
+
+def ask_rows(
+    dataset: str,
+    condition: str,
+    engine: Assay,
+    questions: Sequence[QAItem],
+    policies: Sequence[str],
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[AnswerRow]:
+    """Ask each question under each policy; one row each (see the module docstring)."""
+    rows = []
+    relevance = engine.relevance
+    for i, item in enumerate(questions):
+        if progress is not None:
+            progress(i, len(questions))
+        for policy in policies:
+            response = engine.ask(item.question, policy=policy, as_of=AS_OF, record=False)
+            draft, judgment = response.draft, response.judgment
+            drafted = draft is not None and judgment is not None and not judgment.no_answer
+            features = probability = None
+            correct, score, quoted = False, 0.0, ""
+            if drafted:
+                assert draft is not None and judgment is not None
+                quoted = strip_citations(draft.quoted)
+                correct = contains_gold(strip_citations(draft.text), item.golds)
+                score = judgment.assessment.confidence_score
+                if judgment.correctness is not None:
+                    features = dict(judgment.correctness["features"])
+                    probability = float(judgment.correctness["probability"])
+                elif relevance is not None:
+                    cited = response.citations.valid if response.citations else ()
+                    support = judgment.assessment.confidence_score
+                    features = features_of(
+                        relevance, item.question, response.result, draft.quoted, cited, support
+                    )
+            rows.append(
+                AnswerRow(
+                    dataset,
+                    condition,
+                    policy,
+                    item.question,
+                    response.status.value,
+                    quoted,
+                    response.status is Status.ANSWERED,
+                    drafted,
+                    correct,
+                    score,
+                    features,
+                    probability,
+                )
+            )
+    return rows

@@ -1,0 +1,161 @@
+"""The answer-correctness model (issue: an answer's confidence that predicts whether it
+is right): its features, its arithmetic, its file, and how the responder applies it.
+The model fitted on real answers is measured by bench/pipeline.py; here a hand-written
+one checks the mechanics."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from assay.answer.correctness import (
+    FEATURES,
+    SHIPPED_CORRECTNESS,
+    CorrectnessModel,
+    CorrectnessRater,
+    answer_features,
+    load_correctness_model,
+)
+from assay.errors import InvalidInputError
+from assay.judge.schema import ActionThresholds
+from assay.respond import Responder, Response, Status
+from assay.routing import Decision
+from tests.unit.test_respond import ScriptedAnswerer, ScriptedJudge, result
+
+N = len(FEATURES)
+
+
+def model(**coef: float) -> CorrectnessModel:
+    """Zero means, unit scales, the given coefficients (others 0)."""
+    unknown = set(coef) - set(FEATURES)
+    assert not unknown, unknown
+    return CorrectnessModel(
+        "test-correctness", "0.1", "test-relevance", (0.0,) * N, (1.0,) * N,
+        tuple(coef.get(f, 0.0) for f in FEATURES), 0.0,
+    )  # fmt: skip
+
+
+def features(**values: float) -> dict[str, float]:
+    return {f: values.get(f, 0.0) for f in FEATURES}
+
+
+class ConstantRelevance:
+    name = "test-relevance"
+
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]:
+        return [self.value] * len(passages)
+
+
+def test_features_read_the_question_the_answer_and_the_evidence() -> None:
+    values = answer_features(
+        "How long does a full charge take?",
+        "A full charge takes about 3 hours.",
+        relevances=[0.2, 0.9, 0.5],
+        cited_relevances=[0.5],
+        answer_relevance=0.7,
+        set_confidence=0.6,
+        coverage=0.75,
+        support=1.0,
+        conflicts=5,
+    )
+    assert list(values) == list(FEATURES)
+    assert values["best_relevance"] == 0.9
+    assert values["relevance_margin"] == pytest.approx(0.4)
+    assert values["cited_relevance"] == 0.5
+    assert values["kind_missing"] == 0.0  # "3 hours" is the duration "how long" asks for
+    assert values["conflicts"] == 1.0  # capped at three
+    assert values["question_overlap"] == pytest.approx(3 / 5)  # full charge takes, not 3 hours
+
+
+def test_an_answer_without_the_type_asked_for_is_marked() -> None:
+    values = answer_features(
+        "When was the plant built?", "The plant is large.", relevances=[], cited_relevances=[],
+        answer_relevance=0.0, set_confidence=0.0, coverage=0.0, support=0.0, conflicts=0,
+    )  # fmt: skip
+    assert values["kind_missing"] == 1.0
+    assert values["best_relevance"] == values["relevance_margin"] == 0.0
+
+
+def test_probability_is_the_logistic_of_the_standardised_features() -> None:
+    m = replace(model(best_relevance=2.0), mean=(0.5,) + (0.0,) * (N - 1),
+                scale=(0.25,) + (1.0,) * (N - 1), intercept=-1.0)  # fmt: skip
+    z = -1.0 + 2.0 * (0.9 - 0.5) / 0.25
+    assert m.probability(features(best_relevance=0.9)) == round(1 / (1 + math.exp(-z)), 6)
+
+
+def test_a_feature_far_outside_the_fitting_data_counts_as_three_deviations() -> None:
+    m = replace(model(answer_relevance=1.0), scale=(0.01,) * N)
+    assert m.probability(features(answer_relevance=-5.0)) == round(1 / (1 + math.exp(3.0)), 6)
+
+
+@given(st.floats(0, 1), st.floats(0, 1), st.floats(-5, 5))
+def test_probability_is_in_range_and_monotone_in_a_positive_feature(
+    low: float, high: float, intercept: float
+) -> None:
+    low, high = sorted((low, high))
+    m = replace(model(cited_relevance=3.0), intercept=intercept)
+    p_low = m.probability(features(cited_relevance=low))
+    p_high = m.probability(features(cited_relevance=high))
+    assert 0.0 <= p_low <= p_high <= 1.0
+
+
+def test_a_model_file_round_trips_and_a_foreign_one_is_refused(tmp_path: Path) -> None:
+    m = model(support=1.5)
+    (tmp_path / "model.json").write_text(json.dumps(m.to_dict()))
+    assert load_correctness_model(tmp_path) == m
+    other = m.to_dict() | {"features": ["best_relevance"]}
+    (tmp_path / "model.json").write_text(json.dumps(other))
+    with pytest.raises(InvalidInputError, match="make train-models"):
+        load_correctness_model(tmp_path)
+    with pytest.raises(InvalidInputError, match="not found"):
+        load_correctness_model(tmp_path / "missing")
+    with pytest.raises(InvalidInputError, match="features"):
+        m.probability({"support": 1.0})
+
+
+def test_the_shipped_model_loads_and_names_its_relevance_model() -> None:
+    shipped = load_correctness_model(SHIPPED_CORRECTNESS)
+    assert shipped.name == "assay-correctness"
+    assert shipped.applies_to(shipped.relevance_model)
+    assert not shipped.applies_to("another-relevance-model")
+    assert (SHIPPED_CORRECTNESS / "MODEL_CARD.md").is_file()
+
+
+def respond_rated(m: CorrectnessModel, support: float, relevance: float = 0.9) -> Response:
+    rater = CorrectnessRater(m, ConstantRelevance(relevance))
+    responder = Responder(ScriptedAnswerer(), ScriptedJudge(support), correctness=rater)
+    return responder.respond("How warm may the anode get?", result(Decision.PROCEED, 0.9))
+
+
+def test_the_score_is_the_weaker_of_correctness_and_support() -> None:
+    right = model(answer_relevance=8.0)  # the answer's own relevance decides
+    thresholds = ActionThresholds(0.8, 0.5, 0.3)
+    sure = respond_rated(right, support=0.95, relevance=0.9)
+    assert sure.judgment is not None and sure.judgment.correctness is not None
+    rated = sure.judgment.correctness
+    assert rated["probability"] == right.probability(rated["features"]) > 0.99
+    assert sure.assessment.confidence_score == rated["score"] == 0.95  # the support is weaker
+    assert sure.status is Status.ANSWERED
+    assert sure.judgment.judge == "scripted-judge+test-correctness@0.1"
+    doubtful = respond_rated(right, support=0.95, relevance=0.0)
+    p = doubtful.judgment.correctness["probability"] if doubtful.judgment else None
+    assert p == 0.5 and doubtful.assessment.confidence_score == 0.5
+    assert doubtful.assessment.recommended_action == thresholds.action(0.5)
+    assert "0.50 probability that the answer is right" in doubtful.assessment.score_rationale
+
+
+def test_an_answer_unlikely_to_be_right_is_withheld_though_fully_supported() -> None:
+    wrong = replace(model(answer_relevance=8.0), intercept=-10.0)
+    response = respond_rated(wrong, support=1.0, relevance=0.5)
+    assert response.status is Status.ABSTAINED_JUDGE
+    assert response.assessment.recommended_action == "suppress"

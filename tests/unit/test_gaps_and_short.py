@@ -1,0 +1,75 @@
+"""What the evidence lacks, said in words a reader accepts, and the short answer a
+question asks for (issue: coverage that understands; answers as short as the question
+wants)."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.answer.gaps import evidence_gaps, subject_terms
+from assay.answer.short import short_answer
+
+
+def test_a_hedge_never_names_the_words_that_frame_the_question() -> None:
+    # "how long" asks for a duration; the data sheet states one in other words
+    assert (
+        evidence_gaps(
+            "How long does a full charge of the HX-40 take?",
+            ["long", "take"],
+            ["A full charge from empty takes about 3 hours."],
+        )
+        == []
+    )
+    assert evidence_gaps(
+        "What ambient temperature range is safe for charging?",
+        ["safe", "temperature", "range"],
+        ["Charge only between 0 °C and 45 °C."],
+    ) == ["'range'"]
+
+
+def test_a_missing_answer_type_is_named_as_the_type() -> None:
+    gaps = evidence_gaps(
+        "How long does a full charge of the HX-40 take?",
+        ["long", "take"],
+        ["Charge only between 0 °C and 45 °C."],
+    )
+    assert gaps == ["a duration or length"]
+
+
+def test_subject_terms_keep_names_and_things() -> None:
+    assert subject_terms(["warranty", "normal", "hx-40", "recommended", "cells"]) == [
+        "warranty",
+        "hx-40",
+        "cells",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "expected"),
+    [
+        ("When was the bridge opened?", "The bridge was opened on 12 May 1932 by the king.",
+         "12 May 1932"),
+        ("How long does a full charge take?", "A full charge from empty takes about 3 hours.",
+         "about 3 hours"),
+        ("How many people live in Warsaw?", "Warsaw had 1.7 million inhabitants in 2014.",
+         "1.7 million"),
+        ("What temperature is safe for charging?",
+         "Charge only at an ambient temperature between 0 °C and 45 °C.",
+         "between 0 °C and 45 °C"),
+        ("Who designed the bridge?",
+         "The Sydney bridge was designed by John Bradfield in 1916.", "John Bradfield"),
+        ("What does the pack weigh?", "The pack weighs 2.1 kg.", None),  # no recognised type
+        ("When was it built?", "It was built long ago.", None),  # the sentence holds none
+        ("Who founded Warsaw?", "Warsaw was founded by Boleslaw or by Konrad.", None),
+    ],
+)  # fmt: skip
+def test_short_answers_state_the_type_asked_for(
+    question: str, sentence: str, expected: str | None
+) -> None:
+    assert short_answer(question, sentence) == expected
+
+
+def test_a_short_answer_is_never_the_questions_own_words() -> None:
+    assert (
+        short_answer("What happened in 1932 when the bridge opened?", "In 1932 it opened.") is None
+    )
