@@ -188,9 +188,11 @@ Written by `make train-models` (`python -m assay.training.correctness_train`), {
 ## What it is
 P(the drafted answer is right): a logistic regression over {len(FEATURES)} features of
 an answer and of the evidence it was drafted from (`assay.answer.correctness.FEATURES`).
-An answer counts as right when it holds a gold answer (SQuAD's normalisation). In `ask`
-the J1 `confidence_score` is the lower of this probability and the judge's support
-score, and the policy's thresholds turn it into the recommended action.
+An answer counts as right when it holds a gold answer (SQuAD's normalisation). Each
+standardised feature is clipped to three standard deviations. In `ask` the J1
+`confidence_score` is the lower of this probability and the judge's support score; the
+recommended action is the stricter of what the policy's `[judge]` thresholds say of the
+support and its `[judge.correctness]` thresholds say of this probability.
 
 ## Data
 Questions drawn from a seeded half of each set's paragraphs, asked of a knowledge base
@@ -201,7 +203,8 @@ half are asked of `present`. Up to {questions} questions per set and condition, 
 validation articles (CC BY-SA 4.0). SQuAD's train articles are not used: the relevance
 model was fitted on them. PolicyQA (MIT) was tried as a second fitting set and dropped:
 its gold spans ("register", "Information we share") make most right answers count as
-wrong, and a model fitted on it ranked SQuAD's answers below chance (AUROC 0.44).
+wrong, and in a trial a model fitted on PolicyQA dev alone ranked SQuAD's validation
+answers below chance (AUROC 0.44).
 
 ## Figures
 Drafted answers; ECE over 15 bins. SQuAD validation is the fitting set (in-sample);
@@ -224,6 +227,12 @@ Intercept {model.intercept:+.3f}.
   from the right passage but from the wrong sentence is often judged right; an LLM's
   paraphrase was never in the data.
 - "Right" means the gold answer is in the answer; a longer answer holds it more often.
+- SQuAD's extractive answers are nearly always fully supported and its passages never
+  conflict, so `support` and `conflicts` carry little or no weight here; the judge's
+  support still caps the score through the minimum.
+- Held-aside figures are far from the goals (AUROC >= 0.80): SQuAD 2.0's unanswerable
+  questions, written to look answerable from their paragraph, are rated like answerable
+  ones. See docs/benchmarks.md.
 - Refit it when the relevance model changes (`make train-models`); with another relevance
   model assay does not apply it and the judge's support score stands alone.
 """
