@@ -303,26 +303,21 @@ def _routing_rules(table: TableReader) -> RoutingRules:
     return rules
 
 
+def _action_thresholds(table: TableReader, defaults: ActionThresholds) -> ActionThresholds:
+    """The publish / caveat / human_review thresholds of one table, checked together."""
+    values = {k: table.unit(k, v) for k, v in defaults.as_dict().items()}
+    try:
+        return ActionThresholds(**values)
+    except InvalidInputError as exc:
+        where = f"{table.origin}: [{table.path}] thresholds"
+        raise PolicyError(where, exc.value, exc.fix, problem=exc.problem) from None
+
+
 def _judge_rules(table: TableReader) -> JudgeRules:
-    defaults = ActionThresholds()
-    thresholds = table.build(
-        "judge",
-        lambda: ActionThresholds(
-            publish=table.unit("publish", defaults.publish),
-            caveat=table.unit("caveat", defaults.caveat),
-            human_review=table.unit("human_review", defaults.human_review),
-        ),
-    )
+    thresholds = _action_thresholds(table, ActionThresholds())
     queue = table.boolean("queue_suppressed", False)
-    inner, fallback = table.section("correctness"), DEFAULT_CORRECTNESS_THRESHOLDS
-    correctness = inner.build(
-        "judge.correctness",
-        lambda: ActionThresholds(
-            publish=inner.unit("publish", fallback.publish),
-            caveat=inner.unit("caveat", fallback.caveat),
-            human_review=inner.unit("human_review", fallback.human_review),
-        ),
-    )
+    inner = table.section("correctness")
+    correctness = _action_thresholds(inner, DEFAULT_CORRECTNESS_THRESHOLDS)
     inner.finish()
     rules = JudgeRules(thresholds, queue, correctness)
     table.finish()

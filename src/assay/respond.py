@@ -19,8 +19,10 @@ refuse      ``abstained_retrieval`` when no evidence cleared the gate, else ``re
 ==========  ===============================================================================
 
 An answer is then checked twice. Citations (G2): none, or one that names evidence that
-was not admitted, gives ``abstained_citation``. The judge (G3, J1): its
-``recommended_action`` under the policy's thresholds decides -- ``publish`` answers,
+was not admitted, gives ``abstained_citation``. The judge (G3, J1), its support score
+capped by the answer-correctness model's P(right) where one applies
+(:mod:`assay.answer.correctness`): the ``recommended_action`` under the policy's
+thresholds decides -- ``publish`` answers,
 ``append_caveat`` answers with the judge's reason appended, ``human_review`` and
 ``suppress`` withhold the answer (``abstained_judge``); human review, and under
 high-stakes policies suppression too, queue the draft for a reviewer. Claims the judge
@@ -227,7 +229,7 @@ class Responder:
     judge: Judge
     fallback: Answerer | None = None
     calibrator: Calibrator | None = None  #: applies the stored answer map (J7)
-    #: rates whether the answer is right; its score replaces the judge's support score
+    #: rates whether the answer is right: its P(right) caps the judge's support score
     correctness: CorrectnessRater | None = None
 
     def respond(
