@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -93,12 +94,13 @@ def test_b4_a_session_is_not_the_key_and_ends_at_logout(service: Service) -> Non
 def test_b4_revoking_the_key_ends_its_sessions_and_sessions_expire(demo_db: Path) -> None:  # noqa: F811
     with Assay(demo_db) as engine:
         key, token = engine.keys.create("short-lived", ["auditor"])
-    app = create_app(load_settings(db=demo_db), warm=False, session_hours=1 / 3600)
+    app = create_app(load_settings(db=demo_db), warm=False, session_hours=1)
     with TestClient(app, base_url="https://testserver") as client:
         response = client.post("/dashboard/login", data={"key": token}, follow_redirects=False)
         assert "Secure" in response.headers["set-cookie"]  # over https
         assert client.get("/dashboard/audit", follow_redirects=False).status_code == 200
-        time.sleep(1.1)
+        with sqlite3.connect(demo_db) as conn:  # the hour has passed (no sleeping: no race)
+            conn.execute("UPDATE dashboard_sessions SET expires_at = '2000-01-01T00:00:00+00:00'")
         assert client.get("/dashboard/audit", follow_redirects=False).status_code == 303
     app = create_app(load_settings(db=demo_db), warm=False, secure_cookies=True)
     with TestClient(app) as client:
