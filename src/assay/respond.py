@@ -438,7 +438,7 @@ def _uncertainty(result: AskResult) -> Uncertainty:
 
 
 def _hedge_preamble(u: Uncertainty) -> str:
-    return f"With {u.label} confidence ({u.confidence:.2f}), because {'; '.join(u.reasons)}:"
+    return f"With {u.label} confidence ({u.confidence:.2f}), because {'; '.join(u.reasons)}."
 
 
 def _not_from_knowledge_base(text: str) -> Assessment:

@@ -44,9 +44,9 @@ def test_the_sentence_with_the_kind_of_answer_asked_for_wins(answerer: Extractiv
 
 def test_the_answer_states_the_duration_asked_for_first(answerer: ExtractiveAnswerer) -> None:
     draft = answerer.answer("How long does a full charge of the HX-40 take?", [SDS])
-    assert draft.short == "about 3 hours"
-    assert draft.text == f"about 3 hours: {draft.quoted}"
-    assert draft.to_dict()["short"] == "about 3 hours"
+    assert draft.short == "About 3 hours"
+    assert draft.text == f"About 3 hours: {draft.quoted}"
+    assert draft.to_dict()["short"] == "About 3 hours"
     plain = answerer.answer("Can I charge the HX-40 at 70 °C?", [SDS])
     assert plain.short is None and plain.text == plain.quoted  # a yes/no question: no span
 

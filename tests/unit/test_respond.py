@@ -137,7 +137,7 @@ def test_r8_hedge_states_the_confidence_before_the_answer() -> None:
     assert response.answer.startswith("With ") and "0.60" in response.answer
     # the reason: the evidence does not mention the subject; "warm" only asks for a
     # temperature, which the evidence states
-    assert "does not mention 'anode':" in response.answer and "warm" not in response.answer
+    assert "does not mention 'anode'." in response.answer and "warm" not in response.answer
     assert response.fallback_type == "hedge" and response.status is Status.ANSWERED
 
 

@@ -10,7 +10,7 @@ plus a second one when it comes from another passage, scores nearly as well, say
 something the first does not and does not contradict it. Each sentence keeps its
 citation ``[Source: <id>]``. When the question asks for a date, a quantity or a name and
 the best sentence states one (:mod:`assay.answer.short`), the answer opens with it:
-"about 3 hours: A full charge from empty takes about 3 hours. [Source: ...]".
+"About 3 hours: A full charge from empty takes about 3 hours. [Source: ...]".
 Hedged answers carry the same text; the pipeline states the uncertainty. There is no
 ``llm_only`` answer without a language model. Clarifying questions come from a
 template, phrasings from pseudo-relevance feedback (:mod:`assay.answer.expansion`).
@@ -118,6 +118,7 @@ class ExtractiveAnswerer:
         text = " ".join(f"{sentences[i][1]} {cite(sentences[i][0])}" for i in chosen)
         short = short_answer(question, sentences[chosen[0]][1])
         if short is not None:
+            short = short[0].upper() + short[1:]  # it opens the answer
             text = f"{short}: {text}"
         return Draft(text, self.name, None, mode, short)
 
