@@ -31,6 +31,7 @@ import numpy as np
 from assay import Assay
 from assay.metrics import auroc, brier_score, expected_calibration_error
 from assay.training.answer_rows import (
+    CONDITIONS,
     AnswerRow,
     ask_rows,
     knowledge_bases,
@@ -92,7 +93,7 @@ def figures(rows: Sequence[AnswerRow]) -> dict[str, Any]:
     def share(selected: list[AnswerRow], attribute: str) -> float | None:
         return float(np.mean([getattr(r, attribute) for r in selected])) if selected else None
 
-    by = {c: [r for r in rows if r.condition == c] for c in ("present", "absent", "unanswerable")}
+    by = {c: [r for r in rows if r.condition == c] for c in CONDITIONS}
     given = [r for r in by["present"] if r.answered]
     drafted = [r for r in rows if r.drafted]
     y = np.array([int(r.correct) for r in drafted])
