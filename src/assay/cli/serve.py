@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from assay.cli.common import db_option
+from assay.server.options import MIB, ServeOptions
 from assay.settings import load_settings
 
 
@@ -74,12 +75,16 @@ def serve(
     import uvicorn
 
     settings = load_settings(db=db)  # a bad setting fails here, before any worker starts
+    options = ServeOptions(
+        max_body_bytes=int(max_body_mb * MIB),
+        max_upload_bytes=int(max_upload_mb * MIB),
+        monitor_every=monitor_every,
+        session_hours=session_hours,
+        secure_cookies=secure_cookies,
+    )
+    # uvicorn starts each worker from an import string: the environment carries the rest
     os.environ["ASSAY_DB"] = str(settings.db.expanduser().resolve())
-    os.environ["ASSAY_SERVE_MAX_BODY_BYTES"] = str(int(max_body_mb * (1 << 20)))
-    os.environ["ASSAY_SERVE_MAX_UPLOAD_BYTES"] = str(int(max_upload_mb * (1 << 20)))
-    os.environ["ASSAY_SERVE_MONITOR_EVERY"] = str(monitor_every)
-    os.environ["ASSAY_SERVE_SESSION_HOURS"] = str(session_hours)
-    os.environ["ASSAY_SERVE_SECURE_COOKIES"] = "1" if secure_cookies else ""
+    os.environ.update(options.to_environment())
     with tempfile.TemporaryDirectory(prefix="assay-metrics-") as metrics_dir:
         if workers > 1:  # each worker writes its samples here; /metrics merges them
             os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
@@ -39,10 +38,10 @@ from assay.server.errors import install_error_handlers
 from assay.server.ingest_worker import IngestWorker
 from assay.server.middleware import RequestContext
 from assay.server.monitor_routes import router as monitor_router
+from assay.server.options import ServeOptions
 from assay.server.query_routes import router as query_router
 from assay.settings import Settings, load_settings
 
-MIB = 1 << 20
 log = logging.getLogger("assay.server")
 
 
@@ -50,21 +49,20 @@ def create_app(
     settings: Settings | None = None,
     *,
     warm: bool = True,
-    max_body_bytes: int = 2 * MIB,
-    max_upload_bytes: int = 64 * MIB,
-    monitor_every: float = 60.0,
-    session_hours: float = 8.0,
-    secure_cookies: bool = False,
+    options: ServeOptions | None = None,
 ) -> FastAPI:
     """The FastAPI application over the database of ``settings``.
 
     ``warm`` loads every configured model at start-up (before the first request is
     accepted), so no request pays for loading one; ``/readyz`` says when that is done.
-    Every ``monitor_every`` seconds (0: never) the drift check runs (J9, E12). A
+    ``options`` (:class:`~assay.server.options.ServeOptions`, defaults where ``None``):
+    every ``monitor_every`` seconds (0: never) the drift check runs (J9, E12); a
     dashboard login lasts ``session_hours``; its cookie is ``Secure`` over https, and
     always with ``secure_cookies`` (TLS ended by a proxy in front).
     """
     settings = settings or load_settings()
+    options = options or ServeOptions()
+    monitor_every = options.monitor_every
     engines = EnginePool(settings)
 
     @asynccontextmanager
@@ -103,13 +101,15 @@ def create_app(
 
     app.state.engines = engines
     app.state.ingest_worker = IngestWorker(settings)
-    app.state.sessions = SessionRules(timedelta(hours=session_hours), secure_cookies)
+    app.state.sessions = SessionRules(
+        timedelta(hours=options.session_hours), options.secure_cookies
+    )
     install_error_handlers(app)
     app.add_middleware(
         RequestContext,
         authenticate=lambda token: engines.get().keys.authenticate(token),
-        max_body_bytes=max_body_bytes,
-        max_upload_bytes=max_upload_bytes,
+        max_body_bytes=options.max_body_bytes,
+        max_upload_bytes=options.max_upload_bytes,
     )
     routers = (query_router, curator_router, auditor_router, monitor_router, admin_router)
     for router in (*routers, dashboard_router):
@@ -162,12 +162,5 @@ async def _check_drift(engines: EnginePool, every: float) -> None:
 
 def app_from_environment() -> FastAPI:
     """The app as ``assay serve`` starts it in each worker process: settings from the
-    environment, body limits from ``ASSAY_SERVE_MAX_BODY_BYTES`` and
-    ``ASSAY_SERVE_MAX_UPLOAD_BYTES`` (set by the command from its options)."""
-    return create_app(
-        max_body_bytes=int(os.environ.get("ASSAY_SERVE_MAX_BODY_BYTES", 2 * MIB)),
-        max_upload_bytes=int(os.environ.get("ASSAY_SERVE_MAX_UPLOAD_BYTES", 64 * MIB)),
-        monitor_every=float(os.environ.get("ASSAY_SERVE_MONITOR_EVERY", 60.0)),
-        session_hours=float(os.environ.get("ASSAY_SERVE_SESSION_HOURS", 8.0)),
-        secure_cookies=bool(os.environ.get("ASSAY_SERVE_SECURE_COOKIES")),
-    )
+    environment, the command's options from ``ASSAY_SERVE_*`` (:mod:`assay.server.options`)."""
+    return create_app(options=ServeOptions.from_environment())
