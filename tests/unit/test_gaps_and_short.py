@@ -73,3 +73,10 @@ def test_a_short_answer_is_never_the_questions_own_words() -> None:
     assert (
         short_answer("What happened in 1932 when the bridge opened?", "In 1932 it opened.") is None
     )
+
+
+def test_a_term_the_evidence_says_in_another_form_is_no_gap() -> None:
+    evidence = ["Short-circuiting, crushing or heating the pack can cause thermal runaway."]
+    assert evidence_gaps("What happens if the pack overheats?", ["overheats"], evidence) == []
+    # a short stem inside a longer word is not the same word
+    assert evidence_gaps("What is the art?", ["art"], ["Start it now."]) == ["'art'"]

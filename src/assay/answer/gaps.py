@@ -14,7 +14,8 @@ and "0-45 °C". Two kinds of word frame a question rather than say what it is ab
   "happen"): the evidence answers with facts, not with the question's wording.
 
 What remains are the subject's own words (names, things, conditions), which is what a
-reader can add documents about.
+reader can add documents about, less those the evidence says in another form
+("heating" for "overheats").
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assay.answer.expected import expected_kind
-from assay.text import stem
+from assay.text import content_terms, stem
 
 __all__ = ["evidence_gaps", "subject_terms"]
 
@@ -46,6 +47,7 @@ _QUALIFYING_WORDS = frozenset(
     """.split()
 )
 _FRAME = frozenset(stem(w) for w in _ANSWER_TYPE_WORDS | _QUALIFYING_WORDS)
+_SHARED_STEM = 4  # the shortest stem that counts as the same word in another form
 
 
 def subject_terms(terms: Sequence[str]) -> list[str]:
@@ -53,11 +55,23 @@ def subject_terms(terms: Sequence[str]) -> list[str]:
     return [t for t in terms if stem(t) not in _FRAME]
 
 
+def _said_otherwise(term: str, said: set[str]) -> bool:
+    """Whether the evidence uses a word built on the same stem: "heating" for
+    "overheats", "charger" for "charge" (stems of four letters or more)."""
+    wanted = stem(term)
+    return any(
+        min(len(wanted), len(word)) >= _SHARED_STEM and (wanted in word or word in wanted)
+        for word in said
+    )
+
+
 def evidence_gaps(question: str, missing_terms: Sequence[str], texts: Sequence[str]) -> list[str]:
     """What the evidence ``texts`` lack for ``question``, each ready to follow "no" or
-    "does not mention": the missing subject terms quoted, then the type of answer the
-    question asks for when no text holds one ("a duration or length")."""
-    gaps = [f"'{t}'" for t in subject_terms(missing_terms)]
+    "does not mention": the missing subject terms quoted (unless the evidence says them
+    in another form), then the type of answer the question asks for when no text holds
+    one ("a duration or length")."""
+    said = {stem(t) for text in texts for t in content_terms(text)}
+    gaps = [f"'{t}'" for t in subject_terms(missing_terms) if not _said_otherwise(t, said)]
     kind = expected_kind(question)
     if kind is not None and not any(kind.found_in(text) for text in texts):
         gaps.append(f"a {kind.description}")
