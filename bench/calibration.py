@@ -315,8 +315,8 @@ def main() -> None:
         )
 
     with tempfile.TemporaryDirectory(prefix="assay-bench-") as tmp:
-        db = Path(tmp) / "squad.db"
         built = build(Path(tmp), rows, answerer="extractive", judge="assay-judge")
+        db = built.settings.db
         settings = built.settings
         built.close()  # reopened below without calibration
         engine = RecordingAssay(db, settings=settings, calibrate=False)

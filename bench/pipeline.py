@@ -42,7 +42,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -53,10 +53,10 @@ from docs_section import write_section
 from assay import Assay
 from assay.answer.citations import strip_citations
 from assay.calibration.scoring import normalize_answer as normalize
-from assay.ingest.pipeline import IngestOptions
 from assay.models.pairs import clear_encoding_caches
 from assay.respond import Status
 from assay.settings import load_settings
+from assay.training.answer_rows import AS_OF, PUBLISHED, REVIEWED, build_knowledge_base
 from assay.training.datasets import squad_splits
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data"
@@ -64,9 +64,6 @@ MORE = Path(__file__).resolve().parents[2] / "shared/data_more"
 SECTION = "## Answers and abstention (bench/pipeline.py)"
 SEED = 13
 POLICIES = ("informational", "financial", "legal", "safety_critical")
-AS_OF = date(2026, 6, 1)
-REVIEWED = date(2026, 5, 1)  # a month before AS_OF: no source kind's review is overdue
-PUBLISHED = "2026-03-01"
 SOURCE = "squad-test"
 WARM_UP = 5  # questions asked (and not measured) to load every model first
 STATUSES = tuple(s.value for s in Status)
@@ -157,22 +154,13 @@ def sample_questions(articles: Sequence[dict[str, Any]], n: int) -> tuple[list[Q
 
 
 def build(workdir: Path, rows: list[dict[str, str]], **settings: Any) -> Assay:
-    """A fresh knowledge base of ``rows`` from one official source, ingested as a file."""
-    db = workdir / "squad.db"
-    engine = Assay(db, settings=load_settings(db=db, **settings))
-    engine.sources.add(SOURCE, "official", owner="assay benchmark", reviewed_at=REVIEWED)
-    path = workdir / "squad-test.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    cwd = Path.cwd()
-    os.chdir(workdir)  # relative uri, so chunk ids do not depend on the temp dir
-    try:
-        start = time.perf_counter()
-        report = engine.ingest([Path(path.name)], options=IngestOptions(source_id=SOURCE))
-        seconds = time.perf_counter() - start
-    finally:
-        os.chdir(cwd)
-    if report.count("failed"):
-        raise SystemExit(f"ingest failed: {report.files[0].error}")
+    """A fresh knowledge base ``squad-test.db`` of ``rows`` from one official source."""
+    start = time.perf_counter()
+    engine = build_knowledge_base(
+        workdir, rows, name="squad-test", source=SOURCE, owner="assay benchmark",
+        calibrate=True, **settings,
+    )  # fmt: skip
+    seconds = time.perf_counter() - start
     chunks = engine.store.stats().chunks
     log(f"ingested {len(rows)} paragraphs -> {chunks} chunks in {seconds:.0f} s")
     return engine
@@ -307,7 +295,8 @@ def llm_section(
         return
     try:
         engine = Assay(
-            workdir / "squad.db", settings=load_settings(db=workdir / "squad.db", answerer="llm")
+            workdir / "squad-test.db",
+            settings=load_settings(db=workdir / "squad-test.db", answerer="llm"),
         )
         engine.answerer  # noqa: B018 -- import the LLM answerer and reach its client now
         log(f"LLM answerer: {engine.answerer.name}, {len(questions)} questions")

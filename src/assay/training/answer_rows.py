@@ -48,6 +48,7 @@ __all__ = [
     "Paragraph",
     "QAItem",
     "ask_rows",
+    "build_knowledge_base",
     "knowledge_bases",
     "load_documents",
     "sample_questions",
@@ -147,9 +148,13 @@ def knowledge_bases(
     removed = removed_half(paragraphs, seed)
     with tempfile.TemporaryDirectory(prefix="assay-answer-rows-") as tmp:
         engines = {
-            "present": _build(Path(tmp) / "present", paragraphs, settings),
-            "absent": _build(
-                Path(tmp) / "absent", [p for p in paragraphs if p.id not in removed], settings
+            "present": build_knowledge_base(
+                Path(tmp) / "present", _records(paragraphs), **settings
+            ),
+            "absent": build_knowledge_base(
+                Path(tmp) / "absent",
+                _records([p for p in paragraphs if p.id not in removed]),
+                **settings,
             ),
         }
         try:
@@ -159,22 +164,39 @@ def knowledge_bases(
                 engine.close()
 
 
-def _build(folder: Path, paragraphs: Sequence[Paragraph], settings: dict[str, Any]) -> Assay:
-    """A fresh knowledge base of one official source, ingested as one JSON Lines file."""
-    folder.mkdir(parents=True)
-    db = folder / "kb.db"
-    engine = Assay(db, settings=load_settings(db=db, **settings), calibrate=False)
-    engine.sources.add(SOURCE, "official", owner="assay training", reviewed_at=REVIEWED)
-    file = folder / "kb.jsonl"
-    file.write_text("".join(json.dumps(r) + "\n" for r in _records(paragraphs)))
+def build_knowledge_base(
+    folder: Path,
+    records: Sequence[dict[str, str]],
+    *,
+    name: str = "kb",
+    source: str = SOURCE,
+    owner: str = "assay training",
+    calibrate: bool = False,
+    **settings: Any,
+) -> Assay:
+    """A fresh knowledge base ``folder/<name>.db`` of ``records`` (``assay ingest`` JSON
+    Lines records) from one ``official`` source reviewed on ``REVIEWED``, ingested as
+    ``<name>.jsonl`` by a relative uri, so chunk ids do not depend on the folder."""
+    folder.mkdir(parents=True, exist_ok=True)
+    db = folder / f"{name}.db"
+    engine = Assay(db, settings=load_settings(db=db, **settings), calibrate=calibrate)
+    engine.sources.add(source, "official", owner=owner, reviewed_at=REVIEWED)
+    file = folder / f"{name}.jsonl"
+    file.write_text("".join(json.dumps(r) + "\n" for r in records))
     cwd = Path.cwd()
-    os.chdir(folder)  # a relative uri, so chunk ids do not depend on the folder
+    os.chdir(folder)
     try:
-        report = engine.ingest([Path(file.name)], options=IngestOptions(source_id=SOURCE))
+        report = engine.ingest([Path(file.name)], options=IngestOptions(source_id=source))
     finally:
         os.chdir(cwd)
     if report.count("failed"):
-        raise InvalidInputError("knowledge base", str(file), "check the set", problem="failed")
+        engine.close()
+        raise InvalidInputError(
+            "knowledge base",
+            str(file),
+            "check the records",
+            problem=f"failed: {report.files[0].error}",
+        )
     return engine
 
 
@@ -193,7 +215,6 @@ class AnswerRow:
     correct: bool  #: the drafted answer holds a gold answer
     score: float  #: the J1 confidence_score of the drafted answer; 0.0 when none
     features: dict[str, float] | None  #: of the drafted answer
-    probability: float | None  #: the correctness model's, where one rated the answer
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -219,7 +240,7 @@ def ask_rows(
             response = engine.ask(item.question, policy=policy, as_of=AS_OF, record=False)
             draft, judgment = response.draft, response.judgment
             drafted = draft is not None and judgment is not None and not judgment.no_answer
-            features = probability = None
+            features: dict[str, float] | None = None
             correct, score, quoted = False, 0.0, ""
             if drafted:
                 assert draft is not None and judgment is not None
@@ -228,7 +249,6 @@ def ask_rows(
                 score = judgment.assessment.confidence_score
                 if judgment.correctness is not None:
                     features = dict(judgment.correctness["features"])
-                    probability = float(judgment.correctness["probability"])
                 elif relevance is not None:
                     cited = response.citations.valid if response.citations else ()
                     support = judgment.assessment.confidence_score
@@ -248,7 +268,6 @@ def ask_rows(
                     correct,
                     score,
                     features,
-                    probability,
                 )
             )
     return rows
