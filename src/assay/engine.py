@@ -35,10 +35,10 @@ from assay.answer.correctness import (
 from assay.answer.extractive import ExtractiveAnswerer
 from assay.ask import AskResult, ask_payload, assess_retrieval
 from assay.audit import AuditLog
+from assay.audit.replay import Replay
 from assay.audit.seal import AuditKey
 from assay.calibration.apply import Calibrator, evidence_key, set_key
 from assay.calibration.store import CalibrationStore
-from assay.db import connect, transaction
 from assay.errors import InvalidInputError, UnknownSourceError
 from assay.ingest.pipeline import (
     FileOutcome,
@@ -71,7 +71,7 @@ from assay.scoring.corroboration import TextSimilarity, lexical_similarity
 from assay.scoring.evidence import SourceFacts
 from assay.settings import Settings, load_settings
 from assay.sources import SourceRegistry
-from assay.store.sqlite import SQLiteStore
+from assay.store import open_database
 from assay.types import Candidate, check_texts
 
 
@@ -104,15 +104,15 @@ class Assay:
         key_file = self.settings.audit_key_file
         key = AuditKey.load(key_file) if key_file else None  # before opening: nothing to close
         retired = [AuditKey.load(path) for path in self.settings.audit_retired_key_files]
-        self._conn = connect(self.settings.db, create=create)
-        self.sources = SourceRegistry(self._conn)
-        self.audit = AuditLog(self._conn, actor=actor, key=key, retired_keys=retired)
-        self.store = SQLiteStore(self._conn)
-        self.review = ReviewQueue(self._conn, self.audit)
-        self.keys = KeyStore(self._conn, self.audit)
-        self.calibration = CalibrationStore(self._conn)
+        self.db = open_database(self.settings.db, create=create)
+        self.sources = SourceRegistry(self.db)
+        self.audit = AuditLog(self.db, actor=actor, key=key, retired_keys=retired, replay=Replay)
+        self.store = self.db.knowledge
+        self.review = ReviewQueue(self.db, self.audit)
+        self.keys = KeyStore(self.db, self.audit)
+        self.calibration = CalibrationStore(self.db)
         self.calibrator = Calibrator(self.calibration) if calibrate else None
-        self.monitor = Monitor(self._conn, self.audit, self.settings, self.policies)
+        self.monitor = Monitor(self.db, self.audit, self.settings, self.policies)
         self._embedder: Embedder | None = None
         self._relevance: RelevanceModel | None = None
         self._cascade: RelevanceModel | None = None
@@ -210,7 +210,7 @@ class Assay:
 
     def close(self) -> None:
         """Close the database connection."""
-        self._conn.close()
+        self.db.close()
 
     def __enter__(self) -> Assay:
         return self
@@ -356,10 +356,10 @@ class Assay:
             "answer": draft.prompt_version if draft else None,
             "judge": judgment.prompt_version if judgment else None,
         }
-        with transaction(self._conn):
+        with self.db.unit_of_work():  # the event and its review item land together
             event = self.audit.append(
                 kind="ask", query=question, policy_name=chosen.name,
-                policy_version=chosen.version, payload=payload, join_transaction=True,
+                policy_version=chosen.version, payload=payload,
             )  # fmt: skip
             review_id = None
             if response.review is not None and response.draft is not None:
@@ -367,7 +367,6 @@ class Assay:
                     event_id=event.event_id, query=question, answer=response.draft.text,
                     reason=response.review, assessment=response.assessment.to_dict(),
                     policy_name=chosen.name, policy_version=chosen.version,
-                    join_transaction=True,
                 ).id  # fmt: skip
         result = replace(
             response.result, scored=replace(response.result.scored, event_id=event.event_id)

@@ -12,63 +12,27 @@ Resolved items are never reopened: their verdicts are labels for calibration
 from __future__ import annotations
 
 import builtins
-import json
 import math
-import sqlite3
-from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from assay.audit import AuditLog
-from assay.db import transaction
-from assay.errors import (
-    ConflictError,
-    InvalidInputError,
-    NotFoundError,
-    StorageError,
-    did_you_mean,
-)
+from assay.errors import ConflictError, InvalidInputError, NotFoundError, did_you_mean
 from assay.hashing import canonical_json
+from assay.store.records import ReviewItem
+from assay.store.repositories import Database
+
+__all__ = ["STATUSES", "VERDICTS", "ReviewItem", "ReviewQueue"]
 
 VERDICTS = ("correct", "incorrect")
 STATUSES = ("pending", "resolved", "all")
-
-_COLUMNS = (
-    "id, event_id, created_at, query, answer, reason, confidence_score, assessment,"
-    " policy_name, policy_version, status, verdict, note, resolved_at, resolution_event_id"
-)
-
-
-@dataclass(frozen=True, slots=True)
-class ReviewItem:
-    """One queued answer, with the reviewer's verdict once it is resolved."""
-
-    id: int
-    event_id: str
-    created_at: str
-    query: str
-    answer: str
-    reason: str
-    confidence_score: float
-    assessment: dict[str, Any]
-    policy_name: str
-    policy_version: str
-    status: str
-    verdict: str | None
-    note: str | None
-    resolved_at: str | None
-    resolution_event_id: str | None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form, as the CLI prints it."""
-        return asdict(self)
 
 
 class ReviewQueue:
     """Reads and writes the ``review_queue`` table; verdicts are audited (J6)."""
 
-    def __init__(self, conn: sqlite3.Connection, audit: AuditLog) -> None:
-        self._conn = conn
+    def __init__(self, db: Database, audit: AuditLog) -> None:
+        self._db = db
         self._audit = audit
 
     def add(
@@ -82,12 +46,11 @@ class ReviewQueue:
         policy_name: str,
         policy_version: str,
         now: datetime | None = None,
-        join_transaction: bool = False,
     ) -> ReviewItem:
         """Queue one answer for review; ``assessment`` is its J1 object.
 
-        With ``join_transaction`` the row is written inside the caller's open transaction
-        (the ask that produced the answer writes its audit event in the same one).
+        Inside the caller's unit of work when one is open: the ask that produced the
+        answer writes its audit event in the same one.
         """
         if not isinstance(event_id, str) or not event_id.strip():
             raise InvalidInputError(
@@ -108,23 +71,8 @@ class ReviewQueue:
             "policy_name": policy_name,
             "policy_version": policy_version,
         }
-        insert = (
-            "INSERT INTO review_queue (event_id, created_at, query, answer, reason,"
-            " confidence_score, assessment, policy_name, policy_version, status) VALUES"
-            " (:event_id, :created_at, :query, :answer, :reason, :confidence_score,"
-            " :assessment, :policy_name, :policy_version, 'pending')"
-        )
-        if join_transaction:
-            if not self._conn.in_transaction:
-                raise StorageError(
-                    "review queue add asked to join a transaction, but none is open; "
-                    "wrap the call in assay.db.transaction"
-                )
-            item_id = self._conn.execute(insert, row).lastrowid
-        else:
-            with transaction(self._conn):
-                item_id = self._conn.execute(insert, row).lastrowid
-        assert item_id is not None
+        with self._db.unit_of_work():
+            item_id = self._db.review.add(row)
         return self.get(item_id)
 
     def list(self, status: str = "pending", limit: int = 50) -> builtins.list[ReviewItem]:
@@ -137,35 +85,22 @@ class ReviewQueue:
             )
         if isinstance(limit, bool) or not isinstance(limit, int) or not 0 < limit <= 1_000_000:
             raise InvalidInputError("limit", limit, "give a number of items from 1 to 1000000")
-        where, args = ("", []) if status == "all" else (" WHERE status = ?", [status])
-        rows = self._conn.execute(
-            f"SELECT {_COLUMNS} FROM review_queue{where} ORDER BY id DESC LIMIT {int(limit)}",
-            args,
-        )
-        return [_item(dict(r)) for r in rows]
+        return self._db.review.newest(None if status == "all" else status, limit)
 
     def counts(self) -> dict[str, int]:
         """How many items are ``pending`` and ``resolved``, and ``all`` of them."""
-        found = dict(
-            self._conn.execute("SELECT status, COUNT(*) FROM review_queue GROUP BY status")
-        )
+        found = self._db.review.counts()
         counts = {status: int(found.get(status, 0)) for status in ("pending", "resolved")}
         return counts | {"all": sum(counts.values())}
 
     def get(self, item_id: int) -> ReviewItem:
         """The item with this id; :class:`NotFoundError` says how to find the right one."""
-        in_range = isinstance(item_id, int) and -(2**63) <= item_id < 2**63  # SQLite INTEGER
-        row = (
-            in_range
-            and self._conn.execute(
-                f"SELECT {_COLUMNS} FROM review_queue WHERE id = ?", (item_id,)
-            ).fetchone()
-        )
-        if not row:
+        found = self._db.review.get(item_id) if isinstance(item_id, int) else None
+        if found is None:
             raise NotFoundError(
                 f"review item {item_id!r} not found; list ids with `assay review list --status all`"
             )
-        return _item(dict(row))
+        return found
 
     def resolve(
         self, item_id: int, verdict: str, note: str | None = None, now: datetime | None = None
@@ -182,7 +117,7 @@ class ReviewQueue:
         if note is not None and not isinstance(note, str):
             raise InvalidInputError("note", note, "give the note as text")
         resolved_at = _iso(now)
-        with transaction(self._conn):  # the write lock: no other reviewer can race us
+        with self._db.unit_of_work():  # the write lock: no other reviewer can race us
             item = self.get(item_id)
             if item.status != "pending":
                 raise ConflictError(
@@ -202,13 +137,11 @@ class ReviewQueue:
                     "confidence_score": item.confidence_score,
                 },
                 now=now,
-                join_transaction=True,
             )
-            self._conn.execute(
-                "UPDATE review_queue SET status = 'resolved', verdict = ?, note = ?,"
-                " resolved_at = ?, resolution_event_id = ? WHERE id = ? AND status = 'pending'",
-                (verdict, note, resolved_at, event.event_id, item.id),
-            )
+            self._db.review.resolve(
+                item.id, verdict=verdict, note=note, resolved_at=resolved_at,
+                event_id=event.event_id,
+            )  # fmt: skip
         return self.get(item_id)
 
     def labels(self) -> builtins.list[tuple[float, bool, str]]:
@@ -216,11 +149,7 @@ class ReviewQueue:
 
         Oldest first; these are the labels calibration fits the score against.
         """
-        rows = self._conn.execute(
-            "SELECT confidence_score, verdict, event_id FROM review_queue"
-            " WHERE status = 'resolved' ORDER BY id"
-        )
-        return [(float(r[0]), r[1] == "correct", str(r[2])) for r in rows]
+        return self._db.review.labels()
 
 
 def _confidence_score(assessment: Any) -> float:
@@ -246,13 +175,3 @@ def _confidence_score(assessment: Any) -> float:
 
 def _iso(now: datetime | None) -> str:
     return (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="microseconds")
-
-
-def _item(row: dict[str, Any]) -> ReviewItem:
-    try:
-        assessment = json.loads(row["assessment"])
-    except json.JSONDecodeError:
-        assessment = None
-    if not isinstance(assessment, dict):  # a damaged row is shown as it is, not refused
-        assessment = {"unreadable_assessment": row["assessment"]}
-    return ReviewItem(**(row | {"assessment": assessment}))

@@ -12,82 +12,20 @@ than its review interval is flagged as overdue.
 from __future__ import annotations
 
 import builtins
-import json
 import re
-import sqlite3
-from dataclasses import dataclass, field, fields, replace
-from datetime import UTC, date, datetime, timedelta
+from dataclasses import fields, replace
+from datetime import UTC, date, datetime
 from typing import Any
 
-from assay.db import transaction
 from assay.errors import ConflictError, InvalidInputError, UnknownSourceError, did_you_mean
+from assay.store.records import Source, SourceChange, SourceKind
+from assay.store.repositories import Database
 from assay.types import check_unit_interval, parse_date
+
+__all__ = ["MAX_REVIEW_DAYS", "Source", "SourceChange", "SourceKind", "SourceRegistry"]
 
 MAX_REVIEW_DAYS = 36_500  # a century: anything longer is a typo
 _ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$")
-
-
-@dataclass(frozen=True, slots=True)
-class SourceKind:
-    """A class of sources with its default reliability and review interval."""
-
-    name: str
-    reliability: float
-    review_interval_days: int
-    builtin: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Source:
-    """One registered source of evidence."""
-
-    id: str
-    kind: str
-    reliability: float
-    review_interval_days: int
-    name: str | None = None
-    owner: str | None = None
-    jurisdiction: str | None = None
-    court_level: str | None = None
-    overruled: bool = False
-    retired: bool = False
-    reviewed_at: date | None = None
-    metadata: dict[str, Any] = field(default_factory=dict)
-    version: int = 1
-    created_at: str = ""
-    updated_at: str = ""
-
-    def review_due(self) -> date | None:
-        """The date the next review is due; ``None`` if the source was never reviewed."""
-        if self.reviewed_at is None:
-            return None
-        return self.reviewed_at + timedelta(days=self.review_interval_days)
-
-    def review_overdue(self, as_of: date) -> bool:
-        """True when the source was never reviewed or its review interval has passed."""
-        due = self.review_due()
-        return due is None or as_of > due
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready form (dates as ISO strings)."""
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
-        out["reviewed_at"] = self.reviewed_at.isoformat() if self.reviewed_at else None
-        due = self.review_due()
-        out["review_due"] = due.isoformat() if due else None
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class SourceChange:
-    """One entry of a source's history: what was done, when, and the state after it."""
-
-    source_id: str
-    version: int
-    action: str
-    changed_at: str
-    actor: str | None
-    note: str | None
-    snapshot: dict[str, Any]
 
 
 _EDITABLE = (
@@ -112,19 +50,13 @@ def _now() -> str:
 class SourceRegistry:
     """Sources and source kinds persisted in the assay database."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     # -- kinds ---------------------------------------------------------------
     def kinds(self) -> dict[str, SourceKind]:
         """Every known kind, built-in and user-defined, by name."""
-        rows = self._conn.execute("SELECT * FROM source_kinds ORDER BY name")
-        return {
-            r["name"]: SourceKind(
-                r["name"], r["reliability"], r["review_interval_days"], bool(r["builtin"])
-            )
-            for r in rows
-        }
+        return self._db.sources.kinds()
 
     def kind(self, name: str) -> SourceKind:
         """The kind called ``name``, or an error listing the known kinds."""
@@ -144,14 +76,12 @@ class SourceRegistry:
         _check_id("kind", name)
         reliability = check_unit_interval("reliability", reliability)
         _check_interval(review_interval_days)
-        with transaction(self._conn):
-            if self._conn.execute("SELECT 1 FROM source_kinds WHERE name=?", (name,)).fetchone():
+        kind = SourceKind(name, reliability, review_interval_days, False)
+        with self._db.unit_of_work():
+            if name in self._db.sources.kinds():
                 raise ConflictError(f"source kind {name!r} already exists")
-            self._conn.execute(
-                "INSERT INTO source_kinds VALUES (?, ?, ?, 0, ?)",
-                (name, reliability, review_interval_days, _now()),
-            )
-        return SourceKind(name, reliability, review_interval_days, False)
+            self._db.sources.add_kind(kind, _now())
+        return kind
 
     # -- sources -------------------------------------------------------------
     def add(
@@ -181,7 +111,7 @@ class SourceRegistry:
         source = _validated(source, attributes)
         now = _now()
         source = replace(source, version=1, created_at=now, updated_at=now)
-        with transaction(self._conn):
+        with self._db.unit_of_work():
             if self._find(source_id) is not None:
                 raise ConflictError(
                     f"source {source_id!r} already exists; change it with `assay sources update`"
@@ -201,8 +131,7 @@ class SourceRegistry:
         """All sources by id; optionally one kind, or only those overdue for review."""
         if kind is not None:
             self.kind(kind)
-        rows = self._conn.execute("SELECT * FROM sources ORDER BY id").fetchall()
-        sources = [_from_row(r) for r in rows]
+        sources = self._db.sources.all()
         if kind is not None:
             sources = [s for s in sources if s.kind == kind]
         if overdue_on is not None:
@@ -225,7 +154,7 @@ class SourceRegistry:
                 f"name at least one of {', '.join(_EDITABLE)}",
                 problem="are empty",
             )
-        with transaction(self._conn):
+        with self._db.unit_of_work():
             current = self.get(source_id)
             if "kind" in changes:
                 kind = self.kind(changes["kind"])
@@ -255,7 +184,7 @@ class SourceRegistry:
         changes: dict[str, Any] = {"reviewed_at": on}
         if reliability is not None:
             changes["reliability"] = reliability
-        with transaction(self._conn):
+        with self._db.unit_of_work():
             current = self.get(source_id)
             updated = replace(
                 _validated(current, changes), version=current.version + 1, updated_at=_now()
@@ -267,58 +196,18 @@ class SourceRegistry:
     def history(self, source_id: str) -> builtins.list[SourceChange]:
         """Every recorded change of a source, oldest first."""
         self.get(source_id)
-        rows = self._conn.execute(
-            "SELECT * FROM source_history WHERE source_id=? ORDER BY version", (source_id,)
-        )
-        return [
-            SourceChange(
-                r["source_id"],
-                r["version"],
-                r["action"],
-                r["changed_at"],
-                r["actor"],
-                r["note"],
-                json.loads(r["snapshot"]),
-            )
-            for r in rows
-        ]
+        return self._db.sources.history(source_id)
 
     # -- storage -------------------------------------------------------------
     def _find(self, source_id: str) -> Source | None:
-        row = self._conn.execute("SELECT * FROM sources WHERE id=?", (source_id,)).fetchone()
-        return _from_row(row) if row else None
+        return self._db.sources.find(source_id)
 
     def _write(self, s: Source, *, insert: bool) -> None:
-        values = {
-            "id": s.id,
-            "kind": s.kind,
-            "reliability": s.reliability,
-            "name": s.name,
-            "owner": s.owner,
-            "jurisdiction": s.jurisdiction,
-            "court_level": s.court_level,
-            "overruled": int(s.overruled),
-            "retired": int(s.retired),
-            "review_interval_days": s.review_interval_days,
-            "reviewed_at": s.reviewed_at.isoformat() if s.reviewed_at else None,
-            "metadata": json.dumps(s.metadata, sort_keys=True),
-            "version": s.version,
-            "created_at": s.created_at,
-            "updated_at": s.updated_at,
-        }
-        if insert:
-            cols = ", ".join(values)
-            marks = ", ".join(f":{k}" for k in values)
-            self._conn.execute(f"INSERT INTO sources ({cols}) VALUES ({marks})", values)
-        else:
-            sets = ", ".join(f"{k}=:{k}" for k in values if k != "id")
-            self._conn.execute(f"UPDATE sources SET {sets} WHERE id=:id", values)
+        self._db.sources.write(s, insert=insert)
 
     def _log(self, s: Source, action: str, actor: str | None, note: str | None) -> None:
-        self._conn.execute(
-            "INSERT INTO source_history (source_id, version, action, changed_at, actor, note,"
-            " snapshot) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (s.id, s.version, action, s.updated_at, actor, note, json.dumps(s.as_dict())),
+        self._db.sources.log(
+            SourceChange(s.id, s.version, action, s.updated_at, actor, note, s.as_dict())
         )
 
 
@@ -375,23 +264,3 @@ def _validated(source: Source, changes: dict[str, Any]) -> Source:
     if not isinstance(merged["metadata"], dict):
         raise InvalidInputError("metadata", merged["metadata"], "give a JSON object")
     return Source(**merged)
-
-
-def _from_row(row: sqlite3.Row) -> Source:
-    return Source(
-        id=row["id"],
-        kind=row["kind"],
-        reliability=row["reliability"],
-        review_interval_days=row["review_interval_days"],
-        name=row["name"],
-        owner=row["owner"],
-        jurisdiction=row["jurisdiction"],
-        court_level=row["court_level"],
-        overruled=bool(row["overruled"]),
-        retired=bool(row["retired"]),
-        reviewed_at=date.fromisoformat(row["reviewed_at"]) if row["reviewed_at"] else None,
-        metadata=json.loads(row["metadata"]),
-        version=row["version"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-    )

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+import sqlite3
 from typing import Any
 
 import pytest
 
 from assay import Assay
 from assay.errors import InvalidInputError
-from assay.keys import KeyStore, Role, parse_roles
+from assay.keys import Role, parse_roles
 from tests.http.conftest import ROLES, Service
 
 OPEN = {"/healthz", "/readyz", "/docs", "/docs/oauth2-redirect", "/openapi.json", "/redoc"}
@@ -129,8 +130,7 @@ def test_b4_revoked_key_stops_at_once(service: Service) -> None:
 
 
 def test_b4_keys_are_stored_hashed(service: Service) -> None:
-    with Assay(service.db) as engine:
-        rows = engine._conn.execute("SELECT * FROM api_keys").fetchall()
+    rows = sqlite3.connect(service.db).execute("SELECT * FROM api_keys").fetchall()
     stored = " ".join(str(tuple(r)) for r in rows)
     for token in service.tokens.values():
         assert token.split("_", 2)[2] not in stored
@@ -138,7 +138,7 @@ def test_b4_keys_are_stored_hashed(service: Service) -> None:
 
 def test_b4_key_creation_and_revocation_are_audited(tmp_path: Any) -> None:
     with Assay(tmp_path / "k.db") as engine:
-        store = KeyStore(engine._conn, engine.audit)
+        store = engine.keys
         key, _ = store.create("ops", ["auditor", "curator"])
         store.revoke(key.id)
         kinds = [(e.kind, e.payload["action"]) for e in engine.audit.list(kind="key")]

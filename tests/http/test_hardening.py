@@ -42,8 +42,8 @@ def test_b4_upload_stays_in_its_folder_whatever_the_source_id(service: Service) 
     [stored] = [p for p in uploads.rglob("notes.md")]
     assert stored.resolve().is_relative_to(uploads.resolve())
     assert not (service.db.parent.parent / "escape").exists()
-    with Assay(service.db) as engine:
-        uris = [r[0] for r in engine._conn.execute("SELECT uri FROM kb_documents")]
+    with sqlite3.connect(service.db) as conn:
+        uris = [r[0] for r in conn.execute("SELECT uri FROM kb_documents")]
     assert f"upload://{source}/notes.md" in uris
     assert not [u for u in uris if u.startswith("upload://") and str(uploads) in u]
     shown = service.client.get(f"/v1/sources/{quote(source, safe='')}", headers=curator)

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from assay.calibration import store as store_module
 from assay.calibration.maps import IsotonicMap, PlattMap, fit_metrics
 from assay.calibration.store import CalibrationStore, StoredMap, labels_digest
-from assay.db import connect
 from assay.errors import InvalidInputError, NotFoundError, StorageError
+from assay.store.sqlite import SQLiteDatabase
+from assay.store.sqlite import calibration as sqlite_calibration
 
 SCORES = [0.1, 0.2, 0.35, 0.4, 0.6, 0.7, 0.8, 0.9]
 LABELS = [0, 0, 1, 0, 1, 0, 1, 1]
@@ -24,14 +24,18 @@ NOW = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 @pytest.fixture
 def conn(db_path: Path) -> Iterator[sqlite3.Connection]:
-    connection = connect(db_path)
+    """A second, raw connection to the same file: what someone editing it would hold."""
+    SQLiteDatabase(db_path).close()  # created and migrated
+    connection = sqlite3.connect(db_path, isolation_level=None)
     yield connection
     connection.close()
 
 
 @pytest.fixture
-def store(conn: sqlite3.Connection) -> CalibrationStore:
-    return CalibrationStore(conn)
+def store(db_path: Path) -> Iterator[CalibrationStore]:
+    db = SQLiteDatabase(db_path)
+    yield CalibrationStore(db)
+    db.close()
 
 
 def save(
@@ -100,10 +104,10 @@ def test_a_stored_map_keeps_what_it_was_fitted_on(store: CalibrationStore) -> No
 
 
 def test_maps_survive_reopening_the_database(db_path: Path) -> None:
-    with connect(db_path) as first:
-        saved = save(CalibrationStore(first), fitted_map=PlattMap.fit(SCORES, LABELS))
+    first = SQLiteDatabase(db_path)
+    saved = save(CalibrationStore(first), fitted_map=PlattMap.fit(SCORES, LABELS))
     first.close()
-    again = connect(db_path)
+    again = SQLiteDatabase(db_path)
     try:
         assert CalibrationStore(again).get(saved.id) == saved
     finally:
@@ -117,7 +121,7 @@ def test_a_failure_inside_save_leaves_nothing(
         raise RuntimeError("disk on fire")
 
     with monkeypatch.context() as patch:
-        patch.setattr(store_module, "_stored", broken)  # fails after the INSERT
+        patch.setattr(sqlite_calibration, "_stored", broken)  # fails after the INSERT
         with pytest.raises(RuntimeError, match="disk on fire"):
             save(store)
     assert store.list() == []

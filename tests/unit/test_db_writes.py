@@ -8,21 +8,21 @@ import threading
 from pathlib import Path
 
 from assay.audit import AuditLog
-from assay.db import connect
+from assay.store.sqlite import SQLiteDatabase
 
 
 def _append(db: Path, writer: str, n: int) -> None:
-    conn = connect(db)
-    log = AuditLog(conn, actor=writer)
+    database = SQLiteDatabase(db)
+    log = AuditLog(database, actor=writer)
     for i in range(n):
         log.append(kind="score", query=f"{writer} {i}", policy_name="p", policy_version="1",
                    payload={"i": i})  # fmt: skip
-    conn.close()
+    database.close()
 
 
 def test_b2_threads_and_processes_append_without_loss(tmp_path: Path) -> None:
     db = tmp_path / "assay.db"
-    connect(db).close()
+    SQLiteDatabase(db).close()
     fork = multiprocessing.get_context("fork")
     processes = [fork.Process(target=_append, args=(db, f"p{i}", 40)) for i in range(3)]
     threads = [threading.Thread(target=_append, args=(db, f"t{i}", 40)) for i in range(3)]
@@ -31,7 +31,7 @@ def test_b2_threads_and_processes_append_without_loss(tmp_path: Path) -> None:
     for worker in [*processes, *threads]:
         worker.join(timeout=120)
     assert all(p.exitcode == 0 for p in processes)
-    log = AuditLog(connect(db))
+    log = AuditLog(SQLiteDatabase(db))
     report = log.verify(replay=False)
     assert report.ok and report.events == 240
     per_writer = {f"{k}{i}": 0 for k in "pt" for i in range(3)}

@@ -141,7 +141,7 @@ def test_r10_score_events_give_top_admitted_confidence_per_policy_and_source(
     score_event(engine, [0.9, 0.8])
     score_event(engine, [0.85])
     score_event(engine, [0.1], policy="informational")  # nothing admitted: 0.0, abstained
-    report = build_report(engine._conn)  # what engine.monitor.report() calls
+    report = build_report(engine.db.monitor)  # what engine.monitor.report() calls
     events = engine.audit.list(limit=None)
     tops = []
     for e in reversed(events):
@@ -302,7 +302,7 @@ def test_r10_timeline_by_day_past_three_days(engine: Assay) -> None:
     start = datetime(2026, 11, 1, 23, 30, tzinfo=UTC)
     for days in (0, 0.05, 4):
         append_ask(engine, ask_payload(0.5), now=start + timedelta(days=days))
-    timeline = build_timeline(engine._conn)
+    timeline = build_timeline(engine.db.monitor)
     assert timeline.granularity == "day"
     assert [b.count for b in timeline.buckets] == [1, 1, 0, 0, 1]  # 23:30 and 00:42 split
     assert timeline.buckets[0].start == "2026-11-01T00:00:00+00:00"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import sqlite3
 from dataclasses import replace
 
 import pytest
@@ -66,7 +67,7 @@ def test_e12_category_bands_and_caps() -> None:
 
 
 def open_alert(engine: Assay, policy: str, delta: float | None, closed: bool = False) -> None:
-    engine._conn.execute(
+    sqlite3.connect(engine.settings.db, isolation_level=None).execute(
         "INSERT INTO monitor_alerts (policy_name, metric, opened_at, closed_at, baseline, current,"
         " statistic, tightened_by) VALUES (?, 'mean_score', '2026-11-29', ?, 0.9, 0.8, -5, ?)",
         (policy, "2026-11-30" if closed else None, delta),
@@ -75,14 +76,14 @@ def open_alert(engine: Assay, policy: str, delta: float | None, closed: bool = F
 
 def test_e12_effective_policy_takes_the_largest_open_delta(engine: Assay) -> None:
     base = engine.policies.get("financial")
-    assert effective_policy(engine._conn, base) is base
+    assert effective_policy(engine.db.monitor, base) is base
     open_alert(engine, "financial", None)  # an alert without tightening
     open_alert(engine, "financial", 0.2, closed=True)
     open_alert(engine, "legal", 0.3)
-    assert effective_policy(engine._conn, base) is base
+    assert effective_policy(engine.db.monitor, base) is base
     open_alert(engine, "financial", 0.05)
     open_alert(engine, "financial", 0.1)
-    assert effective_policy(engine._conn, base) == tightened(base, 0.1)
+    assert effective_policy(engine.db.monitor, base) == tightened(base, 0.1)
     assert engine.monitor.effective(base).version == "3+tightened0.1"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -194,8 +195,8 @@ def test_j6_a_failed_row_update_rolls_back_the_audit_event(engine: Assay) -> Non
     """A database error on the queue row (after the event is written) undoes both."""
     item = enqueue(engine)
     head = engine.audit.head()
-    engine._conn.execute(
-        "CREATE TEMP TRIGGER refuse_verdict BEFORE UPDATE ON review_queue"
+    sqlite3.connect(engine.settings.db, isolation_level=None).execute(
+        "CREATE TRIGGER refuse_verdict BEFORE UPDATE ON review_queue"
         " BEGIN SELECT RAISE(ABORT, 'refused by test'); END"
     )
     with pytest.raises(StorageError, match="rolled back"):
@@ -214,18 +215,26 @@ def test_j6_verdicts_are_kept_as_calibration_labels(engine: Assay) -> None:
     assert queue.labels() == [(0.8, True, right.event_id), (0.35, False, wrong.event_id)]
 
 
-def test_join_transaction_requires_an_open_transaction(engine: Assay) -> None:
-    """Existing callers are unchanged; joining without a transaction is refused."""
-    with pytest.raises(StorageError, match="none is open"):
-        engine.audit.append(
-            kind="review",
-            query="q",
-            policy_name="p",
-            policy_version="1",
-            payload={},
-            join_transaction=True,
-        )
+def test_a_unit_of_work_joins_the_writes_inside_it(engine: Assay) -> None:
+    """An audit event and a queued item written in one unit of work land together, and a
+    failure after both rolls both back."""
+
+    def both_then_fail() -> None:
+        with engine.db.unit_of_work():
+            event = engine.audit.append(
+                kind="ask", query="q", policy_name="p", policy_version="1", payload={}
+            )
+            engine.review.add(
+                event_id=event.event_id, query="q", answer="a", reason="r",
+                assessment=assessment(), policy_name="p", policy_version="1",
+            )  # fmt: skip
+            assert engine.review.counts()["all"] == 1
+            raise RuntimeError("failed after both writes")
+
+    with pytest.raises(RuntimeError, match="after both"):
+        both_then_fail()
     assert engine.audit.head()[0] == 0
+    assert engine.review.counts()["all"] == 0
 
 
 def test_the_queue_survives_reopening_the_database(engine: Assay, db_path: Path) -> None:

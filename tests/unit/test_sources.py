@@ -16,13 +16,14 @@ from assay import (
     StorageError,
     UnknownSourceError,
 )
-from assay.db import connect
-from assay.migrations import MIGRATIONS
+from assay.store.sqlite import SQLiteDatabase
+from assay.store.sqlite.connection import connect
+from assay.store.sqlite.migrations import MIGRATIONS
 
 
 @pytest.fixture
 def registry() -> SourceRegistry:
-    return SourceRegistry(connect(":memory:"))
+    return SourceRegistry(SQLiteDatabase(":memory:"))
 
 
 @pytest.mark.parametrize(
@@ -172,15 +173,14 @@ def test_listing_an_unknown_kind_is_an_error(registry: SourceRegistry) -> None:
         registry.list(kind="bogus")
 
 
-def test_source_history_is_append_only(registry: SourceRegistry) -> None:
-    registry.add("x", "official")
-    conn = registry._conn
+def test_source_history_is_append_only(tmp_path: Path) -> None:
+    SourceRegistry(SQLiteDatabase(tmp_path / "s.db")).add("x", "official")
+    conn = sqlite3.connect(tmp_path / "s.db")
     with pytest.raises(sqlite3.IntegrityError, match="append-only"):
         conn.execute("UPDATE source_history SET note = 'rewritten'")
 
 
 def _open_fresh(path: str) -> int:
-    from assay.db import connect
 
     return len(connect(path).execute("SELECT name FROM _assay_migrations").fetchall())
 

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from assay import InvalidInputError, NotFoundError, SourceRegistry
-from assay.db import connect
 from assay.ingest.document import Chunk, chunk_id, document_id
 from assay.store.base import StoredDocument
-from assay.store.sqlite import SQLiteStore
+from assay.store.sqlite import SQLiteDatabase
+from assay.store.sqlite.knowledge import SQLiteStore
 
 DIM = 8
 
@@ -56,9 +56,9 @@ def put(store: SQLiteStore, doc: StoredDocument, chunks: list[Chunk], vectors: n
 
 @pytest.fixture
 def store(tmp_path: Path) -> SQLiteStore:
-    conn = connect(tmp_path / "kb.db")
-    SourceRegistry(conn).add("sds", "official")
-    return SQLiteStore(conn)
+    db = SQLiteDatabase(tmp_path / "kb.db")
+    SourceRegistry(db).add("sds", "official")
+    return db.knowledge
 
 
 def test_replace_get_and_vectors_round_trip(store: SQLiteStore) -> None:
@@ -142,7 +142,7 @@ def test_dense_index_sees_writes_from_another_connection(
     doc, chunks = make_doc("a.md", ["first"])
     put(store, doc, chunks, unit(np.ones((1, DIM))))
     assert len(store.dense_search(unit(np.ones((1, DIM)))[0], 5)) == 1
-    other = SQLiteStore(connect(tmp_path / "kb.db"))
+    other = SQLiteDatabase(tmp_path / "kb.db").knowledge
     doc2, chunks2 = make_doc("b.md", ["second"])
     put(other, doc2, chunks2, unit(np.ones((1, DIM))))
     assert len(store.dense_search(unit(np.ones((1, DIM)))[0], 5)) == 2

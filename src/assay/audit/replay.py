@@ -38,6 +38,18 @@ from assay.scoring.signals import (
 from assay.types import Candidate, Evidence, Label, SourceBasis, round_score
 
 
+class Replay:
+    """The row check of ``audit verify`` (:class:`assay.audit.verify.RowCheck`): every
+    scoring event recomputed from its row, and every applied calibration map compared
+    with the map its fitting event recorded earlier in the chain."""
+
+    def __init__(self) -> None:
+        self.maps: dict[int, Any] = {}  # calibration maps as their fitting events recorded
+
+    def __call__(self, kind: str, payload: Any, query: str) -> list[str]:
+        return replay_problems(kind, payload, query) + map_problems(kind, payload, self.maps)
+
+
 def replay_problems(kind: str, payload: Any, query: str = "") -> list[str]:
     """Describe every stored score of one event that does not recompute; [] if all do."""
     if kind not in ("score", "ask"):

@@ -2,8 +2,9 @@
 
 Each row is checked for: its place (``seq`` without gaps), its link (``prev_hash`` is the
 row before's hash), its content (``row_hash`` and ``query_hash`` recompute), its seal
-(when a key is configured; see :mod:`assay.audit.seal`), and, with ``replay``, that its
-scores recompute from the row alone (:mod:`assay.audit.replay`). Checkpoints kept
+(when a key is configured; see :mod:`assay.audit.seal`), and, given a row check, that its
+scores recompute from the row alone (:mod:`assay.audit.replay` supplies it from above:
+this walk imports nothing of the scoring stack). Checkpoints kept
 elsewhere catch what the chain cannot show by itself: rows cut from the end and a tail
 rewritten and rehashed. Whatever a row holds (a forged payload, bytes that are not
 UTF-8, a missing table), the walk reports it as a problem with its sequence number and
@@ -13,16 +14,21 @@ goes on: a verifier that crashes on the forgery it should name is no verifier.
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol
 
-from assay.audit.replay import map_problems, replay_problems
 from assay.audit.report import GENESIS_HASH, VerifyProblem, VerifyReport
 from assay.audit.seal import Checkpoint, Keyring
 from assay.hashing import sha256_hex
 
 RowHash = Callable[[dict[str, Any]], str]
+
+
+class RowCheck(Protocol):
+    """Checks what one row holds, in chain order (it may keep state between rows): the
+    problems found in an event of ``kind`` with this ``payload`` and ``query``."""
+
+    def __call__(self, kind: str, payload: Any, query: str) -> list[str]: ...
 
 
 class ChainWalk:
@@ -35,15 +41,14 @@ class ChainWalk:
         keys: Keyring,
         expected_head: str | None,
         checkpoints: Sequence[Checkpoint],
-        replay: bool,
+        check: RowCheck | None,
     ) -> None:
-        self.row_hash, self.keys, self.replay = row_hash, keys, replay
+        self.row_hash, self.keys, self.check = row_hash, keys, check
         self.expected_head = expected_head
         self.checkpoints = sorted(checkpoints, key=lambda c: c.seq)
         self.wanted = {c.seq for c in self.checkpoints}
         self.seen: dict[int, str] = {0: GENESIS_HASH}  # hashes at checkpointed seqs
         self.problems: list[VerifyProblem] = []
-        self.maps: dict[int, Any] = {}  # calibration maps as their fitting events recorded
         self.count = self.sealed = self.unsealed = self.unchecked = 0
         self.first_sealed: int | None = None
         self.expected_seq, self.prev = 1, GENESIS_HASH
@@ -54,7 +59,7 @@ class ChainWalk:
         try:
             for raw in rows:
                 self._row(raw)
-        except sqlite3.DatabaseError as exc:  # a dropped or damaged table
+        except Exception as exc:  # a dropped or damaged table, whatever the backend
             self._add(self.expected_seq, None, f"audit table cannot be read ({exc})")
         self._finish()
         return VerifyReport(
@@ -87,8 +92,8 @@ class ChainWalk:
             self._add(seq, event_id, "content does not match its hash (row edited)")
         elif columns.get("query_hash") != sha256_hex(str(columns.get("query"))):
             self._add(seq, event_id, "query does not match its query_hash (row forged)")
-        elif self.replay:
-            self._replay(seq, event_id, columns)
+        elif self.check is not None:
+            self._check(self.check, seq, event_id, columns)
         self._seal(seq, event_id, str(stored), seal)
         self.anchored = self.anchored or stored == self.expected_head
         if seq in self.wanted:
@@ -111,14 +116,16 @@ class ChainWalk:
         if problem:
             self._add(seq, event_id, problem)
 
-    def _replay(self, seq: int, event_id: str | None, columns: dict[str, Any]) -> None:
+    def _check(
+        self, check: RowCheck, seq: int, event_id: str | None, columns: dict[str, Any]
+    ) -> None:
         try:
             payload = json.loads(columns["payload"])
         except (json.JSONDecodeError, RecursionError, TypeError):
             payload = None
         kind, query = str(columns.get("kind")), str(columns.get("query"))
         try:
-            found = replay_problems(kind, payload, query) + map_problems(kind, payload, self.maps)
+            found = check(kind, payload, query)
         except Exception as exc:
             found = [f"payload cannot be checked: {type(exc).__name__}: {exc}"]
         for problem in found:
@@ -183,14 +190,3 @@ def _decode(raw: dict[str, Any]) -> tuple[dict[str, Any], bool]:
                 value, undecodable = value.decode("utf-8", "replace"), True
         out[name] = value
     return out, undecodable
-
-
-def raw_rows(conn: sqlite3.Connection, columns: str) -> Iterator[dict[str, Any]]:
-    """Every audit row oldest first with text columns as raw bytes, exactly as stored."""
-    factory = conn.text_factory
-    conn.text_factory = bytes
-    try:
-        rows = conn.execute(f"SELECT {columns} FROM audit_events ORDER BY seq")
-        yield from (dict(row) for row in rows)
-    finally:
-        conn.text_factory = factory

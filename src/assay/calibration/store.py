@@ -14,66 +14,21 @@ from __future__ import annotations
 import builtins
 import json
 import re
-import sqlite3
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from assay.calibration.maps import IsotonicMap, PlattMap, ScoreMap, map_from_dict
-from assay.db import transaction
-from assay.errors import InvalidInputError, NotFoundError, StorageError, did_you_mean
+from assay.calibration.maps import IsotonicMap, PlattMap, ScoreMap
+from assay.errors import InvalidInputError, NotFoundError, did_you_mean
 from assay.hashing import canonical_json, sha256_hex
+from assay.store.records import StoredMap
+from assay.store.repositories import Database
 
 __all__ = ["TARGETS", "CalibrationStore", "StoredMap", "labels_digest"]
 
 TARGETS = ("evidence", "set", "answer")
 
-_COLUMNS = (
-    "id, target, model_key, version, method, params, n_labels, metrics, labels_sha256, created_at"
-)
 _SHA256 = re.compile(r"[0-9a-f]{64}")
-
-
-@dataclass(frozen=True, slots=True)
-class StoredMap:
-    """One stored version of a calibration map, with what it was fitted on."""
-
-    id: int
-    target: str
-    model_key: str
-    version: int
-    method: str
-    map: ScoreMap
-    n_labels: int
-    metrics: dict[str, Any]
-    labels_sha256: str
-    created_at: str
-
-    def apply(self, score: float) -> float:
-        """The calibrated probability of a raw score."""
-        return self.map(score)
-
-    def ref(self) -> dict[str, Any]:
-        """What an audit row records to name this map (and a replay to find it again)."""
-        return {
-            "id": self.id,
-            "target": self.target,
-            "model_key": self.model_key,
-            "version": self.version,
-            "method": self.method,
-        }
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form, the map as its parameters (as the CLI would print it)."""
-        return {
-            **self.ref(),
-            "params": self.map.to_dict(),
-            "n_labels": self.n_labels,
-            "metrics": self.metrics,
-            "labels_sha256": self.labels_sha256,
-            "created_at": self.created_at,
-        }
 
 
 def labels_digest(scores: Sequence[float], labels: Sequence[int] | Sequence[bool]) -> str:
@@ -90,8 +45,8 @@ def labels_digest(scores: Sequence[float], labels: Sequence[int] | Sequence[bool
 class CalibrationStore:
     """Saves and reads versioned calibration maps on an open assay database."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     def save(
         self,
@@ -148,19 +103,8 @@ class CalibrationStore:
             "labels_sha256": labels_sha256,
             "created_at": (now or datetime.now(UTC)).astimezone(UTC).isoformat(),
         }
-        with transaction(self._conn):  # BEGIN IMMEDIATE: no other writer picks our version
-            (version,) = self._conn.execute(
-                "SELECT COALESCE(MAX(version), 0) + 1 FROM calibration_maps"
-                " WHERE target = ? AND model_key = ?",
-                (target, model_key),
-            ).fetchone()
-            map_id = self._conn.execute(
-                "INSERT INTO calibration_maps (target, model_key, version, method, params,"
-                " n_labels, metrics, labels_sha256, created_at) VALUES (:target, :model_key,"
-                " :version, :method, :params, :n_labels, :metrics, :labels_sha256, :created_at)",
-                row | {"version": version},
-            ).lastrowid
-            assert map_id is not None
+        with self._db.unit_of_work():  # the write lock: no other writer picks our version
+            map_id = self._db.calibration.add(row)
             stored = self.get(map_id)  # read back inside: a row that cannot be read is not kept
             if on_saved is not None:
                 on_saved(stored)
@@ -169,35 +113,23 @@ class CalibrationStore:
     def latest(self, target: str, model_key: str) -> StoredMap | None:
         """The newest version for ``(target, model_key)``, or None when none was fitted."""
         _check_target(target)
-        row = self._conn.execute(
-            f"SELECT {_COLUMNS} FROM calibration_maps WHERE target = ? AND model_key = ?"
-            " ORDER BY version DESC LIMIT 1",
-            (target, model_key),
-        ).fetchone()
-        return None if row is None else _stored(dict(row))
+        return self._db.calibration.latest(target, model_key)
 
     def get(self, map_id: int) -> StoredMap:
         """The map with this id (as an audit row's ``ref()`` names it)."""
-        row = self._conn.execute(
-            f"SELECT {_COLUMNS} FROM calibration_maps WHERE id = ?", (map_id,)
-        ).fetchone()
-        if row is None:
+        found = self._db.calibration.get(map_id)
+        if found is None:
             raise NotFoundError(
                 f"calibration map {map_id!r} not found in this database; "
                 "list the stored calibration maps for their ids"
             )
-        return _stored(dict(row))
+        return found
 
     def list(self, target: str | None = None) -> builtins.list[StoredMap]:
         """Every stored map, oldest first; only those of ``target`` when it is given."""
-        if target is None:
-            rows = self._conn.execute(f"SELECT {_COLUMNS} FROM calibration_maps ORDER BY id")
-        else:
+        if target is not None:
             _check_target(target)
-            rows = self._conn.execute(
-                f"SELECT {_COLUMNS} FROM calibration_maps WHERE target = ? ORDER BY id", (target,)
-            )
-        return [_stored(dict(r)) for r in rows]
+        return self._db.calibration.all(target)
 
 
 def _check_target(target: Any) -> None:
@@ -208,19 +140,3 @@ def _check_target(target: Any) -> None:
             f"{did_you_mean(target, TARGETS)}use one of: {', '.join(TARGETS)}",
             problem="is not a calibration target",
         )
-
-
-def _stored(row: dict[str, Any]) -> StoredMap:
-    """A row as a StoredMap; a damaged row is refused, never applied as some other map."""
-    try:
-        fitted = map_from_dict(json.loads(row["params"]))
-        metrics = json.loads(row["metrics"])
-        if fitted.method != row["method"] or not isinstance(metrics, dict):
-            raise ValueError(f"method {row['method']!r} does not match its params")
-    except (ValueError, InvalidInputError) as exc:
-        raise StorageError(
-            f"calibration map {row['id']} is damaged and cannot be used ({exc}); "
-            "fit and save a new version"
-        ) from exc
-    del row["params"]
-    return StoredMap(**(row | {"map": fitted, "metrics": metrics}))

@@ -192,7 +192,7 @@ def fit(
             engine.audit.append(
                 kind="calibration", query=f"{target} map for {stored.model_key}",
                 policy_name=chosen.name, policy_version=chosen.version,
-                payload={"map": stored.to_dict(), "labels": labels}, join_transaction=True,
+                payload={"map": stored.to_dict(), "labels": labels},
             )  # fmt: skip
 
         stored = engine.calibration.save(

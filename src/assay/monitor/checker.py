@@ -13,20 +13,18 @@ write: both land or neither does.
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from assay.audit import AuditLog
-from assay.db import transaction
 from assay.monitor.alerts import Alert, get_alert, open_alert
 from assay.monitor.drift import Drift, DriftRules, evaluate_policy
 from assay.monitor.events import policies_with_events
 from assay.monitor.tighten import check_delta, open_delta, thresholds_of, tightened
 from assay.policy import Policy
+from assay.store.repositories import Database
 
 __all__ = ["CheckResult", "check"]
 
@@ -49,7 +47,7 @@ class CheckResult:
 
 
 def check(
-    conn: sqlite3.Connection,
+    db: Database,
     audit: AuditLog,
     *,
     rules: DriftRules | None = None,
@@ -70,14 +68,15 @@ def check(
     opened: list[Alert] = []
     closed: list[Alert] = []
     verdicts: list[Drift] = []
-    for name in policies_with_events(conn):
-        for drift in evaluate_policy(conn, name, rules):
+    repo = db.monitor
+    for name in policies_with_events(repo):
+        for drift in evaluate_policy(repo, name, rules):
             verdicts.append(drift)
             if drift.drifted is None:
                 continue
-            writer = _Writer(conn, audit, drift, base_policy(name), stamp, now)
-            with transaction(conn):  # re-read under the write lock: checks may race
-                current = open_alert(conn, name, drift.metric)
+            writer = _Writer(db, audit, drift, base_policy(name), stamp, now)
+            with db.unit_of_work():  # re-read under the write lock: checks may race
+                current = open_alert(repo, name, drift.metric)
                 if drift.drifted and current is None:
                     opened.append(writer.open(delta if tightens(drift) else 0.0))
                 elif current is not None and not _continues(current, drift):
@@ -102,38 +101,35 @@ class _Writer:
 
     def __init__(
         self,
-        conn: sqlite3.Connection,
+        db: Database,
         audit: AuditLog,
         drift: Drift,
         base: Policy | None,
         stamp: str,
         now: datetime | None,
     ) -> None:
-        self.conn, self.audit, self.drift, self.base = conn, audit, drift, base
+        self.repo, self.audit, self.drift, self.base = db.monitor, audit, drift, base
         self.stamp, self.now = stamp, now
         seen = drift.detail.get("policy_version")
         self.version = base.version if base is not None else str(seen or "")
 
     def open(self, delta: float) -> Alert:
         d = self.drift
-        before = open_delta(self.conn, d.policy_name)
-        cursor = self.conn.execute(
-            "INSERT INTO monitor_alerts (policy_name, metric, opened_at, baseline, current,"
-            " statistic, p_value, detail, tightened_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                d.policy_name,
-                d.metric,
-                self.stamp,
-                d.baseline or 0.0,
-                d.current or 0.0,
-                d.statistic or 0.0,
-                d.p_value,
-                json.dumps(d.to_dict()["detail"] | {"reason": d.reason}),
-                delta or None,
-            ),
+        before = open_delta(self.repo, d.policy_name)
+        new = Alert(
+            id=0,  # the store numbers it
+            policy_name=d.policy_name,
+            metric=d.metric,
+            opened_at=self.stamp,
+            closed_at=None,
+            baseline=d.baseline or 0.0,
+            current=d.current or 0.0,
+            statistic=d.statistic or 0.0,
+            p_value=d.p_value,
+            detail=d.to_dict()["detail"] | {"reason": d.reason},
+            tightened_by=delta or None,
         )
-        assert cursor.lastrowid is not None
-        alert = get_alert(self.conn, cursor.lastrowid)
+        alert = get_alert(self.repo, self.repo.add_alert(new))
         assert alert is not None
         self._event("alert", {"action": "open", "alert": alert.to_dict(), "reason": d.reason})
         if delta:
@@ -141,15 +137,11 @@ class _Writer:
         return alert
 
     def close(self, alert: Alert) -> Alert:
-        before = open_delta(self.conn, alert.policy_name)
+        before = open_delta(self.repo, alert.policy_name)
         detail = dict(alert.detail) | {"closed_by": self.drift.to_dict()}
-        self.conn.execute(
-            "UPDATE monitor_alerts SET closed_at = ?, detail = ?"
-            " WHERE id = ? AND closed_at IS NULL",
-            (self.stamp, json.dumps(detail), alert.id),
-        )
-        after = open_delta(self.conn, alert.policy_name)
-        closed = get_alert(self.conn, alert.id)
+        self.repo.close_alert(alert.id, self.stamp, detail)
+        after = open_delta(self.repo, alert.policy_name)
+        closed = get_alert(self.repo, alert.id)
         assert closed is not None
         reason = self.drift.reason
         self._event("alert", {"action": "close", "alert": closed.to_dict(), "reason": reason})
@@ -185,5 +177,4 @@ class _Writer:
             policy_version=self.version,
             payload=payload,
             now=self.now,
-            join_transaction=True,
         )

@@ -30,7 +30,6 @@ fall in abstentions is as much a change in the traffic as the reverse.
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -38,6 +37,7 @@ from typing import Any
 from assay.errors import InvalidInputError
 from assay.monitor.events import EventRow, check_window, window_rows
 from assay.monitor.stats import Distribution, two_proportion_test, welch_test
+from assay.store.repositories import MonitorRepository
 
 __all__ = [
     "METRICS",
@@ -194,19 +194,19 @@ def compare_rates(
 
 
 def evaluate_policy(
-    conn: sqlite3.Connection, policy_name: str, rules: DriftRules | None = None
+    repo: MonitorRepository, policy_name: str, rules: DriftRules | None = None
 ) -> list[Drift]:
     """Both metrics of ``policy_name``: its last ``rules.window`` events against the
     ``rules.baseline`` events before them."""
     rules = rules or DriftRules()
-    baseline, current = _windows(conn, policy_name, rules, untightened=False)
+    baseline, current = _windows(repo, policy_name, rules, untightened=False)
     means = compare_means(
         policy_name,
         Distribution.of(r.strength for r in baseline),
         Distribution.of(r.strength for r in current),
         rules,
     )
-    served_baseline, served_current = _windows(conn, policy_name, rules, untightened=True)
+    served_baseline, served_current = _windows(repo, policy_name, rules, untightened=True)
     rates = compare_rates(
         policy_name,
         (sum(r.abstained for r in served_baseline), len(served_baseline)),
@@ -220,16 +220,16 @@ def evaluate_policy(
 
 
 def _windows(
-    conn: sqlite3.Connection, policy_name: str, rules: DriftRules, *, untightened: bool
+    repo: MonitorRepository, policy_name: str, rules: DriftRules, *, untightened: bool
 ) -> tuple[list[EventRow], list[EventRow]]:
     """The baseline and current windows of ``policy_name``, oldest first."""
     current = list(
-        window_rows(conn, policy=policy_name, window=rules.window, untightened=untightened)
+        window_rows(repo, policy=policy_name, window=rules.window, untightened=untightened)
     )
     if not current:
         return [], []
     baseline = window_rows(
-        conn, policy=policy_name, window=rules.baseline, before_seq=current[0].seq,
+        repo, policy=policy_name, window=rules.baseline, before_seq=current[0].seq,
         untightened=untightened,
     )  # fmt: skip
     return list(baseline), current

@@ -1,8 +1,8 @@
 """Reading the audit log for monitoring: one compact row per ``ask`` or ``score`` event.
 
-The numbers are pulled out of each payload by SQLite (``json_extract``) and the rows
-are streamed, so a window over a log of 100k events never builds the events' full
-payloads in Python. What an event counts as:
+The store pulls the numbers out of each payload and streams them
+(:class:`~assay.store.repositories.MonitorRepository`), so a window over a log of 100k
+events never builds the events' full payloads in Python. What an event counts as:
 
 * **score**: for an ``ask``, the set confidence the router used, as
   ``Response.as_dict()["confidence"]["score"]`` reports it: the calibrated value when a
@@ -24,12 +24,12 @@ payloads in Python. What an event counts as:
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from assay.audit.log import iso_moment
 from assay.errors import InvalidInputError
+from assay.store.repositories import MonitorRepository
 
 __all__ = [
     "ABSTAINED_STATUSES",
@@ -77,31 +77,6 @@ class EventRow(NamedTuple):
     items: tuple[Item, ...] = ()
 
 
-_FIELDS = (
-    "seq, event_id, created_at, kind, policy_name, policy_version,"
-    " CASE kind WHEN 'ask' THEN COALESCE(json_extract(payload, '$.calibration.set.value'),"
-    "  json_extract(payload, '$.signals.composite'))"
-    " ELSE (SELECT MAX(json_extract(e.value, '$.confidence'))"
-    "  FROM json_each(payload, '$.evidence') AS e WHERE json_extract(e.value, '$.admitted'))"
-    " END AS score,"
-    " (SELECT MAX(json_extract(e.value, '$.confidence'))"
-    "  FROM json_each(payload, '$.evidence') AS e) AS strength,"
-    " json_extract(payload, '$.counts.admitted') AS admitted,"
-    " json_extract(payload, '$.status') AS status,"
-    " json_extract(payload, '$.route.decision') AS decision,"
-    " json_extract(payload, '$.assessment.recommended_action') AS action,"
-    " json_array_length(payload, '$.fallbacks') AS fallbacks,"
-    " json_extract(payload, '$.policy.labels.high') AS high,"
-    " json_extract(payload, '$.policy.labels.medium') AS medium"
-)
-_ITEMS = (
-    ", (SELECT json_group_array(json_array("
-    "  COALESCE(json_extract(e.value, '$.source_id'), json_extract(e.value, '$.source_kind')),"
-    "  json_extract(e.value, '$.confidence'), json_extract(e.value, '$.admitted')))"
-    "  FROM json_each(payload, '$.evidence') AS e) AS items"
-)
-
-
 def check_window(window: int | None, field: str = "window") -> int | None:
     """``window`` checked to be a number of events from 1 to :data:`MAX_WINDOW`."""
     if window is not None and (
@@ -112,7 +87,7 @@ def check_window(window: int | None, field: str = "window") -> int | None:
 
 
 def window_rows(
-    conn: sqlite3.Connection,
+    repo: MonitorRepository,
     *,
     policy: str | None = None,
     window: int | None = 1000,
@@ -130,40 +105,24 @@ def window_rows(
     alert tightened the policy (:mod:`assay.monitor.tighten`).
     """
     check_window(window)
-    where: list[str] = ["kind IN ('ask', 'score')"]
-    args: list[str | int] = []
-    if policy is not None:
-        where.append("policy_name = ?")
-        args.append(policy)
-    if since is not None:
-        where.append("created_at >= ?")
-        args.append(iso_moment("since", since))
-    if before_seq is not None:
-        where.append("seq < ?")
-        args.append(int(before_seq))
-    if untightened:
-        where.append("policy_version NOT LIKE '%+tightened%'")
-    sql = f"SELECT {_FIELDS}{_ITEMS if items else ''} FROM audit_events WHERE " + " AND ".join(
-        where
+    rows = repo.window(
+        policy=policy,
+        window=window,
+        since=None if since is None else iso_moment("since", since),
+        before_seq=before_seq,
+        items=items,
+        untightened=untightened,
     )
-    if window is None:
-        sql += " ORDER BY seq"
-    else:
-        sql = f"SELECT * FROM ({sql} ORDER BY seq DESC LIMIT {int(window)}) ORDER BY seq"
-    for row in conn.execute(sql, args):
+    for row in rows:
         yield _row(row, items)
 
 
-def policies_with_events(conn: sqlite3.Connection) -> list[str]:
+def policies_with_events(repo: MonitorRepository) -> list[str]:
     """Names of the policies that have ``ask`` or ``score`` events, sorted."""
-    rows = conn.execute(
-        "SELECT DISTINCT policy_name FROM audit_events WHERE kind IN ('ask', 'score')"
-        " ORDER BY policy_name"
-    )
-    return [str(r[0]) for r in rows]
+    return repo.policies_with_events()
 
 
-def review_verdicts(conn: sqlite3.Connection, after_seq: int) -> Iterator[tuple[str, str]]:
+def review_verdicts(repo: MonitorRepository, after_seq: int) -> Iterator[tuple[str, str]]:
     """``(event_id, verdict)`` of every review verdict appended after ``after_seq``.
 
     A verdict is always appended after the event it judges, so the reviews of a window
@@ -171,17 +130,12 @@ def review_verdicts(conn: sqlite3.Connection, after_seq: int) -> Iterator[tuple[
     ``review`` events, written in one transaction with the ``review_queue`` row, so they
     are the same verdicts as the queue's, and covered by the hash chain.
     """
-    rows = conn.execute(
-        "SELECT json_extract(payload, '$.event_id'), json_extract(payload, '$.verdict')"
-        " FROM audit_events WHERE kind = 'review' AND seq > ? ORDER BY seq",
-        (int(after_seq),),
-    )
-    for event_id, verdict in rows:
+    for event_id, verdict in repo.review_verdicts(int(after_seq)):
         if isinstance(event_id, str) and verdict in ("correct", "incorrect"):
             yield event_id, str(verdict)
 
 
-def _row(row: sqlite3.Row, with_items: bool) -> EventRow:
+def _row(row: Mapping[str, Any], with_items: bool) -> EventRow:
     kind, status, decision = str(row["kind"]), _text(row["status"]), _text(row["decision"])
     score = _number(row["score"])
     admitted = int(_number(row["admitted"]))

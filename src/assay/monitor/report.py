@@ -10,7 +10,6 @@ dataclass with ``to_dict()``.
 
 from __future__ import annotations
 
-import sqlite3
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from typing import Any
 from assay.monitor.events import EventRow, review_verdicts, window_rows
 from assay.monitor.stats import Distribution, Mix
 from assay.monitor.timeline import Timeline, TimelineBuilder, resolve_window
+from assay.store.repositories import MonitorRepository
 
 __all__ = [
     "BandFeedback",
@@ -165,7 +165,7 @@ class MonitorReport:
 
 
 def build_report(
-    conn: sqlite3.Connection,
+    repo: MonitorRepository,
     *,
     policy: str | None = None,
     window: int | None = None,
@@ -182,7 +182,7 @@ def build_report(
     admitted: Counter[str] = Counter()
     labels: dict[str, str] = {}
     hours = TimelineBuilder()
-    for row in window_rows(conn, policy=policy, window=limit, since=since, items=True):
+    for row in window_rows(repo, policy=policy, window=limit, since=since, items=True):
         overall.add(row)
         per_policy[row.policy_name].add(row)
         labels[row.event_id] = row.label
@@ -202,7 +202,7 @@ def build_report(
         overall=stats,
         by_policy={name: acc.stats() for name, acc in per_policy.items()},
         by_source=tuple(by_source),
-        feedback=_feedback(conn, labels, stats.first_seq),
+        feedback=_feedback(repo, labels, stats.first_seq),
         timeline=hours.timeline(),
     )
 
@@ -259,13 +259,13 @@ class _Accumulator:
 
 
 def _feedback(
-    conn: sqlite3.Connection, labels: Mapping[str, str], first_seq: int | None
+    repo: MonitorRepository, labels: Mapping[str, str], first_seq: int | None
 ) -> tuple[BandFeedback, ...]:
     """Verdicts on the window's events, by the confidence label each event had."""
     reviewed: Counter[str] = Counter()
     correct: Counter[str] = Counter()
     if first_seq is not None:
-        for event_id, verdict in review_verdicts(conn, first_seq - 1):
+        for event_id, verdict in review_verdicts(repo, first_seq - 1):
             band = labels.get(event_id)
             if band is not None:
                 reviewed[band] += 1

@@ -16,7 +16,6 @@ overrides.
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import datetime
 
 from assay.audit import AuditLog
@@ -30,6 +29,7 @@ from assay.monitor.tighten import effective_policy
 from assay.monitor.timeline import Timeline, build_timeline
 from assay.policy import Policy, PolicyBook
 from assay.settings import Settings
+from assay.store.repositories import Database
 
 __all__ = ["Monitor"]
 
@@ -44,12 +44,12 @@ class Monitor:
 
     def __init__(
         self,
-        conn: sqlite3.Connection,
+        db: Database,
         audit: AuditLog,
         settings: Settings,
         policies: PolicyBook | None = None,
     ) -> None:
-        self._conn = conn
+        self._db = db
         self._audit = audit
         self.settings = settings
         self._policies = policies
@@ -66,13 +66,13 @@ class Monitor:
     ) -> MonitorReport:
         """Statistics of the last ``window`` events (default 1000; with ``since`` and no
         ``window``: every event since then) of ``policy`` (``None``: all policies)."""
-        return build_report(self._conn, policy=policy, window=window, since=since)
+        return build_report(self._db.monitor, policy=policy, window=window, since=since)
 
     def timeline(
         self, *, policy: str | None = None, window: int | None = None, since: str | None = None
     ) -> Timeline:
         """Only the chart of :meth:`report`: events per hour (per day past three days)."""
-        return build_timeline(self._conn, policy=policy, window=window, since=since)
+        return build_timeline(self._db.monitor, policy=policy, window=window, since=since)
 
     def drift(
         self,
@@ -84,16 +84,16 @@ class Monitor:
         """The current drift verdicts, read-only (no alert is opened or closed): of
         ``policy``, or of every policy with events."""
         rules = self.rules(window=window, baseline=baseline)
-        names = [policy] if policy is not None else policies_with_events(self._conn)
-        return [d for name in names for d in evaluate_policy(self._conn, name, rules)]
+        names = [policy] if policy is not None else policies_with_events(self._db.monitor)
+        return [d for name in names for d in evaluate_policy(self._db.monitor, name, rules)]
 
     def alerts(self, *, include_closed: bool = False, policy: str | None = None) -> list[Alert]:
         """Alerts newest first: the open ones, or all of them with ``include_closed``."""
-        return list_alerts(self._conn, include_closed=include_closed, policy=policy)
+        return list_alerts(self._db.monitor, include_closed=include_closed, policy=policy)
 
     def alert(self, alert_id: int) -> Alert:
         """The alert with this id, open or closed."""
-        found = get_alert(self._conn, alert_id)
+        found = get_alert(self._db.monitor, alert_id)
         if found is None:
             raise NotFoundError(
                 f"alert {alert_id!r} not found; list ids with `assay monitor alerts --all`"
@@ -112,7 +112,7 @@ class Monitor:
         with ``auto_tighten`` (default: the setting) > 0, tighten while they are open."""
         delta = self.settings.auto_tighten if auto_tighten is None else auto_tighten
         return check(
-            self._conn,
+            self._db,
             self._audit,
             rules=self.rules(window=window, baseline=baseline),
             auto_tighten=delta,
@@ -123,7 +123,7 @@ class Monitor:
     def effective(self, policy: Policy) -> Policy:
         """``policy`` as requests are served by it now: tightened while an alert with
         ``tightened_by`` is open for its name (:func:`effective_policy`)."""
-        return effective_policy(self._conn, policy)
+        return effective_policy(self._db.monitor, policy)
 
     def _base_policy(self, name: str) -> Policy | None:
         if self._policies is None:

@@ -14,7 +14,6 @@ it stores it whole, so ``assay audit verify`` replays such rows like any other.
 from __future__ import annotations
 
 import math
-import sqlite3
 from dataclasses import replace
 from typing import Any
 
@@ -22,6 +21,7 @@ from assay.errors import InvalidInputError
 from assay.judge.schema import ActionThresholds
 from assay.policy import Policy
 from assay.routing import Bands
+from assay.store.repositories import MonitorRepository
 
 __all__ = [
     "CAP",
@@ -107,21 +107,16 @@ def thresholds_of(policy: Policy) -> dict[str, Any]:
     }
 
 
-def open_delta(conn: sqlite3.Connection, policy_name: str) -> float:
+def open_delta(repo: MonitorRepository, policy_name: str) -> float:
     """The largest ``tightened_by`` among the open alerts of ``policy_name`` (0.0: none)."""
-    row = conn.execute(
-        "SELECT MAX(tightened_by) FROM monitor_alerts WHERE closed_at IS NULL"
-        " AND policy_name = ? AND tightened_by > 0",
-        (policy_name,),
-    ).fetchone()
-    return float(row[0]) if row and row[0] is not None else 0.0
+    return repo.open_delta(policy_name)
 
 
-def effective_policy(conn: sqlite3.Connection, policy: Policy) -> Policy:
+def effective_policy(repo: MonitorRepository, policy: Policy) -> Policy:
     """The policy a request is served by now: :func:`tightened` by the largest delta of
     the open alerts of ``policy.name`` that set ``tightened_by``, else ``policy`` itself.
 
     One indexed query; called on every ``score``, ``assess`` and ``ask``.
     """
-    delta = open_delta(conn, policy.name)
+    delta = open_delta(repo, policy.name)
     return tightened(policy, min(delta, MAX_DELTA)) if delta > 0 else policy

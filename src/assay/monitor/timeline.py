@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from assay.monitor.events import EventRow, window_rows
+from assay.store.repositories import MonitorRepository
 
 __all__ = [
     "DEFAULT_WINDOW",
@@ -63,7 +63,7 @@ class Timeline:
 
 
 def build_timeline(
-    conn: sqlite3.Connection,
+    repo: MonitorRepository,
     *,
     policy: str | None = None,
     window: int | None = None,
@@ -72,7 +72,7 @@ def build_timeline(
     """Only the timeline of :func:`assay.monitor.report.build_report`'s window (cheaper:
     no evidence items are read)."""
     hours = TimelineBuilder()
-    for row in window_rows(conn, policy=policy, window=resolve_window(window, since), since=since):
+    for row in window_rows(repo, policy=policy, window=resolve_window(window, since), since=since):
         hours.add(row)
     return hours.timeline()
 

@@ -146,7 +146,7 @@ def _append_only(conn: sqlite3.Connection, table: str) -> None:
 
 @migration
 def m003_knowledge_base(conn: sqlite3.Connection) -> None:
-    from assay.store.schema import create_schema  # the store package owns its SQL
+    from assay.store.sqlite.schema import create_schema  # the store package owns its SQL
 
     create_schema(conn)
 

@@ -1,10 +1,13 @@
-"""The embedded SQLite database: one file holding the source registry and the audit log.
+"""The embedded SQLite database file: opening it, and its unit of work.
 
 Connections run in autocommit mode; every write goes through :func:`transaction`,
 which takes the write lock up front (``BEGIN IMMEDIATE``) so two writers can never
-interleave and a failure rolls back whole. The file is opened in WAL mode, so
-readers do not block the writer. Schema changes are the numbered functions of
-:mod:`assay.migrations`, each applied in its own transaction.
+interleave and a failure rolls back whole. A transaction opened inside another on the
+same connection joins it: a service that writes a row and its audit event in one unit
+of work calls other services' writes inside it, and everything lands together or not
+at all. The file is opened in WAL mode, so readers do not block the writer. Schema
+changes are the numbered functions of :mod:`assay.store.sqlite.migrations`, each
+applied in its own transaction.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from assay.errors import StorageError
-from assay.migrations import migrate
+from assay.store.sqlite.migrations import migrate
 
 
 def connect(path: str | Path, *, create: bool = True) -> sqlite3.Connection:
@@ -60,9 +63,11 @@ _OPEN_ATTEMPTS = 6
 
 
 class _Connection(sqlite3.Connection):
-    """A connection that knows the lock file its process takes before each write."""
+    """A connection that knows the lock file its process takes before each write, and
+    how deep the unit of work it is in is nested (0: none open)."""
 
     write_lock: Path | None = None
+    depth: int = 0
 
 
 def _open(target: str) -> sqlite3.Connection:
@@ -97,16 +102,22 @@ def _open_error(target: str, exc: sqlite3.Error) -> StorageError:
 def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """Run the block as one write transaction: all of it lands, or none of it.
 
-    A database failure inside the block is re-raised as :class:`StorageError`. Writers
-    queue first, the threads of a process on a lock and processes on an ``flock`` of the
-    ``<db>-writelock`` file: SQLite's own wait for a busy database polls with sleeps of
-    up to 100 ms, which a server's workers would otherwise pay on every collision.
+    Inside another transaction of the same connection the block joins it (the outer one
+    commits or rolls back both). A database failure inside the block is re-raised as
+    :class:`StorageError`. Writers queue first, the threads of a process on a lock and
+    processes on an ``flock`` of the ``<db>-writelock`` file: SQLite's own wait for a
+    busy database polls with sleeps of up to 100 ms, which a server's workers would
+    otherwise pay on every collision.
     """
+    if getattr(conn, "depth", 0) > 0:
+        yield conn  # joins the unit of work already open on this connection
+        return
     with _WRITE_LOCK, _file_lock(getattr(conn, "write_lock", None)):
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
             raise StorageError(f"cannot start a write on the assay database: {exc}") from exc
+        _nest(conn, +1)
         try:
             yield conn
         except sqlite3.Error as exc:
@@ -115,7 +126,14 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+        finally:
+            _nest(conn, -1)
         conn.execute("COMMIT")
+
+
+def _nest(conn: sqlite3.Connection, step: int) -> None:
+    if isinstance(conn, _Connection):
+        conn.depth += step
 
 
 _WRITE_LOCK = threading.RLock()
