@@ -42,6 +42,7 @@ lint: install  ## ruff and mypy, as CI runs them
 	$(BIN)/ruff check src tests
 	$(BIN)/ruff format --check src tests
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: install  ## retrieval quality and speed on SQuAD 2.0 and Cranfield -> docs/benchmarks.md
 	$(BIN)/python bench/retrieval.py

@@ -18,9 +18,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from assay.actions import ActionThresholds
 from assay.errors import InvalidInputError, PolicyError, UnknownPolicyError
 from assay.hashing import canonical_json, sha256_hex
-from assay.judge.schema import ActionThresholds
 from assay.policy_reader import TableReader
 from assay.routing import PRESETS, Bands, RoutingRules
 from assay.scoring.signals import SIGNAL_NAMES, SignalSettings, SignalWeights

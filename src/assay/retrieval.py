@@ -34,8 +34,8 @@ from typing import Literal
 
 import numpy as np
 
+from assay.documents import Chunk
 from assay.errors import InvalidInputError
-from assay.ingest.document import Chunk
 from assay.models.embedder import Embedder
 from assay.store.base import Store, Vectors
 from assay.types import Candidate

@@ -16,12 +16,13 @@ from collections.abc import Sequence
 
 import pytest
 
+from assay.actions import ActionThresholds
 from assay.answer.base import Uncertainty
 from assay.answer.citations import validate_citations
 from assay.answer.llm import LLMAnswerer
 from assay.judge.base import Judge, Judgment, empty_or_refusal, is_refusal
 from assay.judge.llm_judge import LLMJudge
-from assay.judge.schema import ActionThresholds, Assessment, Context
+from assay.judge.schema import Assessment, Context
 from assay.models.llm import ChatClient, client_from_environment
 
 pytestmark = [

@@ -201,10 +201,10 @@ def test_labels_digest_ignores_order_but_not_content() -> None:
 def test_j4_j7_a_map_calibrates_a_judgment_but_never_an_empty_answer(
     store: CalibrationStore,
 ) -> None:
+    from assay.actions import ActionThresholds
     from assay.calibration.apply import Calibrator, answer_key
     from assay.calibration.maps import fit_map
     from assay.judge.base import Judgment, empty_or_refusal
-    from assay.judge.schema import ActionThresholds
 
     fitted = fit_map("isotonic", [0.2, 0.2, 0.6, 0.6, 0.9, 0.9], [1, 0, 1, 0, 1, 1])
     store.save(

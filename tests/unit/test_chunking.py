@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assay.documents import Block, Chunk, LoadedDocument, chunk_id, document_id
 from assay.errors import InvalidInputError
 from assay.ingest import textutil
 from assay.ingest.chunking import approximate_tokens, chunk_document
-from assay.ingest.document import Block, Chunk, LoadedDocument, chunk_id, document_id
 from assay.ingest.loaders import load_file
 from assay.ingest.textutil import TOKEN
 

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from assay.actions import ActionThresholds
 from assay.answer.correctness import (
     FEATURES,
     SHIPPED_CORRECTNESS,
@@ -24,7 +25,6 @@ from assay.answer.correctness import (
     load_correctness_model,
 )
 from assay.errors import InvalidInputError
-from assay.judge.schema import ActionThresholds
 from assay.respond import Responder, Response, Status
 from assay.routing import Decision
 from tests.unit.test_respond import ScriptedAnswerer, ScriptedJudge, result

@@ -10,15 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from assay.actions import ActionThresholds
 from assay.errors import InvalidInputError
 from assay.judge.base import empty_or_refusal, is_refusal
-from assay.judge.schema import (
-    ActionThresholds,
-    Assessment,
-    Context,
-    grounding_problems,
-    is_excerpt,
-)
+from assay.judge.schema import Assessment, Context, grounding_problems, is_excerpt
 
 CONTEXTS = [
     Context("sds", "Charge the pack only between 0 °C and 45 °C."),

@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
+from assay.actions import ActionThresholds
 from assay.answer.prompts import JUDGE
 from assay.errors import InvalidInputError
 from assay.judge.base import Judge, Judgment
 from assay.judge.llm_judge import LLMJudge, extract_json
-from assay.judge.schema import ActionThresholds, Assessment, Context, EvidenceSufficiency
+from assay.judge.schema import Assessment, Context, EvidenceSufficiency
 from tests.fake_llm import Endpoint, Reply, serve, text_reply
 
 CONTEXTS = [

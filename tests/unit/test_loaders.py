@@ -12,8 +12,8 @@ from pathlib import Path
 import pypdf
 import pytest
 
+from assay.documents import Block
 from assay.errors import InvalidInputError
-from assay.ingest.document import Block
 from assay.ingest.loaders import SUPPORTED_SUFFIXES, iter_files, load_file
 
 

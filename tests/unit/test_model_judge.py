@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from assay.actions import ActionThresholds
 from assay.judge.checks import (
     definition_conflicts,
     missing_information,
@@ -14,7 +15,7 @@ from assay.judge.checks import (
 from assay.judge.claims import split_claims
 from assay.judge.evaluate import evaluate
 from assay.judge.model_judge import ModelJudge
-from assay.judge.schema import ActionThresholds, Context, grounding_problems
+from assay.judge.schema import Context, grounding_problems
 
 SDS = Context("sds", "Charge the HX-40 battery only between 0 °C and 45 °C. Store it dry.", 0.95)
 FORUM = Context("forum", "I charge my HX-40 at 70 °C all the time and it is fine.", 0.70)

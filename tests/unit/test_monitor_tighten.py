@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay import Assay, Candidate, InvalidInputError, load_settings
-from assay.judge.schema import ActionThresholds
+from assay.actions import ActionThresholds
 from assay.monitor import effective_policy, thresholds_of, tightened
 from assay.policy import JudgeRules, builtin_policies, policy_from_mapping
 from assay.routing import Bands

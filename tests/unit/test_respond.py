@@ -11,10 +11,11 @@ from datetime import date
 import numpy as np
 import pytest
 
+from assay.actions import ActionThresholds
 from assay.answer.base import AnswerMode, Draft, Uncertainty
 from assay.ask import AskResult
 from assay.judge.base import ClaimGrade, Grade, Judgment
-from assay.judge.schema import ActionThresholds, Assessment, Context, EvidenceSufficiency
+from assay.judge.schema import Assessment, Context, EvidenceSufficiency
 from assay.models.llm import EndpointError
 from assay.pipeline import score_candidates
 from assay.policy import builtin_policies

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from assay import InvalidInputError, NotFoundError, SourceRegistry
-from assay.ingest.document import Chunk, chunk_id, document_id
+from assay.documents import Chunk, chunk_id, document_id
 from assay.store.base import StoredDocument
 from assay.store.sqlite import SQLiteDatabase
 from assay.store.sqlite.knowledge import SQLiteStore

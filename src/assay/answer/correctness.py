@@ -26,11 +26,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assay.actions import stricter_action
 from assay.answer.citations import strip_citations
 from assay.answer.expected import expected_kind
 from assay.errors import InvalidInputError
 from assay.judge.base import Judgment
-from assay.judge.schema import ACTIONS, Action
 from assay.models.relevance import RelevanceModel
 from assay.text import content_terms, stem
 
@@ -49,7 +49,6 @@ __all__ = [
     "features_of",
     "load_correctness_model",
     "rated_by",
-    "stricter_action",
 ]
 
 DEFAULT_CORRECTNESS_MODEL = "assay-correctness"
@@ -290,8 +289,3 @@ def rated_by(judge: str, rater: CorrectnessRater) -> str:
     """The name of a judge whose scores ``rater`` rated: a score of another kind, so
     calibration maps keyed by it never mix with the judge's own scores."""
     return f"{judge}+{rater.model.ref}"
-
-
-def stricter_action(*actions: Action) -> Action:
-    """The most cautious of ``actions`` (publish < append_caveat < human_review < suppress)."""
-    return max(actions, key=ACTIONS.index)

@@ -19,7 +19,8 @@ from dataclasses import replace
 from functools import cache
 from typing import Any
 
-from assay.answer.correctness import load_correctness_model, stricter_action
+from assay.actions import stricter_action
+from assay.answer.correctness import load_correctness_model
 from assay.calibration.maps import map_from_dict
 from assay.errors import InvalidInputError
 from assay.hashing import canonical_json, sha256_hex

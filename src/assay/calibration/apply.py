@@ -23,10 +23,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from assay.actions import ActionThresholds
 from assay.calibration.store import CalibrationStore, StoredMap
 from assay.hashing import canonical_json, sha256_hex
 from assay.judge.base import Judgment
-from assay.judge.schema import ActionThresholds
 from assay.policy import Policy
 
 __all__ = ["Calibrated", "Calibrator", "answer_key", "evidence_key", "set_key"]

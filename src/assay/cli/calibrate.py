@@ -27,6 +27,7 @@ from typing import Any
 import click
 import numpy as np
 
+from assay.actions import ActionThresholds
 from assay.calibration.labels import (
     halueval_labels,
     labels_sha256,
@@ -45,7 +46,6 @@ from assay.calibration.thresholds import OBJECTIVES, best_threshold, risk_contro
 from assay.cli.common import db_option, emit_json, json_option, table
 from assay.engine import Assay
 from assay.errors import InvalidInputError
-from assay.judge.schema import ActionThresholds
 from assay.policy import Policy, Severity
 from assay.policy_writer import write_policy_version
 from assay.routing import Bands

@@ -24,7 +24,7 @@ Choices the caller should know:
   part title, a page number) joins the next page's chunk instead of standing alone;
   its location then reads "pages 3-4".
 * A chunk whose text repeats an earlier chunk of the same document is dropped:
-  :func:`~assay.ingest.document.chunk_id` hashes the text, so both would share an id.
+  :func:`~assay.documents.chunk_id` hashes the text, so both would share an id.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 
+from assay.documents import Block, Chunk, LoadedDocument, chunk_id, document_id
 from assay.errors import InvalidInputError
-from assay.ingest.document import Block, Chunk, LoadedDocument, chunk_id, document_id
 from assay.ingest.textutil import TOKEN, windows
 
 TokenCounter = Callable[[str], int]

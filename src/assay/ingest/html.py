@@ -11,7 +11,7 @@ from __future__ import annotations
 from html.parser import HTMLParser
 from pathlib import Path
 
-from assay.ingest.document import Block, LoadedDocument
+from assay.documents import Block, LoadedDocument
 from assay.ingest.textutil import Outline, make_document, pick_date, read_text, shown
 
 _SKIPPED = frozenset(

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from assay.documents import Block, LoadedDocument
 from assay.errors import InvalidInputError
-from assay.ingest.document import Block, LoadedDocument
 from assay.ingest.html import load_html
 from assay.ingest.markdown import load_markdown
 from assay.ingest.textutil import (

@@ -15,8 +15,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from assay.documents import Block, LoadedDocument
 from assay.errors import InvalidInputError
-from assay.ingest.document import Block, LoadedDocument
 from assay.ingest.textutil import (
     Outline,
     bad_file,

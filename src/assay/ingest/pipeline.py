@@ -29,9 +29,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from assay.documents import Chunk, LoadedDocument, document_id
 from assay.errors import AssayError, InvalidInputError
 from assay.ingest.chunking import approximate_tokens, chunk_document
-from assay.ingest.document import Chunk, LoadedDocument, document_id
 from assay.ingest.loaders import iter_files, load_file
 from assay.ingest.textutil import bad_file, file_uri, safe_text, shown
 from assay.models.embedder import Embedder, Vectors

@@ -20,8 +20,8 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from assay.documents import Block, LoadedDocument
 from assay.errors import InvalidInputError
-from assay.ingest.document import Block, LoadedDocument
 from assay.types import parse_date
 
 TOKEN = re.compile(r"\w+|[^\w\s]")

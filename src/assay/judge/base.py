@@ -18,8 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from assay.actions import ActionThresholds
 from assay.answer.citations import CITATION
-from assay.judge.schema import ActionThresholds, Assessment, Context, EvidenceSufficiency
+from assay.judge.schema import Assessment, Context, EvidenceSufficiency
 
 __all__ = [
     "GRADES",

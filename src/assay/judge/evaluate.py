@@ -20,9 +20,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from assay.actions import ActionThresholds
 from assay.errors import InvalidInputError
 from assay.judge.base import Judge, Judgment
-from assay.judge.schema import ActionThresholds, Assessment, Context
+from assay.judge.schema import Assessment, Context
 from assay.models.support import SupportModel
 
 __all__ = ["JUDGES", "check_contexts", "evaluate", "evaluate_request", "get_judge"]

@@ -26,10 +26,11 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
+from assay.actions import ActionThresholds
 from assay.answer.prompts import JUDGE, JUDGE_CORRECTION
 from assay.errors import InvalidInputError
 from assay.judge.base import Judge, Judgment, empty_or_refusal
-from assay.judge.schema import ActionThresholds, Assessment, Context, grounding_problems
+from assay.judge.schema import Assessment, Context, grounding_problems
 from assay.models.llm import ChatClient, EndpointError, strip_code_fences
 
 __all__ = ["LLMJudge", "extract_json", "validation_problems"]

@@ -59,6 +59,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from assay.actions import ActionThresholds
 from assay.answer.citations import validate_citations
 from assay.answer.expected import expected_kind
 from assay.judge.base import ClaimGrade, Grade, Judgment, empty_or_refusal
@@ -70,7 +71,6 @@ from assay.judge.checks import (
 )
 from assay.judge.claims import split_claims
 from assay.judge.schema import (
-    ActionThresholds,
     Assessment,
     Context,
     EvidenceSufficiency,

@@ -5,7 +5,7 @@
 ``recommended_action`` from closed lists, and ``missing_information`` empty whenever
 the evidence is sufficient. :func:`grounding_problems` adds the checks a schema cannot
 express: quotes are exact excerpts and source identifiers are never invented.
-:class:`ActionThresholds` turns a score into an action (J6).
+The actions themselves, and the thresholds that pick one, are :mod:`assay.actions`.
 """
 
 from __future__ import annotations
@@ -16,15 +16,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from assay.errors import InvalidInputError
+from assay.actions import ACTIONS, Action
 from assay.text import squash_spaces
-from assay.types import check_unit_interval
 
 __all__ = [
     "ACTIONS",
     "NATURES",
     "Action",
-    "ActionThresholds",
     "Assessment",
     "Context",
     "EvidenceSufficiency",
@@ -34,9 +32,7 @@ __all__ = [
     "is_excerpt",
 ]
 
-Action = Literal["publish", "append_caveat", "human_review", "suppress"]
 Nature = Literal["direct contradiction", "temporal inconsistency", "definitional conflict"]
-ACTIONS: tuple[Action, ...] = ("publish", "append_caveat", "human_review", "suppress")
 NATURES: tuple[Nature, ...] = (
     "direct contradiction",
     "temporal inconsistency",
@@ -105,40 +101,6 @@ class Context:
     def to_dict(self) -> dict[str, str]:
         """The ``{"id", "text"}`` form of the evaluate contract."""
         return {"id": self.id, "text": self.text}
-
-
-@dataclass(frozen=True, slots=True)
-class ActionThresholds:
-    """Lowest scores for publish, append_caveat and human_review; below: suppress (J6)."""
-
-    publish: float = 0.8
-    caveat: float = 0.5
-    human_review: float = 0.3
-
-    def __post_init__(self) -> None:
-        for name in ("publish", "caveat", "human_review"):
-            check_unit_interval(f"judge.{name}", getattr(self, name))
-        if not self.publish >= self.caveat > self.human_review:
-            raise InvalidInputError(
-                "judge thresholds",
-                self.as_dict(),
-                "keep publish >= caveat > human_review (equal publish and caveat: no caveat band)",
-                problem="are not descending",
-            )
-
-    def action(self, score: float) -> Action:
-        """The recommended action for a confidence score."""
-        if score >= self.publish:
-            return "publish"
-        if score >= self.caveat:
-            return "append_caveat"
-        if score >= self.human_review:
-            return "human_review"
-        return "suppress"
-
-    def as_dict(self) -> dict[str, float]:
-        """The thresholds in their TOML shape."""
-        return {"publish": self.publish, "caveat": self.caveat, "human_review": self.human_review}
 
 
 _MIN_QUOTE_WORDS = 3  # a shorter "excerpt" ("e", "the") could stand for any context

@@ -17,8 +17,8 @@ import math
 from dataclasses import replace
 from typing import Any
 
+from assay.actions import ActionThresholds
 from assay.errors import InvalidInputError
-from assay.judge.schema import ActionThresholds
 from assay.policy import Policy
 from assay.routing import Bands
 from assay.store.repositories import MonitorRepository

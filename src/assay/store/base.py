@@ -16,7 +16,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from assay.ingest.document import Chunk
+from assay.documents import Chunk
 
 Vectors = NDArray[np.float32]
 DocumentBatch = tuple["StoredDocument", Sequence[Chunk], Vectors]

@@ -13,9 +13,10 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from datetime import date, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from assay.calibration.maps import ScoreMap
+if TYPE_CHECKING:  # a stored map is applied, never built, here: the backends build it
+    from assay.calibration.maps import ScoreMap
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,8 @@ from datetime import UTC, date, datetime
 
 import numpy as np
 
+from assay.documents import Chunk
 from assay.errors import InvalidInputError, NotFoundError
-from assay.ingest.document import Chunk
 from assay.store.base import DocumentBatch, Hit, StoredDocument, StoreStats, Vectors
 from assay.store.sqlite.connection import transaction
 from assay.text import content_terms
