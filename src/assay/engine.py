@@ -51,7 +51,7 @@ from assay.judge.base import Judge
 from assay.judge.evaluate import get_judge
 from assay.keys import KeyStore
 from assay.models.embedder import Embedder, get_embedder
-from assay.models.llm import client_from_environment
+from assay.models.llm import client_for, required_client
 from assay.models.relevance import (
     DEFAULT_RELEVANCE_MODEL,
     CascadeRelevanceModel,
@@ -132,7 +132,9 @@ class Assay:
     def relevance(self) -> RelevanceModel | None:
         """The relevance model that scores retrieved chunks; ``None`` if set to ``none``."""
         if self._relevance is None and self.settings.relevance_model.lower() != "none":
-            self._relevance = get_relevance_model(self.settings.relevance_model)
+            self._relevance = get_relevance_model(
+                self.settings.relevance_model, llm=self.settings.llm
+            )
         return self._relevance
 
     def relevance_for(self, policy: Policy) -> RelevanceModel | None:
@@ -147,7 +149,7 @@ class Assay:
         ):
             return base
         if self._cascade is None:
-            client = client_from_environment()
+            client = client_for(self.settings.llm)
             if client is None:
                 return base
             self._cascade = CascadeRelevanceModel(base, LLMRelevanceModel(client))
@@ -157,7 +159,11 @@ class Assay:
     def support(self) -> SupportModel | None:
         """The support model behind corroboration; ``None`` if set to ``none``."""
         if self._support is None and self.settings.support_model.lower() != "none":
-            self._support = get_support_model(self.settings.support_model)
+            self._support = get_support_model(
+                self.settings.support_model,
+                llm=self.settings.llm,
+                labels=self.settings.support_labels,
+            )
         return self._support
 
     def correctness_for(self, policy: Policy) -> CorrectnessRater | None:
@@ -181,9 +187,8 @@ class Assay:
         if self._answerer is None:
             if self.settings.answerer == "llm":
                 from assay.answer.llm import LLMAnswerer
-                from assay.models.llm import required_client
 
-                self._answerer = LLMAnswerer(required_client("answerer"))
+                self._answerer = LLMAnswerer(required_client("answerer", self.settings.llm))
             else:
                 self._answerer = ExtractiveAnswerer(self.relevance)
         return self._answerer
@@ -193,7 +198,7 @@ class Assay:
         """Rates every answer against its evidence (settings: ``assay-judge`` or ``llm``)."""
         if self._judge is None:
             support = self.support or "assay-support"
-            self._judge = get_judge(self.settings.judge, support)
+            self._judge = get_judge(self.settings.judge, support, llm=self.settings.llm)
         return self._judge
 
     def fork(self) -> Assay:

@@ -98,6 +98,10 @@ class StorageError(AssayError):
     """The database could not be opened, migrated or written."""
 
 
+class EndpointError(AssayError):
+    """The configured LLM endpoint failed or answered something unusable."""
+
+
 def did_you_mean(value: Any, choices: Iterable[str]) -> str:
     """``"did you mean 'x'? "`` for the closest choice to a misspelt value, else ``""``."""
     close = difflib.get_close_matches(str(value), list(choices), n=1)

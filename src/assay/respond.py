@@ -54,11 +54,11 @@ from assay.answer.expansion import pseudo_relevance_phrasings
 from assay.answer.gaps import evidence_gaps, subject_terms
 from assay.ask import AskResult
 from assay.calibration.apply import Calibrator
+from assay.errors import EndpointError
 from assay.judge.base import Judge, Judgment, empty_or_refusal, is_refusal
 from assay.judge.claims import split_claims
 from assay.judge.evaluate import check_contexts
 from assay.judge.schema import Assessment, Context, EvidenceSufficiency
-from assay.models.llm import EndpointError
 from assay.routing import Decision
 
 __all__ = ["Broadening", "Responder", "Response", "Status"]

@@ -49,21 +49,33 @@ setting                   environment                 meaning
 ``ingest_max_file_seconds`` ``ASSAY_INGEST_MAX_FILE_SECONDS`` the longest one file may
                                                       take to read, chunk and embed
                                                       (default 1800)
+``support_labels``        ``ASSAY_SUPPORT_LABELS``    the logit columns of a user's
+                                                      ``cross-encoder:PATH`` support
+                                                      model, comma-separated
+``data_dir``              ``ASSAY_DATA``              the public datasets' folder that
+                                                      ``assay calibrate labels`` reads
+``debug``                 ``ASSAY_DEBUG``             print the traceback of an
+                                                      internal error
+``llm``                   ``ASSAY_LLM_URL``,          the OpenAI-compatible endpoint
+                          ``ASSAY_LLM_MODEL``,        (:class:`LLMSettings`); unset URL:
+                          ``ASSAY_LLM_API_KEY``,      assay stays offline
+                          ``ASSAY_LLM_TIMEOUT``
 ========================  ==========================  ===============================
 
-The LLM endpoint (``ASSAY_LLM_URL``, ``ASSAY_LLM_MODEL``, ``ASSAY_LLM_API_KEY``,
-``ASSAY_LLM_TIMEOUT``) is read from the environment only, never from a file, so a key
-is not written down by accident.
+The LLM endpoint is read from arguments and the environment only, never from the TOML
+file (a ``[llm]`` table there is refused), and its API key is a secret: it never
+appears in a repr, a log line or a dump of the settings.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -74,6 +86,63 @@ from pydantic_settings import (
 )
 
 from assay.errors import InvalidInputError
+
+
+class LLMSettings(BaseSettings):
+    """The OpenAI-compatible endpoint: ``ASSAY_LLM_URL``, ``_MODEL``, ``_API_KEY``,
+    ``_TIMEOUT``, from arguments or the environment only (never a file)."""
+
+    model_config = SettingsConfigDict(env_prefix="ASSAY_LLM_", extra="forbid", frozen=True)
+
+    url: str = ""
+    model: str = "default"
+    api_key: SecretStr | None = None
+    timeout: float = 30.0
+
+    @field_validator("url", "model", mode="before")
+    @classmethod
+    def _strip(cls, value: Any) -> Any:
+        return value.strip() if isinstance(value, str) else value
+
+    @field_validator("api_key", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @property
+    def configured(self) -> bool:
+        """Whether an endpoint is set at all (no URL: assay stays offline)."""
+        return bool(self.url)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Arguments > environment; no file, so that the key is never written down."""
+        return (init_settings, env_settings)
+
+
+def load_llm_settings(environ: Mapping[str, str] | None = None) -> LLMSettings:
+    """The endpoint from ``environ`` (default: this process's environment), validated;
+    a value that does not parse is an error naming its variable."""
+    try:
+        if environ is None:
+            return LLMSettings()
+        given = {
+            name: environ[f"ASSAY_LLM_{name.upper()}"]
+            for name in LLMSettings.model_fields
+            if f"ASSAY_LLM_{name.upper()}" in environ
+        }
+        return LLMSettings.model_validate(given)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        name = f"ASSAY_LLM_{str(error['loc'][0]).upper()}"
+        raise InvalidInputError(name, error.get("input"), "give seconds, e.g. 30") from None
 
 
 class Settings(BaseSettings):
@@ -98,6 +167,12 @@ class Settings(BaseSettings):
     audit_retired_key_files: Annotated[list[Path], NoDecode] = []
     ingest_max_file_mb: Annotated[float, Field(gt=0)] = 64.0
     ingest_max_file_seconds: Annotated[float, Field(gt=0)] = 1800.0
+    support_labels: str = "contradicted,supported,unsupported"
+    data_dir: Path = Field(
+        Path("../shared/data"), validation_alias=AliasChoices("data_dir", "ASSAY_DATA")
+    )
+    debug: bool = False
+    llm: LLMSettings = Field(default_factory=load_llm_settings)
 
     @field_validator("policy_dirs", "audit_retired_key_files", mode="before")
     @classmethod
@@ -115,8 +190,25 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Arguments > environment > TOML file > defaults."""
-        return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls, config_file()))
+        """Arguments > environment > TOML file > defaults (the LLM endpoint: never a file)."""
+        return (init_settings, env_settings, _TomlWithoutSecrets(settings_cls, config_file()))
+
+
+class _TomlWithoutSecrets(TomlConfigSettingsSource):
+    """The TOML file, refusing an ``[llm]`` table: the endpoint and its key come from the
+    environment only."""
+
+    def __call__(self) -> dict[str, Any]:
+        values = super().__call__()
+        if "llm" in values:
+            raise InvalidInputError(
+                "config file",
+                str(config_file()),
+                "remove the [llm] table: set ASSAY_LLM_URL, ASSAY_LLM_MODEL, ASSAY_LLM_API_KEY "
+                "and ASSAY_LLM_TIMEOUT in the environment instead",
+                problem="holds the LLM endpoint",
+            )
+        return values
 
 
 def config_file() -> Path | None:

@@ -9,14 +9,18 @@ import socket
 import time
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from assay.errors import AssayError, InvalidInputError
-from assay.models.llm import ChatClient, EndpointError, client_from_environment
+from assay import Assay
+from assay.errors import AssayError, EndpointError, InvalidInputError
+from assay.judge.llm_judge import LLMJudge
+from assay.models.llm import ChatClient, client_from_environment
 from assay.models.relevance import CascadeRelevanceModel, LLMRelevanceModel, get_relevance_model
 from assay.models.support import LLMSupportModel, SupportResult, get_support_model
+from assay.settings import LLMSettings, load_settings
 from tests.fake_llm import Endpoint, Reply, logprobs_reply, serve, text_reply
 
 
@@ -408,3 +412,17 @@ def test_r4_cascade_asks_the_llm_about_the_top_three_only(
             assert s == pytest.approx(1 / (1 + math.exp(-z)))
         else:
             assert s == f
+
+
+def test_models_ask_the_endpoint_their_settings_name(endpoint: Endpoint, tmp_path: Path) -> None:
+    """An engine built with its own LLM settings asks that endpoint, not the environment's
+    (which is unset here), for relevance, support and the judge alike."""
+    llm = LLMSettings(url=endpoint.base_url, api_key="sk-set")
+    assert get_relevance_model("llm", llm=llm).score("q", ["p"]) == [1.0]
+    assert get_support_model("llm", llm=llm).score([("c", "e")])[0].label == "supported"
+    settings = load_settings(db=tmp_path / "a.db", judge="llm", llm=llm)
+    with Assay(settings=settings) as engine:
+        assert isinstance(engine.judge, LLMJudge)
+    assert [r["headers"]["Authorization"] for r in endpoint.requests] == ["Bearer sk-set"] * 2
+    with pytest.raises(InvalidInputError, match="set ASSAY_LLM_URL"):
+        get_relevance_model("llm")  # the environment names no endpoint

@@ -40,3 +40,33 @@ def test_unknown_setting_in_file_is_named(tmp_path: Path) -> None:
     (tmp_path / "assay.toml").write_text('colour = "red"\n')
     with pytest.raises(InvalidInputError, match="setting colour"):
         load_settings()
+
+
+def test_every_assay_variable_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The variables once read ad hoc (the LLM endpoint, support labels, debug, the data
+    folder) are fields of Settings, read in one place."""
+    monkeypatch.setenv("ASSAY_LLM_URL", " http://127.0.0.1:9/v1 ")
+    monkeypatch.setenv("ASSAY_LLM_TIMEOUT", "7.5")
+    monkeypatch.setenv("ASSAY_SUPPORT_LABELS", "unsupported,supported")
+    monkeypatch.setenv("ASSAY_DEBUG", "1")
+    monkeypatch.setenv("ASSAY_DATA", "datasets")
+    s = load_settings()
+    assert (s.llm.url, s.llm.timeout, s.llm.configured) == ("http://127.0.0.1:9/v1", 7.5, True)
+    assert s.support_labels == "unsupported,supported" and s.debug
+    assert s.data_dir == Path("datasets")
+
+
+def test_the_llm_key_never_shows(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASSAY_LLM_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("ASSAY_LLM_API_KEY", "sk-very-secret")
+    s = load_settings()
+    assert s.llm.api_key is not None and s.llm.api_key.get_secret_value() == "sk-very-secret"
+    for shown in (repr(s), str(s), s.model_dump_json(), repr(s.llm)):
+        assert "sk-very-secret" not in shown
+
+
+def test_the_llm_endpoint_is_refused_in_the_file(tmp_path: Path) -> None:
+    """A key written into assay.toml would end up in version control: refuse the table."""
+    (tmp_path / "assay.toml").write_text('[llm]\nurl = "http://h/v1"\napi_key = "sk-1"\n')
+    with pytest.raises(InvalidInputError, match=r"remove the \[llm\] table"):
+        load_settings()

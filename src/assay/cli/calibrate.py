@@ -17,7 +17,6 @@ of policies into the first folder of ``ASSAY_POLICY_DIRS`` (or ``--policy-dir``)
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -49,6 +48,7 @@ from assay.errors import InvalidInputError
 from assay.policy import Policy, Severity
 from assay.policy_writer import write_policy_version
 from assay.routing import Bands
+from assay.settings import load_settings
 from assay.types import parse_date
 
 _STEP = 0.01  # gap kept between a new threshold and the bands below it
@@ -119,7 +119,7 @@ def calibrate() -> None:
 @click.option(
     "--data",
     type=click.Path(file_okay=False, path_type=Path),
-    default=lambda: os.environ.get("ASSAY_DATA", "../shared/data"),
+    default=lambda: load_settings().data_dir,
     help="The public datasets' folder [default: $ASSAY_DATA or ../shared/data].",
 )
 @click.option("--length-matched", is_flag=True, help="HaluEval: equal answer lengths per class.")

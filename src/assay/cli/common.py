@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 import traceback
 from collections.abc import Callable
@@ -14,6 +13,7 @@ from typing import Any, TypeVar
 import click
 
 from assay.errors import AssayError, InvalidInputError
+from assay.settings import load_settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -30,7 +30,7 @@ class AssayGroup(click.Group):
             click.echo(f"error: {exc}", err=True)
             sys.exit(exc.exit_code)
         except Exception as exc:  # a bug: say so plainly, show the trace only on request
-            if os.environ.get("ASSAY_DEBUG"):
+            if _debug():
                 traceback.print_exc()
             click.echo(
                 f"internal error: {type(exc).__name__}: {exc} "
@@ -38,6 +38,14 @@ class AssayGroup(click.Group):
                 err=True,
             )
             sys.exit(70)
+
+
+def _debug() -> bool:
+    """The ``debug`` setting (``ASSAY_DEBUG``); off when the settings themselves are bad."""
+    try:
+        return load_settings().debug
+    except AssayError:
+        return False
 
 
 def db_option(fn: F) -> F:

@@ -25,6 +25,7 @@ from assay.errors import InvalidInputError
 from assay.judge.base import Judge, Judgment
 from assay.judge.schema import Assessment, Context
 from assay.models.support import SupportModel
+from assay.settings import LLMSettings
 
 __all__ = ["JUDGES", "check_contexts", "evaluate", "evaluate_request", "get_judge"]
 
@@ -32,8 +33,14 @@ JUDGES = ("assay-judge", "llm")
 _REQUEST_KEYS = {"query", "answer", "contexts"}
 
 
-def get_judge(name: str = "assay-judge", support: SupportModel | str | None = None) -> Judge:
-    """The judge called ``name``; ``support`` is the offline judge's support model."""
+def get_judge(
+    name: str = "assay-judge",
+    support: SupportModel | str | None = None,
+    *,
+    llm: LLMSettings | None = None,
+) -> Judge:
+    """The judge called ``name``; ``support`` is the offline judge's support model, ``llm``
+    the endpoint of the ``llm`` judge (default: the environment's)."""
     from assay.judge.model_judge import ModelJudge
 
     key = name.strip().lower() if isinstance(name, str) else name
@@ -43,7 +50,7 @@ def get_judge(name: str = "assay-judge", support: SupportModel | str | None = No
         from assay.judge.llm_judge import LLMJudge
         from assay.models.llm import required_client
 
-        return LLMJudge(required_client("judge"), fallback=ModelJudge(support))
+        return LLMJudge(required_client("judge", llm), fallback=ModelJudge(support))
     raise InvalidInputError("judge", name, f"choose one of: {', '.join(JUDGES)}")
 
 

@@ -23,14 +23,17 @@ import re
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from assay.errors import AssayError, InvalidInputError
+from assay.errors import EndpointError, InvalidInputError
+from assay.settings import LLMSettings, load_llm_settings
 
 __all__ = [
     "ChatClient",
     "EndpointError",
+    "client_for",
     "client_from_environment",
     "required_client",
     "strip_code_fences",
@@ -42,10 +45,6 @@ _FENCE = re.compile(r"^\s*```[\w-]*\s*\n?|\n?\s*```\s*$")
 def strip_code_fences(reply: str) -> str:
     """A model's reply without the Markdown code fence it may wrap JSON in."""
     return _FENCE.sub("", reply.strip()).strip()
-
-
-class EndpointError(AssayError):
-    """The configured LLM endpoint failed or answered something unusable."""
 
 
 @dataclass(frozen=True)
@@ -180,34 +179,26 @@ class ChatClient:
         return yes / (yes + no)
 
 
-def client_from_environment(environ: dict[str, str] | None = None) -> ChatClient | None:
-    """The client configured by ``ASSAY_LLM_URL`` (+ ``_MODEL``, ``_API_KEY``, ``_TIMEOUT``).
-
-    ``None`` when no endpoint is configured: assay then stays offline.
-    """
-    import os
-
-    env = os.environ if environ is None else environ
-    url = env.get("ASSAY_LLM_URL", "").strip()
-    if not url:
+def client_for(llm: LLMSettings) -> ChatClient | None:
+    """The client of the endpoint ``llm`` names; ``None`` when none is configured (assay
+    then stays offline)."""
+    if not llm.configured:
         return None
-    timeout = env.get("ASSAY_LLM_TIMEOUT", "30")
-    try:
-        seconds = float(timeout)
-    except ValueError:
-        raise InvalidInputError("ASSAY_LLM_TIMEOUT", timeout, "give seconds, e.g. 30") from None
-    return ChatClient(
-        base_url=url,
-        model=env.get("ASSAY_LLM_MODEL", "default"),
-        api_key=env.get("ASSAY_LLM_API_KEY") or None,
-        timeout=seconds,
-    )
+    key = llm.api_key.get_secret_value() if llm.api_key is not None else None
+    return ChatClient(base_url=llm.url, model=llm.model, api_key=key, timeout=llm.timeout)
 
 
-def required_client(setting: str) -> ChatClient:
-    """The configured client, for a model that cannot work without one (``setting`` names
-    the option that asked for it, e.g. ``relevance_model``)."""
-    client = client_from_environment()
+def client_from_environment(environ: Mapping[str, str] | None = None) -> ChatClient | None:
+    """The client configured by ``ASSAY_LLM_URL`` (+ ``_MODEL``, ``_API_KEY``, ``_TIMEOUT``)
+    in ``environ`` (default: this process's), or ``None``."""
+    return client_for(load_llm_settings(environ))
+
+
+def required_client(setting: str, llm: LLMSettings | None = None) -> ChatClient:
+    """The client of ``llm`` (default: the environment's endpoint), for a model that
+    cannot work without one (``setting`` names the option that asked for it, e.g.
+    ``relevance_model``)."""
+    client = client_for(llm if llm is not None else load_llm_settings())
     if client is None:
         raise InvalidInputError(
             setting, "llm", "set ASSAY_LLM_URL to an OpenAI-compatible endpoint first"

@@ -1,8 +1,10 @@
 """Models by name: the registry behind ``get_relevance_model`` and ``get_support_model``.
 
 A name maps to a factory. Shipped heads are built once per process (they are
-read-only); models bound to an endpoint are built on every lookup, so they follow the
-environment of the moment. ``cross-encoder:PATH`` builds the user's ONNX model.
+read-only); models bound to the LLM endpoint are built on every lookup, from the
+endpoint settings the caller passes (default: the environment's), so an engine built
+with its own :class:`~assay.settings.LLMSettings` asks that endpoint.
+``cross-encoder:PATH`` builds the user's ONNX model.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from collections.abc import Callable
 from typing import Generic, TypeVar
 
 from assay.errors import InvalidInputError, did_you_mean
+from assay.models.llm import ChatClient, required_client
+from assay.settings import LLMSettings
 
 __all__ = ["ModelRegistry"]
 
@@ -30,6 +34,7 @@ class ModelRegistry(Generic[M]):
         self._shipped = shipped
         self._cross_encoder = cross_encoder
         self._factories: dict[str, Callable[[], M]] = {}
+        self._endpoint: dict[str, Callable[[ChatClient], M]] = {}
         self._built: dict[str, M] = {}
         self._lock = threading.Lock()
 
@@ -41,10 +46,18 @@ class ModelRegistry(Generic[M]):
             raise InvalidInputError("factory", factory, "pass a callable that returns a model")
         key = name.strip().lower()
         self._factories[key] = factory
+        self._endpoint.pop(key, None)
         self._built.pop(key, None)
 
-    def get(self, spec: object) -> M:
-        """The model registered as ``spec`` (a name, or ``cross-encoder:PATH``)."""
+    def register_endpoint(self, name: str, factory: Callable[[ChatClient], M]) -> None:
+        """Make ``get(name)`` build the model with ``factory`` around the LLM endpoint's
+        client (a lookup without a configured endpoint is an error naming the fix)."""
+        self.register(name, lambda: factory(required_client(self.setting)))  # checks the name
+        self._endpoint[name.strip().lower()] = factory
+
+    def get(self, spec: object, *, llm: LLMSettings | None = None) -> M:
+        """The model registered as ``spec`` (a name, or ``cross-encoder:PATH``); a model
+        of the LLM endpoint asks the one ``llm`` names (default: the environment's)."""
         if not isinstance(spec, str) or not spec.strip():
             raise InvalidInputError(self.setting, spec, "pass a registered name or a model")
         if spec.strip().lower().startswith(CROSS_ENCODER):
@@ -59,6 +72,8 @@ class ModelRegistry(Generic[M]):
                 f"{did_you_mean(spec, names)}choose one of: {', '.join(names)}",
                 problem="is unknown",
             )
+        if key in self._endpoint:
+            return self._endpoint[key](required_client(self.setting, llm))
         if key not in self._shipped:
             return factory()
         with self._lock:

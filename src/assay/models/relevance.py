@@ -32,10 +32,11 @@ from assay.errors import InvalidInputError
 from assay.models.cross_encoder import CrossEncoder, softmax
 from assay.models.embedder import MiniLMEmbedder, get_embedder
 from assay.models.head import load_head, shipped_head_path
-from assay.models.llm import ChatClient, required_client
+from assay.models.llm import ChatClient
 from assay.models.pair_classifier import shipped_pair_classifier
 from assay.models.pairs import PairScorer
 from assay.models.registry import ModelRegistry
+from assay.settings import LLMSettings
 
 __all__ = [
     "DEFAULT_RELEVANCE_MODEL",
@@ -212,21 +213,24 @@ def register_relevance_model(name: str, factory: Callable[[], RelevanceModel]) -
     _models.register(name, factory)
 
 
-def get_relevance_model(spec: str | RelevanceModel = DEFAULT_RELEVANCE_MODEL) -> RelevanceModel:
-    """The model registered as ``spec`` (shipped heads load once), or ``spec`` itself."""
+def get_relevance_model(
+    spec: str | RelevanceModel = DEFAULT_RELEVANCE_MODEL, *, llm: LLMSettings | None = None
+) -> RelevanceModel:
+    """The model registered as ``spec`` (shipped heads load once), or ``spec`` itself;
+    ``llm`` is the endpoint of the ``llm`` and ``cascade`` models (default: the
+    environment's)."""
     if isinstance(spec, RelevanceModel) and not isinstance(spec, str):
         return spec
-    return _models.get(spec)
+    return _models.get(spec, llm=llm)
 
 
 register_relevance_model("assay-relevance", HeadRelevanceModel)
 register_relevance_model("assay-relevance-ce", PairClassifierRelevanceModel)
 register_relevance_model("assay-relevance-lexical", lambda: HeadRelevanceModel(lexical=True))
-register_relevance_model("llm", lambda: LLMRelevanceModel(required_client("relevance_model")))
-register_relevance_model(
+_models.register_endpoint("llm", LLMRelevanceModel)
+_models.register_endpoint(
     "cascade",
-    lambda: CascadeRelevanceModel(
-        get_relevance_model(DEFAULT_RELEVANCE_MODEL),
-        LLMRelevanceModel(required_client("relevance_model")),
+    lambda client: CascadeRelevanceModel(
+        get_relevance_model(DEFAULT_RELEVANCE_MODEL), LLMRelevanceModel(client)
     ),
 )

@@ -25,7 +25,6 @@ best window gives P(supported), the most contradicting one P(contradicted).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
@@ -34,10 +33,11 @@ from assay.errors import InvalidInputError
 from assay.models.cross_encoder import CrossEncoder, softmax
 from assay.models.embedder import MiniLMEmbedder, get_embedder
 from assay.models.head import load_head, shipped_head_path
-from assay.models.llm import ChatClient, required_client
+from assay.models.llm import ChatClient
 from assay.models.pair_classifier import shipped_pair_classifier
 from assay.models.pairs import PairScorer
-from assay.models.registry import ModelRegistry
+from assay.models.registry import CROSS_ENCODER, ModelRegistry
+from assay.settings import LLMSettings, load_settings
 
 __all__ = [
     "DEFAULT_SUPPORT_MODEL",
@@ -166,12 +166,13 @@ class PairClassifierSupportModel:
 class CrossEncoderSupportModel:
     """The user's ONNX NLI / grounding model; ``labels`` names each logit column."""
 
-    def __init__(self, path: str, *, labels: Sequence[str] | None = None) -> None:
-        """Load the model; ``labels`` defaults to ``ASSAY_SUPPORT_LABELS`` (see module)."""
+    def __init__(self, path: str, *, labels: Sequence[str] | str | None = None) -> None:
+        """Load the model; ``labels`` (a list, or comma-separated) defaults to the
+        ``support_labels`` setting (``ASSAY_SUPPORT_LABELS``; see the module)."""
         self._model = CrossEncoder(path)
-        raw = labels or os.environ.get(
-            "ASSAY_SUPPORT_LABELS", "contradicted,supported,unsupported"
-        ).split(",")
+        raw = labels or load_settings().support_labels
+        if isinstance(raw, str):
+            raw = raw.split(",")
         self._labels = [label.strip() for label in raw]
         unknown = [label for label in self._labels if label not in LABELS]
         if unknown or "supported" not in self._labels:
@@ -241,14 +242,29 @@ def register_support_model(name: str, factory: Callable[[], SupportModel]) -> No
     _models.register(name, factory)
 
 
-def get_support_model(spec: str | SupportModel = DEFAULT_SUPPORT_MODEL) -> SupportModel:
-    """The model registered as ``spec`` (shipped heads load once), or ``spec`` itself."""
+def get_support_model(
+    spec: str | SupportModel = DEFAULT_SUPPORT_MODEL,
+    *,
+    llm: LLMSettings | None = None,
+    labels: str | None = None,
+) -> SupportModel:
+    """The model registered as ``spec`` (shipped heads load once), or ``spec`` itself.
+
+    ``llm`` is the endpoint of the ``llm`` model (default: the environment's), ``labels``
+    the logit columns of a ``cross-encoder:PATH`` model (default: the setting).
+    """
     if isinstance(spec, SupportModel) and not isinstance(spec, str):
         return spec
-    return _models.get(spec)
+    if (
+        labels is not None
+        and isinstance(spec, str)
+        and spec.strip().lower().startswith(CROSS_ENCODER)
+    ):
+        return CrossEncoderSupportModel(spec.strip()[len(CROSS_ENCODER) :], labels=labels)
+    return _models.get(spec, llm=llm)
 
 
 register_support_model("assay-support", HeadSupportModel)
 register_support_model("assay-support-ce", PairClassifierSupportModel)
 register_support_model("assay-support-lexical", lambda: HeadSupportModel(lexical=True))
-register_support_model("llm", lambda: LLMSupportModel(required_client("support_model")))
+_models.register_endpoint("llm", LLMSupportModel)
