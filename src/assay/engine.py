@@ -17,8 +17,9 @@ stops after routing, for callers who write their own answers.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
@@ -75,6 +76,20 @@ from assay.store import open_database
 from assay.types import Candidate, check_texts
 
 
+@dataclass(slots=True)
+class _LoadedModels:
+    """The models an engine loaded on first use, shared by its forks (they are safe to
+    call from several threads)."""
+
+    embedder: Embedder | None = None
+    relevance: RelevanceModel | None = None
+    cascade: RelevanceModel | None = None
+    support: SupportModel | None = None
+    correctness: CorrectnessModel | None = None
+    answerer: Answerer | None = None
+    judge: Judge | None = None
+
+
 class Assay:
     """One assay database with its source registry, policies and audit log."""
 
@@ -113,29 +128,23 @@ class Assay:
         self.calibration = CalibrationStore(self.db)
         self.calibrator = Calibrator(self.calibration) if calibrate else None
         self.monitor = Monitor(self.db, self.audit, self.settings, self.policies)
-        self._embedder: Embedder | None = None
-        self._relevance: RelevanceModel | None = None
-        self._cascade: RelevanceModel | None = None
-        self._support: SupportModel | None = None
-        self._correctness: CorrectnessModel | None = None
-        self._answerer: Answerer | None = None
-        self._judge: Judge | None = None
+        self._models = _LoadedModels()
 
     @property
     def embedder(self) -> Embedder:
         """The embedder of the knowledge base (from settings; loaded on first use)."""
-        if self._embedder is None:
-            self._embedder = get_embedder(self.settings.embedder)
-        return self._embedder
+        if self._models.embedder is None:
+            self._models.embedder = get_embedder(self.settings.embedder)
+        return self._models.embedder
 
     @property
     def relevance(self) -> RelevanceModel | None:
         """The relevance model that scores retrieved chunks; ``None`` if set to ``none``."""
-        if self._relevance is None and self.settings.relevance_model.lower() != "none":
-            self._relevance = get_relevance_model(
+        if self._models.relevance is None and self.settings.relevance_model.lower() != "none":
+            self._models.relevance = get_relevance_model(
                 self.settings.relevance_model, llm=self.settings.llm
             )
-        return self._relevance
+        return self._models.relevance
 
     def relevance_for(self, policy: Policy) -> RelevanceModel | None:
         """The relevance model for a request under ``policy``: the LLM cascade where the
@@ -148,23 +157,23 @@ class Assay:
             or self.settings.relevance_model.lower() != DEFAULT_RELEVANCE_MODEL
         ):
             return base
-        if self._cascade is None:
+        if self._models.cascade is None:
             client = client_for(self.settings.llm)
             if client is None:
                 return base
-            self._cascade = CascadeRelevanceModel(base, LLMRelevanceModel(client))
-        return self._cascade
+            self._models.cascade = CascadeRelevanceModel(base, LLMRelevanceModel(client))
+        return self._models.cascade
 
     @property
     def support(self) -> SupportModel | None:
         """The support model behind corroboration; ``None`` if set to ``none``."""
-        if self._support is None and self.settings.support_model.lower() != "none":
-            self._support = get_support_model(
+        if self._models.support is None and self.settings.support_model.lower() != "none":
+            self._models.support = get_support_model(
                 self.settings.support_model,
                 llm=self.settings.llm,
                 labels=self.settings.support_labels,
             )
-        return self._support
+        return self._models.support
 
     def correctness_for(self, policy: Policy) -> CorrectnessRater | None:
         """Rates whether an answer is right (setting ``correctness_model``): ``None`` when
@@ -174,32 +183,32 @@ class Assay:
         relevance = self.relevance_for(policy)
         if spec.lower() == "none" or relevance is None:
             return None
-        if self._correctness is None:
+        if self._models.correctness is None:
             path = SHIPPED_CORRECTNESS if spec == DEFAULT_CORRECTNESS_MODEL else Path(spec)
-            self._correctness = load_correctness_model(path)
-        if not self._correctness.applies_to(relevance.name):
+            self._models.correctness = load_correctness_model(path)
+        if not self._models.correctness.applies_to(relevance.name):
             return None
-        return CorrectnessRater(self._correctness, relevance)
+        return CorrectnessRater(self._models.correctness, relevance)
 
     @property
     def answerer(self) -> Answerer:
         """Writes answers: cited extracts offline, or the configured LLM (settings)."""
-        if self._answerer is None:
+        if self._models.answerer is None:
             if self.settings.answerer == "llm":
                 from assay.answer.llm import LLMAnswerer
 
-                self._answerer = LLMAnswerer(required_client("answerer", self.settings.llm))
+                self._models.answerer = LLMAnswerer(required_client("answerer", self.settings.llm))
             else:
-                self._answerer = ExtractiveAnswerer(self.relevance)
-        return self._answerer
+                self._models.answerer = ExtractiveAnswerer(self.relevance)
+        return self._models.answerer
 
     @property
     def judge(self) -> Judge:
         """Rates every answer against its evidence (settings: ``assay-judge`` or ``llm``)."""
-        if self._judge is None:
+        if self._models.judge is None:
             support = self.support or "assay-support"
-            self._judge = get_judge(self.settings.judge, support, llm=self.settings.llm)
-        return self._judge
+            self._models.judge = get_judge(self.settings.judge, support, llm=self.settings.llm)
+        return self._models.judge
 
     def fork(self) -> Assay:
         """Another instance on the same database with its own connection (one per
@@ -207,10 +216,18 @@ class Assay:
         loaded models, which are safe to call from several threads."""
         other = Assay(settings=self.settings, create=False, calibrate=self.calibrator is not None)
         other.policies = self.policies
-        other._embedder, other._relevance, other._support, other._cascade = (
-            self._embedder, self._relevance, self._support, self._cascade,
-        )  # fmt: skip
-        other._answerer, other._judge = self._answerer, self._judge
+        other._models = self._models  # loaded once, for every fork
+        return other
+
+    def acting_as(self, actor: str | None) -> Assay:
+        """This engine acting for ``actor`` (an API key id): the same database connection
+        and models, with every audit event it appends, and every review verdict and key
+        change it records, written as ``actor``. Cheap: one per request."""
+        other = copy.copy(self)
+        other.audit = self.audit.as_actor(actor)
+        other.review = ReviewQueue(self.db, other.audit)
+        other.keys = KeyStore(self.db, other.audit)
+        other.monitor = Monitor(self.db, other.audit, self.settings, self.policies)
         return other
 
     def close(self) -> None:

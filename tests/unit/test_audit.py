@@ -253,8 +253,8 @@ def test_b4_actor_is_recorded_and_sealed_by_the_hash(engine: Assay, db_path: Pat
     """An API key's id is the event's actor; editing or erasing it breaks the chain,
     while rows without an actor keep the hash they had before the column existed."""
     fill(engine, 1)
-    engine.audit.actor = "0123456789ab"
-    fill(engine, 2)
+    fill(engine.acting_as("0123456789ab"), 2)  # the acting key is per call, not a mutation
+    assert engine.audit.actor is None
     events = engine.audit.list()
     assert [e.actor for e in events] == ["0123456789ab", "0123456789ab", None]
     assert [e.seq for e in engine.audit.list(actor="0123456789ab")] == [3, 2]

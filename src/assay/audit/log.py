@@ -72,6 +72,12 @@ class AuditLog:
         self.actor = actor
         self.keys = Keyring(key, tuple(retired_keys))
 
+    def as_actor(self, actor: str | None) -> AuditLog:
+        """This log appending as ``actor`` (same database, keys and replay check)."""
+        other = AuditLog(self._db, actor=actor, replay=self.replay)
+        other.keys = self.keys
+        return other
+
     def append(
         self,
         *,

@@ -51,7 +51,6 @@ class EnginePool:
         if engine is None:
             engine = self.root.fork()
             self._local.engine = engine
-        engine.audit.actor = None
         return engine
 
 
@@ -135,8 +134,7 @@ def acting_engine(request: Request) -> Assay:
     by :func:`require`). Call it from the route's own body."""
     engine: Assay = request.app.state.engines.get()
     key: ApiKey = request.state.key
-    engine.audit.actor = key.id
-    return engine
+    return engine.acting_as(key.id)
 
 
 def authorize(request: Request, role: Role) -> Caller:
