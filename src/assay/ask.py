@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from assay.events import AskRecord
 from assay.models.support import SupportModel
-from assay.pipeline import ScoreResult, SourceResolver, audit_payload, score_candidates
+from assay.pipeline import ScoreResult, SourceResolver, score_candidates, score_fields
 from assay.policy import Policy
 from assay.retrieval import Retrieval
 from assay.routing import Route, route
@@ -122,28 +123,38 @@ def model_judgment(retrieval: Retrieval, admitted_rows: list[int]) -> float | No
     return max((float(scores[i] or 0.0) for i in admitted_rows), default=0.0)
 
 
-def ask_payload(result: AskResult, *, models: Mapping[str, str]) -> dict[str, Any]:
-    """The audit row of a question: the scoring row plus retrieval, signals and route."""
-    return audit_payload(result.scored, models=models) | {
-        "retrieval": {
-            "mode": result.retrieval.mode,
-            "embedder": result.retrieval.embedder,
-            "similarity_mapping": result.retrieval.similarity_from,
-            "hits": [
-                {
-                    "id": h.chunk.id,
-                    "cosine": round(h.cosine, 6),
-                    "relevance": None if h.relevance is None else round(h.relevance, 6),
-                    "fused": round(h.fused, 6),
-                    "dense_rank": h.dense_rank,
-                    "lexical_rank": h.lexical_rank,
-                }
-                for h in result.retrieval.hits
-            ],
-        },
-        "category": result.category,
-        "calibration": dict(result.calibration),
-        "conflicts": [c.to_dict() for c in result.conflicts],
-        "signals": result.signals.as_dict(),
-        "route": result.route.as_dict(),
-    }
+def ask_record(
+    result: AskResult,
+    *,
+    models: Mapping[str, str | None],
+    prompts: Mapping[str, str | None] | None = None,
+) -> AskRecord:
+    """The audit record of a question: the scoring record plus retrieval, signals and
+    route (an answered question adds its answer: :meth:`AskRecord.answered`)."""
+    fields = score_fields(result.scored, models=models, prompts=prompts)
+    return AskRecord.model_validate(
+        fields
+        | {
+            "retrieval": {
+                "mode": result.retrieval.mode,
+                "embedder": result.retrieval.embedder,
+                "similarity_mapping": result.retrieval.similarity_from,
+                "hits": [
+                    {
+                        "id": h.chunk.id,
+                        "cosine": round(h.cosine, 6),
+                        "relevance": None if h.relevance is None else round(h.relevance, 6),
+                        "fused": round(h.fused, 6),
+                        "dense_rank": h.dense_rank,
+                        "lexical_rank": h.lexical_rank,
+                    }
+                    for h in result.retrieval.hits
+                ],
+            },
+            "category": result.category,
+            "calibration": dict(result.calibration),
+            "conflicts": [c.to_dict() for c in result.conflicts],
+            "signals": result.signals.as_dict(),
+            "route": result.route.as_dict(),
+        }
+    )

@@ -34,13 +34,14 @@ from assay.answer.correctness import (
     load_correctness_model,
 )
 from assay.answer.extractive import ExtractiveAnswerer
-from assay.ask import AskResult, ask_payload, assess_retrieval
+from assay.ask import AskResult, ask_record, assess_retrieval
 from assay.audit import AuditLog
 from assay.audit.replay import Replay
 from assay.audit.seal import AuditKey
 from assay.calibration.apply import Calibrator, evidence_key, set_key
 from assay.calibration.store import CalibrationStore
 from assay.errors import InvalidInputError, UnknownSourceError
+from assay.events import AskRecord, ScoreRecord
 from assay.ingest.pipeline import (
     FileOutcome,
     IngestOptions,
@@ -62,7 +63,7 @@ from assay.models.relevance import (
 )
 from assay.models.support import SupportModel, get_support_model
 from assay.monitor import Monitor
-from assay.pipeline import ScoreResult, audit_payload, score_candidates
+from assay.pipeline import ScoreResult, score_candidates, score_record
 from assay.policy import Policy, PolicyBook
 from assay.respond import Responder, Response
 from assay.retrieval import apply_relevance, search
@@ -329,7 +330,7 @@ class Assay:
         result = self._assess(question, chosen, day, top_k, category, jurisdiction)
         if not record:
             return result
-        event_id = self._record("ask", question, chosen, self._ask_payload(result))
+        event_id = self._record(question, chosen, self._ask_record(result))
         return replace(result, scored=replace(result.scored, event_id=event_id))
 
     def ask(
@@ -368,21 +369,20 @@ class Assay:
         response = responder.respond(question, result, broaden=broaden)
         if not record:
             return response
-        payload = self._ask_payload(response.result) | response.audit_payload()
         draft, judgment = response.draft, response.judgment
-        payload["models"] |= {
-            "answerer": draft.answerer if draft else None,
-            "judge": judgment.judge if judgment else None,
-        }
-        payload["prompts"] = {
-            "answer": draft.prompt_version if draft else None,
-            "judge": judgment.prompt_version if judgment else None,
-        }
+        answered = self._ask_record(
+            response.result,
+            answerer=draft.answerer if draft else None,
+            judge=judgment.judge if judgment else None,
+            prompts={
+                "answer": draft.prompt_version if draft else None,
+                "judge": judgment.prompt_version if judgment else None,
+            },
+        ).answered(response.answer_part())
         with self.db.unit_of_work():  # the event and its review item land together
             event = self.audit.append(
-                kind="ask", query=question, policy_name=chosen.name,
-                policy_version=chosen.version, payload=payload,
-            )  # fmt: skip
+                answered, query=question, policy_name=chosen.name, policy_version=chosen.version
+            )
             review_id = None
             if response.review is not None and response.draft is not None:
                 review_id = self.review.add(
@@ -455,14 +455,24 @@ class Assay:
             applied["evidence"] = evidence_map.ref() | {"values": values}
         return replace(result, calibration=applied) if applied else result
 
-    def _ask_payload(self, result: AskResult) -> dict[str, Any]:
-        models = {
+    def _ask_record(
+        self,
+        result: AskResult,
+        *,
+        answerer: str | None = None,
+        judge: str | None = None,
+        prompts: dict[str, str | None] | None = None,
+    ) -> AskRecord:
+        """The question's audit record; an answered one names its writer and judge."""
+        models: dict[str, str | None] = {
             "similarity": f"{self.embedder.name}, {result.retrieval.similarity_from}",
             "corroboration": _name(lexical_similarity)
             if self.support is None
             else f"support_similarity[{self.support.name}]",
         }
-        return ask_payload(result, models=models)
+        if prompts is not None:
+            models |= {"answerer": answerer, "judge": judge}
+        return ask_record(result, models=models, prompts=prompts)
 
     def _require_knowledge_base(self) -> None:
         """Refuse to ask an empty knowledge base, or one embedded by another model."""
@@ -483,14 +493,10 @@ class Assay:
                 problem="does not match the knowledge base",
             )
 
-    def _record(self, kind: str, query: str, policy: Policy, payload: dict[str, Any]) -> str:
+    def _record(self, query: str, policy: Policy, record: ScoreRecord) -> str:
         """Append one audit event; its id."""
         event = self.audit.append(
-            kind=kind,
-            query=query,
-            policy_name=policy.name,
-            policy_version=policy.version,
-            payload=payload,
+            record, query=query, policy_name=policy.name, policy_version=policy.version
         )
         return event.event_id
 
@@ -534,7 +540,7 @@ class Assay:
         models = {"similarity": "caller-supplied", "corroboration": _name(similarity)} | dict(
             models or {}
         )
-        event_id = self._record("score", query, chosen, audit_payload(result, models=models))
+        event_id = self._record(query, chosen, score_record(result, models=models))
         return replace(result, event_id=event_id)
 
 

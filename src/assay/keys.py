@@ -31,6 +31,7 @@ from datetime import UTC, datetime, timedelta
 
 from assay.audit import AuditLog
 from assay.errors import ConflictError, InvalidInputError, NotFoundError
+from assay.events import KeyRecord, KeyView
 from assay.hashing import sha256_hex
 from assay.store.records import ApiKey, Role
 from assay.store.repositories import Database
@@ -133,13 +134,8 @@ class KeyStore:
                 self._db.keys.close_session(sha256_hex(token), _now())
 
     def _event(self, action: str, key: ApiKey) -> None:
-        self._audit.append(
-            kind="key",
-            query="",
-            policy_name="",
-            policy_version="",
-            payload={"action": action, "key": key.to_dict()},
-        )
+        record = KeyRecord(action=action, key=KeyView.model_validate(key.to_dict()))
+        self._audit.append(record, query="", policy_name="", policy_version="")
 
 
 def _now() -> str:

@@ -13,6 +13,7 @@ from datetime import date
 from typing import Any
 
 from assay.errors import InvalidInputError
+from assay.events import ScoreRecord
 from assay.policy import Policy
 from assay.scoring.corroboration import TextSimilarity, corroborate, lexical_similarity
 from assay.scoring.evidence import SourceFacts, score_candidate
@@ -104,12 +105,29 @@ def score_candidates(
     )
 
 
-def audit_payload(result: ScoreResult, *, models: Mapping[str, str]) -> dict[str, Any]:
-    """The audit row of a scoring event: enough to replay every score and verdict (E8, J8).
+def score_record(
+    result: ScoreResult,
+    *,
+    models: Mapping[str, str | None],
+    prompts: Mapping[str, str | None] | None = None,
+) -> ScoreRecord:
+    """The audit record of a scoring event: enough to replay every score and verdict
+    (E8, J8).
 
-    ``models`` names each model (and its version) behind the scores; with
-    ``assay_version`` it tells a replay mismatch caused by new code from a forged row.
+    ``models`` names each model (and its version) behind the scores, ``prompts`` the
+    prompt versions of an answer's writer and judge; with ``assay_version`` they tell a
+    replay mismatch caused by new code from a forged row.
     """
+    return ScoreRecord.model_validate(score_fields(result, models=models, prompts=prompts))
+
+
+def score_fields(
+    result: ScoreResult,
+    *,
+    models: Mapping[str, str | None],
+    prompts: Mapping[str, str | None] | None = None,
+) -> dict[str, object]:
+    """The fields of :func:`score_record`, which a question's record extends."""
     return {
         "assay_version": __version__,
         "as_of": result.as_of.isoformat(),
@@ -124,5 +142,5 @@ def audit_payload(result: ScoreResult, *, models: Mapping[str, str]) -> dict[str
         "counts": {"admitted": len(result.admitted), "excluded": len(result.excluded)},
         "findings": [f.as_dict() for f in result.findings],
         "models": dict(models),
-        "prompts": {},
+        "prompts": dict(prompts or {}),
     }

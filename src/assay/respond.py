@@ -55,6 +55,7 @@ from assay.answer.gaps import evidence_gaps, subject_terms
 from assay.ask import AskResult
 from assay.calibration.apply import Calibrator
 from assay.errors import EndpointError
+from assay.events import AnswerPart
 from assay.judge.base import Judge, Judgment, empty_or_refusal, is_refusal
 from assay.judge.claims import split_claims
 from assay.judge.evaluate import check_contexts
@@ -171,23 +172,25 @@ class Response:
             "event_id": self.event_id,
         } | {k: v for k, v in self.result.as_dict().items() if k not in ("decision", "confidence")}
 
-    def audit_payload(self) -> dict[str, Any]:
-        """What the audit row adds to the evidence, signals and route (J8)."""
-        return {
-            "answer": self.answer,
-            "status": self.status.value,
-            "fallbacks": list(self.fallbacks),
-            "draft": None
-            if self.draft is None
-            else self.draft.to_dict() | {"text": self.draft.text},
-            "citations": None if self.citations is None else self.citations.to_dict(),
-            "judgment": None if self.judgment is None else self.judgment.to_dict(),
-            "assessment": self.assessment.to_dict(),
-            "broadening": None if self.broadening is None else self.broadening.to_dict(),
-            "notes": list(self.notes),
-            "problems": list(self.problems),
-            "review": self.review,
-        }
+    def answer_part(self) -> AnswerPart:
+        """What the audit record adds to the evidence, signals and route (J8)."""
+        return AnswerPart.model_validate(
+            {
+                "answer": self.answer,
+                "status": self.status.value,
+                "fallbacks": list(self.fallbacks),
+                "draft": None
+                if self.draft is None
+                else self.draft.to_dict() | {"text": self.draft.text},
+                "citations": None if self.citations is None else self.citations.to_dict(),
+                "judgment": None if self.judgment is None else self.judgment.to_dict(),
+                "assessment": self.assessment.to_dict(),
+                "broadening": None if self.broadening is None else self.broadening.to_dict(),
+                "notes": list(self.notes),
+                "problems": list(self.problems),
+                "review": self.review,
+            }
+        )
 
 
 def contexts_of(result: AskResult) -> list[Context]:

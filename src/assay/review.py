@@ -18,6 +18,7 @@ from typing import Any
 
 from assay.audit import AuditLog
 from assay.errors import ConflictError, InvalidInputError, NotFoundError, did_you_mean
+from assay.events import ReviewRecord
 from assay.hashing import canonical_json
 from assay.store.records import ReviewItem
 from assay.store.repositories import Database
@@ -124,18 +125,18 @@ class ReviewQueue:
                     f"review item {item_id} was already resolved as {item.verdict!r} at "
                     f"{item.resolved_at}; verdicts are calibration labels and are kept"
                 )
+            verdict_record = ReviewRecord(
+                review_item=item.id,
+                event_id=item.event_id,
+                verdict=verdict,
+                note=note,
+                confidence_score=item.confidence_score,
+            )
             event = self._audit.append(
-                kind="review",
+                verdict_record,
                 query=item.query,
                 policy_name=item.policy_name,
                 policy_version=item.policy_version,
-                payload={
-                    "review_item": item.id,
-                    "event_id": item.event_id,
-                    "verdict": verdict,
-                    "note": note,
-                    "confidence_score": item.confidence_score,
-                },
                 now=now,
             )
             self._db.review.resolve(

@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 from assay.audit import AuditLog
+from assay.events import ReviewRecord
 from assay.store.sqlite import SQLiteDatabase
 
 
@@ -15,8 +16,10 @@ def _append(db: Path, writer: str, n: int) -> None:
     database = SQLiteDatabase(db)
     log = AuditLog(database, actor=writer)
     for i in range(n):
-        log.append(kind="score", query=f"{writer} {i}", policy_name="p", policy_version="1",
-                   payload={"i": i})  # fmt: skip
+        record = ReviewRecord(
+            review_item=i, event_id=writer, verdict="correct", note=None, confidence_score=1
+        )
+        log.append(record, query=f"{writer} {i}", policy_name="p", policy_version="1")
     database.close()
 
 

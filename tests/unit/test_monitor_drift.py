@@ -190,7 +190,7 @@ def test_j9_alert_row_and_audit_event_land_together(
     write(engine, 0.70, 0.80, 40, seed=2)
     before = engine.audit.head()
 
-    def broken(**_: object) -> None:
+    def broken(*_: object, **__: object) -> None:
         raise StorageError("disk full")
 
     monkeypatch.setattr(engine.audit, "append", broken)

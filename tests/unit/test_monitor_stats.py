@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import assay
 from assay import Assay, Candidate, InvalidInputError
+from assay.events import AskRecord
 from assay.monitor import Distribution, Mix, build_report, build_timeline
 from assay.monitor.stats import percentile
 from tests.conftest import AS_OF
@@ -96,41 +97,56 @@ def ask_payload(
     fallbacks: tuple[str, ...] = (),
     calibrated: float | None = None,
     admitted: int = 1,
-) -> dict[str, Any]:
-    """The parts of an ``ask`` payload that monitoring reads (see assay.ask/respond)."""
+) -> AskRecord:
+    """An ``ask`` record with what monitoring reads set (see assay.ask/respond), and
+    placeholders for the rest."""
+    basis = {
+        "source_id": None, "source_kind": "official", "owner": None, "reliability": 1.0,
+        "kind_adjustment": 0.0, "jurisdiction_penalty": 0.0, "effective_date": None,
+        "age_days": None, "decay_rate": 0.0, "overruled": False, "retired": False,
+        "review_overdue": False,
+    }  # fmt: skip
+    item = {
+        "id": "e1", "confidence": 0.9, "label": "high", "scores": {}, "weights": {},
+        "policy": {"name": "financial", "version": "2"}, "admitted": True,
+        "source_id": None, "source_kind": "official", "title": None, "uri": None,
+        "text": "t", "basis": basis,
+    }  # fmt: skip
+    applied = {
+        "id": 1, "target": "set", "model_key": "k", "version": 1, "method": "platt",
+        "params": {}, "raw": score, "value": calibrated,
+    }  # fmt: skip
+    signals = {
+        "top": 0.9, "gap": 0.0, "concentration": 0.0, "coherence": 0.0, "coverage": 0.0,
+        "composite": score, "coherence_by_source": {}, "covered_terms": [],
+        "missing_terms": [], "judgment": None,
+    }  # fmt: skip
     payload: dict[str, Any] = {
-        "policy": {"name": "financial", "labels": {"high": 0.85, "medium": 0.6}},
-        "signals": {"composite": score},
-        "calibration": {} if calibrated is None else {"set": {"value": calibrated, "raw": score}},
-        "route": {"decision": decision},
-        "counts": {"admitted": admitted, "excluded": 0},
-        "evidence": [
-            {
-                "id": "e1",
-                "confidence": 0.9,
-                "admitted": True,
-                "source_id": None,
-                "source_kind": "official",
-            },
-        ],
-    }
+        "assay_version": "test", "as_of": "2026-11-01", "jurisdiction": None,
+        "policy": {
+            "name": "financial", "version": "2", "labels": {"high": 0.85, "medium": 0.6}
+        },
+        "policy_digest": "", "thresholds": {}, "evidence": [item],
+        "counts": {"admitted": admitted, "excluded": 0}, "findings": [], "models": {},
+        "prompts": {},
+        "retrieval": {"mode": "hybrid", "embedder": "e", "similarity_mapping": "m", "hits": []},
+        "category": None, "conflicts": [], "signals": signals,
+        "calibration": {} if calibrated is None else {"set": applied},
+        "route": {"decision": decision, "reasons": [], "bands": {}, "category": None},
+    }  # fmt: skip
     if status is not None:  # Assay.assess records no answer, so no status
         payload |= {
-            "status": status,
-            "fallbacks": list(fallbacks),
-            "assessment": {"recommended_action": action},
-        }
-    return payload
+            "answer": None, "status": status, "fallbacks": list(fallbacks), "draft": None,
+            "citations": None, "judgment": None, "broadening": None, "notes": [],
+            "problems": [], "review": None,
+            "assessment": {"confidence_score": score, "recommended_action": action},
+        }  # fmt: skip
+    return AskRecord.model_validate(payload)
 
 
-def append_ask(engine: Assay, payload: dict[str, Any], now: datetime | None = None) -> str:
+def append_ask(engine: Assay, record: AskRecord, now: datetime | None = None) -> str:
     event = engine.audit.append(
-        kind="ask",
-        query="q",
-        policy_name="financial",
-        policy_version="2",
-        payload=payload,
-        now=now,
+        record, query="q", policy_name="financial", policy_version="2", now=now
     )
     return event.event_id
 

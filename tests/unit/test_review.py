@@ -11,6 +11,7 @@ import pytest
 
 from assay import Assay, Candidate
 from assay.errors import ConflictError, InvalidInputError, NotFoundError, StorageError
+from assay.events import ReviewRecord
 from assay.judge.schema import Assessment
 from assay.review import ReviewItem
 from tests.conftest import AS_OF
@@ -176,8 +177,8 @@ def test_j6_a_failure_after_the_audit_append_leaves_no_verdict_and_no_event(
     head = engine.audit.head()
     real_append = engine.audit.append
 
-    def append_then_fail(**kwargs: Any) -> Any:
-        real_append(**kwargs)
+    def append_then_fail(*args: Any, **kwargs: Any) -> Any:
+        real_append(*args, **kwargs)
         raise RuntimeError("crash after the audit append")
 
     monkeypatch.setattr(engine.audit, "append", append_then_fail)
@@ -221,9 +222,10 @@ def test_a_unit_of_work_joins_the_writes_inside_it(engine: Assay) -> None:
 
     def both_then_fail() -> None:
         with engine.db.unit_of_work():
-            event = engine.audit.append(
-                kind="ask", query="q", policy_name="p", policy_version="1", payload={}
+            verdict = ReviewRecord(
+                review_item=0, event_id="e", verdict="correct", note=None, confidence_score=1
             )
+            event = engine.audit.append(verdict, query="q", policy_name="p", policy_version="1")
             engine.review.add(
                 event_id=event.event_id, query="q", answer="a", reason="r",
                 assessment=assessment(), policy_name="p", policy_version="1",

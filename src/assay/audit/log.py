@@ -6,11 +6,14 @@ row seals everything before it:
 
     row_hash(n) = sha256(canonical_json({seq, event_id, created_at, kind, query,
                                          query_hash, policy_name, policy_version,
-                                         payload, prev_hash = row_hash(n-1)[, actor]}))
+                                         payload, prev_hash = row_hash(n-1)
+                                         [, actor][, schema_version]}))
 
-``actor`` (the API key that caused the event) is hashed only when it is set, so rows
-written before the column existed, and rows from the local command line, keep their
-hashes.
+``actor`` (the API key that caused the event) and ``schema_version`` (of the payload's
+record, :mod:`assay.events`) are hashed only when they are set, so rows written
+before those columns existed, and rows from the local command line, keep their hashes.
+The payload is the JSON of the event's typed record; :meth:`AuditEvent.record` reads it
+back as that record.
 
 The first row links to :data:`GENESIS_HASH`. Triggers forbid UPDATE and DELETE, so
 assay itself can only append. Someone who edits the file directly breaks the chain,
@@ -30,14 +33,14 @@ import re
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
-from typing import Any
 
 from assay.audit.report import GENESIS_HASH, VerifyReport
 from assay.audit.seal import AuditKey, Checkpoint, Keyring
 from assay.audit.verify import ChainWalk, RowCheck
 from assay.errors import InvalidInputError, NotFoundError
+from assay.events import SCHEMA_VERSION, AuditRecord
 from assay.hashing import canonical_json, sha256_hex
-from assay.store.records import AuditEvent, AuditFilter
+from assay.store.records import AuditEvent, AuditFilter, AuditRow
 from assay.store.repositories import Database
 
 __all__ = ["AuditEvent", "AuditLog", "iso_moment"]
@@ -45,10 +48,11 @@ __all__ = ["AuditEvent", "AuditLog", "iso_moment"]
 _EVENT_ID_PREFIX = re.compile(r"[0-9a-f]{6,32}")
 
 
-def _row_hash(columns: dict[str, Any]) -> str:
+def _row_hash(columns: AuditRow) -> str:
     """The hash of a row's columns: all but its own hash and its seal (which seals it);
-    ``actor`` only when set."""
-    unhashed = {"row_hash", "seal"} | ({"actor"} if columns.get("actor") is None else set())
+    ``actor`` and ``schema_version`` only when set."""
+    unset = {name for name in ("actor", "schema_version") if columns.get(name) is None}
+    unhashed = {"row_hash", "seal"} | unset
     return sha256_hex(canonical_json({k: v for k, v in columns.items() if k not in unhashed}))
 
 
@@ -80,37 +84,46 @@ class AuditLog:
 
     def append(
         self,
+        record: AuditRecord,
         *,
-        kind: str,
         query: str,
         policy_name: str,
         policy_version: str,
-        payload: dict[str, Any],
         now: datetime | None = None,
     ) -> AuditEvent:
-        """Append one event, chained to the current head, in one unit of work: its own,
-        or the caller's when one is open (then it lands or rolls back with the caller's
-        other changes)."""
+        """Append one event (its kind is the record's), chained to the current head, in
+        one unit of work: its own, or the caller's when one is open (then it lands or
+        rolls back with the caller's other changes)."""
+        if not isinstance(record, AuditRecord):
+            raise InvalidInputError("record", record, "build the event's record from assay.events")
         created_at = (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="microseconds")
-        columns: dict[str, Any] = {
+        payload = record.payload()
+        columns: AuditRow = {
             "event_id": uuid.uuid4().hex,
             "created_at": created_at,
-            "kind": kind,
+            "kind": record.kind,
             "query": query,
             "query_hash": sha256_hex(query),
             "policy_name": policy_name,
             "policy_version": policy_version,
             "payload": canonical_json(payload),
             "actor": self.actor,
+            "schema_version": SCHEMA_VERSION,
         }
         with self._db.unit_of_work():  # the write lock: the head cannot move under us
             seq, prev_hash = self.head()
             columns["seq"], columns["prev_hash"] = seq + 1, prev_hash
-            columns["row_hash"] = _row_hash(columns)
+            row_hash = _row_hash(columns)
             key = self.keys.current
-            columns["seal"] = key.seal(columns["row_hash"]) if key else None
-            self._db.audit.insert(columns)
-        return AuditEvent(**(columns | {"payload": json.loads(columns["payload"])}))
+            seal = key.seal(row_hash) if key else None
+            self._db.audit.insert(columns | {"row_hash": row_hash, "seal": seal})
+        return AuditEvent(
+            seq=seq + 1, event_id=str(columns["event_id"]), created_at=created_at,
+            kind=record.kind, query=query, query_hash=str(columns["query_hash"]),
+            policy_name=policy_name, policy_version=policy_version,
+            payload=json.loads(str(columns["payload"])), prev_hash=prev_hash,
+            row_hash=row_hash, actor=self.actor, seal=seal, schema_version=SCHEMA_VERSION,
+        )  # fmt: skip
 
     def get(self, event_id: str) -> AuditEvent:
         """The event with this id (a unique prefix of at least 6 characters works too)."""

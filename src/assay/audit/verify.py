@@ -20,8 +20,9 @@ from typing import Any, Protocol
 from assay.audit.report import GENESIS_HASH, VerifyProblem, VerifyReport
 from assay.audit.seal import Checkpoint, Keyring
 from assay.hashing import sha256_hex
+from assay.store.records import AuditRow
 
-RowHash = Callable[[dict[str, Any]], str]
+RowHash = Callable[[AuditRow], str]
 
 
 class RowCheck(Protocol):
@@ -54,7 +55,7 @@ class ChainWalk:
         self.expected_seq, self.prev = 1, GENESIS_HASH
         self.anchored = expected_head in (None, GENESIS_HASH)
 
-    def run(self, rows: Iterable[dict[str, Any]]) -> VerifyReport:
+    def run(self, rows: Iterable[AuditRow]) -> VerifyReport:
         """Walk ``rows`` (raw: text columns as bytes) and build the report."""
         try:
             for raw in rows:
@@ -76,10 +77,11 @@ class ChainWalk:
     def _add(self, seq: int, event_id: str | None, problem: str) -> None:
         self.problems.append(VerifyProblem(seq, event_id, problem))
 
-    def _row(self, raw: dict[str, Any]) -> None:
+    def _row(self, raw: AuditRow) -> None:
         self.count += 1
         columns, undecodable = _decode(raw)
-        seq, event_id = columns["seq"], columns.get("event_id")  # INTEGER PRIMARY KEY
+        seq = int(columns["seq"] or 0)  # INTEGER PRIMARY KEY: always a number
+        event_id = _text(columns.get("event_id"))
         stored, seal = columns.pop("row_hash", None), columns.pop("seal", None)
         if seq != self.expected_seq:
             gap = f"{self.expected_seq}" + ("" if seq == self.expected_seq + 1 else f"-{seq - 1}")
@@ -116,11 +118,9 @@ class ChainWalk:
         if problem:
             self._add(seq, event_id, problem)
 
-    def _check(
-        self, check: RowCheck, seq: int, event_id: str | None, columns: dict[str, Any]
-    ) -> None:
+    def _check(self, check: RowCheck, seq: int, event_id: str | None, columns: AuditRow) -> None:
         try:
-            payload = json.loads(columns["payload"])
+            payload = json.loads(str(columns["payload"]))
         except (json.JSONDecodeError, RecursionError, TypeError):
             payload = None
         kind, query = str(columns.get("kind")), str(columns.get("query"))
@@ -179,14 +179,20 @@ class ChainWalk:
             )
 
 
-def _decode(raw: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _decode(raw: AuditRow) -> tuple[AuditRow, bool]:
     """Text columns decoded strictly; the flag says whether any byte was not UTF-8."""
-    out, undecodable = {}, False
+    out: AuditRow = {}
+    undecodable = False
     for name, value in raw.items():
         if isinstance(value, bytes):
             try:
-                value = value.decode("utf-8")
+                out[name] = value.decode("utf-8")
             except UnicodeDecodeError:
-                value, undecodable = value.decode("utf-8", "replace"), True
-        out[name] = value
+                out[name], undecodable = value.decode("utf-8", "replace"), True
+        else:
+            out[name] = value
     return out, undecodable

@@ -33,6 +33,7 @@ from typing import Any
 
 from assay.audit import AuditLog
 from assay.errors import InvalidInputError, did_you_mean
+from assay.events import AskRecord
 from assay.judge.schema import Context
 from assay.review import ReviewQueue
 from assay.training import datasets
@@ -296,8 +297,10 @@ def review_labels(queue: ReviewQueue, audit: AuditLog | None = None) -> list[Lab
     for item in sorted(queue.list("resolved", limit=1_000_000), key=lambda item: item.id):
         label, score = int(item.verdict == "correct"), item.confidence_score
         if audit is not None:
-            judgment = audit.get(item.event_id).payload.get("judgment") or {}
-            score = float((judgment.get("calibration") or {}).get("raw", score))
+            asked = audit.get(item.event_id).record()
+            judgment = asked.judgment if isinstance(asked, AskRecord) else None
+            if judgment is not None and judgment.calibration is not None:
+                score = float(judgment.calibration.raw)
         example = LabeledExample(item.query, label, item.answer, category=item.policy_name)
         examples.append(replace(example, score=score, source="review", id=item.event_id))
     return examples

@@ -14,6 +14,7 @@ from assay.audit.seal import AuditKey, read_checkpoints
 from assay.cli.common import db_option, emit_json, json_option, shorten, table
 from assay.engine import Assay
 from assay.errors import InvalidInputError
+from assay.events import ScoreRecord
 from assay.hashing import canonical_json
 
 
@@ -50,14 +51,15 @@ def list_events(
         return
     rows = []
     for e in events:
-        counts = e.payload.get("counts", {})
+        scored = _scored(e)
+        counts = f"{scored.counts.admitted}/{scored.counts.excluded}" if scored else "-/-"
         rows.append(
             [
                 str(e.seq),
                 e.event_id[:12],
                 e.created_at[:19],
                 f"{e.policy_name} v{e.policy_version}",
-                f"{counts.get('admitted', '-')}/{counts.get('excluded', '-')}",
+                counts,
                 shorten(e.query, 40),
             ]
         )
@@ -77,22 +79,22 @@ def show(event_id: str, db: Path | None, as_json: bool) -> None:
         return
     click.echo(f"event {event.event_id} (seq {event.seq}) at {event.created_at}")
     click.echo(f"query: {event.query}")
-    click.echo(
-        f"policy: {event.policy_name} v{event.policy_version}, as of {event.payload.get('as_of')}"
-    )
+    scored = _scored(event)
+    as_of = scored.as_of if scored else None
+    click.echo(f"policy: {event.policy_name} v{event.policy_version}, as of {as_of}")
     rows = []
-    for item in event.payload.get("evidence", []):
-        s = item["scores"]
-        verdict = "admitted" if item["admitted"] else item.get("reason", "excluded")
+    for item in scored.evidence if scored else []:
+        s = item.scores
+        verdict = "admitted" if item.admitted else item.reason or "excluded"
         rows.append(
             [
-                item["id"],
-                item["basis"]["source_id"] or item["basis"]["source_kind"],
+                item.id,
+                item.source,
                 f"{s['similarity']:.3f}",
                 f"{s['source']:.3f}",
                 f"{s['freshness']:.3f}",
-                f"{item['confidence']:.3f}",
-                item["label"],
+                f"{item.confidence:.3f}",
+                item.label,
                 verdict,
             ]
         )
@@ -294,3 +296,13 @@ def _check_output(output: Path, db: Path) -> None:
         raise InvalidInputError(
             "--output", str(output), "choose another file", problem="is the audit database itself"
         )
+
+
+def _scored(event: AuditEvent) -> ScoreRecord | None:
+    """The scoring record of a ``score`` or ``ask`` event; ``None`` for other kinds and
+    for a payload that does not match its record (``audit verify`` names those)."""
+    try:
+        record = event.record()
+    except ValueError:
+        return None
+    return record if isinstance(record, ScoreRecord) else None

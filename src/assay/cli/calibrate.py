@@ -45,6 +45,7 @@ from assay.calibration.thresholds import OBJECTIVES, best_threshold, risk_contro
 from assay.cli.common import db_option, emit_json, json_option, table
 from assay.engine import Assay
 from assay.errors import InvalidInputError
+from assay.events import CalibrationRecord, MapRecord
 from assay.policy import Policy, Severity
 from assay.policy_writer import write_policy_version
 from assay.routing import Bands
@@ -189,10 +190,12 @@ def fit(
         chosen = engine.policies.resolve(name=policy or engine.settings.default_policy)
 
         def record(stored: StoredMap) -> None:  # in the map's transaction: both or neither
+            fitted = CalibrationRecord(
+                map=MapRecord.model_validate(stored.to_dict()), labels=labels
+            )
             engine.audit.append(
-                kind="calibration", query=f"{target} map for {stored.model_key}",
+                fitted, query=f"{target} map for {stored.model_key}",
                 policy_name=chosen.name, policy_version=chosen.version,
-                payload={"map": stored.to_dict(), "labels": labels},
             )  # fmt: skip
 
         stored = engine.calibration.save(

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from assay.audit import AuditLog
+from assay.events import AlertRecord, PolicyChangeRecord
 from assay.monitor.alerts import Alert, get_alert, open_alert
 from assay.monitor.drift import Drift, DriftRules, evaluate_policy
 from assay.monitor.events import policies_with_events
@@ -131,7 +132,7 @@ class _Writer:
         )
         alert = get_alert(self.repo, self.repo.add_alert(new))
         assert alert is not None
-        self._event("alert", {"action": "open", "alert": alert.to_dict(), "reason": d.reason})
+        self._event(AlertRecord(action="open", alert=alert.to_dict(), reason=d.reason))
         if delta:
             self._policy_event("tighten", alert, before, max(before, delta))
         return alert
@@ -144,24 +145,23 @@ class _Writer:
         closed = get_alert(self.repo, alert.id)
         assert closed is not None
         reason = self.drift.reason
-        self._event("alert", {"action": "close", "alert": closed.to_dict(), "reason": reason})
+        self._event(AlertRecord(action="close", alert=closed.to_dict(), reason=reason))
         if alert.tightened_by:
             self._policy_event("relax", closed, before, after)
         return closed
 
     def _policy_event(self, action: str, alert: Alert, before: float, after: float) -> None:
         self._event(
-            "policy",
-            {
-                "action": action,
-                "alert_id": alert.id,
-                "metric": alert.metric,
-                "delta": alert.tightened_by,
-                "tightened_by_before": before,
-                "tightened_by_after": after,
-                "before": self._thresholds(before),
-                "after": self._thresholds(after),
-            },
+            PolicyChangeRecord(
+                action=action,
+                alert_id=alert.id,
+                metric=alert.metric,
+                delta=alert.tightened_by,
+                tightened_by_before=before,
+                tightened_by_after=after,
+                before=self._thresholds(before),
+                after=self._thresholds(after),
+            )
         )
 
     def _thresholds(self, delta: float) -> dict[str, Any] | None:
@@ -169,12 +169,11 @@ class _Writer:
             return None
         return thresholds_of(tightened(self.base, delta) if delta > 0 else self.base)
 
-    def _event(self, kind: str, payload: dict[str, Any]) -> None:
+    def _event(self, record: AlertRecord | PolicyChangeRecord) -> None:
         self.audit.append(
-            kind=kind,
+            record,
             query="",
             policy_name=self.drift.policy_name,
             policy_version=self.version,
-            payload=payload,
             now=self.now,
         )

@@ -15,6 +15,10 @@ from datetime import date, timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from pydantic import JsonValue
+
+from assay.events import AuditRecord, parse_record
+
 if TYPE_CHECKING:  # a stored map is applied, never built, here: the backends build it
     from assay.calibration.maps import ScoreMap
 
@@ -82,6 +86,10 @@ class SourceChange:
     snapshot: dict[str, Any]
 
 
+AuditColumn = str | int | bytes | None  #: one column of an audit row (bytes: as stored)
+AuditRow = dict[str, AuditColumn]  #: an audit row's columns by name
+
+
 @dataclass(frozen=True, slots=True)
 class AuditEvent:
     """One stored retrieval event."""
@@ -94,15 +102,24 @@ class AuditEvent:
     query_hash: str
     policy_name: str
     policy_version: str
-    payload: dict[str, Any]
+    payload: dict[str, JsonValue]
     prev_hash: str
     row_hash: str
     actor: str | None = None
     seal: str | None = None
+    schema_version: int | None = None
+
+    def record(self) -> AuditRecord:
+        """The payload as its kind's typed record, validated (:class:`ValueError` names
+        the first field of a damaged or hand-written payload that does not match)."""
+        return parse_record(self.kind, self.payload)
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready form, as exported."""
-        return asdict(self)
+        """JSON-ready form, as exported (``schema_version`` when the row has one)."""
+        out = asdict(self)
+        if self.schema_version is None:
+            del out["schema_version"]
+        return out
 
 
 @dataclass(frozen=True, slots=True)

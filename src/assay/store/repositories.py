@@ -25,6 +25,7 @@ from assay.store.records import (
     ApiKey,
     AuditEvent,
     AuditFilter,
+    AuditRow,
     ReviewItem,
     Source,
     SourceChange,
@@ -82,7 +83,7 @@ class AuditRepository(Protocol):
         """``(seq, row_hash)`` of the last row; ``None`` while the log is empty."""
         ...
 
-    def insert(self, columns: Mapping[str, Any]) -> None:
+    def insert(self, columns: AuditRow) -> None:
         """Store one complete row (``seq``, hashes and seal computed by the caller)."""
         ...
 
@@ -106,7 +107,7 @@ class AuditRepository(Protocol):
         """The first sealed row at or before ``up_to_seq``, if any."""
         ...
 
-    def raw_rows(self) -> Iterator[dict[str, Any]]:
+    def raw_rows(self) -> Iterator[AuditRow]:
         """Every row oldest first, text columns as the bytes stored (for verification)."""
         ...
 

@@ -16,6 +16,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from assay.engine import Assay
 from assay.errors import AssayError, ConflictError, NotFoundError
+from assay.events import AskRecord, ScoreRecord
 from assay.keys import ApiKey, Role
 from assay.review import STATUSES
 from assay.server.auditor_routes import ItemId
@@ -91,9 +92,14 @@ def audit_event(event_id: str, request: Request) -> Response:
     if event.actor is not None:
         actor_name = next((k.name for k in engine.keys.list() if k.id == event.actor), None)
     p = event.payload
-    score, label, calibrated = set_confidence(p)
-    judgment = p.get("judgment")
-    judgment = judgment if isinstance(judgment, dict) else {}
+    try:
+        record, unreadable = event.record(), None
+    except ValueError as exc:  # shown with its raw payload; `audit verify` names it too
+        record, unreadable = None, str(exc)
+    asked = record if isinstance(record, AskRecord) else None
+    scored = record if isinstance(record, ScoreRecord) else None
+    score, label, calibrated = set_confidence(asked) if asked else (None, None, False)
+    judgment = asked.judgment if asked else None
     shown = {"evidence", "signals", "route", "assessment", "judgment", "draft", "answer"}
     return render(
         request,
@@ -103,15 +109,16 @@ def audit_event(event_id: str, request: Request) -> Response:
         event=event,
         actor_name=actor_name,
         payload=p,
+        unreadable=unreadable,
         score=score,
         label=label,
         calibrated=calibrated,
-        signals=signal_rows(p),
-        route=p.get("route") if isinstance(p.get("route"), dict) else None,
-        assessment=p.get("assessment") if isinstance(p.get("assessment"), dict) else None,
-        claims=[c for c in judgment.get("claims") or [] if isinstance(c, dict)],
-        draft=p.get("draft") if isinstance(p.get("draft"), dict) else None,
-        evidence=evidence_rows(p),
+        signals=signal_rows(asked.signals) if asked else [],
+        route=asked.route.model_dump() if asked else None,
+        assessment=asked.assessment.model_dump() if asked and asked.assessment else None,
+        claims=list(judgment.claims) if judgment else [],
+        draft=asked.draft if asked else None,
+        evidence=evidence_rows(scored.evidence) if scored else [],
         rest=json.dumps(
             {k: v for k, v in p.items() if k not in shown},
             indent=2,

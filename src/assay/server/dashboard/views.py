@@ -1,8 +1,8 @@
 """What the dashboard's pages show, shaped from stored records into plain values.
 
-Audit payloads are read defensively: an event written by an older version, or a
-damaged one, is shown with what it has rather than refused. The field names follow
-``assay audit show`` (:mod:`assay.cli.audit`) and :func:`assay.ask.ask_payload`.
+Audit events are read as their typed records (:mod:`assay.events`); an event whose
+payload does not match its record (damaged, or written by hand) is shown with its raw
+payload rather than refused.
 """
 
 from __future__ import annotations
@@ -14,6 +14,17 @@ from typing import Any
 
 from assay.audit import AuditEvent
 from assay.calibration.store import StoredMap
+from assay.events import (
+    AlertRecord,
+    AskRecord,
+    CalibrationRecord,
+    EvidenceRecord,
+    KeyRecord,
+    PolicyChangeRecord,
+    ReviewRecord,
+    ScoreRecord,
+    SignalsRecord,
+)
 
 __all__ = [
     "EvidenceRow",
@@ -81,27 +92,18 @@ def band_label(score: float | None, labels: Any) -> str | None:
     return "high" if score >= high else "medium" if score >= medium else "low"
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def set_confidence(payload: Mapping[str, Any]) -> tuple[float | None, str | None, bool]:
+def set_confidence(record: AskRecord) -> tuple[float | None, str | None, bool]:
     """The set confidence an ``ask`` routed on (calibrated when a set map applied), its
     label under the event's policy, and whether it was calibrated."""
-    calibrated = number(_dict(_dict(payload.get("calibration")).get("set")).get("value"))
-    score = (
-        calibrated
-        if calibrated is not None
-        else number(_dict(payload.get("signals")).get("composite"))
-    )
-    labels = _dict(payload.get("policy")).get("labels")
-    return score, band_label(score, labels), calibrated is not None
+    score = number(record.set_confidence)
+    labels = record.policy.labels
+    return score, band_label(score, labels.model_dump()), record.calibration.set is not None
 
 
-def signal_rows(payload: Mapping[str, Any]) -> list[tuple[str, str]]:
+def signal_rows(signals: SignalsRecord) -> list[tuple[str, str]]:
     """The set signals of an ``ask`` (numbers to 3 places, term lists joined)."""
     rows = []
-    for name, value in _dict(payload.get("signals")).items():
+    for name, value in signals.model_dump().items():
         if isinstance(value, list):
             rows.append((name, ", ".join(str(v) for v in value) or "none"))
         elif isinstance(value, dict):
@@ -116,51 +118,47 @@ def _fmt(value: Any) -> str:
     return f"{n:.3f}" if n is not None else str(value)
 
 
-def evidence_rows(payload: Mapping[str, Any]) -> list[EvidenceRow]:
+def evidence_rows(evidence: Sequence[EvidenceRecord]) -> list[EvidenceRow]:
     """Every evidence item of an ``ask`` or ``score`` event, in stored order."""
-    rows = []
-    for raw in payload.get("evidence") or []:
-        if not isinstance(raw, dict):
-            continue
-        scores, basis = _dict(raw.get("scores")), _dict(raw.get("basis"))
-        source = basis.get("source_id") or basis.get("source_kind") or raw.get("source_id")
-        admitted = bool(raw.get("admitted"))
-        rows.append(
-            EvidenceRow(
-                id=str(raw.get("id", "?")),
-                source=str(source or raw.get("source_kind") or "?"),
-                title=str(raw.get("title") or ""),
-                text=str(raw.get("text") or ""),
-                similarity=number(scores.get("similarity")),
-                reliability=number(scores.get("source")),
-                registry_reliability=number(basis.get("reliability")),
-                freshness=number(scores.get("freshness")),
-                confidence=number(raw.get("confidence")),
-                label=str(raw.get("label") or ""),
-                admitted=admitted,
-                reason="" if admitted else str(raw.get("reason") or "excluded"),
-            )
+    return [
+        EvidenceRow(
+            id=item.id,
+            source=item.source,
+            title=item.title or "",
+            text=item.text,
+            similarity=number(item.scores.get("similarity")),
+            reliability=number(item.scores.get("source")),
+            registry_reliability=number(item.basis.reliability),
+            freshness=number(item.scores.get("freshness")),
+            confidence=number(item.confidence),
+            label=item.label,
+            admitted=item.admitted,
+            reason="" if item.admitted else item.reason or "excluded",
         )
-    return rows
+        for item in evidence
+    ]
 
 
 def outcome(event: AuditEvent) -> str:
-    """A short summary of what an event did, for the audit trail's list."""
-    p = event.payload
-    if event.kind == "ask":
-        decision = _dict(p.get("route")).get("decision")
-        return " · ".join(str(v) for v in (decision, p.get("status")) if v) or "assessed"
-    if event.kind == "score":
-        counts = _dict(p.get("counts"))
-        return f"{counts.get('admitted', '?')} admitted, {counts.get('excluded', '?')} excluded"
-    if event.kind == "review":
-        return f"review item {p.get('review_item')}: {p.get('verdict')}"
-    if event.kind in ("key", "alert", "policy"):
-        target = _dict(p.get("key")).get("name") or _dict(p.get("alert")).get("metric") or ""
-        return f"{p.get('action', '')} {target}".replace("_", " ").strip()
-    if event.kind == "calibration":
-        stored = _dict(p.get("map"))
-        return f"{stored.get('target', '?')} map v{stored.get('version', '?')}"
+    """A short summary of what an event did, for the audit trail's list ("" when its
+    payload does not match its record)."""
+    try:
+        record = event.record()
+    except ValueError:
+        return ""
+    if isinstance(record, AskRecord):
+        return " · ".join(v for v in (record.route.decision, record.status) if v) or "assessed"
+    if isinstance(record, ScoreRecord):
+        return f"{record.counts.admitted} admitted, {record.counts.excluded} excluded"
+    if isinstance(record, ReviewRecord):
+        return f"review item {record.review_item}: {record.verdict}"
+    if isinstance(record, KeyRecord):
+        return f"{record.action} {record.key.name}".replace("_", " ").strip()
+    if isinstance(record, AlertRecord | PolicyChangeRecord):
+        metric = record.alert.get("metric") if isinstance(record, AlertRecord) else record.metric
+        return f"{record.action} {metric or ''}".replace("_", " ").strip()
+    if isinstance(record, CalibrationRecord):
+        return f"{record.map.target} map v{record.map.version}"
     return ""
 
 

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
-from assay.store.records import AuditEvent, AuditFilter
+from assay.events import JsonObject
+from assay.store.records import AuditEvent, AuditFilter, AuditRow
 
 COLUMNS = (
     "seq, event_id, created_at, kind, query, query_hash, policy_name, policy_version,"
-    " payload, prev_hash, row_hash, actor, seal"
+    " payload, prev_hash, row_hash, actor, seal, schema_version"
 )
 
 
@@ -33,11 +34,11 @@ class SQLiteAuditRepository:
         ).fetchone()
         return (int(row["seq"]), str(row["row_hash"])) if row else None
 
-    def insert(self, columns: Mapping[str, Any]) -> None:
+    def insert(self, columns: AuditRow) -> None:
         self._conn.execute(
             f"INSERT INTO audit_events ({COLUMNS}) VALUES"
             " (:seq, :event_id, :created_at, :kind, :query, :query_hash, :policy_name,"
-            " :policy_version, :payload, :prev_hash, :row_hash, :actor, :seal)",
+            " :policy_version, :payload, :prev_hash, :row_hash, :actor, :seal, :schema_version)",
             dict(columns),
         )
 
@@ -73,7 +74,7 @@ class SQLiteAuditRepository:
         ).fetchone()
         return None if row[0] is None else int(row[0])
 
-    def raw_rows(self) -> Iterator[dict[str, Any]]:
+    def raw_rows(self) -> Iterator[AuditRow]:
         factory = self._conn.text_factory
         self._conn.text_factory = bytes
         try:
@@ -100,7 +101,7 @@ def _where(
     return (" WHERE " + " AND ".join(parts) if parts else ""), args
 
 
-def _payload(text: str) -> dict[str, Any]:
+def _payload(text: str) -> JsonObject:
     """The stored payload; a damaged one is shown as it is rather than refused."""
     try:
         value = json.loads(text)
@@ -109,5 +110,5 @@ def _payload(text: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"unreadable_payload": text}
 
 
-def _event(columns: dict[str, Any]) -> AuditEvent:
+def _event(columns: dict[str, Any]) -> AuditEvent:  # a sqlite3.Row as a dict
     return AuditEvent(**(columns | {"payload": _payload(columns["payload"])}))

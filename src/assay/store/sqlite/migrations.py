@@ -265,3 +265,10 @@ def m010_dashboard_sessions(conn: sqlite3.Connection) -> None:
         )"""
     )
     conn.execute("CREATE INDEX dashboard_sessions_key ON dashboard_sessions(key_id)")
+
+
+@migration
+def m011_audit_schema_version(conn: sqlite3.Connection) -> None:
+    """The version of the payload's record schema (``assay.events``); rows written
+    before it have none, and their hashes do not include it."""
+    conn.execute("ALTER TABLE audit_events ADD COLUMN schema_version INTEGER")

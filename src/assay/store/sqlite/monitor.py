@@ -38,6 +38,7 @@ _ITEMS = (
     "  json_extract(e.value, '$.confidence'), json_extract(e.value, '$.admitted')))"
     "  FROM json_each(payload, '$.evidence') AS e) AS items"
 )
+_VERDICTS = "json_extract(payload, '$.event_id'), json_extract(payload, '$.verdict')"
 _ALERT_COLUMNS = (
     "id, policy_name, metric, opened_at, closed_at, baseline, current, statistic, p_value,"
     " detail, tightened_by"
@@ -92,8 +93,7 @@ class SQLiteMonitorRepository:
 
     def review_verdicts(self, after_seq: int) -> Iterator[tuple[Any, Any]]:
         rows = self._conn.execute(
-            "SELECT json_extract(payload, '$.event_id'), json_extract(payload, '$.verdict')"
-            " FROM audit_events WHERE kind = 'review' AND seq > ? ORDER BY seq",
+            f"SELECT {_VERDICTS} FROM audit_events WHERE kind = 'review' AND seq > ? ORDER BY seq",
             (int(after_seq),),
         )
         yield from rows

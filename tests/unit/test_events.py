@@ -1,0 +1,121 @@
+"""Typed audit records (assay.events): the schema of every payload, held against the
+readers that still use paths (monitoring's SQL) and against rows written before it."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from assay import Assay, Candidate, InvalidInputError
+from assay.audit.log import GENESIS_HASH, _row_hash
+from assay.events import RECORDS, AskRecord, ReviewRecord, ScoreRecord, parse_record
+from assay.hashing import canonical_json, sha256_hex
+from assay.store.sqlite import monitor as sqlite_monitor
+from tests.conftest import AS_OF
+
+
+def _resolves(model: type[BaseModel], path: list[str]) -> bool:
+    """Whether the JSON path names a field of ``model`` (through nested records, lists,
+    optionals and typed dicts)."""
+    if not path:
+        return True
+    field = model.model_fields.get(path[0])
+    if field is None:
+        return False
+    inner = _record_in(field.annotation)
+    return (
+        True
+        if inner is None and len(path) == 1
+        else inner is not None and _resolves(inner, path[1:])
+    )
+
+
+def _record_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _record_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def test_j8_monitor_sql_paths_are_fields_of_the_records() -> None:
+    """Monitoring reads payloads with json_extract for speed: each path it reads must be
+    a field of the record it reads it from, so a renamed field fails here, not in prod."""
+    pattern = re.compile(r"json_\w+\((payload|e\.value), '\$\.([\w.]+)'")
+    item = _record_in(ScoreRecord.model_fields["evidence"].annotation)
+    read = {
+        "ask and score events": (sqlite_monitor._FIELDS + sqlite_monitor._ITEMS, AskRecord),
+        "review events": (sqlite_monitor._VERDICTS, ReviewRecord),
+    }
+    for what, (sql, record) in read.items():
+        paths = pattern.findall(sql)
+        assert len(paths) >= 2, what
+        for source, path in paths:
+            target = item if source == "e.value" else record
+            assert target is not None and _resolves(target, path.split(".")), (what, path)
+    assert not _resolves(AskRecord, ["route", "verdict"])  # the check can fail
+
+
+def test_b2_rows_written_before_the_schema_version_still_verify(
+    engine: Assay, db_path: Path
+) -> None:
+    """A row of an older release (no schema_version column value, hashed without it)
+    keeps verifying beside the new ones."""
+    candidate = Candidate("c", "Charge between 0 and 45 degrees.", 0.8, source_id="sds")
+    engine.score("q", [candidate], policy="financial", as_of=AS_OF)
+    [new] = engine.audit.list()
+    old = {
+        "seq": 2, "event_id": uuid.uuid4().hex, "created_at": "2026-11-30T00:00:00+00:00",
+        "kind": "review", "query": "q", "query_hash": sha256_hex("q"), "policy_name": "p",
+        "policy_version": "1", "prev_hash": new.row_hash,
+        "payload": canonical_json({
+            "review_item": 1, "event_id": new.event_id, "verdict": "correct", "note": None,
+            "confidence_score": 0.5,
+        }),
+    }  # fmt: skip
+    old["row_hash"] = _row_hash(old)  # the formula of the release before the column
+    sqlite3.connect(db_path, isolation_level=None).execute(
+        "INSERT INTO audit_events (seq, event_id, created_at, kind, query, query_hash,"
+        " policy_name, policy_version, payload, prev_hash, row_hash) VALUES (:seq, :event_id,"
+        " :created_at, :kind, :query, :query_hash, :policy_name, :policy_version, :payload,"
+        " :prev_hash, :row_hash)",
+        old,
+    )
+    engine.score("q2", [candidate], policy="financial", as_of=AS_OF)
+    assert engine.audit.verify().ok
+    versions = [e.schema_version for e in engine.audit.iter_all()]
+    assert versions == [1, None, 1]
+    assert "schema_version" not in engine.audit.get(old["event_id"]).as_dict()
+    assert engine.audit.head()[1] != GENESIS_HASH
+
+
+def test_j8_a_payload_that_is_not_its_record_is_named(engine: Assay) -> None:
+    with pytest.raises(ValueError, match="review payload: verdict"):
+        parse_record("review", {"review_item": 1, "event_id": "e", "note": None,
+                                "confidence_score": 1})  # fmt: skip
+    with pytest.raises(ValueError, match=r"extra"):
+        parse_record("review", {"review_item": 1, "event_id": "e", "verdict": "correct",
+                                "note": None, "confidence_score": 1, "extra": 1})  # fmt: skip
+    with pytest.raises(ValueError, match="unknown event kind 'gossip'"):
+        parse_record("gossip", {})
+    with pytest.raises(InvalidInputError, match="record"):
+        engine.audit.append({"kind": "score"}, query="q", policy_name="p", policy_version="1")  # type: ignore[arg-type]
+
+
+def test_j8_numbers_keep_their_json_type() -> None:
+    """The row hash covers the payload's JSON: 1 must stay 1 and 1.0 stay 1.0."""
+    record = ReviewRecord(review_item=1, event_id="e", verdict="correct", note=None,
+                          confidence_score=1)  # fmt: skip
+    assert json.dumps(record.payload()["confidence_score"]) == "1"
+    again = ReviewRecord.model_validate(record.payload() | {"confidence_score": 1.0})
+    assert json.dumps(again.payload()["confidence_score"]) == "1.0"
+    assert set(RECORDS) == {"score", "ask", "review", "key", "alert", "policy", "calibration"}
