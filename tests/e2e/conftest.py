@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -46,3 +47,10 @@ def ask(db: Path, question: str, *options: str) -> dict[str, Any]:
     result = run_cli("ask", question, "--as-of", AS_OF.isoformat(), "--json", *options, db=db)
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
+
+
+def copy_db(source: Path, target: Path) -> Path:
+    """A consistent copy of an assay database (its write-ahead log included)."""
+    with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
+        src.backup(dst)
+    return target

@@ -3,21 +3,19 @@ kind's record, and writing that record again gives the same bytes the chain hash
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from assay import Assay, Candidate
 from assay.events import AskRecord, KeyRecord, ReviewRecord, ScoreRecord
 from assay.hashing import canonical_json
 from tests.conftest import AS_OF
-from tests.e2e.conftest import ask
+from tests.e2e.conftest import ask, copy_db
 
 
 def test_j8_every_event_reads_back_as_its_record_byte_for_byte(
     demo_db: Path, tmp_path: Path
 ) -> None:
-    db = tmp_path / "events.db"
-    shutil.copy(demo_db, db)
+    db = copy_db(demo_db, tmp_path / "events.db")
     ask(db, "What is the maximum charging temperature of the HX-40?")
     ask(db, "Can I store the battery in a car?", "--policy", "safety_critical")
     with Assay(db) as engine:

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from assay import Assay
 from assay.calibration.labels import LabeledExample, write_labels
+from assay.calibration.workflows import fit_and_store, publish_threshold
 from assay.judge.schema import Context
 from assay.policy import PolicyBook
 from tests.conftest import AS_OF, run_cli
-from tests.e2e.conftest import ask
+from tests.e2e.conftest import ask, copy_db
 
 SDS = "Charge the HX-40 only at an ambient temperature between 0 °C and 45 °C."
 TIME = "A full charge from empty takes about 3 hours with the 65 W charger."
@@ -281,11 +283,9 @@ def test_labels_from_a_dataset_and_bad_input(tmp_path: Path) -> None:
 def test_b2_a_map_edited_in_its_table_is_caught_by_verify(
     demo_db: Path, answer_labels: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import shutil
     import sqlite3
 
-    db = tmp_path / "copy.db"
-    shutil.copy(demo_db, db)
+    db = copy_db(demo_db, tmp_path / "copy.db")
     calibrate(
         "fit", "--labels", str(answer_labels), "--target", "answer", "--method", "platt", db=db
     )
@@ -352,3 +352,28 @@ def test_r6_a_precision_floor_nobody_reaches_writes_nothing(
         assert "cannot be met" in result.stderr and not folder.exists()
     else:  # one did: the written proceed band keeps every unanswerable question out
         assert result.exit_code == 0, result.output
+
+
+def test_calibrate_and_publish_from_python(
+    demo_db: Path, answer_labels: Path, tmp_path: Path
+) -> None:
+    """The same workflows the CLI runs, called from Python: a map fitted and stored with
+    its audit event, and a threshold written as a new policy version."""
+    db = copy_db(demo_db, tmp_path / "workflows.db")
+    with Assay(db, calibrate=False) as engine:
+        fitted = fit_and_store(engine, answer_labels, "answer", method="platt", as_of=AS_OF)
+        assert (fitted.stored.target, fitted.stored.method, fitted.n_scores) == (
+            "answer", "platt", 24,
+        )  # fmt: skip
+        [event] = engine.audit.list(kind="calibration", limit=1)
+        assert event.record().map.id == fitted.stored.id  # type: ignore[attr-defined]
+    folder = tmp_path / "policies"
+    with Assay(db) as engine:
+        published = publish_threshold(
+            engine, answer_labels, "answer", policy="financial", folder=folder, as_of=AS_OF
+        )
+        assert engine.audit.verify().ok
+    assert published.path.parent == folder and published.path.is_file()
+    book = PolicyBook.load([folder])
+    assert book.get("financial").version == published.policy.version
+    assert book.get("financial").judge.thresholds.publish == published.threshold

@@ -35,13 +35,13 @@ from assay.answer.citations import strip_citations
 from assay.answer.correctness import rated_by
 from assay.calibration.apply import answer_key, evidence_key, set_key
 from assay.calibration.labels import LabeledExample
+from assay.calibration.store import TARGETS
 from assay.engine import Assay
 from assay.errors import InvalidInputError
 from assay.policy import Policy
 
 __all__ = ["TARGETS", "ScoredSet", "contains_gold", "normalize_answer", "score_examples"]
 
-TARGETS = ("answer", "set", "evidence")
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
 

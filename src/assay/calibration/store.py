@@ -26,7 +26,7 @@ from assay.store.repositories import Database
 
 __all__ = ["TARGETS", "CalibrationStore", "StoredMap", "labels_digest"]
 
-TARGETS = ("evidence", "set", "answer")
+TARGETS = ("answer", "set", "evidence")  #: the scores a map can be fitted for
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 

@@ -16,9 +16,6 @@ of policies into the first folder of ``ASSAY_POLICY_DIRS`` (or ``--policy-dir``)
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,10 +23,8 @@ from typing import Any
 import click
 import numpy as np
 
-from assay.actions import ActionThresholds
 from assay.calibration.labels import (
     halueval_labels,
-    labels_sha256,
     read_labels,
     review_labels,
     scifact_labels,
@@ -37,22 +32,22 @@ from assay.calibration.labels import (
     squad_labels,
     write_labels,
 )
-from assay.calibration.maps import METHODS, fit_map, fit_metrics
+from assay.calibration.maps import METHODS
 from assay.calibration.report import write_report
-from assay.calibration.scoring import TARGETS, ScoredSet, score_examples
-from assay.calibration.store import StoredMap
-from assay.calibration.thresholds import OBJECTIVES, best_threshold, risk_controlled_threshold
+from assay.calibration.scoring import TARGETS, score_examples
+from assay.calibration.thresholds import OBJECTIVES
+from assay.calibration.workflows import (
+    fit_and_store,
+    policy_folder,
+    publish_risk_thresholds,
+    publish_threshold,
+)
 from assay.cli.common import db_option, emit_json, json_option, table
 from assay.engine import Assay
 from assay.errors import InvalidInputError
-from assay.events import CalibrationRecord, MapRecord
-from assay.policy import Policy, Severity
-from assay.policy_writer import write_policy_version
-from assay.routing import Bands
+from assay.policy import Severity
 from assay.settings import load_settings
 from assay.types import parse_date
-
-_STEP = 0.01  # gap kept between a new threshold and the bands below it
 
 
 def _progress(what: str) -> Any:
@@ -61,44 +56,6 @@ def _progress(what: str) -> Any:
             click.echo(f"  {what}: {i}/{n}", err=True)
 
     return report
-
-
-def _scored(
-    db: Path | None,
-    labels: str,
-    target: str,
-    policy: str | None,
-    as_of: str | None,
-    *,
-    calibrate: bool,
-) -> tuple[ScoredSet, Assay]:
-    """The labeled set in ``labels`` scored for ``target``, and the open engine that did it
-    (the caller closes it)."""
-    examples = read_labels(labels)
-    engine = Assay(db, create=False, calibrate=calibrate)
-    try:
-        scored = score_examples(
-            engine,
-            examples,
-            target,
-            policy=policy,
-            as_of=parse_date("--as-of", as_of),
-            progress=_progress(f"scoring {target}"),
-        )
-    except BaseException:
-        engine.close()
-        raise
-    return scored, engine
-
-
-def _policy_dir(given: Path | None, engine: Assay) -> Path:
-    if given is not None:
-        return given
-    if engine.settings.policy_dirs:
-        return engine.settings.policy_dirs[0]
-    raise InvalidInputError(
-        "--policy-dir", None, "name the folder for new policy versions, or set ASSAY_POLICY_DIRS"
-    )
 
 
 @click.group()
@@ -182,37 +139,19 @@ def fit(
     as_json: bool,
 ) -> None:
     """Fit a map from raw scores to observed accuracy and store it as a new version."""
-    scored, engine = _scored(db, labels, target, policy, as_of, calibrate=False)
-    with engine:
-        scores, outcomes = scored.fitting()
-        fitted = fit_map(method, scores, outcomes)
-        metrics = fit_metrics(fitted, scores, outcomes) | {"skipped": scored.skipped}
-        chosen = engine.policies.resolve(name=policy or engine.settings.default_policy)
-
-        def record(stored: StoredMap) -> None:  # in the map's transaction: both or neither
-            fitted = CalibrationRecord(
-                map=MapRecord.model_validate(stored.to_dict()), labels=labels
-            )
-            engine.audit.append(
-                fitted, query=f"{target} map for {stored.model_key}",
-                policy_name=chosen.name, policy_version=chosen.version,
-            )  # fmt: skip
-
-        stored = engine.calibration.save(
-            target,
-            scored.model_key,
-            fitted,
-            n_labels=len(scores),
-            metrics=metrics,
-            labels_sha256=labels_sha256(labels),
-            on_saved=record,
-        )
+    examples = read_labels(labels)  # a bad file fails before the database is opened
+    with Assay(db, create=False, calibrate=False) as engine:
+        result = fit_and_store(
+            engine, labels, target, method=method, policy=policy, examples=examples,
+            as_of=parse_date("--as-of", as_of), progress=_progress(f"scoring {target}"),
+        )  # fmt: skip
+    stored, metrics, n = result.stored, result.metrics, result.n_scores
     if as_json:
         emit_json(stored.to_dict())
         return
     click.echo(
         f"stored map {stored.id}: {target} v{stored.version} ({method}) for {stored.model_key}\n"
-        f"  {len(scores)} scores; Brier {metrics['brier_before']:.4f} -> "
+        f"  {n} scores; Brier {metrics['brier_before']:.4f} -> "
         f"{metrics['brier_after']:.4f}, ECE {metrics['ece_before']:.4f} -> "
         f"{metrics['ece_after']:.4f} (on the fitting data: check held-out data with `report`)"
     )
@@ -233,44 +172,6 @@ def maps(db: Path | None, as_json: bool) -> None:
         for m in stored
     ]
     click.echo(table(rows, ["ID", "TARGET", "VERSION", "METHOD", "LABELS", "MODEL KEY"]))
-
-
-def _up(threshold: float) -> float:
-    """``threshold`` rounded up to the 6 decimals scores are stored with: rounding down
-    would answer items the threshold was chosen to keep out."""
-    return math.ceil(threshold * 1e6 - 1e-9) / 1e6
-
-
-def _lower_bands(top: float, below: Sequence[float]) -> list[float]:
-    """``below`` pushed under ``top``, each at least ``_STEP`` under the one above."""
-    out, ceiling = [], top
-    for value in below:
-        ceiling = round(max(0.0, min(value, ceiling - _STEP)), 6)
-        out.append(ceiling)
-    return out
-
-
-def _with_proceed(policy: Policy, t: float, category: str | None) -> Policy:
-    """``policy`` proceeding from ``t``, the lower bands pushed under it."""
-    t = max(t, 2 * _STEP)
-    bands = policy.routing.bands_for(category)
-    hedge, broaden = _lower_bands(t, [bands.hedge, bands.broaden])
-    new = Bands(t, hedge, broaden)
-    if category is None:
-        return replace(policy, routing=replace(policy.routing, bands=new))
-    categories = dict(policy.routing.categories) | {category: new}
-    return replace(policy, routing=replace(policy.routing, categories=categories))
-
-
-def _with_answer_floor(policy: Policy, t: float, *, publish: float | None = None) -> Policy:
-    """``policy`` answering from exactly ``t`` (its caveat threshold; publish at ``publish``
-    when given, never below ``t``), human review pushed under it."""
-    old = policy.judge.thresholds
-    t = max(t, _STEP)  # room for human review under it; a higher floor only answers less
-    top = max(publish if publish is not None else old.publish, t)
-    (review,) = _lower_bands(t, [old.human_review])
-    thresholds = ActionThresholds(round(top, 6), round(t, 6), review)
-    return replace(policy, judge=replace(policy.judge, thresholds=thresholds))
 
 
 @calibrate.command("thresholds")
@@ -304,41 +205,20 @@ def thresholds(
         raise InvalidInputError(
             "--category", category, "use it with --target set: judge thresholds are per policy"
         )
-    scored, engine = _scored(db, labels, target, policy, as_of, calibrate=True)
-    with engine:
-        chosen = engine.policies.resolve(name=policy)
-        mask = np.ones(len(scored.scores), dtype=bool)
-        if category is not None:
-            chosen.routing.bands_for(category)  # fails on a category the policy lacks
-            mask = np.asarray([c == category for c in scored.categories])
-        scores = scored.scores[mask]
-        choice = best_threshold(
-            scores,
-            scored.labels[mask],
-            objective=objective,
-            min_precision=min_precision,
-            candidates=np.unique(scores),  # every threshold that changes the decisions
-        )
-        if not choice.met_floor:
-            raise InvalidInputError(
-                "--min-precision", min_precision,
-                f"no threshold reaches it on these {choice.n} labels (the most precise gives "
-                f"{choice.precision:.3f}); lower it or label more data; no policy was written",
-                problem="cannot be met",
-            )  # fmt: skip
-        t = _up(choice.threshold)
-        if target == "set":
-            updated = _with_proceed(chosen, t, category)
-        else:
-            updated = _with_answer_floor(chosen, min(t, chosen.judge.thresholds.caveat), publish=t)
-        header = (
-            f"calibrated by `assay calibrate thresholds` on {datetime.now(UTC):%Y-%m-%d}: "
-            f"{target} threshold {t} ({objective}, precision floor {min_precision}) from "
-            f"{choice.n} labels, sha256 {labels_sha256(labels)[:16]}"
-        )
-        written, path = write_policy_version(
-            updated, _policy_dir(policy_dir, engine), header=header
-        )
+    examples = read_labels(labels)
+    with Assay(db, create=False) as engine:
+        published = publish_threshold(
+            engine, labels, target, policy=policy, folder=policy_folder(policy_dir, engine),
+            examples=examples,
+            objective=objective, min_precision=min_precision, category=category,
+            as_of=parse_date("--as-of", as_of), progress=_progress(f"scoring {target}"),
+        )  # fmt: skip
+    choice, t, written, path = (
+        published.choice,
+        published.threshold,
+        published.policy,
+        published.path,
+    )
     out = choice.to_dict() | {"policy": written.name, "version": written.version, "path": str(path)}
     if as_json:
         emit_json(out)
@@ -390,32 +270,18 @@ def risk(
     or below ALPHA with probability at least 1 - DELTA (B3, Learn-then-Test); written as
     the judge's caveat threshold of a new policy version."""
     examples = read_labels(labels)
-    results = []
     with Assay(db, create=False) as engine:
-        folder = _policy_dir(policy_dir, engine)
-        for severity in severities or [s.value for s in Severity]:
-            policy = engine.policies.for_severity(severity)
-            scored = score_examples(
-                engine,
-                examples,
-                "answer",
-                policy=policy.name,
-                as_of=parse_date("--as-of", as_of),
-                progress=_progress(f"scoring {severity}"),
-            )
-            scores = np.where(scored.judged, scored.scores, 0.0)
-            found = risk_controlled_threshold(scores, scored.labels, alpha=alpha, delta=delta)
-            row: dict[str, Any] = {"severity": severity, "policy": policy.name} | found.to_dict()
-            if found.controlled and found.threshold is not None:
-                header = (
-                    f"calibrated by `assay calibrate risk` on {datetime.now(UTC):%Y-%m-%d}: "
-                    f"answered-and-wrong <= {alpha} with probability >= {1 - delta} "
-                    f"({found.method}) from {found.n} labels, sha256 {labels_sha256(labels)[:16]}"
-                )
-                updated = _with_answer_floor(policy, _up(found.threshold))
-                written, path = write_policy_version(updated, folder, header=header)
-                row |= {"version": written.version, "path": str(path)}
-            results.append(row)
+        found = publish_risk_thresholds(
+            engine, labels, alpha=alpha, delta=delta, severities=severities, examples=examples,
+            folder=policy_folder(policy_dir, engine), as_of=parse_date("--as-of", as_of),
+            progress=lambda severity: _progress(f"scoring {severity}"),
+        )  # fmt: skip
+    results: list[dict[str, Any]] = []
+    for r in found:
+        row = {"severity": r.severity, "policy": r.policy_name} | r.found.to_dict()
+        if r.policy is not None:
+            row |= {"version": r.policy.version, "path": str(r.path)}
+        results.append(row)
     if as_json:
         emit_json(results)
         return
@@ -445,8 +311,12 @@ def report(
 ) -> None:
     """Write report.html and its PNG figures: reliability, histograms, risk-coverage, Brier
     and ECE before and after the newest stored map (on data it was not fitted on)."""
-    scored, engine = _scored(db, labels, target, policy, as_of, calibrate=False)
-    with engine:
+    examples = read_labels(labels)
+    with Assay(db, create=False, calibrate=False) as engine:
+        scored = score_examples(
+            engine, examples, target, policy=policy,
+            as_of=parse_date("--as-of", as_of), progress=_progress(f"scoring {target}"),
+        )  # fmt: skip
         raw, outcomes = scored.fitting()
         stored = engine.calibration.latest(target, scored.model_key)
         after = None if stored is None else np.asarray(stored.map(raw), dtype=np.float64)
