@@ -7,7 +7,7 @@ of the ``test`` split), as ``bench/pipeline.py`` builds it: one source of kind
 questions (:func:`assay.calibration.labels.squad_labels`) are split by article, seeded:
 half of the articles to fit on, the other half held out, so no article has questions on
 both sides. From each half a seeded sample of ``--questions`` questions (half answerable,
-half not) is scored by :func:`assay.calibration.scoring.score_examples` on an engine that
+half not) is scored by :func:`assay.calibration.scored.score_examples` on an engine that
 applies no calibration (``Assay(calibrate=False)``), offline (extractive answerer,
 offline judge). Reported on the held-out half:
 
@@ -51,10 +51,10 @@ from docs_section import write_section
 from pipeline import AS_OF, PUBLISHED, REVIEWED, build
 
 from assay import Assay
-from assay.ask import AskResult
+from assay.flow.assess import AskResult
 from assay.calibration.labels import LabeledExample, squad_knowledge_base, squad_labels
 from assay.calibration.maps import ScoreMap, fit_map
-from assay.calibration.scoring import ScoredSet, score_examples
+from assay.calibration.scored import ScoredSet, score_examples
 from assay.calibration.thresholds import RiskThreshold, risk_controlled_threshold
 from assay.errors import InvalidInputError
 from assay.metrics import auroc, brier_score, expected_calibration_error

@@ -7,7 +7,7 @@ with the real pipeline and the real MiniLM embedder (``max_tokens=256``). Measur
   model already loaded);
 * SQuAD 2.0 dev (1,204 paragraphs): recall@1 and recall@5 of the gold paragraph for
   every answerable question, by dense, lexical and hybrid retrieval (k=5); hybrid goes
-  through :func:`assay.retrieval.search`, dense and lexical call the store directly
+  through :func:`assay.flow.retrieval.search`, dense and lexical call the store directly
   (the same rankings ``search`` gives in those modes, with the questions embedded in
   batches);
 * latency over a seeded sample of questions: embedding one query, hybrid ``search``
@@ -41,7 +41,7 @@ from docs_section import DOCS, write_section
 
 from assay import Assay
 from assay.ingest.pipeline import IngestOptions, embedding_text, ingest
-from assay.retrieval import search
+from assay.flow.retrieval import search
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data"
 SECTION = "## Retrieval (bench/retrieval.py)"

@@ -13,7 +13,6 @@ repositories) plug in without touching the rest.
 
 from assay.adapters import to_candidates
 from assay.answer.base import Answerer
-from assay.ask import AskResult
 from assay.audit import AuditEvent, AuditLog, VerifyReport
 from assay.engine import Assay
 from assay.errors import (
@@ -28,14 +27,15 @@ from assay.errors import (
     UnknownPolicyError,
     UnknownSourceError,
 )
+from assay.flow.assess import AskResult
+from assay.flow.respond import Response
+from assay.flow.score import ScoreResult, score_candidates
 from assay.ingest.pipeline import IngestOptions, IngestReport
 from assay.judge.base import Judge, Judgment
 from assay.models.embedder import Embedder
 from assay.models.relevance import RelevanceModel
 from assay.models.support import SupportModel, SupportResult
-from assay.pipeline import ScoreResult, score_candidates
 from assay.policy import Policy, PolicyBook, Severity, load_policy_file
-from assay.respond import Response
 from assay.routing import Decision
 from assay.scoring.corroboration import corroborate, lexical_similarity
 from assay.scoring.evidence import SourceFacts, composite_score, freshness_score, score_candidate

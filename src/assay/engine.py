@@ -34,7 +34,6 @@ from assay.answer.correctness import (
     load_correctness_model,
 )
 from assay.answer.extractive import ExtractiveAnswerer
-from assay.ask import AskResult, ask_record, assess_retrieval
 from assay.audit import AuditLog
 from assay.audit.replay import Replay
 from assay.audit.seal import AuditKey
@@ -42,6 +41,10 @@ from assay.calibration.apply import Calibrator, evidence_key, set_key
 from assay.calibration.store import CalibrationStore
 from assay.errors import InvalidInputError, UnknownSourceError
 from assay.events import AskRecord, ScoreRecord
+from assay.flow.assess import AskResult, ask_record, assess_retrieval
+from assay.flow.respond import Responder, Response
+from assay.flow.retrieval import apply_relevance, search
+from assay.flow.score import ScoreResult, score_candidates, score_record
 from assay.ingest.pipeline import (
     FileOutcome,
     IngestOptions,
@@ -63,10 +66,7 @@ from assay.models.relevance import (
 )
 from assay.models.support import SupportModel, get_support_model
 from assay.monitor import Monitor
-from assay.pipeline import ScoreResult, score_candidates, score_record
 from assay.policy import Policy, PolicyBook
-from assay.respond import Responder, Response
-from assay.retrieval import apply_relevance, search
 from assay.review import ReviewQueue
 from assay.routing import route
 from assay.scoring.corroboration import TextSimilarity, lexical_similarity
@@ -348,7 +348,7 @@ class Assay:
         """Answer ``question`` from the knowledge base, or abstain, clarify or refuse.
 
         Retrieval, gate and router decide (:meth:`assess`); the answerer writes, the
-        citations are checked and the judge rates the answer (:mod:`assay.respond`).
+        citations are checked and the judge rates the answer (:mod:`assay.flow.respond`).
         One audit event of kind ``ask`` holds all of it, and an answer sent to human
         review is queued in the same transaction. ``record=False`` writes nothing and
         queues nothing: for offline evaluation (calibration), never for serving.

@@ -25,7 +25,7 @@ from assay.answer.correctness import (
     load_correctness_model,
 )
 from assay.errors import InvalidInputError
-from assay.respond import Responder, Response, Status
+from assay.flow.respond import Responder, Response, Status
 from assay.routing import Decision
 from tests.unit.test_respond import ScriptedAnswerer, ScriptedJudge, result
 

@@ -121,7 +121,7 @@ def test_a_refusal_is_passed_through(endpoint: Endpoint) -> None:
 
 def test_r8_a_hedged_answer_is_told_its_confidence_and_reasons(endpoint: Endpoint) -> None:
     """The model words the answer knowing its uncertainty; stating the confidence to the
-    reader is the pipeline's job (assay.respond), so the draft is the answer only."""
+    reader is the pipeline's job (assay.flow.respond), so the draft is the answer only."""
     endpoint.script(Reply(text_reply("The sources suggest 0-45 C [Source: S1].")))
     uncertainty = Uncertainty(0.62, "medium", ("the sources are old", "no date given"))
     draft = answerer(endpoint).answer(QUESTION, EVIDENCE, mode="hedged", uncertainty=uncertainty)

@@ -98,7 +98,7 @@ def ask_payload(
     calibrated: float | None = None,
     admitted: int = 1,
 ) -> AskRecord:
-    """An ``ask`` record with what monitoring reads set (see assay.ask/respond), and
+    """An ``ask`` record with what monitoring reads set (see assay.flow.assess/respond), and
     placeholders for the rest."""
     basis = {
         "source_id": None, "source_kind": "official", "owner": None, "reliability": 1.0,

@@ -13,14 +13,14 @@ import pytest
 
 from assay.actions import ActionThresholds
 from assay.answer.base import AnswerMode, Draft, Uncertainty
-from assay.ask import AskResult
+from assay.flow.assess import AskResult
+from assay.flow.respond import Responder, Response, Status
+from assay.flow.retrieval import Retrieval
+from assay.flow.score import score_candidates
 from assay.judge.base import ClaimGrade, Grade, Judgment
 from assay.judge.schema import Assessment, Context, EvidenceSufficiency
 from assay.models.llm import EndpointError
-from assay.pipeline import score_candidates
 from assay.policy import builtin_policies
-from assay.respond import Responder, Response, Status
-from assay.retrieval import Retrieval
 from assay.routing import Bands, Decision, Route
 from assay.scoring.evidence import SourceFacts
 from assay.scoring.signals import SetSignals

@@ -35,7 +35,7 @@ from assay.models.relevance import RelevanceModel
 from assay.text import content_terms, stem
 
 if TYPE_CHECKING:
-    from assay.ask import AskResult
+    from assay.flow.assess import AskResult
     from assay.policy import JudgeRules
 
 __all__ = [

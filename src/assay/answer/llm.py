@@ -11,7 +11,7 @@ What must hold whatever the model writes is done in code, not asked for in the p
 an ``llm_only`` answer always starts with :data:`~assay.answer.prompts.LLM_ONLY_MARKER`
 and carries no citations, and a clarifying question always ends in "?". A hedged
 answer is worded with its uncertainty in mind, but the statement of the confidence is
-put in front by :mod:`assay.respond` for every answerer alike, so the judge grades the
+put in front by :mod:`assay.flow.respond` for every answerer alike, so the judge grades the
 answer's claims only.
 """
 

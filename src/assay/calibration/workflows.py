@@ -4,7 +4,7 @@ options and prints what these return).
 
 Each workflow scores a labeled set (the file at ``labels``, or its ``examples`` when the
 caller has read them already) with the engine it is given
-(:func:`assay.calibration.scoring.score_examples`). A map is fitted on raw scores, so
+(:func:`assay.calibration.scored.score_examples`). A map is fitted on raw scores, so
 :func:`fit_and_store` wants an engine opened with ``calibrate=False``; thresholds are
 chosen on the scores as served, so the other two want the default ``calibrate=True``.
 A stored map and its ``calibration`` audit event land in one unit of work; a policy
@@ -26,7 +26,7 @@ import numpy as np
 from assay.actions import ActionThresholds
 from assay.calibration.labels import LabeledExample, labels_sha256, read_labels
 from assay.calibration.maps import fit_map, fit_metrics
-from assay.calibration.scoring import ScoredSet, score_examples
+from assay.calibration.scored import ScoredSet, score_examples
 from assay.calibration.store import StoredMap
 from assay.calibration.thresholds import (
     RiskThreshold,

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import click
 
-from assay.ask import AskResult
 from assay.cli.common import db_option, emit_json, json_option, shorten
 from assay.cli.score import badge
 from assay.engine import Assay
-from assay.respond import Response
+from assay.flow.assess import AskResult
+from assay.flow.respond import Response
 from assay.types import parse_date
 
 

@@ -34,7 +34,7 @@ from assay.calibration.labels import (
 )
 from assay.calibration.maps import METHODS
 from assay.calibration.report import write_report
-from assay.calibration.scoring import TARGETS, score_examples
+from assay.calibration.scored import TARGETS, score_examples
 from assay.calibration.thresholds import OBJECTIVES
 from assay.calibration.workflows import (
     fit_and_store,

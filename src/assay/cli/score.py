@@ -7,7 +7,7 @@ Contract (other tools depend on it exactly)::
 
 One JSON object per input line: ``id``, ``text``, ``similarity``, ``source_id`` or
 ``source_kind``, ``published``, optionally ``verified``, ``title``, ``uri``,
-``metadata``. The JSON output is :meth:`assay.pipeline.ScoreResult.as_dict`.
+``metadata``. The JSON output is :meth:`assay.flow.score.ScoreResult.as_dict`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import click
 from assay.cli.common import db_option, emit_json, json_option, read_jsonl, shorten
 from assay.engine import Assay
 from assay.errors import InvalidInputError
-from assay.pipeline import ScoreResult
+from assay.flow.score import ScoreResult
 from assay.types import Candidate, Label, parse_date
 
 

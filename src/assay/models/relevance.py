@@ -19,7 +19,7 @@ name                              model
 ================================  ==================================================
 
 The scores feed the similarity sub-score of each retrieved item and the model
-judgment (R4) of the set; see :mod:`assay.retrieval`.
+judgment (R4) of the set; see :mod:`assay.flow.retrieval`.
 """
 
 from __future__ import annotations

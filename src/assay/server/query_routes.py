@@ -15,10 +15,10 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.errors import InvalidInputError
+from assay.flow.respond import Status
 from assay.judge.evaluate import evaluate
 from assay.keys import Role
 from assay.policy import PolicyBook
-from assay.respond import Status
 from assay.server import metrics
 from assay.server.access import acting_engine, require
 from assay.server.responses import PlainJSON

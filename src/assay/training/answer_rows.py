@@ -34,11 +34,11 @@ from typing import Any
 
 from assay.answer.citations import strip_citations
 from assay.answer.correctness import features_of
-from assay.calibration.scoring import contains_gold
+from assay.calibration.scored import contains_gold
 from assay.engine import Assay
 from assay.errors import InvalidInputError
+from assay.flow.respond import Status
 from assay.ingest.pipeline import IngestOptions
-from assay.respond import Status
 from assay.settings import load_settings
 from assay.training.datasets import squad_splits
 

@@ -1,6 +1,6 @@
 """The question flow: retrieved chunks -> scored evidence -> set signals -> a routing decision.
 
-:func:`assess_retrieval` is pure, like :func:`assay.pipeline.score_candidates`, which it
+:func:`assess_retrieval` is pure, like :func:`assay.flow.score.score_candidates`, which it
 builds on: retrieval has already happened and ``as_of`` is given, so the same inputs
 always give the same decision. :meth:`assay.engine.Assay.ask` runs retrieval, calls it,
 and writes the audit event. Answer text comes from a later layer; this result already
@@ -15,10 +15,10 @@ from datetime import date
 from typing import Any
 
 from assay.events import AskRecord
+from assay.flow.retrieval import Retrieval
+from assay.flow.score import ScoreResult, SourceResolver, score_candidates, score_fields
 from assay.models.support import SupportModel
-from assay.pipeline import ScoreResult, SourceResolver, score_candidates, score_fields
 from assay.policy import Policy
-from assay.retrieval import Retrieval
 from assay.routing import Route, route
 from assay.scoring.agreement import CachedSupport, Conflict, find_conflicts, support_similarity
 from assay.scoring.corroboration import lexical_similarity

@@ -52,10 +52,10 @@ from assay.answer.citations import CitationCheck, validate_citations
 from assay.answer.correctness import CorrectnessRater
 from assay.answer.expansion import pseudo_relevance_phrasings
 from assay.answer.gaps import evidence_gaps, subject_terms
-from assay.ask import AskResult
 from assay.calibration.apply import Calibrator
 from assay.errors import EndpointError
 from assay.events import AnswerPart
+from assay.flow.assess import AskResult
 from assay.judge.base import Judge, Judgment, empty_or_refusal, is_refusal
 from assay.judge.claims import split_claims
 from assay.judge.evaluate import check_contexts
@@ -144,7 +144,7 @@ class Response:
 
     def as_dict(self) -> dict[str, Any]:
         """The ``assay ask --json`` output: the R9 fields first, then the evidence, set
-        signals and route of :meth:`assay.ask.AskResult.as_dict`."""
+        signals and route of :meth:`assay.flow.assess.AskResult.as_dict`."""
         composite = self.result.confidence
         policy = self.result.scored.policy
         return {
