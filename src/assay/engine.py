@@ -71,9 +71,9 @@ from assay.review import ReviewQueue
 from assay.routing import route
 from assay.scoring.corroboration import TextSimilarity, lexical_similarity
 from assay.scoring.evidence import SourceFacts
-from assay.settings import Settings, load_settings
+from assay.settings import Settings, load_settings, with_names
 from assay.sources import SourceRegistry
-from assay.store import open_database
+from assay.store import Database, open_database
 from assay.types import Candidate, check_texts
 
 
@@ -102,25 +102,44 @@ class Assay:
         create: bool = True,
         calibrate: bool = True,
         actor: str | None = None,
+        database: Database | None = None,
+        embedder: Embedder | str | None = None,
+        relevance: RelevanceModel | str | None = None,
+        support: SupportModel | str | None = None,
+        answerer: Answerer | str | None = None,
+        judge: Judge | str | None = None,
     ) -> None:
         """Open the database (``create=False``: it must already exist).
 
         ``calibrate=False`` leaves every score raw, ignoring stored calibration maps (for
         measuring the raw scores that a map is fitted on). ``actor`` (an API key id) is
         written into every audit event this instance appends (``audit.actor``).
+
+        Each model and the judge may be given by name (as in the settings: ``"minilm"``,
+        ``"assay-relevance"``, ``"none"``, ``"llm"``, ...) or as an instance of its
+        protocol (:class:`~assay.models.embedder.Embedder`, ``RelevanceModel``,
+        ``SupportModel``, ``Answerer``, ``Judge``); ``database`` is an already open
+        :class:`~assay.store.repositories.Database` (another backend), used instead of
+        opening ``settings.db``. Unset, each comes from the settings.
         """
         if settings is None:
             settings = load_settings(db=db)
         elif db is not None:
             settings = settings.model_copy(update={"db": Path(db)})
-        self.settings = settings
+        named = {
+            "embedder": embedder, "relevance_model": relevance, "support_model": support,
+            "answerer": answerer, "judge": judge,
+        }  # fmt: skip
+        self.settings = with_names(settings, {k: v for k, v in named.items() if isinstance(v, str)})
         self.policies = PolicyBook.load(
             self.settings.policy_dirs, severity_policies=self.settings.severity_policies
         )
         key_file = self.settings.audit_key_file
         key = AuditKey.load(key_file) if key_file else None  # before opening: nothing to close
         retired = [AuditKey.load(path) for path in self.settings.audit_retired_key_files]
-        self.db = open_database(self.settings.db, create=create)
+        self.db = (
+            database if database is not None else open_database(self.settings.db, create=create)
+        )
         self.sources = SourceRegistry(self.db)
         self.audit = AuditLog(self.db, actor=actor, key=key, retired_keys=retired, replay=Replay)
         self.store = self.db.knowledge
@@ -129,7 +148,13 @@ class Assay:
         self.calibration = CalibrationStore(self.db)
         self.calibrator = Calibrator(self.calibration) if calibrate else None
         self.monitor = Monitor(self.db, self.audit, self.settings, self.policies)
-        self._models = _LoadedModels()
+        self._models = _LoadedModels(
+            embedder=None if isinstance(embedder, str) else embedder,
+            relevance=None if isinstance(relevance, str) else relevance,
+            support=None if isinstance(support, str) else support,
+            answerer=None if isinstance(answerer, str) else answerer,
+            judge=None if isinstance(judge, str) else judge,
+        )
 
     @property
     def embedder(self) -> Embedder:

@@ -75,7 +75,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic import AliasChoices, Field, SecretStr, TypeAdapter, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -209,6 +209,18 @@ class _TomlWithoutSecrets(TomlConfigSettingsSource):
                 problem="holds the LLM endpoint",
             )
         return values
+
+
+def with_names(settings: Settings, names: Mapping[str, str]) -> Settings:
+    """``settings`` with some model names replaced (``{"judge": "llm"}``), each checked
+    as the setting itself would be."""
+    for name, value in names.items():
+        try:
+            TypeAdapter(Settings.model_fields[name].annotation or str).validate_python(value)
+        except ValidationError as exc:
+            message = exc.errors()[0]["msg"]
+            raise InvalidInputError(name, value, f"{message} (as the setting {name})") from None
+    return settings.model_copy(update=dict(names))
 
 
 def config_file() -> Path | None:

@@ -1,0 +1,42 @@
+"""Assay(...) takes each model, the judge and the database by name or as an instance of
+its protocol: a user swaps one part without touching the rest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assay import Assay, IngestOptions, InvalidInputError
+from assay.judge.model_judge import ModelJudge
+from assay.models.embedder import HashingEmbedder
+from assay.store.sqlite import SQLiteDatabase
+from tests.conftest import AS_OF
+
+
+def test_parts_given_as_instances_are_the_ones_used(tmp_path: Path) -> None:
+    doc = tmp_path / "sds.md"
+    doc.write_text("# Charging\n\nCharge the pack between 0 and 45 degrees Celsius.\n")
+    embedder, judge = HashingEmbedder(dim=64), ModelJudge("assay-support-lexical")
+    database = SQLiteDatabase(tmp_path / "mine.db")
+    engine = Assay(
+        tmp_path / "unused.db", database=database, embedder=embedder, relevance="none",
+        support="none", judge=judge,
+    )  # fmt: skip
+    with engine:
+        assert engine.db is database and engine.embedder is embedder and engine.judge is judge
+        assert engine.relevance is None and engine.support is None
+        engine.sources.add("sds", "official")
+        engine.ingest([doc], options=IngestOptions(source_id="sds", published=AS_OF))
+        response = engine.ask("At what degrees Celsius should I charge the pack?", as_of=AS_OF)
+        assert response.judgment is not None and response.judgment.judge == judge.name
+        assert engine.store.stats().embedder == embedder.name
+    assert not (tmp_path / "unused.db").exists()
+
+
+@pytest.mark.parametrize(("part", "value"), [("answerer", "gpt"), ("judge", "oracle")])
+def test_a_part_named_wrongly_is_refused_with_the_setting_it_names(
+    tmp_path: Path, part: str, value: str
+) -> None:
+    with pytest.raises(InvalidInputError, match=rf"{part}='{value}'.*as the setting {part}"):
+        Assay(tmp_path / "a.db", **{part: value})  # type: ignore[arg-type]
