@@ -56,6 +56,9 @@ setting                   environment                 meaning
                                                       ``assay calibrate labels`` reads
 ``debug``                 ``ASSAY_DEBUG``             print the traceback of an
                                                       internal error
+``serve``                 ``ASSAY_SERVE_*``           the options of ``assay serve``
+                                                      (:class:`ServeSettings`), set by
+                                                      the command for its workers
 ``llm``                   ``ASSAY_LLM_URL``,          the OpenAI-compatible endpoint
                           ``ASSAY_LLM_MODEL``,        (:class:`LLMSettings`); unset URL:
                           ``ASSAY_LLM_API_KEY``,      assay stays offline
@@ -75,7 +78,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr, TypeAdapter, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -86,6 +98,9 @@ from pydantic_settings import (
 )
 
 from assay.errors import InvalidInputError
+
+MIB = 1 << 20
+_SERVE = "ASSAY_SERVE_"
 
 
 class LLMSettings(BaseSettings):
@@ -145,6 +160,52 @@ def load_llm_settings(environ: Mapping[str, str] | None = None) -> LLMSettings:
         raise InvalidInputError(name, error.get("input"), "give seconds, e.g. 30") from None
 
 
+class ServeSettings(BaseModel):
+    """The options of ``assay serve`` that each worker's app is built with.
+
+    uvicorn starts each worker from an import string, without arguments, so the command
+    hands them over in the environment: one ``ASSAY_SERVE_*`` variable each, set by
+    :meth:`to_environment` and read back, validated with the command's own bounds, by
+    :meth:`from_environment` (the default of :attr:`Settings.serve`). A bad value fails
+    with the variable's name.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_body_bytes: int = Field(2 * MIB, ge=10_000, le=1024 * MIB)  #: largest JSON body
+    max_upload_bytes: int = Field(64 * MIB, ge=10_000, le=4096 * MIB)  #: largest upload
+    monitor_every: float = Field(60.0, ge=0)  #: seconds between drift checks (0: never)
+    session_hours: float = Field(8.0, ge=0.01, le=24 * 90)  #: a dashboard login's life
+    secure_cookies: bool = False  #: Secure session cookies even on plain http
+
+    def to_environment(self) -> dict[str, str]:
+        """The ``ASSAY_SERVE_*`` variables that carry these options to a worker."""
+        return {
+            f"{_SERVE}{name.upper()}": ("1" if value else "") if isinstance(value, bool)
+            else str(value)
+            for name, value in self.model_dump().items()
+        }  # fmt: skip
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> ServeSettings:
+        """The options in ``environ`` (default: this process's), defaults where unset."""
+        env = os.environ if environ is None else environ
+        given: dict[str, Any] = {}
+        for name, field in cls.model_fields.items():
+            raw = env.get(f"{_SERVE}{name.upper()}")
+            if raw is not None:
+                given[name] = bool(raw) if field.annotation in (bool, "bool") else raw
+        try:
+            return cls.model_validate(given)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            name = str(error["loc"][0])
+            raise InvalidInputError(
+                f"{_SERVE}{name.upper()}", given.get(name),
+                f"give {error['msg'].lower()}, or unset it (`assay serve --help` lists them)",
+            ) from None  # fmt: skip
+
+
 class Settings(BaseSettings):
     """Process-wide configuration of assay; see the module docstring for precedence."""
 
@@ -173,6 +234,7 @@ class Settings(BaseSettings):
     )
     debug: bool = False
     llm: LLMSettings = Field(default_factory=load_llm_settings)
+    serve: ServeSettings = Field(default_factory=ServeSettings.from_environment)
 
     @field_validator("policy_dirs", "audit_retired_key_files", mode="before")
     @classmethod
@@ -200,6 +262,12 @@ class _TomlWithoutSecrets(TomlConfigSettingsSource):
 
     def __call__(self) -> dict[str, Any]:
         values = super().__call__()
+        if "serve" in values:
+            raise InvalidInputError(
+                "config file", str(config_file()),
+                "remove the [serve] table: give them as `assay serve` options",
+                problem="holds the options of assay serve",
+            )  # fmt: skip
         if "llm" in values:
             raise InvalidInputError(
                 "config file",

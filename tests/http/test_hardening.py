@@ -20,8 +20,7 @@ from assay.errors import InvalidInputError
 from assay.server import create_app
 from assay.server.access import SESSION_COOKIE
 from assay.server.ingest_worker import IngestWorker
-from assay.server.options import ServeOptions
-from assay.settings import load_settings
+from assay.settings import ServeSettings, load_settings
 from tests.e2e.conftest import demo_db  # noqa: F401  (a module-scoped fixture)
 from tests.http.conftest import Service
 
@@ -96,7 +95,7 @@ def test_b4_a_session_is_not_the_key_and_ends_at_logout(service: Service) -> Non
 def test_b4_revoking_the_key_ends_its_sessions_and_sessions_expire(demo_db: Path) -> None:  # noqa: F811
     with Assay(demo_db) as engine:
         key, token = engine.keys.create("short-lived", ["auditor"])
-    app = create_app(load_settings(db=demo_db), warm=False, options=ServeOptions(session_hours=1))
+    app = create_app(load_settings(db=demo_db), warm=False, options=ServeSettings(session_hours=1))
     with TestClient(app, base_url="https://testserver") as client:
         response = client.post("/dashboard/login", data={"key": token}, follow_redirects=False)
         assert "Secure" in response.headers["set-cookie"]  # over https
@@ -105,7 +104,7 @@ def test_b4_revoking_the_key_ends_its_sessions_and_sessions_expire(demo_db: Path
             conn.execute("UPDATE dashboard_sessions SET expires_at = '2000-01-01T00:00:00+00:00'")
         assert client.get("/dashboard/audit", follow_redirects=False).status_code == 303
     app = create_app(
-        load_settings(db=demo_db), warm=False, options=ServeOptions(secure_cookies=True)
+        load_settings(db=demo_db), warm=False, options=ServeSettings(secure_cookies=True)
     )
     with TestClient(app) as client:
         response = client.post("/dashboard/login", data={"key": token}, follow_redirects=False)
@@ -192,7 +191,7 @@ def test_b4_no_server_path_in_answers(tmp_path: Path, service: Service) -> None:
     db = tmp_path / "empty.db"
     with Assay(db) as engine:
         _, token = engine.keys.create("r", ["reader"])
-    app = create_app(load_settings(db=db), warm=False, options=ServeOptions(monitor_every=0))
+    app = create_app(load_settings(db=db), warm=False, options=ServeSettings(monitor_every=0))
     with TestClient(app) as client:
         response = client.post(
             "/v1/ask", json={"question": "q"}, headers={"Authorization": f"Bearer {token}"}
@@ -270,7 +269,7 @@ def test_b4_checks_hold_under_a_root_path(demo_db: Path) -> None:  # noqa: F811
     from assay.server import create_app
     from assay.settings import load_settings
 
-    app = create_app(load_settings(db=demo_db), warm=False, options=ServeOptions(monitor_every=0))
+    app = create_app(load_settings(db=demo_db), warm=False, options=ServeSettings(monitor_every=0))
     with TestClient(app, root_path="/api") as client:
         keyless = client.post(
             "/api/v1/score", content=b"{broken", headers={"content-type": "application/json"}
@@ -337,11 +336,13 @@ def test_b4_uploads_survive_the_ingestion_process_being_killed(service: Service)
 def test_b4_serve_options_travel_to_workers_and_a_bad_one_is_named() -> None:
     """``assay serve`` hands its options to each worker through ``ASSAY_SERVE_*``; a
     value set by hand that the command would refuse fails with the variable's name."""
-    options = ServeOptions(max_body_bytes=3_000_000, session_hours=2, secure_cookies=True)
-    assert ServeOptions.from_environment(options.to_environment()) == options
-    assert ServeOptions.from_environment({}) == ServeOptions()
-    assert ServeOptions.from_environment({"ASSAY_SERVE_SECURE_COOKIES": ""}).secure_cookies is False
+    options = ServeSettings(max_body_bytes=3_000_000, session_hours=2, secure_cookies=True)
+    assert ServeSettings.from_environment(options.to_environment()) == options
+    assert ServeSettings.from_environment({}) == ServeSettings()
+    assert (
+        ServeSettings.from_environment({"ASSAY_SERVE_SECURE_COOKIES": ""}).secure_cookies is False
+    )
     with pytest.raises(InvalidInputError, match="ASSAY_SERVE_SESSION_HOURS='-1'"):
-        ServeOptions.from_environment({"ASSAY_SERVE_SESSION_HOURS": "-1"})
+        ServeSettings.from_environment({"ASSAY_SERVE_SESSION_HOURS": "-1"})
     with pytest.raises(InvalidInputError, match="ASSAY_SERVE_MAX_BODY_BYTES='2MB'"):
-        ServeOptions.from_environment({"ASSAY_SERVE_MAX_BODY_BYTES": "2MB"})
+        ServeSettings.from_environment({"ASSAY_SERVE_MAX_BODY_BYTES": "2MB"})

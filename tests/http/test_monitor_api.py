@@ -11,8 +11,7 @@ from fastapi.testclient import TestClient
 
 from assay import Assay
 from assay.server import create_app
-from assay.server.options import ServeOptions
-from assay.settings import load_settings
+from assay.settings import ServeSettings, load_settings
 from tests.e2e.test_monitor_cli import write
 from tests.http.conftest import Service
 
@@ -43,7 +42,9 @@ def test_j9_e12_the_service_checks_drift_and_tightens(
     monkeypatch.setenv("ASSAY_AUTO_TIGHTEN", "0.05")
     monkeypatch.setenv("ASSAY_MONITOR_WINDOW", "40")
     monkeypatch.setenv("ASSAY_MONITOR_BASELINE", "120")
-    app = create_app(load_settings(db=db_path), warm=False, options=ServeOptions(monitor_every=0.2))
+    app = create_app(
+        load_settings(db=db_path), warm=False, options=ServeSettings(monitor_every=0.2)
+    )
     with TestClient(app) as client:
         deadline = time.monotonic() + 20
         while not engine.monitor.alerts() and time.monotonic() < deadline:

@@ -50,7 +50,9 @@ def test_every_assay_variable_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("ASSAY_SUPPORT_LABELS", "unsupported,supported")
     monkeypatch.setenv("ASSAY_DEBUG", "1")
     monkeypatch.setenv("ASSAY_DATA", "datasets")
+    monkeypatch.setenv("ASSAY_SERVE_SESSION_HOURS", "2")
     s = load_settings()
+    assert s.serve.session_hours == 2.0 and s.serve.secure_cookies is False
     assert (s.llm.url, s.llm.timeout, s.llm.configured) == ("http://127.0.0.1:9/v1", 7.5, True)
     assert s.support_labels == "unsupported,supported" and s.debug
     assert s.data_dir == Path("datasets")
@@ -69,4 +71,10 @@ def test_the_llm_endpoint_is_refused_in_the_file(tmp_path: Path) -> None:
     """A key written into assay.toml would end up in version control: refuse the table."""
     (tmp_path / "assay.toml").write_text('[llm]\nurl = "http://h/v1"\napi_key = "sk-1"\n')
     with pytest.raises(InvalidInputError, match=r"remove the \[llm\] table"):
+        load_settings()
+
+
+def test_serve_options_are_refused_in_the_file(tmp_path: Path) -> None:
+    (tmp_path / "assay.toml").write_text("[serve]\nsession_hours = 2\n")
+    with pytest.raises(InvalidInputError, match=r"remove the \[serve\] table"):
         load_settings()

@@ -9,8 +9,7 @@ from pathlib import Path
 import click
 
 from assay.cli.common import db_option
-from assay.server.options import MIB, ServeOptions
-from assay.settings import load_settings
+from assay.settings import MIB, ServeSettings, load_settings
 
 
 @click.command()
@@ -75,7 +74,7 @@ def serve(
     import uvicorn
 
     settings = load_settings(db=db)  # a bad setting fails here, before any worker starts
-    options = ServeOptions(
+    options = ServeSettings(
         max_body_bytes=int(max_body_mb * MIB),
         max_upload_bytes=int(max_upload_mb * MIB),
         monitor_every=monitor_every,

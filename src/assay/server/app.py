@@ -38,9 +38,8 @@ from assay.server.errors import install_error_handlers
 from assay.server.ingest_worker import IngestWorker
 from assay.server.middleware import RequestContext
 from assay.server.monitor_routes import router as monitor_router
-from assay.server.options import ServeOptions
 from assay.server.query_routes import router as query_router
-from assay.settings import Settings, load_settings
+from assay.settings import ServeSettings, Settings, load_settings
 
 log = logging.getLogger("assay.server")
 
@@ -49,19 +48,19 @@ def create_app(
     settings: Settings | None = None,
     *,
     warm: bool = True,
-    options: ServeOptions | None = None,
+    options: ServeSettings | None = None,
 ) -> FastAPI:
     """The FastAPI application over the database of ``settings``.
 
     ``warm`` loads every configured model at start-up (before the first request is
     accepted), so no request pays for loading one; ``/readyz`` says when that is done.
-    ``options`` (:class:`~assay.server.options.ServeOptions`, defaults where ``None``):
+    ``options`` (:class:`~assay.settings.ServeSettings`; ``None``: ``settings.serve``):
     every ``monitor_every`` seconds (0: never) the drift check runs (J9, E12); a
     dashboard login lasts ``session_hours``; its cookie is ``Secure`` over https, and
     always with ``secure_cookies`` (TLS ended by a proxy in front).
     """
     settings = settings or load_settings()
-    options = options or ServeOptions()
+    options = options or settings.serve
     monitor_every = options.monitor_every
     engines = EnginePool(settings)
 
@@ -161,6 +160,7 @@ async def _check_drift(engines: EnginePool, every: float) -> None:
 
 
 def app_from_environment() -> FastAPI:
-    """The app as ``assay serve`` starts it in each worker process: settings from the
-    environment, the command's options from ``ASSAY_SERVE_*`` (:mod:`assay.server.options`)."""
-    return create_app(options=ServeOptions.from_environment())
+    """The app as ``assay serve`` starts it in each worker process: its settings, the
+    command's options among them (``ASSAY_SERVE_*``, :class:`~assay.settings.ServeSettings`),
+    from the environment the command set."""
+    return create_app(load_settings())
