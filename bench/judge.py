@@ -35,13 +35,14 @@ from pathlib import Path
 
 import numpy as np
 from docs_section import write_section
-from models import bm25_scores, cosine_scores
 
 from assay.judge.evaluate import evaluate, get_judge
-from assay.judge.schema import ACTIONS
+from assay.actions import ACTIONS
 from assay.metrics import auroc
 from assay.models.pairs import clear_encoding_caches
+from assay.models.embedder import get_embedder
 from assay.models.support import get_support_model
+from assay.training.bm25 import BM25
 from assay.training.datasets import halueval_pairs, halueval_rows, scifact_pairs
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data"
@@ -53,6 +54,20 @@ CONTEXT_ID = "context-1"
 
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+def cosine_scores(first: Sequence[str], second: Sequence[str]) -> np.ndarray:
+    """Cosine of the MiniLM embeddings of each first text and its second (a baseline)."""
+    texts = sorted(set(first) | set(second))
+    vectors = dict(zip(texts, get_embedder("minilm").embed(texts), strict=True))
+    return np.asarray([float(vectors[a] @ vectors[b]) for a, b in zip(first, second, strict=True)])
+
+
+def bm25_scores(first: Sequence[str], second: Sequence[str]) -> np.ndarray:
+    """BM25 of each first text against its second, over the collection of second texts."""
+    corpus = sorted(set(second))
+    index, bm25 = {t: i for i, t in enumerate(corpus)}, BM25(corpus)
+    return np.asarray([bm25.scores(a)[index[b]] for a, b in zip(first, second, strict=True)])
 
 
 @dataclass(frozen=True, slots=True)
