@@ -51,12 +51,12 @@ from docs_section import write_section
 from pipeline import AS_OF, PUBLISHED, REVIEWED, build
 
 from assay import Assay
-from assay.flow.assess import AskResult
 from assay.calibration.labels import LabeledExample, squad_knowledge_base, squad_labels
 from assay.calibration.maps import ScoreMap, fit_map
 from assay.calibration.scored import ScoredSet, score_examples
 from assay.calibration.thresholds import RiskThreshold, risk_controlled_threshold
 from assay.errors import InvalidInputError
+from assay.flow.assess import AskResult
 from assay.metrics import auroc, brier_score, expected_calibration_error
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data"

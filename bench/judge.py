@@ -36,11 +36,11 @@ from pathlib import Path
 import numpy as np
 from docs_section import write_section
 
-from assay.judge.evaluate import evaluate, get_judge
 from assay.actions import ACTIONS
+from assay.judge.evaluate import evaluate, get_judge
 from assay.metrics import auroc
-from assay.models.pairs import clear_encoding_caches
 from assay.models.embedder import get_embedder
+from assay.models.pairs import clear_encoding_caches
 from assay.models.support import get_support_model
 from assay.training.bm25 import BM25
 from assay.training.datasets import halueval_pairs, halueval_rows, scifact_pairs

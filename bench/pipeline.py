@@ -53,8 +53,8 @@ from docs_section import write_section
 from assay import Assay
 from assay.answer.citations import strip_citations
 from assay.calibration.scored import normalize_answer as normalize
-from assay.models.pairs import clear_encoding_caches
 from assay.flow.respond import Status
+from assay.models.pairs import clear_encoding_caches
 from assay.settings import load_settings
 from assay.training.answer_rows import AS_OF, PUBLISHED, REVIEWED, build_knowledge_base
 from assay.training.datasets import squad_splits

@@ -40,8 +40,8 @@ import numpy as np
 from docs_section import DOCS, write_section
 
 from assay import Assay
-from assay.ingest.pipeline import IngestOptions, embedding_text, ingest
 from assay.flow.retrieval import search
+from assay.ingest.pipeline import IngestOptions, embedding_text, ingest
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data"
 SECTION = "## Retrieval (bench/retrieval.py)"
