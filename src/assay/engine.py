@@ -137,9 +137,8 @@ class Assay:
         key_file = self.settings.audit_key_file
         key = AuditKey.load(key_file) if key_file else None  # before opening: nothing to close
         retired = [AuditKey.load(path) for path in self.settings.audit_retired_key_files]
-        self.db = (
-            database if database is not None else open_database(self.settings.db, create=create)
-        )
+        self._opened = database is None  # a database given is the caller's to close
+        self.db = database or open_database(self.settings.db, create=create)
         self.sources = SourceRegistry(self.db)
         self.audit = AuditLog(self.db, actor=actor, key=key, retired_keys=retired, replay=Replay)
         self.store = self.db.knowledge
@@ -239,7 +238,14 @@ class Assay:
     def fork(self) -> Assay:
         """Another instance on the same database with its own connection (one per
         thread: a connection must not be shared), sharing this one's policies and
-        loaded models, which are safe to call from several threads."""
+        loaded models, which are safe to call from several threads. An engine built on a
+        ``database`` instance cannot fork: the instance is one connection."""
+        if not self._opened:
+            raise InvalidInputError(
+                "database", type(self.db).__name__,
+                "build each thread's engine with its own database instance",
+                problem="was given, so this engine cannot open another connection to it",
+            )  # fmt: skip
         other = Assay(settings=self.settings, create=False, calibrate=self.calibrator is not None)
         other.policies = self.policies
         other._models = self._models  # loaded once, for every fork
@@ -250,6 +256,7 @@ class Assay:
         and models, with every audit event it appends, and every review verdict and key
         change it records, written as ``actor``. Cheap: one per request."""
         other = copy.copy(self)
+        other._opened = False  # closing a request's engine leaves the thread's connection open
         other.audit = self.audit.as_actor(actor)
         other.review = ReviewQueue(self.db, other.audit)
         other.keys = KeyStore(self.db, other.audit)
@@ -257,8 +264,9 @@ class Assay:
         return other
 
     def close(self) -> None:
-        """Close the database connection."""
-        self.db.close()
+        """Close the database connection (one this engine opened)."""
+        if self._opened:
+            self.db.close()
 
     def __enter__(self) -> Assay:
         return self

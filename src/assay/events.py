@@ -2,10 +2,13 @@
 
 One pydantic model per kind (``score``, ``ask``, ``review``, ``key``, ``alert``,
 ``policy``, ``calibration``). The engine and the services build the record where the
-event happens and :meth:`assay.audit.AuditLog.append` stores its JSON; replay, the
-dashboard, the command line and monitoring read the same models back
-(:func:`parse_record`), never string paths into a dict. A row also stores the schema
-version it was written with (:data:`SCHEMA_VERSION`, the ``schema_version`` column).
+event happens (:func:`build`) and :meth:`assay.audit.AuditLog.append` stores its JSON;
+replay, the dashboard, the command line and calibration read the same models back
+(:func:`parse_record`), never string paths into a dict. Monitoring reads a few numbers
+with SQL for speed; a test holds those paths against these models' fields. A row also
+stores the schema version it was written with (:data:`SCHEMA_VERSION`, the
+``schema_version`` column); rows written before it (none) are read leniently: keys this
+version no longer knows are set aside, and fields added since have defaults.
 
 The models are strict about shape (unknown keys are refused) but keep every JSON
 number as written, an integer as an integer and a float as a float, because the row's
@@ -20,9 +23,12 @@ without the scoring stack.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
+
+from assay.errors import InvalidInputError
 
 __all__ = [
     "RECORDS",
@@ -39,6 +45,7 @@ __all__ = [
     "PolicyChangeRecord",
     "ReviewRecord",
     "ScoreRecord",
+    "build",
     "parse_record",
 ]
 
@@ -261,8 +268,8 @@ class JudgmentRecord(_Part):
     attempts: int
     fallback_reason: str | None
     notes: list[str]
-    calibration: AppliedMap | None
-    correctness: CorrectnessRecord | None
+    calibration: AppliedMap | None = None
+    correctness: CorrectnessRecord | None = None
     verdict: str | None
     claims: list[JsonObject]
     assessment: AssessmentRecord
@@ -291,9 +298,9 @@ class AskRecord(ScoreRecord):
     kind: ClassVar[str] = "ask"
 
     retrieval: RetrievalRecord
-    category: str | None
-    calibration: CalibrationApplied
-    conflicts: list[JsonObject]
+    category: str | None = None
+    calibration: CalibrationApplied = CalibrationApplied()
+    conflicts: list[JsonObject] | None = None
     signals: SignalsRecord
     route: RouteRecord
     answer: str | None = None
@@ -416,18 +423,76 @@ RECORDS: dict[str, type[AuditRecord]] = {
 }
 
 
-def parse_record(kind: str, payload: Any) -> AuditRecord:
+R = TypeVar("R", bound=BaseModel)
+
+
+def build(model: type[R], fields: Mapping[str, Any]) -> R:
+    """``model`` from ``fields`` where an event happens; a value that does not fit the
+    record is an :class:`~assay.errors.InvalidInputError` naming its field."""
+    try:
+        return model.model_validate(dict(fields))
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(p) for p in error["loc"]) or "record"
+        raise InvalidInputError(
+            where,
+            error.get("input"),
+            f"give {error['msg'].lower()}",
+            problem="does not fit the audit record",
+        ) from None
+
+
+def parse_record(kind: str, payload: Any, *, legacy: bool = False) -> AuditRecord:
     """The stored ``payload`` of an event of ``kind`` as its record.
 
-    Raises :class:`ValueError` naming the first field that does not match (a row
-    written by hand, damaged, or of a kind this version does not know).
+    ``legacy`` (a row without a schema version) first sets aside the keys this version's
+    records do not have. A payload that does not match is an
+    :class:`~assay.errors.InvalidInputError` (a :class:`ValueError`) naming its first
+    mismatching field: a row written by hand, damaged, or of a kind this version does
+    not know.
     """
     model = RECORDS.get(kind)
     if model is None:
-        raise ValueError(f"unknown event kind {kind!r}")
+        raise InvalidInputError(
+            "event kind", kind, f"use one of {', '.join(RECORDS)}", problem="is unknown"
+        )
     try:
-        return model.model_validate(payload)
+        return model.model_validate(_known(model, payload) if legacy else payload)
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(p) for p in error["loc"]) or "payload"
-        raise ValueError(f"{kind} payload: {where}: {error['msg']}") from None
+        raise InvalidInputError(
+            f"{kind} payload: {where}",
+            error.get("input"),
+            "the row was not written by this version of assay: `assay audit verify` names it",
+            problem=error["msg"].lower(),
+        ) from None
+
+
+def _known(model: type[BaseModel], value: Any) -> Any:
+    """``value`` without the keys ``model`` (and the records nested in it) do not have."""
+    if not isinstance(value, dict) or model.model_config.get("extra") == "allow":
+        return value
+    out = {}
+    for name, item in value.items():
+        field = model.model_fields.get(name)
+        if field is None:
+            continue
+        inner = _record_type(field.annotation)
+        if inner is None:
+            out[name] = item
+        elif isinstance(item, list):
+            out[name] = [_known(inner, x) for x in item]
+        else:
+            out[name] = _known(inner, item)
+    return out
+
+
+def _record_type(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()):
+        found = _record_type(arg)
+        if found is not None:
+            return found
+    return None

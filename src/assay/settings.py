@@ -52,7 +52,7 @@ setting                   environment                 meaning
 ``support_labels``        ``ASSAY_SUPPORT_LABELS``    the logit columns of a user's
                                                       ``cross-encoder:PATH`` support
                                                       model, comma-separated
-``data_dir``              ``ASSAY_DATA``              the public datasets' folder that
+``data``                  ``ASSAY_DATA``              the public datasets' folder that
                                                       ``assay calibrate labels`` reads
 ``debug``                 ``ASSAY_DEBUG``             print the traceback of an
                                                       internal error
@@ -79,7 +79,6 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
@@ -107,7 +106,9 @@ class LLMSettings(BaseSettings):
     """The OpenAI-compatible endpoint: ``ASSAY_LLM_URL``, ``_MODEL``, ``_API_KEY``,
     ``_TIMEOUT``, from arguments or the environment only (never a file)."""
 
-    model_config = SettingsConfigDict(env_prefix="ASSAY_LLM_", extra="forbid", frozen=True)
+    model_config = SettingsConfigDict(
+        env_prefix="ASSAY_LLM_", extra="forbid", frozen=True, env_ignore_empty=True
+    )
 
     url: str = ""
     model: str = "default"
@@ -209,7 +210,9 @@ class ServeSettings(BaseModel):
 class Settings(BaseSettings):
     """Process-wide configuration of assay; see the module docstring for precedence."""
 
-    model_config = SettingsConfigDict(env_prefix="ASSAY_", extra="forbid", frozen=True)
+    model_config = SettingsConfigDict(
+        env_prefix="ASSAY_", extra="forbid", frozen=True, env_ignore_empty=True
+    )
 
     db: Path = Path("assay.db")
     policy_dirs: Annotated[list[Path], NoDecode] = []
@@ -229,9 +232,7 @@ class Settings(BaseSettings):
     ingest_max_file_mb: Annotated[float, Field(gt=0)] = 64.0
     ingest_max_file_seconds: Annotated[float, Field(gt=0)] = 1800.0
     support_labels: str = "contradicted,supported,unsupported"
-    data_dir: Path = Field(
-        Path("../shared/data"), validation_alias=AliasChoices("data_dir", "ASSAY_DATA")
-    )
+    data: Path = Path("../shared/data")
     debug: bool = False
     llm: LLMSettings = Field(default_factory=load_llm_settings)
     serve: ServeSettings = Field(default_factory=ServeSettings.from_environment)

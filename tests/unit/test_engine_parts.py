@@ -40,3 +40,16 @@ def test_a_part_named_wrongly_is_refused_with_the_setting_it_names(
 ) -> None:
     with pytest.raises(InvalidInputError, match=rf"{part}='{value}'.*as the setting {part}"):
         Assay(tmp_path / "a.db", **{part: value})  # type: ignore[arg-type]
+
+
+def test_an_engine_on_a_given_database_neither_forks_nor_closes_it(tmp_path: Path) -> None:
+    database = SQLiteDatabase(tmp_path / "mine.db")
+    engine = Assay(database=database, embedder="hashing")
+    with pytest.raises(InvalidInputError, match="cannot open another connection"):
+        engine.fork()
+    engine.close()
+    assert engine.sources.kinds()  # the caller's database is still open
+    with engine.acting_as("0123456789ab") as acting:
+        acting.sources.kinds()
+    assert engine.audit.head()[0] == 0  # closing the acting copy closed nothing
+    database.close()

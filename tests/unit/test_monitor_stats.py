@@ -88,7 +88,7 @@ def score_event(engine: Assay, similarities: list[float], policy: str = "financi
     return result.event_id
 
 
-def ask_payload(
+def ask_record(
     score: float,
     *,
     status: str | None = "answered",
@@ -212,20 +212,20 @@ def test_r10_ask_events_mirror_the_response_confidence(tmp_path: Any) -> None:
 
 
 def test_r10_ask_mixes_fallbacks_abstentions_and_calibration(engine: Assay) -> None:
-    append_ask(engine, ask_payload(0.9))
+    append_ask(engine, ask_record(0.9))
     append_ask(
-        engine, ask_payload(0.7, decision="hedge", fallbacks=("hedge",), action="append_caveat")
+        engine, ask_record(0.7, decision="hedge", fallbacks=("hedge",), action="append_caveat")
     )
     append_ask(
-        engine, ask_payload(0.5, calibrated=0.4, status="abstained_judge", action="human_review")
+        engine, ask_record(0.5, calibrated=0.4, status="abstained_judge", action="human_review")
     )
     append_ask(
         engine,
-        ask_payload(
+        ask_record(
             0.2, decision="refuse", status="refused", action="suppress", fallbacks=("refuse",)
         ),
     )
-    append_ask(engine, ask_payload(0.3, decision="refuse", status=None, admitted=0))
+    append_ask(engine, ask_record(0.3, decision="refuse", status=None, admitted=0))
     report = engine.monitor.report()
     o = report.overall
     assert o.asks == 5 and o.scores == 0
@@ -254,7 +254,7 @@ def test_r10_review_verdicts_by_confidence_band(engine: Assay) -> None:
     labels = {0.9: "high", 0.7: "medium", 0.3: "low"}
     for score, verdicts in ((0.9, ["correct", "correct", "incorrect"]), (0.7, ["incorrect"])):
         for verdict in verdicts:
-            event_id = append_ask(engine, ask_payload(score))
+            event_id = append_ask(engine, ask_record(score))
             item = engine.review.add(
                 event_id=event_id,
                 query="q",
@@ -265,7 +265,7 @@ def test_r10_review_verdicts_by_confidence_band(engine: Assay) -> None:
                 policy_version="2",
             )
             engine.review.resolve(item.id, verdict)
-    append_ask(engine, ask_payload(0.3))  # reviewed by nobody
+    append_ask(engine, ask_record(0.3))  # reviewed by nobody
     feedback = {f.band: f for f in engine.monitor.report().feedback}
     assert [f.band for f in engine.monitor.report().feedback] == list(labels.values())
     assert (feedback["high"].reviewed, feedback["high"].correct) == (3, 2)
@@ -284,7 +284,7 @@ def test_r10_review_verdicts_by_confidence_band(engine: Assay) -> None:
 def test_r10_window_since_and_policy_filters(engine: Assay) -> None:
     start = datetime(2026, 11, 1, 8, 15, tzinfo=UTC)
     for i in range(6):
-        append_ask(engine, ask_payload(0.1 * (i + 1)), now=start + timedelta(hours=i))
+        append_ask(engine, ask_record(0.1 * (i + 1)), now=start + timedelta(hours=i))
     score_event(engine, [0.9], policy="legal")
     monitor = engine.monitor
     assert monitor.report(window=2).overall.events == 2
@@ -301,7 +301,7 @@ def test_r10_window_since_and_policy_filters(engine: Assay) -> None:
 def test_r10_timeline_is_hourly_with_gaps_filled(engine: Assay) -> None:
     start = datetime(2026, 11, 1, 8, 15, tzinfo=UTC)
     for hours, score, status in ((0, 0.8, "answered"), (0, 0.6, "refused"), (3, 0.9, "answered")):
-        append_ask(engine, ask_payload(score, status=status), now=start + timedelta(hours=hours))
+        append_ask(engine, ask_record(score, status=status), now=start + timedelta(hours=hours))
     timeline = engine.monitor.timeline()
     assert timeline.granularity == "hour"
     assert [b.start for b in timeline.buckets] == [
@@ -317,7 +317,7 @@ def test_r10_timeline_is_hourly_with_gaps_filled(engine: Assay) -> None:
 def test_r10_timeline_by_day_past_three_days(engine: Assay) -> None:
     start = datetime(2026, 11, 1, 23, 30, tzinfo=UTC)
     for days in (0, 0.05, 4):
-        append_ask(engine, ask_payload(0.5), now=start + timedelta(days=days))
+        append_ask(engine, ask_record(0.5), now=start + timedelta(days=days))
     timeline = build_timeline(engine.db.monitor)
     assert timeline.granularity == "day"
     assert [b.count for b in timeline.buckets] == [1, 1, 0, 0, 1]  # 23:30 and 00:42 split

@@ -254,3 +254,24 @@ def test_j6_counts_by_status(engine: Assay) -> None:
     first, _ = enqueue(engine), enqueue(engine, "second?")
     engine.review.resolve(first.id, "correct")
     assert engine.review.counts() == {"pending": 1, "resolved": 1, "all": 2}
+
+
+def test_a_failed_inner_unit_of_work_is_undone_alone(engine: Assay) -> None:
+    """A unit of work inside another is a savepoint: when it fails and the outer one
+    carries on, only the inner writes are undone."""
+    verdict = ReviewRecord(
+        review_item=0, event_id="e", verdict="correct", note=None, confidence_score=1
+    )
+
+    def inner_fails() -> None:
+        with engine.db.unit_of_work():
+            engine.audit.append(verdict, query="undone", policy_name="p", policy_version="1")
+            raise RuntimeError("the inner unit fails")
+
+    with engine.db.unit_of_work():
+        engine.audit.append(verdict, query="kept", policy_name="p", policy_version="1")
+        with pytest.raises(RuntimeError):
+            inner_fails()
+        engine.audit.append(verdict, query="also kept", policy_name="p", policy_version="1")
+    assert [e.query for e in engine.audit.iter_all()] == ["kept", "also kept"]
+    assert engine.audit.verify().ok

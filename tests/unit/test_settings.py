@@ -55,7 +55,7 @@ def test_every_assay_variable_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> N
     assert s.serve.session_hours == 2.0 and s.serve.secure_cookies is False
     assert (s.llm.url, s.llm.timeout, s.llm.configured) == ("http://127.0.0.1:9/v1", 7.5, True)
     assert s.support_labels == "unsupported,supported" and s.debug
-    assert s.data_dir == Path("datasets")
+    assert s.data == Path("datasets")
 
 
 def test_the_llm_key_never_shows(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -78,3 +78,12 @@ def test_serve_options_are_refused_in_the_file(tmp_path: Path) -> None:
     (tmp_path / "assay.toml").write_text("[serve]\nsession_hours = 2\n")
     with pytest.raises(InvalidInputError, match=r"remove the \[serve\] table"):
         load_settings()
+
+
+def test_an_empty_variable_is_unset_and_a_bare_name_is_not_a_setting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ASSAY_DEBUG", "")
+    monkeypatch.setenv("DATA", "/elsewhere")  # only ASSAY_* variables are settings
+    s = load_settings()
+    assert s.debug is False and s.data == Path("../shared/data")

@@ -192,19 +192,26 @@ class AuditLog:
         *,
         expected_head: str | None = None,
         checkpoints: Sequence[Checkpoint] = (),
-        replay: bool = True,
+        replay: bool | None = None,
     ) -> VerifyReport:
         """Walk the chain from the first row; report every row that breaks it.
 
-        With ``replay`` (the default) each row is also checked by a fresh :attr:`replay`
-        check when this log was given one: the engine gives
-        :class:`assay.audit.replay.Replay`, which recomputes each scoring event's
-        composites, labels and gate verdicts from the row alone.
+        ``replay`` checks each row's content too, with a fresh :attr:`replay` check (the
+        engine's log has :class:`assay.audit.replay.Replay`: each row read as its record,
+        each scoring event's composites, labels, gate verdicts and route recomputed from
+        the row alone). By default it runs when this log has a check; ``True`` on a log
+        without one is refused rather than skipped in silence.
         ``checkpoints`` (from :meth:`checkpoint`, kept elsewhere) and ``expected_head``
         (a head hash recorded earlier) must still be in the chain: rows cut from the
         end or rewritten below them are reported. Never raises on what a row holds.
         """
-        check = self.replay() if replay and self.replay is not None else None
+        if replay and self.replay is None:
+            raise InvalidInputError(
+                "replay", replay,
+                "build the log with replay=assay.audit.replay.Replay, or pass replay=False",
+                problem="has no row check to run",
+            )  # fmt: skip
+        check = self.replay() if replay is not False and self.replay is not None else None
         walk = ChainWalk(
             _row_hash,
             keys=self.keys,

@@ -28,6 +28,7 @@ from assay.calibration.maps import map_from_dict
 from assay.errors import InvalidInputError
 from assay.events import (
     AskRecord,
+    AuditRecord,
     CalibrationRecord,
     EvidenceRecord,
     JsonObject,
@@ -52,25 +53,36 @@ from assay.types import Candidate, Evidence, Label, SourceBasis, round_score
 
 class Replay:
     """The row check of ``audit verify`` (:class:`assay.audit.verify.RowCheck`): every
-    scoring event recomputed from its row, and every applied calibration map compared
-    with the map its fitting event recorded earlier in the chain."""
+    row read as its kind's record, every scoring event recomputed from it, and every
+    applied calibration map compared with the map its fitting event recorded earlier in
+    the chain."""
 
     def __init__(self) -> None:
         self.maps: dict[int, JsonObject] = {}  # map parameters as their fits recorded them
 
-    def __call__(self, kind: str, payload: Any, query: str) -> list[str]:
-        return replay_problems(kind, payload, query) + map_problems(kind, payload, self.maps)
+    def __call__(
+        self, kind: str, payload: Any, query: str, schema_version: int | None = None
+    ) -> list[str]:
+        try:
+            record = parse_record(kind, payload, legacy=schema_version is None)
+        except ValueError as exc:
+            return [f"payload does not match its record: {exc}"]
+        return record_problems(record, query) + map_problems(record, self.maps)
 
 
 def replay_problems(kind: str, payload: Any, query: str = "") -> list[str]:
     """Describe every stored score of one event that does not recompute; [] if all do."""
-    if kind not in ("score", "ask"):
-        return []
     try:
         record = parse_record(kind, payload)
     except ValueError as exc:
         return [f"payload does not match its record: {exc}"]
-    assert isinstance(record, ScoreRecord)
+    return record_problems(record, query)
+
+
+def record_problems(record: AuditRecord, query: str = "") -> list[str]:
+    """Every stored score of a scoring record that does not recompute; [] for the others."""
+    if not isinstance(record, ScoreRecord):
+        return []
     try:
         snapshot = record.policy.model_dump(mode="json")
         policy = policy_from_mapping(snapshot, origin="audit row")
@@ -203,20 +215,15 @@ def _answer_calibration_problems(record: AskRecord, policy: Policy) -> list[str]
     return problems
 
 
-def map_problems(kind: str, payload: Any, maps: dict[int, JsonObject]) -> list[str]:
+def map_problems(record: AuditRecord, maps: dict[int, JsonObject]) -> list[str]:
     """Check that every map an ``ask`` row applied is the one its ``calibration`` event
     recorded when it was fitted (``maps``, filled as the chain is walked), so a map
     edited in its table after the fact cannot pass unseen."""
-    if kind not in ("calibration", "ask"):
-        return []
-    try:
-        record = parse_record(kind, payload)
-    except ValueError as exc:
-        return [f"calibration entry cannot be checked: {exc}"]
     if isinstance(record, CalibrationRecord):
         maps[record.map.id] = record.map.params
         return []
-    assert isinstance(record, AskRecord)
+    if not isinstance(record, AskRecord):
+        return []
     applied: list[tuple[str, int, JsonObject | None]] = []
     if record.calibration.set is not None:
         applied.append(("set", record.calibration.set.id, record.calibration.set.params))

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from assay.audit.report import GENESIS_HASH, VerifyProblem, VerifyReport
 from assay.audit.seal import Checkpoint, Keyring
+from assay.errors import StorageError
 from assay.hashing import sha256_hex
 from assay.store.records import AuditRow
 
@@ -27,9 +28,12 @@ RowHash = Callable[[AuditRow], str]
 
 class RowCheck(Protocol):
     """Checks what one row holds, in chain order (it may keep state between rows): the
-    problems found in an event of ``kind`` with this ``payload`` and ``query``."""
+    problems found in an event of ``kind`` with this ``payload`` and ``query``, written
+    with ``schema_version`` (``None``: before rows had one)."""
 
-    def __call__(self, kind: str, payload: Any, query: str) -> list[str]: ...
+    def __call__(
+        self, kind: str, payload: Any, query: str, schema_version: int | None
+    ) -> list[str]: ...
 
 
 class ChainWalk:
@@ -60,8 +64,8 @@ class ChainWalk:
         try:
             for raw in rows:
                 self._row(raw)
-        except Exception as exc:  # a dropped or damaged table, whatever the backend
-            self._add(self.expected_seq, None, f"audit table cannot be read ({exc})")
+        except StorageError as exc:  # a dropped or damaged table, whatever the backend
+            self._add(self.expected_seq, None, str(exc))
         self._finish()
         return VerifyReport(
             events=self.count,
@@ -124,8 +128,9 @@ class ChainWalk:
         except (json.JSONDecodeError, RecursionError, TypeError):
             payload = None
         kind, query = str(columns.get("kind")), str(columns.get("query"))
+        version = columns.get("schema_version")
         try:
-            found = check(kind, payload, query)
+            found = check(kind, payload, query, version if isinstance(version, int) else None)
         except Exception as exc:
             found = [f"payload cannot be checked: {type(exc).__name__}: {exc}"]
         for problem in found:

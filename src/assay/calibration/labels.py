@@ -297,7 +297,10 @@ def review_labels(queue: ReviewQueue, audit: AuditLog | None = None) -> list[Lab
     for item in sorted(queue.list("resolved", limit=1_000_000), key=lambda item: item.id):
         label, score = int(item.verdict == "correct"), item.confidence_score
         if audit is not None:
-            asked = audit.get(item.event_id).record()
+            try:
+                asked: object = audit.get(item.event_id).record()
+            except ValueError:  # a row that is not its record: the score shown stands
+                asked = None
             judgment = asked.judgment if isinstance(asked, AskRecord) else None
             if judgment is not None and judgment.calibration is not None:
                 score = float(judgment.calibration.raw)

@@ -77,7 +77,7 @@ def calibrate() -> None:
 @click.option(
     "--data",
     type=click.Path(file_okay=False, path_type=Path),
-    default=lambda: load_settings().data_dir,
+    default=lambda: load_settings().data,
     help="The public datasets' folder [default: $ASSAY_DATA or ../shared/data].",
 )
 @click.option("--length-matched", is_flag=True, help="HaluEval: equal answer lengths per class.")

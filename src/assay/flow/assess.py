@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from assay.events import AskRecord
+from assay.events import AskRecord, build
 from assay.flow.retrieval import Retrieval
 from assay.flow.score import ScoreResult, SourceResolver, score_candidates, score_fields
 from assay.models.support import SupportModel
@@ -132,7 +132,8 @@ def ask_record(
     """The audit record of a question: the scoring record plus retrieval, signals and
     route (an answered question adds its answer: :meth:`AskRecord.answered`)."""
     fields = score_fields(result.scored, models=models, prompts=prompts)
-    return AskRecord.model_validate(
+    return build(
+        AskRecord,
         fields
         | {
             "retrieval": {
@@ -156,5 +157,5 @@ def ask_record(
             "conflicts": [c.to_dict() for c in result.conflicts],
             "signals": result.signals.as_dict(),
             "route": result.route.as_dict(),
-        }
+        },
     )

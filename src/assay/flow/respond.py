@@ -54,7 +54,7 @@ from assay.answer.expansion import pseudo_relevance_phrasings
 from assay.answer.gaps import evidence_gaps, subject_terms
 from assay.calibration.apply import Calibrator
 from assay.errors import EndpointError
-from assay.events import AnswerPart
+from assay.events import AnswerPart, build
 from assay.flow.assess import AskResult
 from assay.judge.base import Judge, Judgment, empty_or_refusal, is_refusal
 from assay.judge.claims import split_claims
@@ -174,7 +174,8 @@ class Response:
 
     def answer_part(self) -> AnswerPart:
         """What the audit record adds to the evidence, signals and route (J8)."""
-        return AnswerPart.model_validate(
+        return build(
+            AnswerPart,
             {
                 "answer": self.answer,
                 "status": self.status.value,
@@ -189,7 +190,7 @@ class Response:
                 "notes": list(self.notes),
                 "problems": list(self.problems),
                 "review": self.review,
-            }
+            },
         )
 
 

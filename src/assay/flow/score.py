@@ -13,7 +13,7 @@ from datetime import date
 from typing import Any
 
 from assay.errors import InvalidInputError
-from assay.events import ScoreRecord
+from assay.events import ScoreRecord, build
 from assay.policy import Policy
 from assay.scoring.corroboration import TextSimilarity, corroborate, lexical_similarity
 from assay.scoring.evidence import SourceFacts, score_candidate
@@ -118,7 +118,7 @@ def score_record(
     prompt versions of an answer's writer and judge; with ``assay_version`` they tell a
     replay mismatch caused by new code from a forged row.
     """
-    return ScoreRecord.model_validate(score_fields(result, models=models, prompts=prompts))
+    return build(ScoreRecord, score_fields(result, models=models, prompts=prompts))
 
 
 def score_fields(

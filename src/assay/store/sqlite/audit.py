@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
+from assay.errors import StorageError
 from assay.events import JsonObject
 from assay.store.records import AuditEvent, AuditFilter, AuditRow
 
@@ -80,6 +81,8 @@ class SQLiteAuditRepository:
         try:
             rows = self._conn.execute(f"SELECT {COLUMNS} FROM audit_events ORDER BY seq")
             yield from (dict(row) for row in rows)
+        except sqlite3.DatabaseError as exc:  # a dropped or damaged table
+            raise StorageError(f"audit table cannot be read ({exc})") from exc
         finally:
             self._conn.text_factory = factory
 

@@ -102,15 +102,18 @@ def _open_error(target: str, exc: sqlite3.Error) -> StorageError:
 def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """Run the block as one write transaction: all of it lands, or none of it.
 
-    Inside another transaction of the same connection the block joins it (the outer one
-    commits or rolls back both). A database failure inside the block is re-raised as
-    :class:`StorageError`. Writers queue first, the threads of a process on a lock and
-    processes on an ``flock`` of the ``<db>-writelock`` file: SQLite's own wait for a
-    busy database polls with sleeps of up to 100 ms, which a server's workers would
-    otherwise pay on every collision.
+    Inside another transaction of the same connection the block is a savepoint of it: a
+    failure inside rolls back the block's own writes (and propagates), the outer
+    transaction commits or rolls back the rest. A database failure inside the block is
+    re-raised as :class:`StorageError`. Writers queue first, the threads of a process on
+    a lock and processes on an ``flock`` of the ``<db>-writelock`` file: SQLite's own
+    wait for a busy database polls with sleeps of up to 100 ms, which a server's
+    workers would otherwise pay on every collision.
     """
-    if getattr(conn, "depth", 0) > 0:
-        yield conn  # joins the unit of work already open on this connection
+    depth = getattr(conn, "depth", 0)
+    if depth > 0:
+        with _savepoint(conn, f"unit_{depth}"):
+            yield conn
         return
     with _WRITE_LOCK, _file_lock(getattr(conn, "write_lock", None)):
         try:
@@ -129,6 +132,22 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         finally:
             _nest(conn, -1)
         conn.execute("COMMIT")
+
+
+@contextmanager
+def _savepoint(conn: sqlite3.Connection, name: str) -> Iterator[None]:
+    """A nested unit of work: its writes are undone alone when it fails."""
+    conn.execute(f"SAVEPOINT {name}")
+    _nest(conn, +1)
+    try:
+        yield
+    except BaseException:
+        conn.execute(f"ROLLBACK TO {name}")
+        conn.execute(f"RELEASE {name}")
+        raise
+    finally:
+        _nest(conn, -1)
+    conn.execute(f"RELEASE {name}")
 
 
 def _nest(conn: sqlite3.Connection, step: int) -> None:
