@@ -47,6 +47,7 @@ __all__ = [
     "ScoreRecord",
     "build",
     "parse_record",
+    "record_type",
 ]
 
 SCHEMA_VERSION = 1  #: what new rows are written with; rows before it have none
@@ -469,6 +470,12 @@ def parse_record(kind: str, payload: Any, *, legacy: bool = False) -> AuditRecor
         ) from None
 
 
+def _first_error(exc: ValidationError) -> tuple[str, Any, str]:
+    """Where the first mismatch is (a dotted path), the value found there, and why."""
+    error = exc.errors()[0]
+    return ".".join(str(p) for p in error["loc"]), error.get("input"), error["msg"].lower()
+
+
 def _known(model: type[BaseModel], value: Any) -> Any:
     """``value`` without the keys ``model`` (and the records nested in it) do not have."""
     if not isinstance(value, dict) or model.model_config.get("extra") == "allow":
@@ -478,7 +485,7 @@ def _known(model: type[BaseModel], value: Any) -> Any:
         field = model.model_fields.get(name)
         if field is None:
             continue
-        inner = _record_type(field.annotation)
+        inner = record_type(field.annotation)
         if inner is None:
             out[name] = item
         elif isinstance(item, list):
@@ -488,11 +495,12 @@ def _known(model: type[BaseModel], value: Any) -> Any:
     return out
 
 
-def _record_type(annotation: Any) -> type[BaseModel] | None:
+def record_type(annotation: Any) -> type[BaseModel] | None:
+    """The record a field's annotation holds (through lists and optionals), if any."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     for arg in getattr(annotation, "__args__", ()):
-        found = _record_type(arg)
+        found = record_type(arg)
         if found is not None:
             return found
     return None

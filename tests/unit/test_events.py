@@ -8,14 +8,13 @@ import re
 import sqlite3
 import uuid
 from pathlib import Path
-from typing import Any
 
 import pytest
 from pydantic import BaseModel
 
 from assay import Assay, Candidate, InvalidInputError
 from assay.audit.log import GENESIS_HASH, _row_hash
-from assay.events import RECORDS, AskRecord, ReviewRecord, ScoreRecord, parse_record
+from assay.events import RECORDS, AskRecord, ReviewRecord, ScoreRecord, parse_record, record_type
 from assay.hashing import canonical_json, sha256_hex
 from assay.store.sqlite import monitor as sqlite_monitor
 from tests.conftest import AS_OF
@@ -29,7 +28,7 @@ def _resolves(model: type[BaseModel], path: list[str]) -> bool:
     field = model.model_fields.get(path[0])
     if field is None:
         return False
-    inner = _record_in(field.annotation)
+    inner = record_type(field.annotation)
     return (
         True
         if inner is None and len(path) == 1
@@ -37,21 +36,11 @@ def _resolves(model: type[BaseModel], path: list[str]) -> bool:
     )
 
 
-def _record_in(annotation: Any) -> type[BaseModel] | None:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in getattr(annotation, "__args__", ()):
-        found = _record_in(arg)
-        if found is not None:
-            return found
-    return None
-
-
 def test_j8_monitor_sql_paths_are_fields_of_the_records() -> None:
     """Monitoring reads payloads with json_extract for speed: each path it reads must be
     a field of the record it reads it from, so a renamed field fails here, not in prod."""
     pattern = re.compile(r"json_\w+\((payload|e\.value), '\$\.([\w.]+)'")
-    item = _record_in(ScoreRecord.model_fields["evidence"].annotation)
+    item = record_type(ScoreRecord.model_fields["evidence"].annotation)
     read = {
         "ask and score events": (sqlite_monitor._FIELDS + sqlite_monitor._ITEMS, AskRecord),
         "review events": (sqlite_monitor._VERDICTS, ReviewRecord),

@@ -33,27 +33,27 @@ class ModelRegistry(Generic[M]):
         self.setting = setting
         self._shipped = shipped
         self._cross_encoder = cross_encoder
-        self._factories: dict[str, Callable[[], M]] = {}
-        self._endpoint: dict[str, Callable[[ChatClient], M]] = {}
+        self._factories: dict[str, Callable[[LLMSettings | None], M]] = {}
         self._built: dict[str, M] = {}
         self._lock = threading.Lock()
 
     def register(self, name: str, factory: Callable[[], M]) -> None:
         """Make ``get(name)`` build the model with ``factory``; replaces an earlier one."""
-        if not isinstance(name, str) or not name.strip():
-            raise InvalidInputError("name", name, "give the model a non-empty name")
-        if not callable(factory):
-            raise InvalidInputError("factory", factory, "pass a callable that returns a model")
-        key = name.strip().lower()
-        self._factories[key] = factory
-        self._endpoint.pop(key, None)
-        self._built.pop(key, None)
+        self._add(name, factory, lambda llm: factory())
 
     def register_endpoint(self, name: str, factory: Callable[[ChatClient], M]) -> None:
         """Make ``get(name)`` build the model with ``factory`` around the LLM endpoint's
         client (a lookup without a configured endpoint is an error naming the fix)."""
-        self.register(name, lambda: factory(required_client(self.setting)))  # checks the name
-        self._endpoint[name.strip().lower()] = factory
+        self._add(name, factory, lambda llm: factory(required_client(self.setting, llm)))
+
+    def _add(self, name: str, given: object, build: Callable[[LLMSettings | None], M]) -> None:
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidInputError("name", name, "give the model a non-empty name")
+        if not callable(given):
+            raise InvalidInputError("factory", given, "pass a callable that returns a model")
+        key = name.strip().lower()
+        self._factories[key] = build
+        self._built.pop(key, None)
 
     def get(self, spec: object, *, llm: LLMSettings | None = None) -> M:
         """The model registered as ``spec`` (a name, or ``cross-encoder:PATH``); a model
@@ -72,11 +72,9 @@ class ModelRegistry(Generic[M]):
                 f"{did_you_mean(spec, names)}choose one of: {', '.join(names)}",
                 problem="is unknown",
             )
-        if key in self._endpoint:
-            return self._endpoint[key](required_client(self.setting, llm))
         if key not in self._shipped:
-            return factory()
+            return factory(llm)
         with self._lock:
             if key not in self._built:
-                self._built[key] = factory()
+                self._built[key] = factory(llm)
             return self._built[key]
