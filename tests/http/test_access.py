@@ -18,6 +18,7 @@ OPEN = {"/healthz", "/readyz", "/docs", "/docs/oauth2-redirect", "/openapi.json"
 # the role each guarded route needs; a route missing here fails test_every_route_is_listed
 NEEDS: dict[tuple[str, str], str] = {
     ("POST", "/v1/ask"): "reader",
+    ("POST", "/v1/chat/completions"): "reader",
     ("POST", "/v1/score"): "reader",
     ("POST", "/v1/evaluate"): "reader",
     ("POST", "/v1/ingest"): "curator",

@@ -38,6 +38,7 @@ from assay.server.errors import install_error_handlers
 from assay.server.ingest_worker import IngestWorker
 from assay.server.middleware import RequestContext
 from assay.server.monitor_routes import router as monitor_router
+from assay.server.openai_routes import router as openai_router
 from assay.server.query_routes import router as query_router
 from assay.settings import ServeSettings, Settings, load_settings
 
@@ -110,7 +111,8 @@ def create_app(
         max_body_bytes=options.max_body_bytes,
         max_upload_bytes=options.max_upload_bytes,
     )
-    routers = (query_router, curator_router, auditor_router, monitor_router, admin_router)
+    routers = (query_router, openai_router, curator_router, auditor_router, monitor_router,
+               admin_router)  # fmt: skip
     for router in (*routers, dashboard_router):
         app.include_router(router)
     app.mount("/dashboard/static", StaticFiles(directory=STATIC_DIR), name="dashboard-static")

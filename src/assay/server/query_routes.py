@@ -15,6 +15,7 @@ from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.errors import InvalidInputError
+from assay.flow.respond import Response as AskResponse
 from assay.flow.respond import Status
 from assay.judge.evaluate import evaluate
 from assay.keys import Role
@@ -100,15 +101,20 @@ def ask(body: AskRequest, request: Request) -> Response:
         as_of=body.as_of,
         jurisdiction=body.jurisdiction,
     )
+    observe_answer("ask", response)
+    return PlainJSON(response.as_dict())
+
+
+def observe_answer(endpoint: str, response: AskResponse) -> None:
+    """Count what one answered question decided (and how it abstained) in /metrics."""
     result = response.result
     metrics.observe_outcome(
-        "ask",
+        endpoint,
         result.scored.policy.name,
         response.decision.value,
         result.confidence,
         response.status.value if response.status in _ABSTAINED else None,
     )
-    return PlainJSON(response.as_dict())
 
 
 @router.post("/score", summary="Score, gate and corroborate your own candidates (E1-E10)")
