@@ -1,0 +1,179 @@
+"""assay inside a LangChain pipeline (extra ``assay[langchain]``).
+
+* :class:`AssayRetriever` wraps any vector store or retriever: it fetches the usual
+  results, scores and gates them under a policy (or a severity), logs one audit event,
+  and returns only the admitted ``Document``\\ s, each carrying its ``confidence``,
+  ``label``, sub-scores, finding and ``event_id`` in its metadata.
+* :class:`AssayCompressor` does the same to documents another retriever found, as the
+  ``base_compressor`` of a ``ContextualCompressionRetriever``.
+* :class:`AssayEmbeddings` is assay's own embedder behind LangChain's ``Embeddings``.
+
+A result's relevance is the store's relevance score
+(``similarity_search_with_relevance_scores``), or a ``score`` / ``relevance_score`` in
+the document's metadata; a document without one (a store with no relevance scale, such
+as ``InMemoryVectorStore``) is scored by the engine's relevance model. The source of
+each document comes from its metadata (``source_id`` or ``source_kind``, see
+:func:`assay.to_candidates`), else from the ``source_id`` / ``source_kind`` given here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from langchain_core.callbacks import CallbackManagerForRetrieverRun, Callbacks
+from langchain_core.documents import BaseDocumentCompressor, Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.vectorstores import VectorStore
+from pydantic import ConfigDict
+
+from assay.adapters import to_candidates
+from assay.engine import Assay
+from assay.errors import InvalidInputError
+from assay.flow.score import ScoreResult
+from assay.models.embedder import Embedder, get_embedder
+
+__all__ = ["AssayCompressor", "AssayEmbeddings", "AssayRetriever"]
+
+_SCORE_KEYS = ("score", "relevance_score", "similarity")
+
+
+class AssayEmbeddings(Embeddings):
+    """assay's embedder (``minilm`` by default) through LangChain's interface."""
+
+    def __init__(self, embedder: Embedder | str = "minilm") -> None:
+        self.embedder = get_embedder(embedder)
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """One unit vector per text."""
+        return [[float(x) for x in row] for row in self.embedder.embed(list(texts))]
+
+    def embed_query(self, text: str) -> list[float]:
+        """The unit vector of one query."""
+        return self.embed_documents([text])[0]
+
+
+class _Gate:
+    """What the retriever and the compressor share: score, gate, annotate."""
+
+    engine: Assay
+    policy: str | None
+    severity: str | None
+    source_id: str | None
+    source_kind: str | None
+    similarity: Callable[[float], float] | None
+
+    def gate(
+        self, query: str, scored: Sequence[tuple[Document, float | None]], origin: str
+    ) -> list[Document]:
+        """The admitted documents of ``scored``, best first, annotated; one audit event
+        naming ``origin`` as where the relevance scores came from."""
+        pairs = self._with_relevance(query, scored)
+        if not pairs:
+            return []
+        candidates = to_candidates(
+            pairs, source_id=self.source_id, source_kind=self.source_kind,
+            similarity=self.similarity,
+        )  # fmt: skip
+        result = self.engine.score(
+            query, candidates, policy=self.policy, severity=self.severity,
+            models={"similarity": f"langchain {origin}"},
+        )  # fmt: skip
+        docs = {c.id: doc for c, (doc, _) in zip(candidates, pairs, strict=True)}
+        return _admitted(result, docs)
+
+    def _with_relevance(
+        self, query: str, scored: Sequence[tuple[Document, float | None]]
+    ) -> list[tuple[Document, float]]:
+        missing = [doc for doc, score in scored if score is None]
+        found: dict[int, float] = {}
+        if missing:
+            model = self.engine.relevance
+            if model is None:
+                raise InvalidInputError(
+                    "score", None,
+                    "return relevance scores from the store, or give the engine a relevance model",
+                    problem="is missing from a document",
+                )  # fmt: skip
+            values = model.score(query, [doc.page_content for doc in missing])
+            found = {id(doc): float(v) for doc, v in zip(missing, values, strict=True)}
+        return [(doc, found[id(doc)] if score is None else score) for doc, score in scored]
+
+
+class AssayRetriever(_Gate, BaseRetriever):
+    """Any vector store or retriever, its results gated by assay (see the module)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    base: VectorStore | BaseRetriever
+    engine: Assay
+    policy: str | None = None
+    severity: str | None = None
+    k: int = 8
+    source_id: str | None = None
+    source_kind: str | None = None
+    similarity: Callable[[float], float] | None = None
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+    ) -> list[Document]:
+        scored: list[tuple[Document, float | None]]
+        if isinstance(self.base, VectorStore):
+            try:
+                found = self.base.similarity_search_with_relevance_scores(query, k=self.k)
+                scored = [(d, s) for d, s in found]
+            except NotImplementedError:  # a store with no relevance scale: the model scores
+                scored = [(d, None) for d in self.base.similarity_search(query, k=self.k)]
+        else:
+            docs = self.base.invoke(query, config={"callbacks": run_manager.get_child()})
+            scored = [(d, _metadata_score(d)) for d in docs]
+        return self.gate(query, scored, type(self.base).__name__)
+
+
+class AssayCompressor(_Gate, BaseDocumentCompressor):
+    """Gates documents found by another retriever (a ``ContextualCompressionRetriever``'s
+    ``base_compressor``)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    engine: Assay
+    policy: str | None = None
+    severity: str | None = None
+    source_id: str | None = None
+    source_kind: str | None = None
+    similarity: Callable[[float], float] | None = None
+
+    def compress_documents(
+        self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
+    ) -> Sequence[Document]:
+        """The admitted documents, best first, annotated (see the module)."""
+        return self.gate(query, [(d, _metadata_score(d)) for d in documents], "documents")
+
+
+def _metadata_score(doc: Document) -> float | None:
+    value = next((doc.metadata[k] for k in _SCORE_KEYS if k in doc.metadata), None)
+    return None if value is None else float(value)
+
+
+def _admitted(result: ScoreResult, docs: dict[str, Document]) -> list[Document]:
+    """The admitted items as documents (their own metadata kept), strongest first."""
+    finding_of = {e: f.id for f in result.findings for e in f.evidence_ids}
+    out = []
+    for item in result.evidence:
+        if not item.admitted:
+            continue
+        doc = docs[item.id]
+        metadata = dict(doc.metadata) | {
+            "assay": {
+                "confidence": item.confidence,
+                "label": item.label.value,
+                "scores": item.scores.as_dict(),
+                "finding": finding_of.get(item.id),
+                "evidence_id": item.id,
+                "event_id": result.event_id,
+                "policy": f"{item.policy_name} v{item.policy_version}",
+            }
+        }
+        out.append(Document(page_content=doc.page_content, metadata=metadata, id=doc.id))
+    out.sort(key=lambda d: -d.metadata["assay"]["confidence"])
+    return out

@@ -1,0 +1,87 @@
+"""assay inside a real LangChain pipeline: an in-memory vector store embedded with
+assay's own embedder, its results gated by AssayRetriever, a runnable chain over it, and
+AssayCompressor on documents another retriever found."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from langchain_core.documents import Document
+from langchain_core.runnables import RunnableLambda
+from langchain_core.vectorstores import InMemoryVectorStore
+
+from assay import Assay
+from assay.integrations.langchain import AssayCompressor, AssayEmbeddings, AssayRetriever
+from tests.conftest import AS_OF
+
+OFFICIAL = "Charge the HX-40 only at an ambient temperature between 0 °C and 45 °C."
+FORUM = "I always charge my HX-40 in the car at 60 °C, never had a problem."
+OTHER = "Burmese pythons are among the largest snakes in the world."
+QUESTION = "What ambient temperature range is safe for charging the HX-40?"
+
+
+@pytest.fixture(scope="module")
+def embeddings() -> AssayEmbeddings:
+    return AssayEmbeddings("minilm")
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Assay]:
+    with Assay(tmp_path / "lc.db") as engine:
+        engine.sources.add("halden-sds", "official")
+        engine.sources.add("forum", "unverified")
+        yield engine
+
+
+@pytest.fixture
+def store(embeddings: AssayEmbeddings) -> InMemoryVectorStore:
+    store = InMemoryVectorStore(embedding=embeddings)
+    dated = {"published": AS_OF.isoformat()}
+    store.add_documents(
+        [
+            Document(OFFICIAL, metadata={"source_id": "halden-sds", "title": "SDS"} | dated),
+            Document(FORUM, metadata={"source_id": "forum"} | dated),
+            Document(OTHER, metadata={"source_kind": "unverified"} | dated),
+        ]
+    )
+    return store
+
+
+def test_b6_the_retriever_returns_only_admitted_documents_annotated(
+    engine: Assay, store: InMemoryVectorStore
+) -> None:
+    retriever = AssayRetriever(base=store, engine=engine, policy="financial", k=3)
+    docs = retriever.invoke(QUESTION)
+    assert [d.page_content for d in docs] == [OFFICIAL]  # the forum and the snakes stay out
+    governed = docs[0].metadata["assay"]
+    assert governed["label"] in ("high", "medium") and 0 < governed["confidence"] <= 1
+    assert set(governed["scores"]) == {"similarity", "source", "freshness"}
+    assert docs[0].metadata["title"] == "SDS"  # the document's own metadata is kept
+    [event] = engine.audit.list(kind="score")
+    assert event.event_id == governed["event_id"] and event.query == QUESTION
+    excluded = [e for e in event.record().evidence if not e.admitted]  # type: ignore[attr-defined]
+    assert len(excluded) == 2 and engine.audit.verify().ok
+
+
+def test_b6_a_chain_runs_over_the_governed_retriever(
+    engine: Assay, store: InMemoryVectorStore
+) -> None:
+    retriever = AssayRetriever(base=store, engine=engine, severity="informational", k=3)
+    chain = retriever | RunnableLambda(
+        lambda docs: "\n".join(f"[{d.metadata['assay']['label']}] {d.page_content}" for d in docs)
+    )
+    context = chain.invoke(QUESTION)
+    assert OFFICIAL in context and OTHER not in context
+
+
+def test_b6_the_compressor_gates_another_retrievers_documents(
+    engine: Assay, store: InMemoryVectorStore
+) -> None:
+    """Documents without a score are scored by the engine's relevance model."""
+    found = store.as_retriever(search_kwargs={"k": 3}).invoke(QUESTION)
+    assert all("score" not in d.metadata for d in found)
+    kept = AssayCompressor(engine=engine, policy="financial").compress_documents(found, QUESTION)
+    assert [d.page_content for d in kept] == [OFFICIAL]
+    assert kept[0].metadata["assay"]["event_id"] == engine.audit.list(kind="score")[0].event_id
