@@ -1,0 +1,93 @@
+"""assay inside a real LlamaIndex pipeline: a VectorStoreIndex embedded with assay's own
+embedder, a query engine whose nodes AssayPostprocessor gates, and AssayEvaluator's J1
+verdict, all offline."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from llama_index.core import Document, VectorStoreIndex
+from llama_index.core.llms.mock import MockLLM
+from llama_index.core.query_engine import RetrieverQueryEngine
+from llama_index.core.response_synthesizers.no_text import NoText
+
+from assay import Assay
+from assay.integrations.llamaindex import AssayEmbedding, AssayEvaluator, AssayPostprocessor
+from tests.conftest import AS_OF
+
+OFFICIAL = "Charge the HX-40 only at an ambient temperature between 0 °C and 45 °C."
+FORUM = "I always charge my HX-40 in the car at 60 °C, never had a problem."
+OTHER = "Burmese pythons are among the largest snakes in the world."
+QUESTION = "What ambient temperature range is safe for charging the HX-40?"
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Assay]:
+    with Assay(tmp_path / "li.db") as engine:
+        engine.sources.add("halden-sds", "official")
+        engine.sources.add("forum", "unverified")
+        yield engine
+
+
+@pytest.fixture(scope="module")
+def index() -> VectorStoreIndex:
+    dated = {"published": AS_OF.isoformat()}
+    documents = [
+        Document(text=OFFICIAL, metadata={"source_id": "halden-sds"} | dated),
+        Document(text=FORUM, metadata={"source_id": "forum"} | dated),
+        Document(text=OTHER, metadata={"source_kind": "unverified"} | dated),
+    ]
+    return VectorStoreIndex.from_documents(documents, embed_model=AssayEmbedding("minilm"))
+
+
+def test_b6_a_query_engine_keeps_only_the_admitted_nodes(
+    engine: Assay, index: VectorStoreIndex
+) -> None:
+    gate = AssayPostprocessor(engine=engine, policy="financial")
+    # NoText: the engine returns the gated nodes and asks no LLM (MockLLM is never called)
+    query_engine = RetrieverQueryEngine(
+        retriever=index.as_retriever(similarity_top_k=3),
+        response_synthesizer=NoText(llm=MockLLM()),
+        node_postprocessors=[gate],
+    )
+    response = query_engine.query(QUESTION)
+    [node] = response.source_nodes
+    governed = node.node.metadata["assay"]
+    assert node.node.get_content() == OFFICIAL and node.score == governed["confidence"]
+    assert governed["label"] in ("high", "medium")
+    [event] = engine.audit.list(kind="score")
+    assert event.event_id == governed["event_id"] and event.query == QUESTION
+    assert engine.audit.verify().ok
+
+
+def test_b6_nodes_without_scores_are_scored_by_the_relevance_model(
+    engine: Assay, index: VectorStoreIndex
+) -> None:
+    nodes = index.as_retriever(similarity_top_k=3).retrieve(QUESTION)
+    for node in nodes:
+        node.score = None
+    kept = AssayPostprocessor(engine=engine, policy="financial").postprocess_nodes(
+        nodes, query_str=QUESTION
+    )
+    assert [n.node.get_content() for n in kept] == [OFFICIAL]
+
+
+def test_j1_the_evaluator_returns_the_assessment(engine: Assay) -> None:
+    evaluator = AssayEvaluator(engine, policy="financial")
+    good = evaluator.evaluate(
+        query=QUESTION, response="Between 0 °C and 45 °C.", contexts=[OFFICIAL]
+    )
+    bad = evaluator.evaluate(
+        query=QUESTION, response="Up to 90 °C is fine in a car.", contexts=[OFFICIAL]
+    )
+    assert good.score is not None and bad.score is not None and good.score > bad.score
+    assert good.passing and not bad.passing
+    assessment = json.loads(bad.feedback or "{}")
+    assert assessment["recommended_action"] in ("human_review", "suppress")
+    assert set(assessment) == {
+        "confidence_score", "score_rationale", "evidence_sufficiency", "source_conflicts",
+        "unsupported_claims", "speculation_flags", "recommended_action",
+    }  # fmt: skip
