@@ -1,0 +1,346 @@
+"""A client for ``assay serve``: every ``/v1`` route, as :class:`Client` or :class:`AsyncClient`.
+
+::
+
+    from assay.client import Client
+
+    with Client("http://127.0.0.1:8000", api_key="assay_...") as assay:
+        reply = assay.ask("Max charging temperature?", policy="financial")
+        print(reply["answer"], reply["confidence"], reply["event_id"])
+
+Each method returns the route's JSON object (``/metrics``: its text). An error reply is
+raised as assay's own exception with the service's message, field and fix: a bad input
+as an :class:`~assay.errors.InvalidInputError`, a missing record as
+:class:`~assay.errors.NotFoundError`, a clash as :class:`~assay.errors.ConflictError`, a
+model or database that is down as :class:`~assay.errors.ModelUnavailableError` /
+:class:`~assay.errors.StorageError`; a refused key as :class:`AccessDeniedError`; the
+rest as :class:`ServiceError`. All of them are :class:`ServiceError`\\ s too, carrying the
+status, the error code and the request id. Only 429 and 503 replies are retried, with
+exponential backoff (or the reply's ``Retry-After``), because they say "later"; anything
+else would repeat a request that already failed, or already landed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from assay.errors import (
+    AssayError,
+    ConflictError,
+    InvalidInputError,
+    ModelUnavailableError,
+    NotFoundError,
+    StorageError,
+)
+
+__all__ = ["AccessDeniedError", "AsyncClient", "Client", "ServiceError"]
+
+RETRIED = frozenset({429, 503})
+Json = Any  #: a route's JSON reply, as the route documents it (docs/service.md)
+
+
+class ServiceError(AssayError):
+    """An error reply of the service: its status, code, field, fix and request id."""
+
+    def __init__(self, status: int, body: Mapping[str, Any]) -> None:
+        self.status = status
+        self.code = str(body.get("code") or "error")
+        self.field = str(body.get("field") or "")  # "" when the error names no field
+        self.fix = str(body.get("fix") or "")
+        self.request_id = body.get("request_id")
+        Exception.__init__(self, str(body.get("message") or f"HTTP {status}"))
+
+
+class AccessDeniedError(ServiceError):
+    """The key is missing, unknown, revoked, or lacks the role the route needs."""
+
+
+class _InvalidInputError(ServiceError, InvalidInputError):
+    pass
+
+
+class _NotFoundError(ServiceError, NotFoundError):
+    pass
+
+
+class _ConflictError(ServiceError, ConflictError):
+    pass
+
+
+class _ModelUnavailableError(ServiceError, ModelUnavailableError):
+    pass
+
+
+class _StorageUnavailableError(ServiceError, StorageError):
+    pass
+
+
+_BY_CODE: dict[str, type[ServiceError]] = {
+    "invalid_input": _InvalidInputError,
+    "not_found": _NotFoundError,
+    "conflict": _ConflictError,
+    "model_unavailable": _ModelUnavailableError,
+    "storage_unavailable": _StorageUnavailableError,
+    "unauthenticated": AccessDeniedError,
+    "invalid_key": AccessDeniedError,
+    "forbidden": AccessDeniedError,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """One request to make: the route, its query, body or files, and what it returns."""
+
+    method: str
+    path: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    json: Any = None
+    files: list[tuple[str, tuple[str, bytes]]] | None = None
+    data: Mapping[str, Any] | None = None
+    text: bool = False
+
+
+def _drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: (v.isoformat() if isinstance(v, date) else v) for k, v in values.items()
+            if v is not None}  # fmt: skip
+
+
+class _Routes:
+    """Every route, once: each builds its call and hands it to ``_send``."""
+
+    def _send(self, call: _Call) -> Any:
+        raise NotImplementedError
+
+    # -- reader -----------------------------------------------------------------
+    def ask(self, question: str, **options: Any) -> Any:
+        """``POST /v1/ask``: options ``policy``, ``severity``, ``top_k``, ``category``,
+        ``as_of``, ``jurisdiction``."""
+        return self._send(_Call("POST", "/v1/ask", json=_drop_none({"question": question,
+                                                                     **options})))  # fmt: skip
+
+    def score(self, query: str, candidates: Iterable[Mapping[str, Any]], **options: Any) -> Any:
+        """``POST /v1/score``: candidates as dicts (id, text, similarity, source_id, ...)."""
+        body = _drop_none({"query": query, "candidates": list(candidates), **options})
+        return self._send(_Call("POST", "/v1/score", json=body))
+
+    def evaluate(
+        self, query: str, answer: str, contexts: Iterable[Mapping[str, str]], **options: Any
+    ) -> Any:
+        """``POST /v1/evaluate``: the J1 assessment of ``answer`` against ``contexts``."""
+        body = _drop_none({"query": query, "answer": answer, "contexts": list(contexts),
+                           **options})  # fmt: skip
+        return self._send(_Call("POST", "/v1/evaluate", json=body))
+
+    # -- curator ------------------------------------------------------------------
+    def ingest(self, paths: Iterable[str | Path], **options: Any) -> Any:
+        """``POST /v1/ingest``: upload files; options ``source``, ``published``,
+        ``verified``, ``max_tokens``, ``overlap``."""
+        files = [("files", (Path(p).name, Path(p).read_bytes())) for p in paths]
+        return self._send(_Call("POST", "/v1/ingest", files=files, data=_drop_none(options)))
+
+    def sources(self, **filters: Any) -> Any:
+        """``GET /v1/sources``: filters ``kind``, ``due``, ``as_of``."""
+        return self._send(_Call("GET", "/v1/sources", params=_drop_none(filters)))
+
+    def source(self, source_id: str) -> Any:
+        """``GET /v1/sources/{id}``: one source and its history."""
+        return self._send(_Call("GET", f"/v1/sources/{source_id}"))
+
+    def add_source(self, source_id: str, kind: str, **fields: Any) -> Any:
+        """``POST /v1/sources``."""
+        body = _drop_none({"id": source_id, "kind": kind, **fields})
+        return self._send(_Call("POST", "/v1/sources", json=body))
+
+    def update_source(self, source_id: str, **changes: Any) -> Any:
+        """``POST /v1/sources/{id}``: a new version of the source."""
+        return self._send(_Call("POST", f"/v1/sources/{source_id}", json=_drop_none(changes)))
+
+    def review_source(self, source_id: str, **review: Any) -> Any:
+        """``POST /v1/source-reviews/{id}``: ``on``, ``reliability``, ``note``."""
+        body = _drop_none(review)
+        return self._send(_Call("POST", f"/v1/source-reviews/{source_id}", json=body))
+
+    # -- auditor ------------------------------------------------------------------
+    def audit(self, **filters: Any) -> Any:
+        """``GET /v1/audit``: ``kind``, ``policy``, ``since``, ``until``, ``actor``,
+        ``limit``, ``before``."""
+        return self._send(_Call("GET", "/v1/audit", params=_drop_none(filters)))
+
+    def audit_event(self, event_id: str) -> Any:
+        """``GET /v1/audit/{id}``."""
+        return self._send(_Call("GET", f"/v1/audit/{event_id}"))
+
+    def verify(self, **options: Any) -> Any:
+        """``GET /v1/audit/verify``: ``expect_head``, ``checkpoint`` (a list), ``replay``."""
+        return self._send(_Call("GET", "/v1/audit/verify", params=_drop_none(options)))
+
+    def checkpoint(self) -> Any:
+        """``GET /v1/audit/checkpoint``."""
+        return self._send(_Call("GET", "/v1/audit/checkpoint"))
+
+    def review_queue(self, status: str = "pending", limit: int = 50) -> Any:
+        """``GET /v1/review``."""
+        return self._send(_Call("GET", "/v1/review", params={"status": status, "limit": limit}))
+
+    def review_item(self, item_id: int) -> Any:
+        """``GET /v1/review/{id}``."""
+        return self._send(_Call("GET", f"/v1/review/{item_id}"))
+
+    def resolve(self, item_id: int, verdict: str, note: str | None = None) -> Any:
+        """``POST /v1/review/{id}``: ``correct`` or ``incorrect``."""
+        body = _drop_none({"verdict": verdict, "note": note})
+        return self._send(_Call("POST", f"/v1/review/{item_id}", json=body))
+
+    def monitor(self, **options: Any) -> Any:
+        """``GET /v1/monitor``: ``policy``, ``window``, ``since``."""
+        return self._send(_Call("GET", "/v1/monitor", params=_drop_none(options)))
+
+    def alerts(self, **options: Any) -> Any:
+        """``GET /v1/monitor/alerts``: ``include_closed``, ``policy``."""
+        return self._send(_Call("GET", "/v1/monitor/alerts", params=_drop_none(options)))
+
+    def metrics(self) -> Any:
+        """``GET /metrics``: the Prometheus text."""
+        return self._send(_Call("GET", "/metrics", text=True))
+
+    # -- admin --------------------------------------------------------------------
+    def check_drift(self) -> Any:
+        """``POST /v1/monitor/check``."""
+        return self._send(_Call("POST", "/v1/monitor/check"))
+
+    def keys(self) -> Any:
+        """``GET /v1/keys``."""
+        return self._send(_Call("GET", "/v1/keys"))
+
+    def create_key(self, name: str, roles: Iterable[str]) -> Any:
+        """``POST /v1/keys``: the new key and its token (shown only now)."""
+        return self._send(_Call("POST", "/v1/keys", json={"name": name, "roles": list(roles)}))
+
+    def revoke_key(self, key_id: str) -> Any:
+        """``DELETE /v1/keys/{id}``."""
+        return self._send(_Call("DELETE", f"/v1/keys/{key_id}"))
+
+    def policies(self) -> Any:
+        """``GET /v1/policies``."""
+        return self._send(_Call("GET", "/v1/policies"))
+
+
+class _Base(_Routes):
+    def __init__(
+        self, base_url: str, api_key: str, *, retries: int = 3, backoff: float = 0.5
+    ) -> None:
+        if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
+            raise InvalidInputError(
+                "base_url", base_url, "give the service's URL, e.g. http://127.0.0.1:8000"
+            )
+        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+            raise InvalidInputError("retries", retries, "give 0 or a positive whole number")
+        self.base_url, self.retries, self.backoff = base_url.rstrip("/"), retries, backoff
+        self.headers = {"Authorization": f"Bearer {api_key}"}
+
+    def _wait(self, reply: httpx.Response, attempt: int) -> float | None:
+        """Seconds to wait before retrying ``reply`` (``None``: do not retry)."""
+        if reply.status_code not in RETRIED or attempt >= self.retries:
+            return None
+        after = reply.headers.get("Retry-After", "")
+        return float(after) if after.replace(".", "", 1).isdigit() else self.backoff * 2**attempt
+
+    @staticmethod
+    def _result(call: _Call, reply: httpx.Response) -> Any:
+        if reply.is_success:
+            return reply.text if call.text else reply.json()
+        try:
+            body = reply.json().get("error") or {}
+        except ValueError:
+            body = {"message": f"HTTP {reply.status_code}: {reply.text[:200]}"}
+        raise _BY_CODE.get(str(body.get("code")), ServiceError)(reply.status_code, body)
+
+    @staticmethod
+    def _options(call: _Call) -> dict[str, Any]:
+        return {"params": call.params, "json": call.json, "files": call.files, "data": call.data}
+
+
+class Client(_Base):
+    """A blocking client (httpx); close it, or use it as a context manager."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        timeout: float = 60.0,
+        retries: int = 3,
+        backoff: float = 0.5,
+        http: httpx.Client | None = None,
+    ) -> None:
+        """``http`` is an ``httpx.Client`` of your own (proxies, TLS, a test transport)."""
+        super().__init__(base_url, api_key, retries=retries, backoff=backoff)
+        self._http = http or httpx.Client(timeout=timeout)
+
+    def _send(self, call: _Call) -> Any:
+        for attempt in range(self.retries + 1):
+            reply = self._http.request(
+                call.method, self.base_url + call.path, headers=self.headers, **self._options(call)
+            )
+            wait = self._wait(reply, attempt)
+            if wait is None:
+                return self._result(call, reply)
+            time.sleep(wait)
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        """Release the connections."""
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+class AsyncClient(_Base):
+    """An asyncio client (httpx): every method is a coroutine; ``async with`` it."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        timeout: float = 60.0,
+        retries: int = 3,
+        backoff: float = 0.5,
+        http: httpx.AsyncClient | None = None,
+    ) -> None:
+        """``http`` is an ``httpx.AsyncClient`` of your own."""
+        super().__init__(base_url, api_key, retries=retries, backoff=backoff)
+        self._http = http or httpx.AsyncClient(timeout=timeout)
+
+    async def _send(self, call: _Call) -> Any:
+        for attempt in range(self.retries + 1):
+            reply = await self._http.request(
+                call.method, self.base_url + call.path, headers=self.headers, **self._options(call)
+            )
+            wait = self._wait(reply, attempt)
+            if wait is None:
+                return self._result(call, reply)
+            await asyncio.sleep(wait)
+        raise AssertionError("unreachable")
+
+    async def aclose(self) -> None:
+        """Release the connections."""
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
