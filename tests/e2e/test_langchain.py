@@ -13,7 +13,12 @@ from langchain_core.runnables import RunnableLambda
 from langchain_core.vectorstores import InMemoryVectorStore
 
 from assay import Assay
-from assay.integrations.langchain import AssayCompressor, AssayEmbeddings, AssayRetriever
+from assay.integrations.langchain import (
+    AssayCompressor,
+    AssayEmbeddings,
+    AssayJudge,
+    AssayRetriever,
+)
 from tests.conftest import AS_OF
 
 OFFICIAL = "Charge the HX-40 only at an ambient temperature between 0 °C and 45 °C."
@@ -85,3 +90,17 @@ def test_b6_the_compressor_gates_another_retrievers_documents(
     kept = AssayCompressor(engine=engine, policy="financial").compress_documents(found, QUESTION)
     assert [d.page_content for d in kept] == [OFFICIAL]
     assert kept[0].metadata["assay"]["event_id"] == engine.audit.list(kind="score")[0].event_id
+
+
+def test_j1_a_chain_ends_in_the_judges_assessment(
+    engine: Assay, store: InMemoryVectorStore
+) -> None:
+    retriever = AssayRetriever(base=store, engine=engine, policy="financial", k=3)
+    judged = (
+        RunnableLambda(lambda q: {"question": q, "documents": retriever.invoke(q)})
+        | RunnableLambda(lambda x: x | {"answer": "Up to 90 °C is fine in a car."})
+        | AssayJudge(engine=engine, policy="financial")
+    )
+    assessment = judged.invoke(QUESTION)
+    assert assessment["recommended_action"] in ("human_review", "suppress")
+    assert assessment["confidence_score"] < 0.5 and len(assessment) == 7

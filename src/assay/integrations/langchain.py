@@ -7,6 +7,8 @@
 * :class:`AssayCompressor` does the same to documents another retriever found, as the
   ``base_compressor`` of a ``ContextualCompressionRetriever``.
 * :class:`AssayEmbeddings` is assay's own embedder behind LangChain's ``Embeddings``.
+* :class:`AssayJudge` is a runnable that rates a chain's answer against the documents it
+  rests on: ``{"question", "answer", "documents"}`` in, the J1 assessment out.
 
 A result's relevance is the store's relevance score
 (``similarity_search_with_relevance_scores``), or a ``score`` / ``relevance_score`` in
@@ -19,11 +21,13 @@ each document comes from its metadata (``source_id`` or ``source_kind``, see
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun, Callbacks
 from langchain_core.documents import BaseDocumentCompressor, Document
 from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables import RunnableConfig, RunnableSerializable
 from langchain_core.vectorstores import VectorStore
 from pydantic import ConfigDict
 
@@ -31,9 +35,10 @@ from assay.adapters import to_candidates
 from assay.engine import Assay
 from assay.errors import InvalidInputError
 from assay.flow.score import ScoreResult
+from assay.judge.evaluate import evaluate
 from assay.models.embedder import Embedder, get_embedder
 
-__all__ = ["AssayCompressor", "AssayEmbeddings", "AssayRetriever"]
+__all__ = ["AssayCompressor", "AssayEmbeddings", "AssayJudge", "AssayRetriever"]
 
 _SCORE_KEYS = ("score", "relevance_score", "similarity")
 
@@ -177,3 +182,35 @@ def _admitted(result: ScoreResult, docs: dict[str, Document]) -> list[Document]:
         out.append(Document(page_content=doc.page_content, metadata=metadata, id=doc.id))
     out.sort(key=lambda d: -d.metadata["assay"]["confidence"])
     return out
+
+
+class AssayJudge(RunnableSerializable[dict[str, Any], dict[str, Any]]):
+    """The J1 assessment of a chain's answer, by the engine's judge under ``policy``'s
+    thresholds: ``{"question": str, "answer": str, "documents": [Document, ...]}`` in
+    (``contexts``, a list of texts, instead of ``documents`` also works), the seven-key
+    J1 object out (``recommended_action``, ``confidence_score``, ...)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    engine: Assay
+    policy: str | None = None
+
+    def invoke(
+        self, input: dict[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """The J1 object of ``input``'s answer (see the class)."""
+        if not isinstance(input, dict) or not {"question", "answer"} <= set(input):
+            raise InvalidInputError(
+                "input", input, 'pass {"question": ..., "answer": ..., "documents": [...]}'
+            )
+        documents = input.get("documents") or []
+        texts = [d.page_content for d in documents] or list(input.get("contexts") or [])
+        contexts = [{"id": f"context-{i}", "text": text} for i, text in enumerate(texts, 1)]
+        chosen = self.engine.policies.resolve(
+            name=self.policy or self.engine.settings.default_policy
+        )
+        judgment = evaluate(
+            input["question"], input["answer"], contexts,
+            judge=self.engine.judge, thresholds=chosen.judge.thresholds,
+        )  # fmt: skip
+        return judgment.assessment.to_dict()
