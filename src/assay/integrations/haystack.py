@@ -1,0 +1,145 @@
+"""assay inside a Haystack 2 pipeline (extra ``assay[haystack]``).
+
+* :class:`AssayGate` scores and gates the documents a retriever found, under a policy (or
+  a severity), logs one audit event, and passes on only the admitted ``Document``\\ s,
+  strongest first, each annotated in ``meta["assay"]`` (``confidence``, ``label``,
+  sub-scores, finding, ``event_id``), its ``score`` now its confidence.
+* :class:`AssayJudge` rates an answer against the documents: the J1 assessment out.
+* :class:`AssayTextEmbedder` and :class:`AssayDocumentEmbedder` are assay's own embedder
+  as Haystack embedders.
+
+A document's relevance is its retriever ``score`` when that is a relevance in [0, 1]
+(``scale_score=True`` on Haystack's in-memory retrievers); a document without one is
+scored by the engine's relevance model. Its source comes from its ``meta``
+(``source_id`` or ``source_kind``), else from the ``source_id`` / ``source_kind`` given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from haystack import Document, component
+
+from assay.adapters import to_candidates
+from assay.engine import Assay
+from assay.errors import InvalidInputError
+from assay.judge.evaluate import evaluate
+from assay.models.embedder import Embedder, get_embedder
+
+__all__ = ["AssayDocumentEmbedder", "AssayGate", "AssayJudge", "AssayTextEmbedder"]
+
+
+@component
+class AssayGate:
+    """Keeps the documents assay admits (see the module)."""
+
+    def __init__(
+        self,
+        engine: Assay,
+        *,
+        policy: str | None = None,
+        severity: str | None = None,
+        source_id: str | None = None,
+        source_kind: str | None = None,
+    ) -> None:
+        self.engine, self.policy, self.severity = engine, policy, severity
+        self.source_id, self.source_kind = source_id, source_kind
+
+    @component.output_types(documents=list[Document])
+    def run(self, query: str, documents: list[Document]) -> dict[str, list[Document]]:
+        """The admitted documents of ``documents`` for ``query``, annotated."""
+        if not documents:
+            return {"documents": []}
+        scored = self._with_relevance(query, documents)
+        candidates = to_candidates(scored, source_id=self.source_id, source_kind=self.source_kind)
+        result = self.engine.score(
+            query, candidates, policy=self.policy, severity=self.severity,
+            models={"similarity": "haystack retriever"},
+        )  # fmt: skip
+        by_id = {c.id: d for c, d in zip(candidates, scored, strict=True)}
+        finding_of = {e: f.id for f in result.findings for e in f.evidence_ids}
+        kept = []
+        for item in result.evidence:
+            if item.admitted:
+                doc = by_id[item.id]
+                governed = {
+                    "confidence": item.confidence,
+                    "label": item.label.value,
+                    "scores": item.scores.as_dict(),
+                    "finding": finding_of.get(item.id),
+                    "evidence_id": item.id,
+                    "event_id": result.event_id,
+                    "policy": f"{item.policy_name} v{item.policy_version}",
+                }
+                kept.append(replace(doc, meta=dict(doc.meta) | {"assay": governed},
+                                    score=item.confidence))  # fmt: skip
+        return {"documents": sorted(kept, key=lambda d: -(d.score or 0.0))}
+
+    def _with_relevance(self, query: str, documents: list[Document]) -> list[Document]:
+        missing = [d for d in documents if d.score is None]
+        if not missing:
+            return documents
+        model = self.engine.relevance
+        if model is None:
+            raise InvalidInputError(
+                "score", None,
+                "retrieve with scale_score=True, or give the engine a relevance model",
+                problem="is missing from a document",
+            )  # fmt: skip
+        values = iter(model.score(query, [d.content or "" for d in missing]))
+        return [d if d.score is not None else replace(d, score=float(next(values)))
+                for d in documents]  # fmt: skip
+
+
+@component
+class AssayJudge:
+    """The J1 assessment of an answer against the documents it rests on."""
+
+    def __init__(self, engine: Assay, *, policy: str | None = None) -> None:
+        self.engine, self.policy = engine, policy
+
+    @component.output_types(assessment=dict[str, Any])
+    def run(self, query: str, answer: str, documents: list[Document]) -> dict[str, dict[str, Any]]:
+        """``{"assessment": <the seven-key J1 object>}``."""
+        contexts = [{"id": f"context-{i}", "text": d.content or ""}
+                    for i, d in enumerate(documents, 1) if d.content]  # fmt: skip
+        chosen = self.engine.policies.resolve(
+            name=self.policy or self.engine.settings.default_policy
+        )
+        judgment = evaluate(
+            query, answer, contexts, judge=self.engine.judge, thresholds=chosen.judge.thresholds
+        )
+        return {"assessment": judgment.assessment.to_dict()}
+
+
+@component
+class AssayTextEmbedder:
+    """A query's vector from assay's embedder (``minilm`` by default)."""
+
+    def __init__(self, embedder: Embedder | str = "minilm") -> None:
+        self.embedder = get_embedder(embedder)
+
+    @component.output_types(embedding=list[float])
+    def run(self, text: str) -> dict[str, list[float]]:
+        """``{"embedding": <unit vector>}``."""
+        return {"embedding": [float(x) for x in self.embedder.embed([text])[0]]}
+
+
+@component
+class AssayDocumentEmbedder:
+    """Documents with their vectors from assay's embedder (``minilm`` by default)."""
+
+    def __init__(self, embedder: Embedder | str = "minilm") -> None:
+        self.embedder = get_embedder(embedder)
+
+    @component.output_types(documents=list[Document])
+    def run(self, documents: list[Document]) -> dict[str, list[Document]]:
+        """The documents, each with its ``embedding``."""
+        vectors = self.embedder.embed([d.content or "" for d in documents])
+        return {
+            "documents": [
+                replace(d, embedding=[float(x) for x in row])
+                for d, row in zip(documents, vectors, strict=True)
+            ]
+        }

@@ -1,0 +1,74 @@
+"""assay inside a real Haystack 2 pipeline: an in-memory document store embedded with
+assay's own embedder, a retriever whose documents AssayGate gates, and AssayJudge."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+os.environ.setdefault("HAYSTACK_TELEMETRY_ENABLED", "False")  # before haystack is imported
+
+import pytest
+from haystack import Document, Pipeline
+from haystack.components.retrievers.in_memory import InMemoryEmbeddingRetriever
+from haystack.document_stores.in_memory import InMemoryDocumentStore
+
+from assay import Assay
+from assay.integrations.haystack import (
+    AssayDocumentEmbedder,
+    AssayGate,
+    AssayJudge,
+    AssayTextEmbedder,
+)
+from tests.conftest import AS_OF
+
+OFFICIAL = "Charge the HX-40 only at an ambient temperature between 0 °C and 45 °C."
+FORUM = "I always charge my HX-40 in the car at 60 °C, never had a problem."
+OTHER = "Burmese pythons are among the largest snakes in the world."
+QUESTION = "What ambient temperature range is safe for charging the HX-40?"
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Assay]:
+    with Assay(tmp_path / "hs.db") as engine:
+        engine.sources.add("halden-sds", "official")
+        engine.sources.add("forum", "unverified")
+        yield engine
+
+
+@pytest.fixture(scope="module")
+def store() -> InMemoryDocumentStore:
+    dated = {"published": AS_OF.isoformat()}
+    documents = [
+        Document(content=OFFICIAL, meta={"source_id": "halden-sds"} | dated),
+        Document(content=FORUM, meta={"source_id": "forum"} | dated),
+        Document(content=OTHER, meta={"source_kind": "unverified"} | dated),
+    ]
+    store = InMemoryDocumentStore()
+    store.write_documents(AssayDocumentEmbedder("minilm").run(documents)["documents"])
+    return store
+
+
+def test_b6_a_pipeline_passes_on_only_the_admitted_documents(
+    engine: Assay, store: InMemoryDocumentStore
+) -> None:
+    pipeline = Pipeline()
+    pipeline.add_component("embed", AssayTextEmbedder("minilm"))
+    pipeline.add_component("retrieve", InMemoryEmbeddingRetriever(store, top_k=3, scale_score=True))
+    pipeline.add_component("gate", AssayGate(engine, policy="financial"))
+    pipeline.connect("embed.embedding", "retrieve.query_embedding")
+    pipeline.connect("retrieve.documents", "gate.documents")
+    out = pipeline.run({"embed": {"text": QUESTION}, "gate": {"query": QUESTION}})
+    [doc] = out["gate"]["documents"]
+    governed = doc.meta["assay"]
+    assert doc.content == OFFICIAL and doc.score == governed["confidence"]
+    [event] = engine.audit.list(kind="score")
+    assert event.event_id == governed["event_id"] and engine.audit.verify().ok
+
+
+def test_j1_the_judge_component_returns_the_assessment(engine: Assay) -> None:
+    judged = AssayJudge(engine, policy="financial").run(
+        query=QUESTION, answer="Up to 90 °C is fine.", documents=[Document(content=OFFICIAL)]
+    )["assessment"]
+    assert judged["recommended_action"] in ("human_review", "suppress") and len(judged) == 7
