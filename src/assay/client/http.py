@@ -1,4 +1,5 @@
-"""A client for ``assay serve``: every ``/v1`` route, as :class:`Client` or :class:`AsyncClient`.
+"""The HTTP client of ``assay serve``: every ``/v1`` route, as :class:`Client` or
+:class:`AsyncClient`.
 
 ::
 
@@ -8,7 +9,8 @@
         reply = assay.ask("Max charging temperature?", policy="financial")
         print(reply["answer"], reply["confidence"], reply["event_id"])
 
-Each method returns the route's JSON object (``/metrics``: its text). An error reply is
+Each method returns the route's JSON object (``/metrics``: its text); ``ask``, ``score``
+and ``evaluate`` are typed for a type checker (:mod:`assay.client.replies`). An error reply is
 raised as assay's own exception with the service's message, field and fix: a bad input
 as an :class:`~assay.errors.InvalidInputError`, a missing record as
 :class:`~assay.errors.NotFoundError`, a clash as :class:`~assay.errors.ConflictError`, a
@@ -28,10 +30,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from assay.client.replies import AskReply, Assessment, ScoreReply
 from assay.errors import (
     AssayError,
     ConflictError,
@@ -285,6 +288,18 @@ class Client(_Base):
         super().__init__(base_url, api_key, retries=retries, backoff=backoff)
         self._http = http or httpx.Client(timeout=timeout)
 
+    if TYPE_CHECKING:  # the same routes, their replies typed
+
+        def ask(self, question: str, **options: Any) -> AskReply: ...
+
+        def score(
+            self, query: str, candidates: Iterable[Mapping[str, Any]], **options: Any
+        ) -> ScoreReply: ...
+
+        def evaluate(
+            self, query: str, answer: str, contexts: Iterable[Mapping[str, str]], **options: Any
+        ) -> Assessment: ...
+
     def _send(self, call: _Call) -> Any:
         for attempt in range(self.retries + 1):
             reply = self._http.request(
@@ -323,6 +338,18 @@ class AsyncClient(_Base):
         """``http`` is an ``httpx.AsyncClient`` of your own."""
         super().__init__(base_url, api_key, retries=retries, backoff=backoff)
         self._http = http or httpx.AsyncClient(timeout=timeout)
+
+    if TYPE_CHECKING:  # the same routes, their replies typed
+
+        async def ask(self, question: str, **options: Any) -> AskReply: ...
+
+        async def score(
+            self, query: str, candidates: Iterable[Mapping[str, Any]], **options: Any
+        ) -> ScoreReply: ...
+
+        async def evaluate(
+            self, query: str, answer: str, contexts: Iterable[Mapping[str, str]], **options: Any
+        ) -> Assessment: ...
 
     async def _send(self, call: _Call) -> Any:
         for attempt in range(self.retries + 1):
