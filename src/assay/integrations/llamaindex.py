@@ -152,7 +152,18 @@ class AssayEvaluator(BaseEvaluator):
         contexts: Sequence[str] | None = None,
         **kwargs: Any,
     ) -> EvaluationResult:
-        """The J1 assessment of ``response`` to ``query`` against ``contexts``."""
+        """As :meth:`evaluate` (the judge is not asynchronous)."""
+        return self.evaluate(query, response, contexts, **kwargs)
+
+    def evaluate(
+        self,
+        query: str | None = None,
+        response: str | None = None,
+        contexts: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> EvaluationResult:
+        """The J1 assessment of ``response`` to ``query`` against ``contexts``. Done here,
+        not through LlamaIndex's ``asyncio_run``, which leaves an event loop open."""
         if query is None or response is None or not contexts:
             raise InvalidInputError(
                 "evaluate", None, "pass query, response and at least one context",
