@@ -61,11 +61,11 @@ def test_b4_assay_serve_with_two_workers(demo_db: Path) -> None:  # noqa: F811
             body = {"query": "charging range", "candidates": [candidate], "as_of": "2026-11-29"}
             assert json.loads(_request(base + "/v1/score", reader, body))["admitted"]
         # any OpenAI client asks the governed knowledge base (B6 of the integrations)
-        chat = openai.OpenAI(base_url=base + "/v1", api_key=reader, max_retries=0)
-        completion = chat.chat.completions.create(
-            model="assay/financial",
-            messages=[{"role": "user", "content": "What is the HX-40's charging range?"}],
-        )
+        with openai.OpenAI(base_url=base + "/v1", api_key=reader, max_retries=0) as chat:
+            completion = chat.chat.completions.create(
+                model="assay/financial",
+                messages=[{"role": "user", "content": "What is the HX-40's charging range?"}],
+            )
         assert completion.choices[0].message.content
         assert (completion.model_extra or {})["assay"]["event_id"]
         with pytest.raises(urllib.error.HTTPError) as refused:
