@@ -45,7 +45,7 @@ def store() -> InMemoryDocumentStore:
         Document(content=FORUM, meta={"source_id": "forum"} | dated),
         Document(content=OTHER, meta={"source_kind": "unverified"} | dated),
     ]
-    store = InMemoryDocumentStore()
+    store = InMemoryDocumentStore(embedding_similarity_function="cosine")
     store.write_documents(AssayDocumentEmbedder("minilm").run(documents)["documents"])
     return store
 

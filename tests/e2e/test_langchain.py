@@ -104,3 +104,17 @@ def test_j1_a_chain_ends_in_the_judges_assessment(
     assessment = judged.invoke(QUESTION)
     assert assessment["recommended_action"] in ("human_review", "suppress")
     assert assessment["confidence_score"] < 0.5 and len(assessment) == 7
+
+
+def test_b6_the_retriever_works_from_langchains_thread_pools(
+    engine: Assay, store: InMemoryVectorStore
+) -> None:
+    """batch() and ainvoke() call the retriever from worker threads: each thread gets
+    its own fork of the engine (a connection stays in its thread)."""
+    import asyncio
+
+    retriever = AssayRetriever(base=store, engine=engine, policy="financial", k=3)
+    batched = retriever.batch([QUESTION, QUESTION], config={"max_concurrency": 2})
+    later = asyncio.run(retriever.ainvoke(QUESTION))
+    assert [[d.page_content for d in docs] for docs in [*batched, later]] == [[OFFICIAL]] * 3
+    assert len(engine.audit.list(kind="score")) == 3 and engine.audit.verify().ok

@@ -91,3 +91,22 @@ def test_j1_the_evaluator_returns_the_assessment(engine: Assay) -> None:
         "confidence_score", "score_rationale", "evidence_sufficiency", "source_conflicts",
         "unsupported_claims", "speculation_flags", "recommended_action",
     }  # fmt: skip
+
+
+def test_b6_aquery_gates_from_a_worker_thread(engine: Assay, index: VectorStoreIndex) -> None:
+    """aquery() runs the postprocessor in a worker thread: it uses its own fork of the
+    engine, and the caller's nodes are left as they were."""
+    import asyncio
+
+    query_engine = RetrieverQueryEngine(
+        retriever=index.as_retriever(similarity_top_k=3),
+        response_synthesizer=NoText(llm=MockLLM()),
+        node_postprocessors=[AssayPostprocessor(engine=engine, policy="financial")],
+    )
+    response = asyncio.run(query_engine.aquery(QUESTION))
+    [node] = response.source_nodes
+    assert node.node.get_content() == OFFICIAL and "assay" in node.node.metadata
+    assert "assay" in node.node.excluded_llm_metadata_keys  # kept out of the LLM's prompt
+    original = index.as_retriever(similarity_top_k=3).retrieve(QUESTION)
+    assert all("assay" not in n.node.metadata for n in original)
+    assert len(engine.audit.list(kind="score")) == 1

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from assay import InvalidInputError, NotFoundError
+from assay import InvalidInputError, ModelUnavailableError, NotFoundError
 from assay.client import AccessDeniedError, AsyncClient, Client, ServiceError
 from tests.http.conftest import Service
 
@@ -36,12 +36,16 @@ def test_b6_the_client_reaches_the_routes_of_each_role(service: Service, tmp_pat
     assert "recommended_action" in judged
     note = tmp_path / "client-note.md"
     note.write_text("# Client note\n\nThe HX-40 pack weighs 2.1 kg.\n")
-    ingested = curator.ingest([note], source="support-wiki")
+    ingested = curator.ingest(note, source="support-wiki")  # one path, or several
     assert ingested["files"][0]["status"] == "added"
+    with pytest.raises(InvalidInputError, match=r"a/\.\./\.\./keys"):  # escaped: one id,
+        curator.source("a/../../keys")  # never a path to the /v1/keys route
     assert curator.source("support-wiki")["id"] == "support-wiki"
     assert any(s["id"] == "halden-sds-2026" for s in curator.sources()["sources"])
     assert auditor.audit_event(reply["event_id"])["event_id"] == reply["event_id"]
     assert auditor.verify(replay=False)["ok"] is True
+    exported = auditor.audit_export(kind="ask")
+    assert reply["event_id"] in [e["event_id"] for e in exported]
     assert "assay_decisions_total" in auditor.metrics()
     assert "policies" in admin.policies()
 
@@ -61,6 +65,9 @@ def test_b6_errors_are_assays_own_exceptions(service: Service) -> None:
         Client("http://testserver", "not-a-key", http=service.client).ask(QUESTION)
     with pytest.raises(InvalidInputError, match="base_url"):
         Client("127.0.0.1:8000", "k")
+    with pytest.raises(InvalidInputError) as unread:  # FastAPI's own 422, mapped too
+        reader.ask(QUESTION, top_k=500)
+    assert unread.value.status == 422 and unread.value.code == "invalid_request"
 
 
 def test_b6_only_429_and_503_are_retried() -> None:
@@ -81,6 +88,18 @@ def test_b6_only_429_and_503_are_retried() -> None:
     with pytest.raises(ServiceError, match="boom") as info:
         Client("http://x", "k", http=failing, backoff=0).ask("q")
     assert info.value.status == 500 and info.value.code == "internal"
+    calls: list[int] = []
+
+    def model_down(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        return httpx.Response(503, json={"error": {"code": "model_unavailable"}})
+
+    down = httpx.Client(transport=httpx.MockTransport(model_down))
+    with pytest.raises(ModelUnavailableError):
+        Client("http://x", "k", http=down, backoff=0).ask("q")
+    with pytest.raises(ServiceError):
+        Client("http://x", "k", http=down, backoff=0).ingest([])  # uploads: never retried
+    assert len(calls) == 2  # one each: a model that cannot load does not come back
 
 
 def test_b6_the_async_client_is_the_same_api(service: Service) -> None:

@@ -86,6 +86,20 @@ def test_streaming_gives_the_answer_then_the_stop(service: Service) -> None:
             {"model": "assay/nonexistent", "messages": [{"role": "user", "content": QUESTION}]},
             "policy",
         ),
+        (
+            {
+                "model": "assay",
+                "messages": [
+                    {"role": "user", "content": QUESTION},
+                    {"role": "assistant", "content": "Hm."},
+                ],
+            },
+            "messages",
+        ),
+        (
+            {"model": "assay", "messages": [{"role": "user", "content": "x" * 4001}]},
+            "messages[-1].content",
+        ),
     ],
 )
 def test_bad_requests_are_named_in_the_usual_error(

@@ -17,20 +17,24 @@ as an :class:`~assay.errors.InvalidInputError`, a missing record as
 model or database that is down as :class:`~assay.errors.ModelUnavailableError` /
 :class:`~assay.errors.StorageError`; a refused key as :class:`AccessDeniedError`; the
 rest as :class:`ServiceError`. All of them are :class:`ServiceError`\\ s too, carrying the
-status, the error code and the request id. Only 429 and 503 replies are retried, with
-exponential backoff (or the reply's ``Retry-After``), because they say "later"; anything
-else would repeat a request that already failed, or already landed.
+status, the error code and the request id. Only replies that say "later" are retried
+(429, and a 503 for a busy database), with exponential backoff or the reply's
+``Retry-After`` (at most :data:`MAX_WAIT` seconds); uploads never are, because a file
+may have landed before the reply. Anything else would repeat a request that already
+failed, or already landed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import httpx
 
@@ -46,7 +50,7 @@ from assay.errors import (
 
 __all__ = ["AccessDeniedError", "AsyncClient", "Client", "ServiceError"]
 
-RETRIED = frozenset({429, 503})
+MAX_WAIT = 30.0  #: the longest wait before a retry, whatever Retry-After says
 Json = Any  #: a route's JSON reply, as the route documents it (docs/service.md)
 
 
@@ -67,7 +71,9 @@ class AccessDeniedError(ServiceError):
 
 
 class _InvalidInputError(ServiceError, InvalidInputError):
-    pass
+    def __init__(self, status: int, body: Mapping[str, Any]) -> None:
+        super().__init__(status, body)
+        self.value, self.problem = None, "is invalid"  # what InvalidInputError.at() reads
 
 
 class _NotFoundError(ServiceError, NotFoundError):
@@ -88,6 +94,7 @@ class _StorageUnavailableError(ServiceError, StorageError):
 
 _BY_CODE: dict[str, type[ServiceError]] = {
     "invalid_input": _InvalidInputError,
+    "invalid_request": _InvalidInputError,
     "not_found": _NotFoundError,
     "conflict": _ConflictError,
     "model_unavailable": _ModelUnavailableError,
@@ -109,11 +116,32 @@ class _Call:
     files: list[tuple[str, tuple[str, bytes]]] | None = None
     data: Mapping[str, Any] | None = None
     text: bool = False
+    retry: bool = True
 
 
 def _drop_none(values: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: (v.isoformat() if isinstance(v, date) else v) for k, v in values.items()
-            if v is not None}  # fmt: skip
+    """``values`` without the unset options, dates (at any depth) as ISO text."""
+    return {k: _json_ready(v) for k, v in values.items() if v is not None}
+
+
+def _json_ready(value: Any) -> Any:
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {k: _json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_ready(v) for v in value]
+    return value
+
+
+def _id(value: str | int) -> str:
+    """A path segment: ids may hold ``/`` or ``.``, which must not become path steps."""
+    return quote(str(value), safe="")
+
+
+def _many(values: str | Path | Iterable[Any]) -> list[Any]:
+    """One value or several: a lone string is one, not its characters."""
+    return [values] if isinstance(values, str | Path) else list(values)
 
 
 class _Routes:
@@ -143,11 +171,13 @@ class _Routes:
         return self._send(_Call("POST", "/v1/evaluate", json=body))
 
     # -- curator ------------------------------------------------------------------
-    def ingest(self, paths: Iterable[str | Path], **options: Any) -> Any:
+    def ingest(self, paths: str | Path | Iterable[str | Path], **options: Any) -> Any:
         """``POST /v1/ingest``: upload files; options ``source``, ``published``,
         ``verified``, ``max_tokens``, ``overlap``."""
-        files = [("files", (Path(p).name, Path(p).read_bytes())) for p in paths]
-        return self._send(_Call("POST", "/v1/ingest", files=files, data=_drop_none(options)))
+        files = [("files", (Path(p).name, Path(p).read_bytes())) for p in _many(paths)]
+        return self._send(
+            _Call("POST", "/v1/ingest", files=files, data=_drop_none(options), retry=False)
+        )
 
     def sources(self, **filters: Any) -> Any:
         """``GET /v1/sources``: filters ``kind``, ``due``, ``as_of``."""
@@ -155,7 +185,7 @@ class _Routes:
 
     def source(self, source_id: str) -> Any:
         """``GET /v1/sources/{id}``: one source and its history."""
-        return self._send(_Call("GET", f"/v1/sources/{source_id}"))
+        return self._send(_Call("GET", f"/v1/sources/{_id(source_id)}"))
 
     def add_source(self, source_id: str, kind: str, **fields: Any) -> Any:
         """``POST /v1/sources``."""
@@ -164,12 +194,12 @@ class _Routes:
 
     def update_source(self, source_id: str, **changes: Any) -> Any:
         """``POST /v1/sources/{id}``: a new version of the source."""
-        return self._send(_Call("POST", f"/v1/sources/{source_id}", json=_drop_none(changes)))
+        return self._send(_Call("POST", f"/v1/sources/{_id(source_id)}", json=_drop_none(changes)))
 
     def review_source(self, source_id: str, **review: Any) -> Any:
         """``POST /v1/source-reviews/{id}``: ``on``, ``reliability``, ``note``."""
         body = _drop_none(review)
-        return self._send(_Call("POST", f"/v1/source-reviews/{source_id}", json=body))
+        return self._send(_Call("POST", f"/v1/source-reviews/{_id(source_id)}", json=body))
 
     # -- auditor ------------------------------------------------------------------
     def audit(self, **filters: Any) -> Any:
@@ -177,9 +207,16 @@ class _Routes:
         ``limit``, ``before``."""
         return self._send(_Call("GET", "/v1/audit", params=_drop_none(filters)))
 
+    def audit_export(self, **filters: Any) -> Any:
+        """``GET /v1/audit?format=jsonl``: every matching event, oldest first, as a list."""
+        text = self._send(
+            _Call("GET", "/v1/audit", params=_drop_none(filters) | {"format": "jsonl"}, text=True)
+        )
+        return _lines(text) if isinstance(text, str) else _alines(text)
+
     def audit_event(self, event_id: str) -> Any:
         """``GET /v1/audit/{id}``."""
-        return self._send(_Call("GET", f"/v1/audit/{event_id}"))
+        return self._send(_Call("GET", f"/v1/audit/{_id(event_id)}"))
 
     def verify(self, **options: Any) -> Any:
         """``GET /v1/audit/verify``: ``expect_head``, ``checkpoint`` (a list), ``replay``."""
@@ -195,12 +232,12 @@ class _Routes:
 
     def review_item(self, item_id: int) -> Any:
         """``GET /v1/review/{id}``."""
-        return self._send(_Call("GET", f"/v1/review/{item_id}"))
+        return self._send(_Call("GET", f"/v1/review/{_id(item_id)}"))
 
     def resolve(self, item_id: int, verdict: str, note: str | None = None) -> Any:
         """``POST /v1/review/{id}``: ``correct`` or ``incorrect``."""
         body = _drop_none({"verdict": verdict, "note": note})
-        return self._send(_Call("POST", f"/v1/review/{item_id}", json=body))
+        return self._send(_Call("POST", f"/v1/review/{_id(item_id)}", json=body))
 
     def monitor(self, **options: Any) -> Any:
         """``GET /v1/monitor``: ``policy``, ``window``, ``since``."""
@@ -223,13 +260,13 @@ class _Routes:
         """``GET /v1/keys``."""
         return self._send(_Call("GET", "/v1/keys"))
 
-    def create_key(self, name: str, roles: Iterable[str]) -> Any:
+    def create_key(self, name: str, roles: str | Iterable[str]) -> Any:
         """``POST /v1/keys``: the new key and its token (shown only now)."""
-        return self._send(_Call("POST", "/v1/keys", json={"name": name, "roles": list(roles)}))
+        return self._send(_Call("POST", "/v1/keys", json={"name": name, "roles": _many(roles)}))
 
     def revoke_key(self, key_id: str) -> Any:
         """``DELETE /v1/keys/{id}``."""
-        return self._send(_Call("DELETE", f"/v1/keys/{key_id}"))
+        return self._send(_Call("DELETE", f"/v1/keys/{_id(key_id)}"))
 
     def policies(self) -> Any:
         """``GET /v1/policies``."""
@@ -249,12 +286,13 @@ class _Base(_Routes):
         self.base_url, self.retries, self.backoff = base_url.rstrip("/"), retries, backoff
         self.headers = {"Authorization": f"Bearer {api_key}"}
 
-    def _wait(self, reply: httpx.Response, attempt: int) -> float | None:
+    def _wait(self, call: _Call, reply: httpx.Response, attempt: int) -> float | None:
         """Seconds to wait before retrying ``reply`` (``None``: do not retry)."""
-        if reply.status_code not in RETRIED or attempt >= self.retries:
+        if not call.retry or attempt >= self.retries or not _later(reply):
             return None
         after = reply.headers.get("Retry-After", "")
-        return float(after) if after.replace(".", "", 1).isdigit() else self.backoff * 2**attempt
+        wait = float(after) if after.replace(".", "", 1).isdigit() else self.backoff * 2**attempt
+        return min(wait, MAX_WAIT)
 
     @staticmethod
     def _result(call: _Call, reply: httpx.Response) -> Any:
@@ -284,8 +322,10 @@ class Client(_Base):
         backoff: float = 0.5,
         http: httpx.Client | None = None,
     ) -> None:
-        """``http`` is an ``httpx.Client`` of your own (proxies, TLS, a test transport)."""
+        """``http`` is an ``httpx.Client`` of your own (proxies, TLS, a test transport);
+        it stays yours to close."""
         super().__init__(base_url, api_key, retries=retries, backoff=backoff)
+        self._owned = http is None
         self._http = http or httpx.Client(timeout=timeout)
 
     if TYPE_CHECKING:  # the same routes, their replies typed
@@ -305,15 +345,16 @@ class Client(_Base):
             reply = self._http.request(
                 call.method, self.base_url + call.path, headers=self.headers, **self._options(call)
             )
-            wait = self._wait(reply, attempt)
+            wait = self._wait(call, reply, attempt)
             if wait is None:
                 return self._result(call, reply)
             time.sleep(wait)
         raise AssertionError("unreachable")
 
     def close(self) -> None:
-        """Release the connections."""
-        self._http.close()
+        """Release the connections (of a client this one made)."""
+        if self._owned:
+            self._http.close()
 
     def __enter__(self) -> Client:
         return self
@@ -335,8 +376,9 @@ class AsyncClient(_Base):
         backoff: float = 0.5,
         http: httpx.AsyncClient | None = None,
     ) -> None:
-        """``http`` is an ``httpx.AsyncClient`` of your own."""
+        """``http`` is an ``httpx.AsyncClient`` of your own; it stays yours to close."""
         super().__init__(base_url, api_key, retries=retries, backoff=backoff)
+        self._owned = http is None
         self._http = http or httpx.AsyncClient(timeout=timeout)
 
     if TYPE_CHECKING:  # the same routes, their replies typed
@@ -356,18 +398,41 @@ class AsyncClient(_Base):
             reply = await self._http.request(
                 call.method, self.base_url + call.path, headers=self.headers, **self._options(call)
             )
-            wait = self._wait(reply, attempt)
+            wait = self._wait(call, reply, attempt)
             if wait is None:
                 return self._result(call, reply)
             await asyncio.sleep(wait)
         raise AssertionError("unreachable")
 
     async def aclose(self) -> None:
-        """Release the connections."""
-        await self._http.aclose()
+        """Release the connections (of a client this one made)."""
+        if self._owned:
+            await self._http.aclose()
 
     async def __aenter__(self) -> AsyncClient:
         return self
 
     async def __aexit__(self, *_: object) -> None:
         await self.aclose()
+
+
+def _later(reply: httpx.Response) -> bool:
+    """Whether the service said "later": 429, or 503 for a busy database (a model that
+    cannot load does not come back by itself)."""
+    if reply.status_code == 429:
+        return True
+    if reply.status_code != 503:
+        return False
+    try:
+        code = (reply.json().get("error") or {}).get("code")
+    except ValueError:
+        return True
+    return code != "model_unavailable"
+
+
+def _lines(text: str) -> list[Any]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+async def _alines(text: Any) -> list[Any]:
+    return _lines(await text)

@@ -9,9 +9,11 @@
   as Haystack embedders.
 
 A document's relevance is its retriever ``score`` when that is a relevance in [0, 1]
-(``scale_score=True`` on Haystack's in-memory retrievers); a document without one is
-scored by the engine's relevance model. Its source comes from its ``meta``
-(``source_id`` or ``source_kind``), else from the ``source_id`` / ``source_kind`` given.
+(``scale_score=True`` on Haystack's in-memory retrievers over a store built with
+``embedding_similarity_function="cosine"``: the default dot product scales every unit
+vector to about 0.5); a document without one is scored by the engine's relevance model.
+Its source comes from its ``meta`` (``source_id`` or ``source_kind``), else from the
+``source_id`` / ``source_kind`` given.
 """
 
 from __future__ import annotations
@@ -21,9 +23,8 @@ from typing import Any
 
 from haystack import Document, component
 
-from assay.adapters import to_candidates
 from assay.engine import Assay
-from assay.errors import InvalidInputError
+from assay.integrations._gate import Found, Rules, ThreadEngines, admitted
 from assay.judge.evaluate import evaluate
 from assay.models.embedder import Embedder, get_embedder
 
@@ -43,53 +44,24 @@ class AssayGate:
         source_id: str | None = None,
         source_kind: str | None = None,
     ) -> None:
-        self.engine, self.policy, self.severity = engine, policy, severity
-        self.source_id, self.source_kind = source_id, source_kind
+        self._engines = ThreadEngines(engine)
+        self._rules = Rules(policy, severity, source_id, source_kind)
 
     @component.output_types(documents=list[Document])
     def run(self, query: str, documents: list[Document]) -> dict[str, list[Document]]:
-        """The admitted documents of ``documents`` for ``query``, annotated."""
-        if not documents:
-            return {"documents": []}
-        scored = self._with_relevance(query, documents)
-        candidates = to_candidates(scored, source_id=self.source_id, source_kind=self.source_kind)
-        result = self.engine.score(
-            query, candidates, policy=self.policy, severity=self.severity,
-            models={"similarity": "haystack retriever"},
-        )  # fmt: skip
-        by_id = {c.id: d for c, d in zip(candidates, scored, strict=True)}
-        finding_of = {e: f.id for f in result.findings for e in f.evidence_ids}
-        kept = []
-        for item in result.evidence:
-            if item.admitted:
-                doc = by_id[item.id]
-                governed = {
-                    "confidence": item.confidence,
-                    "label": item.label.value,
-                    "scores": item.scores.as_dict(),
-                    "finding": finding_of.get(item.id),
-                    "evidence_id": item.id,
-                    "event_id": result.event_id,
-                    "policy": f"{item.policy_name} v{item.policy_version}",
-                }
-                kept.append(replace(doc, meta=dict(doc.meta) | {"assay": governed},
-                                    score=item.confidence))  # fmt: skip
-        return {"documents": sorted(kept, key=lambda d: -(d.score or 0.0))}
-
-    def _with_relevance(self, query: str, documents: list[Document]) -> list[Document]:
-        missing = [d for d in documents if d.score is None]
-        if not missing:
-            return documents
-        model = self.engine.relevance
-        if model is None:
-            raise InvalidInputError(
-                "score", None,
-                "retrieve with scale_score=True, or give the engine a relevance model",
-                problem="is missing from a document",
-            )  # fmt: skip
-        values = iter(model.score(query, [d.content or "" for d in missing]))
-        return [d if d.score is not None else replace(d, score=float(next(values)))
-                for d in documents]  # fmt: skip
+        """The admitted documents of ``documents`` for ``query``, annotated copies."""
+        found = [Found(d.content or "", d.score, d.meta, d.id) for d in documents]
+        kept = admitted(self._engines.get(), query, found, self._rules, "haystack retriever")
+        return {
+            "documents": [
+                replace(
+                    documents[i],
+                    meta=dict(documents[i].meta) | {"assay": governed},
+                    score=float(governed["confidence"]),
+                )
+                for i, governed in kept
+            ]
+        }
 
 
 @component

@@ -29,12 +29,11 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
 from langchain_core.vectorstores import VectorStore
-from pydantic import ConfigDict
+from pydantic import ConfigDict, PrivateAttr
 
-from assay.adapters import to_candidates
 from assay.engine import Assay
 from assay.errors import InvalidInputError
-from assay.flow.score import ScoreResult
+from assay.integrations._gate import Found, Rules, ThreadEngines, admitted
 from assay.judge.evaluate import evaluate
 from assay.models.embedder import Embedder, get_embedder
 
@@ -58,54 +57,27 @@ class AssayEmbeddings(Embeddings):
         return self.embed_documents([text])[0]
 
 
-class _Gate:
-    """What the retriever and the compressor share: score, gate, annotate."""
-
-    engine: Assay
-    policy: str | None
-    severity: str | None
-    source_id: str | None
-    source_kind: str | None
-    similarity: Callable[[float], float] | None
-
-    def gate(
-        self, query: str, scored: Sequence[tuple[Document, float | None]], origin: str
-    ) -> list[Document]:
-        """The admitted documents of ``scored``, best first, annotated; one audit event
-        naming ``origin`` as where the relevance scores came from."""
-        pairs = self._with_relevance(query, scored)
-        if not pairs:
-            return []
-        candidates = to_candidates(
-            pairs, source_id=self.source_id, source_kind=self.source_kind,
-            similarity=self.similarity,
-        )  # fmt: skip
-        result = self.engine.score(
-            query, candidates, policy=self.policy, severity=self.severity,
-            models={"similarity": f"langchain {origin}"},
-        )  # fmt: skip
-        docs = {c.id: doc for c, (doc, _) in zip(candidates, pairs, strict=True)}
-        return _admitted(result, docs)
-
-    def _with_relevance(
-        self, query: str, scored: Sequence[tuple[Document, float | None]]
-    ) -> list[tuple[Document, float]]:
-        missing = [doc for doc, score in scored if score is None]
-        found: dict[int, float] = {}
-        if missing:
-            model = self.engine.relevance
-            if model is None:
-                raise InvalidInputError(
-                    "score", None,
-                    "return relevance scores from the store, or give the engine a relevance model",
-                    problem="is missing from a document",
-                )  # fmt: skip
-            values = model.score(query, [doc.page_content for doc in missing])
-            found = {id(doc): float(v) for doc, v in zip(missing, values, strict=True)}
-        return [(doc, found[id(doc)] if score is None else score) for doc, score in scored]
+def _gate(
+    engine: Assay,
+    rules: Rules,
+    query: str,
+    scored: Sequence[tuple[Document, float | None]],
+    origin: str,
+) -> list[Document]:
+    """The admitted documents of ``scored``, best first, each a copy annotated in
+    ``metadata["assay"]``; one audit event naming ``origin`` as the scores' source."""
+    found = [Found(d.page_content, s, d.metadata, d.id) for d, s in scored]
+    return [
+        Document(
+            page_content=scored[i][0].page_content,
+            metadata=dict(scored[i][0].metadata) | {"assay": governed},
+            id=scored[i][0].id,
+        )
+        for i, governed in admitted(engine, query, found, rules, f"langchain {origin}")
+    ]
 
 
-class AssayRetriever(_Gate, BaseRetriever):
+class AssayRetriever(BaseRetriever):
     """Any vector store or retriever, its results gated by assay (see the module)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -118,6 +90,10 @@ class AssayRetriever(_Gate, BaseRetriever):
     source_id: str | None = None
     source_kind: str | None = None
     similarity: Callable[[float], float] | None = None
+    _engines: ThreadEngines = PrivateAttr()
+
+    def model_post_init(self, context: Any, /) -> None:
+        self._engines = ThreadEngines(self.engine)
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun
@@ -132,10 +108,12 @@ class AssayRetriever(_Gate, BaseRetriever):
         else:
             docs = self.base.invoke(query, config={"callbacks": run_manager.get_child()})
             scored = [(d, _metadata_score(d)) for d in docs]
-        return self.gate(query, scored, type(self.base).__name__)
+        rules = Rules(self.policy, self.severity, self.source_id, self.source_kind,
+                      self.similarity)  # fmt: skip
+        return _gate(self._engines.get(), rules, query, scored, type(self.base).__name__)
 
 
-class AssayCompressor(_Gate, BaseDocumentCompressor):
+class AssayCompressor(BaseDocumentCompressor):
     """Gates documents found by another retriever (a ``ContextualCompressionRetriever``'s
     ``base_compressor``)."""
 
@@ -147,41 +125,24 @@ class AssayCompressor(_Gate, BaseDocumentCompressor):
     source_id: str | None = None
     source_kind: str | None = None
     similarity: Callable[[float], float] | None = None
+    _engines: ThreadEngines = PrivateAttr()
+
+    def model_post_init(self, context: Any, /) -> None:
+        self._engines = ThreadEngines(self.engine)
 
     def compress_documents(
         self, documents: Sequence[Document], query: str, callbacks: Callbacks | None = None
     ) -> Sequence[Document]:
         """The admitted documents, best first, annotated (see the module)."""
-        return self.gate(query, [(d, _metadata_score(d)) for d in documents], "documents")
+        rules = Rules(self.policy, self.severity, self.source_id, self.source_kind,
+                      self.similarity)  # fmt: skip
+        scored = [(d, _metadata_score(d)) for d in documents]
+        return _gate(self._engines.get(), rules, query, scored, "documents")
 
 
 def _metadata_score(doc: Document) -> float | None:
     value = next((doc.metadata[k] for k in _SCORE_KEYS if k in doc.metadata), None)
     return None if value is None else float(value)
-
-
-def _admitted(result: ScoreResult, docs: dict[str, Document]) -> list[Document]:
-    """The admitted items as documents (their own metadata kept), strongest first."""
-    finding_of = {e: f.id for f in result.findings for e in f.evidence_ids}
-    out = []
-    for item in result.evidence:
-        if not item.admitted:
-            continue
-        doc = docs[item.id]
-        metadata = dict(doc.metadata) | {
-            "assay": {
-                "confidence": item.confidence,
-                "label": item.label.value,
-                "scores": item.scores.as_dict(),
-                "finding": finding_of.get(item.id),
-                "evidence_id": item.id,
-                "event_id": result.event_id,
-                "policy": f"{item.policy_name} v{item.policy_version}",
-            }
-        }
-        out.append(Document(page_content=doc.page_content, metadata=metadata, id=doc.id))
-    out.sort(key=lambda d: -d.metadata["assay"]["confidence"])
-    return out
 
 
 class AssayJudge(RunnableSerializable[dict[str, Any], dict[str, Any]]):

@@ -30,9 +30,9 @@ from llama_index.core.prompts.mixin import PromptDictType
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from pydantic import ConfigDict, PrivateAttr
 
-from assay.adapters import to_candidates
 from assay.engine import Assay
 from assay.errors import InvalidInputError
+from assay.integrations._gate import Found, Rules, ThreadEngines, admitted
 from assay.judge.evaluate import evaluate
 from assay.models.embedder import Embedder, get_embedder
 
@@ -80,56 +80,35 @@ class AssayPostprocessor(BaseNodePostprocessor):
     def class_name(cls) -> str:
         return "AssayPostprocessor"
 
+    _engines: ThreadEngines = PrivateAttr()
+
+    def model_post_init(self, context: Any, /) -> None:
+        self._engines = ThreadEngines(self.engine)
+
     def _postprocess_nodes(
         self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
     ) -> list[NodeWithScore]:
         if query_bundle is None:
             raise InvalidInputError("query", None, "pass the query (query_str=...)")
-        query = query_bundle.query_str
-        if not nodes:
-            return []
-        scored = self._with_relevance(query, nodes)
-        candidates = to_candidates(
-            scored, source_id=self.source_id, source_kind=self.source_kind,
-            similarity=self.similarity,
-        )  # fmt: skip
-        result = self.engine.score(
-            query, candidates, policy=self.policy, severity=self.severity,
-            models={"similarity": "llamaindex retriever"},
-        )  # fmt: skip
-        by_id = {c.id: n for c, n in zip(candidates, scored, strict=True)}
-        finding_of = {e: f.id for f in result.findings for e in f.evidence_ids}
-        kept = []
-        for item in result.evidence:
-            if not item.admitted:
-                continue
-            node = by_id[item.id]
-            node.node.metadata["assay"] = {
-                "confidence": item.confidence,
-                "label": item.label.value,
-                "scores": item.scores.as_dict(),
-                "finding": finding_of.get(item.id),
-                "evidence_id": item.id,
-                "event_id": result.event_id,
-                "policy": f"{item.policy_name} v{item.policy_version}",
-            }
-            kept.append(NodeWithScore(node=node.node, score=item.confidence))
-        return sorted(kept, key=lambda n: -(n.score or 0.0))
+        rules = Rules(self.policy, self.severity, self.source_id, self.source_kind,
+                      self.similarity)  # fmt: skip
+        found = [Found(n.node.get_content(), n.score, n.node.metadata, n.node.node_id)
+                 for n in nodes]  # fmt: skip
+        kept = admitted(
+            self._engines.get(), query_bundle.query_str, found, rules, "llamaindex retriever"
+        )
+        return [_annotated(nodes[i], governed) for i, governed in kept]
 
-    def _with_relevance(self, query: str, nodes: list[NodeWithScore]) -> list[NodeWithScore]:
-        """The nodes, each with a relevance score (the engine's model scores those without)."""
-        missing = [n for n in nodes if n.score is None]
-        if not missing:
-            return nodes
-        model = self.engine.relevance
-        if model is None:
-            raise InvalidInputError(
-                "score", None, "retrieve with scores, or give the engine a relevance model",
-                problem="is missing from a node",
-            )  # fmt: skip
-        values = iter(model.score(query, [n.node.get_content() for n in missing]))
-        return [n if n.score is not None else NodeWithScore(node=n.node, score=next(values))
-                for n in nodes]  # fmt: skip
+
+def _annotated(found: NodeWithScore, governed: dict[str, Any]) -> NodeWithScore:
+    """A copy of the node with ``metadata["assay"]`` (kept out of the LLM's context and
+    the embedding text) and its confidence as its score."""
+    node = found.node.model_copy()
+    node.metadata = dict(node.metadata) | {"assay": governed}
+    for keys in (node.excluded_llm_metadata_keys, node.excluded_embed_metadata_keys):
+        if "assay" not in keys:
+            keys.append("assay")
+    return NodeWithScore(node=node, score=float(governed["confidence"]))
 
 
 class AssayEvaluator(BaseEvaluator):

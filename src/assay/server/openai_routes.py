@@ -39,6 +39,7 @@ from assay.server.responses import PlainJSON
 router = APIRouter(prefix="/v1", tags=["openai"], dependencies=[Depends(require(Role.READER))])
 
 MODEL = "assay"
+MAX_QUESTION = 4000  #: as ``/v1/ask``'s question
 
 
 class TextPart(BaseModel):
@@ -134,13 +135,22 @@ def chat_completions(body: ChatRequest, request: Request) -> Response:
 
 
 def _question(messages: list[ChatMessage]) -> str:
-    """The text of the last user message (earlier turns are context assay does not use)."""
-    for message in reversed(messages):
-        if message.role == "user" and message.text().strip():
-            return message.text()
-    raise InvalidInputError(
-        "messages", [m.role for m in messages], "end the conversation with a user message"
-    )
+    """The text of the last message, a user's (earlier turns are context assay does not
+    use), within ``/v1/ask``'s length limit."""
+    last = messages[-1]
+    question = last.text() if last.role == "user" else ""
+    if not question.strip():
+        raise InvalidInputError(
+            "messages", [m.role for m in messages],
+            "end the conversation with a user message that asks the question",
+        )  # fmt: skip
+    if len(question) > MAX_QUESTION:
+        raise InvalidInputError(
+            "messages[-1].content", f"{len(question)} characters",
+            f"ask in at most {MAX_QUESTION} characters, as /v1/ask does",
+            problem="is too long",
+        )  # fmt: skip
+    return question
 
 
 def _policy_of(model: str) -> str | None:
@@ -161,6 +171,6 @@ def _events(
             "model": model}  # fmt: skip
     first = {"index": 0, "delta": {"role": "assistant", "content": answer}, "finish_reason": None}
     last = {"index": 0, "delta": {}, "finish_reason": "stop"}
-    yield f"data: {json.dumps(head | {'choices': [first]})}\n\n"
-    yield f"data: {json.dumps(head | {'choices': [last], 'assay': asked})}\n\n"
+    yield f"data: {json.dumps(head | {'choices': [first]}, default=str)}\n\n"
+    yield f"data: {json.dumps(head | {'choices': [last], 'assay': asked}, default=str)}\n\n"
     yield "data: [DONE]\n\n"
