@@ -17,19 +17,12 @@ from llama_index.core.response_synthesizers.no_text import NoText
 from assay import Assay
 from assay.integrations.llamaindex import AssayEmbedding, AssayEvaluator, AssayPostprocessor
 from tests.conftest import AS_OF
-
-OFFICIAL = "Charge the HX-40 only at an ambient temperature between 0 °C and 45 °C."
-FORUM = "I always charge my HX-40 in the car at 60 °C, never had a problem."
-OTHER = "Burmese pythons are among the largest snakes in the world."
-QUESTION = "What ambient temperature range is safe for charging the HX-40?"
+from tests.e2e.frameworks import FORUM, OFFICIAL, OTHER, QUESTION, framework_engine
 
 
 @pytest.fixture
 def engine(tmp_path: Path) -> Iterator[Assay]:
-    with Assay(tmp_path / "li.db") as engine:
-        engine.sources.add("halden-sds", "official")
-        engine.sources.add("forum", "unverified")
-        yield engine
+    yield from framework_engine(tmp_path)
 
 
 @pytest.fixture(scope="module")
