@@ -140,13 +140,12 @@ class Assay:
         self._opened = database is None  # a database given is the caller's to close
         self.db = database or open_database(self.settings.db, create=create)
         self.sources = SourceRegistry(self.db)
-        self.audit = AuditLog(self.db, actor=actor, key=key, retired_keys=retired, replay=Replay)
         self.store = self.db.knowledge
-        self.review = ReviewQueue(self.db, self.audit)
-        self.keys = KeyStore(self.db, self.audit)
         self.calibration = CalibrationStore(self.db)
         self.calibrator = Calibrator(self.calibration) if calibrate else None
-        self.monitor = Monitor(self.db, self.audit, self.settings, self.policies)
+        self._record_with(
+            AuditLog(self.db, actor=actor, key=key, retired_keys=retired, replay=Replay)
+        )
         self._models = _LoadedModels(
             embedder=None if isinstance(embedder, str) else embedder,
             relevance=None if isinstance(relevance, str) else relevance,
@@ -257,11 +256,16 @@ class Assay:
         change it records, written as ``actor``. Cheap: one per request."""
         other = copy.copy(self)
         other._opened = False  # closing a request's engine leaves the thread's connection open
-        other.audit = self.audit.as_actor(actor)
-        other.review = ReviewQueue(self.db, other.audit)
-        other.keys = KeyStore(self.db, other.audit)
-        other.monitor = Monitor(self.db, other.audit, self.settings, self.policies)
+        other._record_with(self.audit.as_actor(actor))
         return other
+
+    def _record_with(self, audit: AuditLog) -> None:
+        """Use ``audit`` for this engine's events, and the services that audit what they
+        do (review verdicts, key changes, drift alerts) with it."""
+        self.audit = audit
+        self.review = ReviewQueue(self.db, audit)
+        self.keys = KeyStore(self.db, audit)
+        self.monitor = Monitor(self.db, audit, self.settings, self.policies)
 
     def close(self) -> None:
         """Close the database connection (one this engine opened)."""
