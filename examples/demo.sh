@@ -11,8 +11,12 @@ export ASSAY_DB=${ASSAY_DB:-.demo/assay.db}
 AS_OF=2026-11-29   # fixed, so the figures below are the same on every run
 KB=examples/kb
 
-mkdir -p "$(dirname "$ASSAY_DB")"
-rm -f "$ASSAY_DB" "$ASSAY_DB-wal" "$ASSAY_DB-shm"
+if [[ "$ASSAY_DB" == *://* ]]; then  # a PostgreSQL database: give an empty one
+  $ASSAY db migrate
+else
+  mkdir -p "$(dirname "$ASSAY_DB")"
+  rm -f "$ASSAY_DB" "$ASSAY_DB-wal" "$ASSAY_DB-shm"
+fi
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 ask() { $ASSAY ask "$1" "${@:2}" --as-of "$AS_OF"; }
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
@@ -13,6 +15,7 @@ from click.testing import CliRunner, Result
 
 from assay import Assay
 from assay.cli.main import cli
+from tests.postgres import Cluster, fresh_database
 
 AS_OF = date(2026, 11, 29)
 
@@ -38,13 +41,47 @@ def _isolated_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)
 
 
-@pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "assay.db"
+@pytest.fixture(scope="session")
+def postgres_cluster() -> Iterator[Cluster]:
+    """The test run's PostgreSQL + pgvector server, started on first use."""
+    cluster = Cluster(Path(tempfile.mkdtemp(prefix="assay-pg-")))
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+        shutil.rmtree(cluster.folder, ignore_errors=True)
 
 
 @pytest.fixture
-def engine(db_path: Path) -> Iterator[Assay]:
+def postgres_url(postgres_cluster: Cluster) -> Iterator[str]:
+    """A fresh, migrated PostgreSQL database of its own for one test."""
+    yield from fresh_database(postgres_cluster)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path | str]:
+    """A fresh assay database on each backend in turn: an SQLite file, a PostgreSQL URL."""
+    if request.param == "sqlite":
+        yield tmp_path / "assay.db"
+    else:
+        yield request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture
+def db_path(database: Path | str) -> Path | str:
+    """The test's database (each backend in turn): a file path or a PostgreSQL URL."""
+    return database
+
+
+def sqlite_only(db: Path | str) -> Path:
+    """Skip on PostgreSQL a test of the SQLite file itself (its bytes, its folder)."""
+    if isinstance(db, str):
+        pytest.skip("a test of the SQLite file itself")
+    return db
+
+
+@pytest.fixture
+def engine(db_path: Path | str) -> Iterator[Assay]:
     """An engine on a fresh database holding four typical sources."""
     with Assay(db_path) as eng:
         eng.sources.add("sds", "official", owner="Acme", reviewed_at="2026-10-01")
@@ -73,7 +110,7 @@ def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
     return path
 
 
-def run_cli(*args: str, db: Path | None = None, input: str | None = None) -> Result:
+def run_cli(*args: str, db: Path | str | None = None, input: str | None = None) -> Result:
     """Invoke the real ``assay`` command in-process; stdout and stderr kept apart."""
     argv = list(args) + (["--db", str(db)] if db is not None else [])
     return CliRunner().invoke(cli, argv, input=input, catch_exceptions=False)

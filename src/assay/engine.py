@@ -73,7 +73,7 @@ from assay.scoring.corroboration import TextSimilarity, lexical_similarity
 from assay.scoring.evidence import SourceFacts
 from assay.settings import Settings, load_settings, with_names
 from assay.sources import SourceRegistry
-from assay.store import Database, open_database
+from assay.store import Database, VectorIndexOptions, open_database
 from assay.types import Candidate, check_texts
 
 
@@ -138,7 +138,10 @@ class Assay:
         key = AuditKey.load(key_file) if key_file else None  # before opening: nothing to close
         retired = [AuditKey.load(path) for path in self.settings.audit_retired_key_files]
         self._opened = database is None  # a database given is the caller's to close
-        self.db = database or open_database(self.settings.db, create=create)
+        self.db = database or open_database(
+            self.settings.db, create=create, index=vector_index(self.settings),
+            pool_size=self.settings.pg_pool_size,
+        )  # fmt: skip
         self.sources = SourceRegistry(self.db)
         self.store = self.db.knowledge
         self.calibration = CalibrationStore(self.db)
@@ -517,7 +520,7 @@ class Assay:
         if bound is None:
             raise InvalidInputError(
                 "knowledge base",
-                self.settings.db.name,  # the file's name only: the message may go over HTTP
+                self.settings.database_label,  # no path or host: it may go over HTTP
                 "ingest documents first: `assay ingest PATH... --source ID`",
                 problem="is empty",
             )
@@ -584,3 +587,12 @@ class Assay:
 def _name(fn: object) -> str:
     """A function's importable name, recorded as the version of what it computed."""
     return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', type(fn).__name__)}"
+
+
+def vector_index(settings: Settings) -> VectorIndexOptions:
+    """The approximate vector index's parameters from the ``pg_*`` settings."""
+    return VectorIndexOptions(
+        m=settings.pg_hnsw_m,
+        ef_construction=settings.pg_hnsw_ef_construction,
+        ef_search=settings.pg_ef_search,
+    )

@@ -7,7 +7,21 @@ if it exists), then the defaults below.
 ========================  ==========================  ===============================
 setting                   environment                 meaning
 ========================  ==========================  ===============================
-``db``                    ``ASSAY_DB``                the SQLite database file
+``db``                    ``ASSAY_DB``                the SQLite database file, or a
+                                                      ``postgresql://`` URL
+``pg_pool_size``          ``ASSAY_PG_POOL_SIZE``      PostgreSQL connections a process
+                                                      holds at most (default 10)
+``pg_hnsw_m``             ``ASSAY_PG_HNSW_M``         the HNSW index's graph degree
+                                                      (default 16; set before the
+                                                      first ingest)
+``pg_hnsw_ef_construction`` ``ASSAY_PG_HNSW_EF_CONSTRUCTION`` candidates kept while
+                                                      building it (default 64)
+``pg_ef_search``          ``ASSAY_PG_EF_SEARCH``      candidates kept while searching
+                                                      (default 100; never below k)
+``uploads_dir``           ``ASSAY_UPLOADS_DIR``       where ``/v1/ingest`` keeps uploads
+                                                      (default: ``uploads/`` beside the
+                                                      SQLite file; ``./uploads`` with
+                                                      PostgreSQL)
 ``policy_dirs``           ``ASSAY_POLICY_DIRS``       folders of user policy ``*.toml``
                                                       (separated by ``:``)
 ``default_policy``        ``ASSAY_DEFAULT_POLICY``    policy used when none is named
@@ -80,6 +94,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     SecretStr,
@@ -207,6 +222,17 @@ class ServeSettings(BaseModel):
             ) from None  # fmt: skip
 
 
+def _database_target(value: Any) -> Any:
+    """A ``scheme://`` URL stays text (a path would fold its ``//``); the rest is a path."""
+    if isinstance(value, str) and "://" in value:
+        if not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError(
+                "a database URL must start with postgresql:// (or give an SQLite file path)"
+            )
+        return value
+    return Path(value) if isinstance(value, str) else value
+
+
 class Settings(BaseSettings):
     """Process-wide configuration of assay; see the module docstring for precedence."""
 
@@ -214,7 +240,7 @@ class Settings(BaseSettings):
         env_prefix="ASSAY_", extra="forbid", frozen=True, env_ignore_empty=True
     )
 
-    db: Path = Path("assay.db")
+    db: Annotated[Path | str, BeforeValidator(_database_target)] = Path("assay.db")
     policy_dirs: Annotated[list[Path], NoDecode] = []
     default_policy: str = "informational"
     embedder: str = "minilm"
@@ -234,8 +260,39 @@ class Settings(BaseSettings):
     support_labels: str = "contradicted,supported,unsupported"
     data: Path = Path("../shared/data")
     debug: bool = False
+    pg_pool_size: Annotated[int, Field(ge=1, le=1000)] = 10
+    pg_hnsw_m: Annotated[int, Field(ge=2, le=100)] = 16
+    pg_hnsw_ef_construction: Annotated[int, Field(ge=4, le=1000)] = 64
+    pg_ef_search: Annotated[int, Field(ge=1, le=1000)] = 100
+    uploads_dir: Path | None = None
     llm: LLMSettings = Field(default_factory=load_llm_settings)
     serve: ServeSettings = Field(default_factory=ServeSettings.from_environment)
+
+    @property
+    def database_url(self) -> str | None:
+        """The PostgreSQL URL when ``db`` is one; ``None`` for an SQLite file."""
+        return self.db if isinstance(self.db, str) else None
+
+    @property
+    def db_file(self) -> Path | None:
+        """The SQLite file, as an absolute path; ``None`` for a PostgreSQL URL."""
+        return None if isinstance(self.db, str) else self.db.expanduser().resolve()
+
+    @property
+    def database_label(self) -> str:
+        """How messages that may leave the machine name the database: the file's name,
+        or the database's name on its server (never a host or a password)."""
+        if isinstance(self.db, str):
+            return "postgresql database " + self.db.rsplit("/", 1)[-1].split("?")[0]
+        return self.db.name
+
+    @property
+    def uploads_root(self) -> Path:
+        """The folder ``/v1/ingest`` keeps uploaded files in (see ``uploads_dir``)."""
+        if self.uploads_dir is not None:
+            return self.uploads_dir.expanduser().resolve()
+        beside = Path.cwd() if isinstance(self.db, str) else self.db.expanduser().resolve().parent
+        return beside / "uploads"
 
     @field_validator("policy_dirs", "audit_retired_key_files", mode="before")
     @classmethod

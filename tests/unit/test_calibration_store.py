@@ -13,8 +13,8 @@ import pytest
 from assay.calibration.maps import IsotonicMap, PlattMap, fit_metrics
 from assay.calibration.store import CalibrationStore, StoredMap, labels_digest
 from assay.errors import InvalidInputError, NotFoundError, StorageError
+from assay.store.sql import calibration as sql_calibration
 from assay.store.sqlite import SQLiteDatabase
-from assay.store.sqlite import calibration as sqlite_calibration
 
 SCORES = [0.1, 0.2, 0.35, 0.4, 0.6, 0.7, 0.8, 0.9]
 LABELS = [0, 0, 1, 0, 1, 0, 1, 1]
@@ -121,7 +121,7 @@ def test_a_failure_inside_save_leaves_nothing(
         raise RuntimeError("disk on fire")
 
     with monkeypatch.context() as patch:
-        patch.setattr(sqlite_calibration, "_stored", broken)  # fails after the INSERT
+        patch.setattr(sql_calibration, "_stored", broken)  # fails after the INSERT
         with pytest.raises(RuntimeError, match="disk on fire"):
             save(store)
     assert store.list() == []

@@ -1,7 +1,9 @@
-"""The embedded store: atomic replace, exact dense search, FTS5 lexical search."""
+"""The knowledge base on both backends: atomic replace, dense search (exact on SQLite,
+HNSW on PostgreSQL), lexical search (FTS5, full-text search)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,9 +12,8 @@ import pytest
 
 from assay import InvalidInputError, NotFoundError, SourceRegistry
 from assay.documents import Chunk, chunk_id, document_id
-from assay.store.base import StoredDocument
-from assay.store.sqlite import SQLiteDatabase
-from assay.store.sqlite.knowledge import SQLiteStore
+from assay.store import open_database
+from assay.store.base import Store, StoredDocument
 
 DIM = 8
 
@@ -50,18 +51,19 @@ def make_doc(uri: str, texts: list[str], source: str = "sds") -> tuple[StoredDoc
     return doc, chunks
 
 
-def put(store: SQLiteStore, doc: StoredDocument, chunks: list[Chunk], vectors: np.ndarray) -> None:
+def put(store: Store, doc: StoredDocument, chunks: list[Chunk], vectors: np.ndarray) -> None:
     store.sync_file(doc.uri, [(doc, chunks, vectors)])
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> SQLiteStore:
-    db = SQLiteDatabase(tmp_path / "kb.db")
+def store(database: Path | str) -> Iterator[Store]:
+    db = open_database(database)
     SourceRegistry(db).add("sds", "official")
-    return db.knowledge
+    yield db.knowledge
+    db.close()
 
 
-def test_replace_get_and_vectors_round_trip(store: SQLiteStore) -> None:
+def test_replace_get_and_vectors_round_trip(store: Store) -> None:
     doc, chunks = make_doc("a.md", ["Charge between 0 and 45 degrees.", "Store below 35 degrees."])
     vectors = unit(np.random.default_rng(0).normal(size=(2, DIM)))
     put(store, doc, chunks, vectors)
@@ -71,7 +73,7 @@ def test_replace_get_and_vectors_round_trip(store: SQLiteStore) -> None:
     assert store.document(doc.id) is not None and store.document(doc.id).chunk_count == 2
 
 
-def test_replacing_a_document_drops_its_old_chunks(store: SQLiteStore) -> None:
+def test_replacing_a_document_drops_its_old_chunks(store: Store) -> None:
     doc, chunks = make_doc("a.md", ["old one", "old two"])
     put(store, doc, chunks, unit(np.ones((2, DIM))))
     doc2, chunks2 = make_doc("a.md", ["new text"])
@@ -83,7 +85,7 @@ def test_replacing_a_document_drops_its_old_chunks(store: SQLiteStore) -> None:
         store.get([chunks[0].id])
 
 
-def test_a_failed_replace_keeps_the_old_document(store: SQLiteStore) -> None:
+def test_a_failed_replace_keeps_the_old_document(store: Store) -> None:
     doc, chunks = make_doc("a.md", ["kept text"])
     put(store, doc, chunks, unit(np.ones((1, DIM))))
     doc2, chunks2 = make_doc("a.md", ["new one", "new two"])
@@ -92,7 +94,7 @@ def test_a_failed_replace_keeps_the_old_document(store: SQLiteStore) -> None:
     assert store.get([chunks[0].id])[0].text == "kept text"
 
 
-def test_a_failure_inside_the_transaction_rolls_back_the_whole_file(store: SQLiteStore) -> None:
+def test_a_failure_inside_the_transaction_rolls_back_the_whole_file(store: Store) -> None:
     first, first_chunks = make_doc("a.md", ["first record"])
     put(store, first, first_chunks, unit(np.ones((1, DIM))))
     changed, changed_chunks = make_doc("a.md", ["first record, changed"])
@@ -110,7 +112,7 @@ def test_a_failure_inside_the_transaction_rolls_back_the_whole_file(store: SQLit
     assert store.stats().chunks == 1
 
 
-def test_documents_a_file_no_longer_holds_are_dropped(store: SQLiteStore) -> None:
+def test_documents_a_file_no_longer_holds_are_dropped(store: Store) -> None:
     one, one_chunks = make_doc("posts.jsonl#1", ["post one"])
     two, two_chunks = make_doc("posts.jsonl#2", ["post two"])
     store.sync_file(
@@ -122,7 +124,7 @@ def test_documents_a_file_no_longer_holds_are_dropped(store: SQLiteStore) -> Non
     assert [h.chunk_id for h in store.lexical_search("post", 5)] == [one_chunks[0].id]
 
 
-def test_dense_search_matches_brute_force(store: SQLiteStore) -> None:
+def test_dense_search_matches_brute_force(store: Store) -> None:
     rng = np.random.default_rng(7)
     texts = [f"passage number {i}" for i in range(300)]
     vectors = unit(rng.normal(size=(300, DIM)))
@@ -137,12 +139,12 @@ def test_dense_search_matches_brute_force(store: SQLiteStore) -> None:
 
 
 def test_dense_index_sees_writes_from_another_connection(
-    store: SQLiteStore, tmp_path: Path
+    store: Store, database: Path | str
 ) -> None:
     doc, chunks = make_doc("a.md", ["first"])
     put(store, doc, chunks, unit(np.ones((1, DIM))))
     assert len(store.dense_search(unit(np.ones((1, DIM)))[0], 5)) == 1
-    other = SQLiteDatabase(tmp_path / "kb.db").knowledge
+    other = open_database(database).knowledge
     doc2, chunks2 = make_doc("b.md", ["second"])
     put(other, doc2, chunks2, unit(np.ones((1, DIM))))
     assert len(store.dense_search(unit(np.ones((1, DIM)))[0], 5)) == 2
@@ -158,7 +160,7 @@ def test_dense_index_sees_writes_from_another_connection(
     ],
 )
 def test_lexical_search_never_breaks_on_query_syntax(
-    store: SQLiteStore, query: str, found: bool
+    store: Store, query: str, found: bool
 ) -> None:
     """Whatever the user typed is searched as words, never parsed as FTS5 syntax."""
     doc, chunks = make_doc("a.md", ["charge the unicode pack"])
@@ -167,7 +169,7 @@ def test_lexical_search_never_breaks_on_query_syntax(
     assert hits == ([chunks[0].id] if found else [])
 
 
-def test_lexical_search_stems_and_ignores_stopwords(store: SQLiteStore) -> None:
+def test_lexical_search_stems_and_ignores_stopwords(store: Store) -> None:
     doc, chunks = make_doc("a.md", ["Charging the batteries safely.", "Pythons migrate."])
     put(store, doc, chunks, unit(np.ones((2, DIM))))
     assert [h.chunk_id for h in store.lexical_search("how to charge a battery", 5)] == [
@@ -176,13 +178,13 @@ def test_lexical_search_stems_and_ignores_stopwords(store: SQLiteStore) -> None:
     assert store.lexical_search("the of and", 5) == []
 
 
-def test_duplicate_passages_in_one_document_are_stored_once(store: SQLiteStore) -> None:
+def test_duplicate_passages_in_one_document_are_stored_once(store: Store) -> None:
     doc, chunks = make_doc("a.md", ["Warning: hot.", "Body text.", "Warning: hot."])
     put(store, doc, chunks, unit(np.ones((3, DIM))))
     assert store.stats().chunks == 2
 
 
-def test_store_is_bound_to_its_embedder(store: SQLiteStore) -> None:
+def test_store_is_bound_to_its_embedder(store: Store) -> None:
     doc, chunks = make_doc("a.md", ["text"])
     put(store, doc, chunks, unit(np.ones((1, DIM))))
     other_doc = replace(doc, id="x", uri="b.md", embedder="other@2")
@@ -190,7 +192,7 @@ def test_store_is_bound_to_its_embedder(store: SQLiteStore) -> None:
         put(store, other_doc, [], np.zeros((0, DIM), dtype=np.float32))
 
 
-def test_delete_document(store: SQLiteStore) -> None:
+def test_delete_document(store: Store) -> None:
     doc, chunks = make_doc("a.md", ["text"])
     put(store, doc, chunks, unit(np.ones((1, DIM))))
     assert store.delete_document(doc.id) is True

@@ -110,8 +110,8 @@ class AuditLog:
             "actor": self.actor,
             "schema_version": SCHEMA_VERSION,
         }
-        with self._db.unit_of_work():  # the write lock: the head cannot move under us
-            seq, prev_hash = self.head()
+        with self._db.unit_of_work():  # with for_append, the head cannot move under us
+            seq, prev_hash = self._db.audit.head(for_append=True) or (0, GENESIS_HASH)
             columns["seq"], columns["prev_hash"] = seq + 1, prev_hash
             row_hash = _row_hash(columns)
             key = self.keys.current

@@ -286,10 +286,12 @@ def _write_events(events: Iterable[AuditEvent], fh: TextIO) -> int:
     return count
 
 
-def _check_output(output: Path, db: Path) -> None:
-    """Refuse an export target that would overwrite the database itself."""
+def _check_output(output: Path, db: Path | str) -> None:
+    """Refuse an export target that would overwrite the database file itself."""
     if not output.parent.resolve().is_dir():
         raise InvalidInputError("--output", str(output), "write into an existing folder")
+    if isinstance(db, str):  # a server's database: no file here to protect
+        return
     database = db.expanduser().resolve()
     protected = {database, Path(f"{database}-wal"), Path(f"{database}-shm")}
     if output.resolve() in protected:

@@ -48,14 +48,26 @@ def _debug() -> bool:
         return False
 
 
+class DatabaseTarget(click.ParamType[Any]):
+    """An SQLite file path, or a ``postgresql://`` URL kept as text."""
+
+    name = "PATH|URL"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and "://" in value:
+            return value  # the settings check the scheme and name the fix
+        return click.Path(dir_okay=False, path_type=Path).convert(value, param, ctx)
+
+
 def db_option(fn: F) -> F:
-    """``--db PATH``: the database file (default ``$ASSAY_DB`` or ``./assay.db``)."""
+    """``--db PATH|URL``: the database (default ``$ASSAY_DB`` or ``./assay.db``)."""
     return click.option(
         "--db",
         "db",
-        type=click.Path(dir_okay=False, path_type=Path),
+        type=DatabaseTarget(),
         default=None,
-        help="Database file [default: $ASSAY_DB or ./assay.db].",
+        help="Database: an SQLite file, or a postgresql://user@host:port/db URL "
+        "[default: $ASSAY_DB or ./assay.db].",
     )(fn)
 
 

@@ -12,6 +12,7 @@ from assay.cli.ask import ask
 from assay.cli.audit import audit
 from assay.cli.calibrate import calibrate
 from assay.cli.common import AssayGroup
+from assay.cli.db import db
 from assay.cli.evaluate import evaluate
 from assay.cli.ingest import ingest_command
 from assay.cli.keys import keys
@@ -43,6 +44,7 @@ cli.add_command(review)
 cli.add_command(monitor)
 cli.add_command(keys)
 cli.add_command(serve)
+cli.add_command(db)
 
 
 def main() -> None:

@@ -82,7 +82,7 @@ def serve(
         secure_cookies=secure_cookies,
     )
     # uvicorn starts each worker from an import string: the environment carries the rest
-    os.environ["ASSAY_DB"] = str(settings.db.expanduser().resolve())
+    os.environ["ASSAY_DB"] = settings.database_url or str(settings.db_file)
     os.environ.update(options.to_environment())
     with tempfile.TemporaryDirectory(prefix="assay-metrics-") as metrics_dir:
         if workers > 1:  # each worker writes its samples here; /metrics merges them

@@ -42,7 +42,8 @@ async def ingest(
 ) -> dict[str, Any]:
     """Each file lands whole or not at all; the report says what happened to each.
 
-    Uploads are kept in a folder per source under ``uploads/`` beside the database and
+    Uploads are kept in a folder per source under ``uploads/`` beside the database (the
+    ``uploads_dir`` setting; with PostgreSQL and several machines, a shared folder) and
     recorded as ``upload://<source>/<name>``, so uploading a file of the same name again
     updates its documents instead of adding copies, and no server path reaches readers.
     Files are ingested one at a time by the server's ingestion process
@@ -51,7 +52,7 @@ async def ingest(
     engine = acting_engine(request)
     if source is not None:
         engine.sources.get(source)  # an unknown source fails before anything is written
-    folder = _upload_folder(engine.settings.db, source)
+    folder = _upload_folder(engine.settings.uploads_root, source)
     names = [_checked_name(f.filename) for f in files]
     if len(set(names)) != len(names):
         raise InvalidInputError("files", names, "upload each file name once per request")
@@ -93,10 +94,10 @@ def _stage(upload: UploadFile, staged: Path) -> None:
             out.write(chunk)
 
 
-def _upload_folder(db: Path, source: str | None) -> Path:
+def _upload_folder(uploads: Path, source: str | None) -> Path:
     """The folder of ``source``'s uploads: a name made from the id, never a path in it
-    (source ids may hold '/' and '..'), checked to lie under ``uploads/``."""
-    root = (db.expanduser().resolve().parent / "uploads").resolve()
+    (source ids may hold '/' and '..'), checked to lie under ``uploads``."""
+    root = uploads.resolve()
     label = re.sub(r"[^A-Za-z0-9_-]+", "_", source or "none")[:40]
     folder = root / f"{label}-{sha256_hex(source or '')[:12]}"
     if not folder.resolve().is_relative_to(root):

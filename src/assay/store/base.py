@@ -1,8 +1,8 @@
 """The store interface: everything retrieval needs, nothing about SQL.
 
-The embedded SQLite store (:mod:`assay.store.sqlite`) implements it today; a
-PostgreSQL + pgvector store will implement the same methods, so retrieval, ingestion
-and the pipeline never change with the backend.
+The embedded SQLite store (:mod:`assay.store.sqlite.knowledge`) and the PostgreSQL +
+pgvector store (:mod:`assay.store.postgres.knowledge`) implement the same methods, so
+retrieval, ingestion and the pipeline never change with the backend.
 """
 
 from __future__ import annotations
@@ -44,6 +44,16 @@ class StoredDocument:
     chunk_count: int
     embedder: str
     ingested_at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class VectorIndexOptions:
+    """Parameters of an approximate (HNSW) vector index, where the backend has one:
+    graph degree ``m``, and the candidate lists kept while building and searching."""
+
+    m: int = 16
+    ef_construction: int = 64
+    ef_search: int = 100
 
 
 @dataclass(frozen=True, slots=True)

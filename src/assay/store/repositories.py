@@ -79,8 +79,12 @@ class SourceRepository(Protocol):
 class AuditRepository(Protocol):
     """The rows of the hash-chained audit log: appended, never changed."""
 
-    def head(self) -> tuple[int, str] | None:
-        """``(seq, row_hash)`` of the last row; ``None`` while the log is empty."""
+    def head(self, *, for_append: bool = False) -> tuple[int, str] | None:
+        """``(seq, row_hash)`` of the last row; ``None`` while the log is empty.
+
+        ``for_append``: inside a unit of work, about to append after it: no other writer,
+        in any process, may append until this unit of work ends.
+        """
         ...
 
     def insert(self, columns: AuditRow) -> None:

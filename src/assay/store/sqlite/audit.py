@@ -1,117 +1,32 @@
-"""The ``audit_events`` table: appends under the write lock, reads by filter and page.
-
-The chain itself (hashes, seals, what a row must hold) is :mod:`assay.audit.log`'s; this
-module only stores and reads rows. :meth:`SQLiteAuditRepository.raw_rows` hands the
-verifier every row exactly as stored, text columns as bytes, so that a row whose bytes
-were edited is checked as it is, not as a decoder repaired it.
-"""
+"""The audit log's rows in SQLite: the shared SQL, plus reading rows as the bytes stored."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator
-from typing import Any
 
 from assay.errors import StorageError
-from assay.events import JsonObject
-from assay.store.records import AuditEvent, AuditFilter, AuditRow
-
-COLUMNS = (
-    "seq, event_id, created_at, kind, query, query_hash, policy_name, policy_version,"
-    " payload, prev_hash, row_hash, actor, seal, schema_version"
-)
+from assay.store.records import AuditRow
+from assay.store.sql.audit import COLUMNS, SQLAuditRepository
 
 
-class SQLiteAuditRepository:
-    """:class:`~assay.store.repositories.AuditRepository` on one SQLite connection."""
+class SQLiteAuditRepository(SQLAuditRepository):
+    """:class:`~assay.store.repositories.AuditRepository` on one SQLite connection.
+
+    Appends need no lock of their own: the unit of work holds SQLite's write lock.
+    """
 
     def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
-
-    def head(self) -> tuple[int, str] | None:
-        row = self._conn.execute(
-            "SELECT seq, row_hash FROM audit_events ORDER BY seq DESC LIMIT 1"
-        ).fetchone()
-        return (int(row["seq"]), str(row["row_hash"])) if row else None
-
-    def insert(self, columns: AuditRow) -> None:
-        self._conn.execute(
-            f"INSERT INTO audit_events ({COLUMNS}) VALUES"
-            " (:seq, :event_id, :created_at, :kind, :query, :query_hash, :policy_name,"
-            " :policy_version, :payload, :prev_hash, :row_hash, :actor, :seal, :schema_version)",
-            dict(columns),
-        )
-
-    def by_prefix(self, prefix: str, limit: int) -> list[AuditEvent]:
-        rows = self._conn.execute(
-            f"SELECT {COLUMNS} FROM audit_events WHERE event_id LIKE ? || '%' LIMIT {int(limit)}",
-            (prefix,),
-        )
-        return [_event(dict(r)) for r in rows]
-
-    def newest(
-        self, where: AuditFilter, *, limit: int | None, before_seq: int | None
-    ) -> list[AuditEvent]:
-        clause, args = _where(where, before_seq=before_seq)
-        sql = f"SELECT {COLUMNS} FROM audit_events{clause} ORDER BY seq DESC"
-        if limit is not None:
-            sql += f" LIMIT {int(limit)}"
-        return [_event(dict(r)) for r in self._conn.execute(sql, args)]
-
-    def oldest(
-        self, where: AuditFilter, *, after_seq: int = 0, limit: int | None = None
-    ) -> Iterator[AuditEvent]:
-        clause, args = _where(where, after_seq=after_seq)
-        sql = f"SELECT {COLUMNS} FROM audit_events{clause} ORDER BY seq"
-        if limit is not None:
-            sql += f" LIMIT {int(limit)}"
-        for row in self._conn.execute(sql, args):
-            yield _event(dict(row))
-
-    def first_sealed(self, up_to_seq: int) -> int | None:
-        row = self._conn.execute(
-            "SELECT MIN(seq) FROM audit_events WHERE seal IS NOT NULL AND seq <= ?", (up_to_seq,)
-        ).fetchone()
-        return None if row[0] is None else int(row[0])
+        super().__init__(conn)
+        self._raw = conn
 
     def raw_rows(self) -> Iterator[AuditRow]:
-        factory = self._conn.text_factory
-        self._conn.text_factory = bytes
+        factory = self._raw.text_factory
+        self._raw.text_factory = bytes
         try:
-            rows = self._conn.execute(f"SELECT {COLUMNS} FROM audit_events ORDER BY seq")
+            rows = self._raw.execute(f"SELECT {COLUMNS} FROM audit_events ORDER BY seq")
             yield from (dict(row) for row in rows)
         except sqlite3.DatabaseError as exc:  # a dropped or damaged table
             raise StorageError(f"audit table cannot be read ({exc})") from exc
         finally:
-            self._conn.text_factory = factory
-
-
-def _where(
-    where: AuditFilter, *, before_seq: int | None = None, after_seq: int | None = None
-) -> tuple[str, list[Any]]:
-    clauses = {
-        "policy_name = ?": where.policy,
-        "kind = ?": where.kind,
-        "created_at >= ?": where.since,
-        "created_at < ?": where.until,
-        "actor = ?": where.actor,
-        "seq < ?": before_seq,
-        "seq > ?": after_seq,
-    }
-    parts = [clause for clause, value in clauses.items() if value is not None]
-    args = [value for value in clauses.values() if value is not None]
-    return (" WHERE " + " AND ".join(parts) if parts else ""), args
-
-
-def _payload(text: str) -> JsonObject:
-    """The stored payload; a damaged one is shown as it is rather than refused."""
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        return {"unreadable_payload": text}
-    return value if isinstance(value, dict) else {"unreadable_payload": text}
-
-
-def _event(columns: dict[str, Any]) -> AuditEvent:  # a sqlite3.Row as a dict
-    return AuditEvent(**(columns | {"payload": _payload(columns["payload"])}))
+            self._raw.text_factory = factory

@@ -68,6 +68,7 @@ class _Connection(sqlite3.Connection):
 
     write_lock: Path | None = None
     depth: int = 0
+    applied: list[str] = []  # noqa: RUF012 (set per connection by _open)
 
 
 def _open(target: str) -> sqlite3.Connection:
@@ -84,7 +85,7 @@ def _open(target: str) -> sqlite3.Connection:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA foreign_keys=ON")
         conn.execute("PRAGMA synchronous=NORMAL")
-        migrate(conn)
+        conn.applied = migrate(conn)
     except BaseException:
         conn.close()
         raise

@@ -5,14 +5,14 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from pathlib import Path
 
+from assay.store.sql.calibration import SQLCalibrationRepository
+from assay.store.sql.keys import SQLKeyRepository
+from assay.store.sql.review import SQLReviewRepository
+from assay.store.sql.sources import SQLSourceRepository
 from assay.store.sqlite.audit import SQLiteAuditRepository
-from assay.store.sqlite.calibration import SQLiteCalibrationRepository
 from assay.store.sqlite.connection import connect, transaction
-from assay.store.sqlite.keys import SQLiteKeyRepository
 from assay.store.sqlite.knowledge import SQLiteStore
 from assay.store.sqlite.monitor import SQLiteMonitorRepository
-from assay.store.sqlite.review import SQLiteReviewRepository
-from assay.store.sqlite.sources import SQLiteSourceRepository
 
 
 class SQLiteDatabase:
@@ -24,12 +24,13 @@ class SQLiteDatabase:
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
         """Open (and migrate) the database; ``create=False``: it must already exist."""
         self._conn = connect(path, create=create)
+        self.applied: list[str] = getattr(self._conn, "applied", [])  # migrations run just now
         self.knowledge = SQLiteStore(self._conn)
-        self.sources = SQLiteSourceRepository(self._conn)
+        self.sources = SQLSourceRepository(self._conn)
         self.audit = SQLiteAuditRepository(self._conn)
-        self.review = SQLiteReviewRepository(self._conn)
-        self.keys = SQLiteKeyRepository(self._conn)
-        self.calibration = SQLiteCalibrationRepository(self._conn)
+        self.review = SQLReviewRepository(self._conn)
+        self.keys = SQLKeyRepository(self._conn)
+        self.calibration = SQLCalibrationRepository(self._conn)
         self.monitor = SQLiteMonitorRepository(self._conn)
 
     def unit_of_work(self) -> AbstractContextManager[object]:

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from datetime import date
 
 from assay.store.records import Source, SourceChange, SourceKind
+from assay.store.sql.session import Row, Session
 
 
-class SQLiteSourceRepository:
-    """:class:`~assay.store.repositories.SourceRepository` on one SQLite connection."""
+class SQLSourceRepository:
+    """:class:`~assay.store.repositories.SourceRepository` on one session."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Session) -> None:
         self._conn = conn
 
     def kinds(self) -> dict[str, SourceKind]:
@@ -100,7 +100,7 @@ def _values(s: Source) -> dict[str, object]:
     }
 
 
-def _source(row: sqlite3.Row) -> Source:
+def _source(row: Row) -> Source:
     return Source(
         id=row["id"],
         kind=row["kind"],

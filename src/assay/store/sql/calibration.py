@@ -3,39 +3,39 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
 from assay.calibration.maps import map_from_dict
 from assay.errors import InvalidInputError, StorageError
 from assay.store.records import StoredMap
+from assay.store.sql.session import Session
 
 _COLUMNS = (
     "id, target, model_key, version, method, params, n_labels, metrics, labels_sha256, created_at"
 )
 
 
-class SQLiteCalibrationRepository:
-    """:class:`~assay.store.repositories.CalibrationRepository` on one SQLite connection."""
+class SQLCalibrationRepository:
+    """:class:`~assay.store.repositories.CalibrationRepository` on one session."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Session) -> None:
         self._conn = conn
 
     def add(self, row: Mapping[str, Any]) -> int:
-        (version,) = self._conn.execute(
-            "SELECT COALESCE(MAX(version), 0) + 1 FROM calibration_maps"
+        version = self._conn.execute(
+            "SELECT COALESCE(MAX(version), 0) + 1 AS next FROM calibration_maps"
             " WHERE target = ? AND model_key = ?",
             (row["target"], row["model_key"]),
-        ).fetchone()
-        map_id = self._conn.execute(
+        ).fetchone()["next"]
+        inserted = self._conn.execute(
             "INSERT INTO calibration_maps (target, model_key, version, method, params,"
             " n_labels, metrics, labels_sha256, created_at) VALUES (:target, :model_key,"
-            " :version, :method, :params, :n_labels, :metrics, :labels_sha256, :created_at)",
+            " :version, :method, :params, :n_labels, :metrics, :labels_sha256, :created_at)"
+            " RETURNING id",
             dict(row) | {"version": version},
-        ).lastrowid
-        assert map_id is not None
-        return map_id
+        ).fetchone()
+        return int(inserted["id"])
 
     def latest(self, target: str, model_key: str) -> StoredMap | None:
         row = self._conn.execute(

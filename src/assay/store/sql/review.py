@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
 from assay.store.records import ReviewItem
+from assay.store.sql.session import Session
 
 _COLUMNS = (
     "id, event_id, created_at, query, answer, reason, confidence_score, assessment,"
@@ -15,25 +15,24 @@ _COLUMNS = (
 )
 
 
-class SQLiteReviewRepository:
-    """:class:`~assay.store.repositories.ReviewRepository` on one SQLite connection."""
+class SQLReviewRepository:
+    """:class:`~assay.store.repositories.ReviewRepository` on one session."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Session) -> None:
         self._conn = conn
 
     def add(self, row: Mapping[str, Any]) -> int:
-        item_id = self._conn.execute(
+        inserted = self._conn.execute(
             "INSERT INTO review_queue (event_id, created_at, query, answer, reason,"
             " confidence_score, assessment, policy_name, policy_version, status) VALUES"
             " (:event_id, :created_at, :query, :answer, :reason, :confidence_score,"
-            " :assessment, :policy_name, :policy_version, 'pending')",
+            " :assessment, :policy_name, :policy_version, 'pending') RETURNING id",
             dict(row),
-        ).lastrowid
-        assert item_id is not None
-        return item_id
+        ).fetchone()
+        return int(inserted["id"])
 
     def get(self, item_id: int) -> ReviewItem | None:
-        if not -(2**63) <= item_id < 2**63:  # SQLite INTEGER
+        if not -(2**63) <= item_id < 2**63:  # a 64-bit integer column
             return None
         row = self._conn.execute(
             f"SELECT {_COLUMNS} FROM review_queue WHERE id = ?", (item_id,)
@@ -49,8 +48,10 @@ class SQLiteReviewRepository:
         return [_item(dict(r)) for r in rows]
 
     def counts(self) -> dict[str, int]:
-        rows = self._conn.execute("SELECT status, COUNT(*) FROM review_queue GROUP BY status")
-        return {str(status): int(count) for status, count in rows}
+        rows = self._conn.execute(
+            "SELECT status, COUNT(*) AS n FROM review_queue GROUP BY status"
+        ).fetchall()
+        return {str(r["status"]): int(r["n"]) for r in rows}
 
     def resolve(
         self, item_id: int, *, verdict: str, note: str | None, resolved_at: str, event_id: str
@@ -66,7 +67,10 @@ class SQLiteReviewRepository:
             "SELECT confidence_score, verdict, event_id FROM review_queue"
             " WHERE status = 'resolved' ORDER BY id"
         )
-        return [(float(r[0]), r[1] == "correct", str(r[2])) for r in rows]
+        return [
+            (float(r["confidence_score"]), r["verdict"] == "correct", str(r["event_id"]))
+            for r in rows
+        ]
 
 
 def _item(row: dict[str, Any]) -> ReviewItem:

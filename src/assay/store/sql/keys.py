@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 
 from assay.store.records import ApiKey, Role
+from assay.store.sql.session import Row, Session
 
 
-class SQLiteKeyRepository:
-    """:class:`~assay.store.repositories.KeyRepository` on one SQLite connection."""
+class SQLKeyRepository:
+    """:class:`~assay.store.repositories.KeyRepository` on one session."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Session) -> None:
         self._conn = conn
 
     def add(self, key: ApiKey, secret_sha256: str) -> None:
@@ -59,7 +59,7 @@ class SQLiteKeyRepository:
         )
 
 
-def _key(row: sqlite3.Row) -> ApiKey:
+def _key(row: Row) -> ApiKey:
     return ApiKey(
         id=row["id"],
         name=row["name"],

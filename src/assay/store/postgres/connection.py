@@ -1,0 +1,172 @@
+"""PostgreSQL connections: one pool per URL and process, one session per database object.
+
+A :class:`PostgresSession` holds one pooled connection in autocommit mode and runs the
+portable SQL of :mod:`assay.store.sql`, translated from SQLite's parameter style (``?``,
+``:name``) to psycopg's (``%s``, ``%(name)s``). Its unit of work is a transaction;
+opened inside another it is a savepoint, whose failure undoes only its own writes.
+Writers of the same thing queue on advisory locks (:func:`PostgresSession.lock`) held to
+the end of the transaction: the audit log's appends, knowledge-base writes, migrations.
+Every driver error leaves as :class:`~assay.errors.StorageError`, naming the server and
+never the password.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+from assay.errors import StorageError
+from assay.store.sql.session import Params
+
+# Advisory lock keys (one bigint namespace per database): who may write what, one at a time.
+AUDIT_APPEND_LOCK = 0x61737361_79000001
+KNOWLEDGE_WRITE_LOCK = 0x61737361_79000002
+MIGRATION_LOCK = 0x61737361_79000003
+
+_TOKEN = re.compile(r"'(?:[^']|'')*'|\?|(?<![:\w]):([A-Za-z_]\w*)|%")
+
+
+@lru_cache(maxsize=512)
+def translate(sql: str) -> str:
+    """``sql`` in psycopg's parameter style: ``?`` -> ``%s``, ``:name`` -> ``%(name)s``,
+    a literal ``%`` (also inside quotes) -> ``%%``; ``::type`` casts are left alone."""
+
+    def one(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token.startswith("'"):
+            return token.replace("%", "%%")
+        if token == "?":
+            return "%s"
+        if token == "%":
+            return "%%"
+        return f"%({match.group(1)})s"
+
+    return _TOKEN.sub(one, sql)
+
+
+def redacted(url: str) -> str:
+    """``url`` without its password, fit for an error message or a log."""
+    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
+
+
+_POOLS: dict[tuple[int, str], ConnectionPool[Any]] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def pool(url: str, *, size: int) -> ConnectionPool[Any]:
+    """The process's pool of connections to ``url`` (created on first use).
+
+    Each :class:`PostgresSession` borrows one connection for its lifetime, as each
+    :class:`~assay.Assay` fork holds one SQLite connection; ``size`` caps how many a
+    process holds at once (a further session waits up to 30 s for one to be returned).
+    """
+    key = (os.getpid(), url)  # a forked worker must not share its parent's sockets
+    with _POOLS_LOCK:
+        found = _POOLS.get(key)
+        if found is None:
+            found = ConnectionPool(
+                url,
+                min_size=0,
+                max_size=size,
+                kwargs={"autocommit": True, "row_factory": dict_row},
+                timeout=30.0,
+                open=True,
+                name="assay",
+            )
+            _POOLS[key] = found
+        return found
+
+
+def close_pools(url: str | None = None) -> None:
+    """Close this process's pool of ``url`` (every pool when ``None``): its idle
+    connections end; a later session opens a new pool."""
+    with _POOLS_LOCK:
+        keys = [k for k in _POOLS if url is None or k[1] == url]
+        closing = [_POOLS.pop(k) for k in keys]
+    for found in closing:
+        found.close()
+
+
+class PostgresSession:
+    """One borrowed connection: statements, units of work, advisory locks."""
+
+    def __init__(self, url: str, *, pool_size: int) -> None:
+        self.url = url
+        self._pool = pool(url, size=pool_size)
+        try:
+            self.conn: psycopg.Connection[Any] = self._pool.getconn()
+        except Exception as exc:  # PoolTimeout, OperationalError
+            raise StorageError(
+                f"cannot connect to the assay database at {redacted(url)} ({exc}); check that "
+                "the server runs and that --db / ASSAY_DB names it"
+            ) from exc
+
+    def execute(self, sql: str, params: Params = (), /) -> psycopg.Cursor[Any]:
+        """Run one statement (SQLite's parameter style when ``params`` are given)."""
+        try:
+            if params:
+                return self.conn.execute(translate(sql), params)
+            return self.conn.execute(sql)
+        except psycopg.Error as exc:
+            raise _storage_error(exc) from exc
+
+    def execute_many(self, sql: str, rows: Sequence[Sequence[Any]], /) -> None:
+        """Run one statement once per row of parameters (SQLite's parameter style)."""
+        try:
+            with self.conn.cursor() as cursor:
+                cursor.executemany(translate(sql), rows)
+        except psycopg.Error as exc:
+            raise _storage_error(exc) from exc
+
+    @property
+    def in_transaction(self) -> bool:
+        """True inside a unit of work or a snapshot."""
+        return self.conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+
+    @contextmanager
+    def unit_of_work(self) -> Iterator[PostgresSession]:
+        """One transaction (a savepoint inside another): all of it lands, or none of it."""
+        try:
+            with self.conn.transaction():
+                yield self
+        except psycopg.Error as exc:
+            raise _storage_error(exc, rolled_back=True) from exc
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One consistent, read-only view for several reads (joins an open transaction)."""
+        if self.in_transaction:
+            yield
+            return
+        with self.unit_of_work():
+            self.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield
+
+    def lock(self, key: int) -> None:
+        """Hold the advisory lock ``key`` until the current transaction ends (waiting for
+        it while another transaction, in any process, holds it)."""
+        if not self.in_transaction:
+            raise StorageError("an advisory lock was asked for outside a unit of work")
+        self.execute("SELECT pg_advisory_xact_lock(?)", (key,))
+
+    def close(self) -> None:
+        """Give the connection back to the pool (rolled back if a transaction was open)."""
+        conn, self.conn = self.conn, None  # type: ignore[assignment]
+        if conn is not None:
+            self._pool.putconn(conn)
+
+
+def _storage_error(exc: psycopg.Error, *, rolled_back: bool = False) -> StorageError:
+    message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if rolled_back:
+        return StorageError(f"database write failed and was rolled back: {message}")
+    return StorageError(f"database error: {message}")

@@ -1,0 +1,56 @@
+"""``PostgresDatabase``: every repository of one assay database on a PostgreSQL server."""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+
+from assay.store.base import VectorIndexOptions
+from assay.store.postgres.audit import PostgresAuditRepository
+from assay.store.postgres.connection import PostgresSession
+from assay.store.postgres.knowledge import PostgresStore
+from assay.store.postgres.migrations import check_current
+from assay.store.postgres.monitor import PostgresMonitorRepository
+from assay.store.sql.calibration import SQLCalibrationRepository
+from assay.store.sql.keys import SQLKeyRepository
+from assay.store.sql.review import SQLReviewRepository
+from assay.store.sql.sources import SQLSourceRepository
+
+
+class PostgresDatabase:
+    """:class:`~assay.store.repositories.Database` on a PostgreSQL database (by URL).
+
+    One pooled connection: use one instance per thread (:meth:`assay.Assay.fork`), as on
+    SQLite. The schema must be current (``assay db migrate``); it is checked here.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        index: VectorIndexOptions | None = None,
+        pool_size: int = 10,
+        check_schema: bool = True,
+    ) -> None:
+        """Connect; ``check_schema=False`` only for ``assay db migrate`` itself."""
+        self.session = PostgresSession(url, pool_size=pool_size)
+        try:
+            if check_schema:
+                check_current(self.session)
+        except BaseException:
+            self.session.close()
+            raise
+        self.knowledge = PostgresStore(self.session, index or VectorIndexOptions())
+        self.sources = SQLSourceRepository(self.session)
+        self.audit = PostgresAuditRepository(self.session)
+        self.review = SQLReviewRepository(self.session)
+        self.keys = SQLKeyRepository(self.session)
+        self.calibration = SQLCalibrationRepository(self.session)
+        self.monitor = PostgresMonitorRepository(self.session)
+
+    def unit_of_work(self) -> AbstractContextManager[object]:
+        """One transaction; inside another it is a savepoint of that one."""
+        return self.session.unit_of_work()
+
+    def close(self) -> None:
+        """Give the connection back to the pool."""
+        self.session.close()

@@ -1,0 +1,294 @@
+"""The knowledge base on PostgreSQL: pgvector's HNSW index for dense search, a
+``tsvector`` with a GIN index for lexical search.
+
+The vector column takes its dimension from the first document written (the embedder
+fixes it), and the HNSW index (cosine) is built then, with the ``m`` and
+``ef_construction`` of the settings; ``ef_search`` is set on each search, never below
+``k``. Dense search is approximate: :mod:`bench.postgres` measures its recall@10 against
+exact search. Lexical search ranks the chunks matching any of the query's content terms
+with ``ts_rank`` (text weighted over title, normalised by length), PostgreSQL's nearest
+equivalent of SQLite's BM25; retrieval fuses both lists as it does on SQLite. Writes to
+the knowledge base queue on one advisory lock, as they queue on SQLite's write lock.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, date, datetime
+from typing import Any
+
+import numpy as np
+
+from assay.documents import Chunk
+from assay.errors import InvalidInputError, NotFoundError
+from assay.store.base import (
+    DocumentBatch,
+    Hit,
+    StoredDocument,
+    StoreStats,
+    VectorIndexOptions,
+    Vectors,
+)
+from assay.store.postgres.connection import KNOWLEDGE_WRITE_LOCK, PostgresSession
+from assay.text import content_terms
+
+
+class PostgresStore:
+    """:class:`~assay.store.base.Store` on one PostgreSQL session."""
+
+    def __init__(self, session: PostgresSession, index: VectorIndexOptions) -> None:
+        self._db = session
+        self._index = index
+
+    # -- writes ----------------------------------------------------------------
+    def sync_file(self, file: str, batch: Sequence[DocumentBatch], keep: Sequence[str] = ()) -> int:
+        """Write a file's new and changed documents, drop those it no longer holds, in one
+        transaction; returns how many stale documents were deleted."""
+        for document, chunks, vectors in batch:
+            if len(chunks) != len(vectors):
+                raise InvalidInputError(
+                    f"vectors of {document.uri}",
+                    len(vectors),
+                    f"give one vector per chunk ({len(chunks)})",
+                )
+        with self._db.unit_of_work():
+            self._db.lock(KNOWLEDGE_WRITE_LOCK)
+            for document, chunks, vectors in batch:
+                self._write(file, document, chunks, vectors)
+            present = set(keep) | {document.id for document, _, _ in batch}
+            stored = self._db.execute("SELECT id FROM kb_documents WHERE file = ?", (file,))
+            stale = [r["id"] for r in stored.fetchall() if r["id"] not in present]
+            for document_id in stale:
+                self._delete(document_id)
+        return len(stale)
+
+    def delete_document(self, document_id: str) -> bool:
+        """Remove a document and its chunks; False if it was not stored."""
+        with self._db.unit_of_work():
+            self._db.lock(KNOWLEDGE_WRITE_LOCK)
+            return self._delete(document_id)
+
+    def _delete(self, document_id: str) -> bool:
+        gone = self._db.execute("DELETE FROM kb_documents WHERE id = ?", (document_id,))
+        return gone.rowcount > 0  # its chunks go with it (ON DELETE CASCADE)
+
+    def _write(
+        self, file: str, document: StoredDocument, chunks: Sequence[Chunk], vectors: Vectors
+    ) -> None:
+        self._check_embedder(document.embedder, np.asarray(vectors).shape[-1])
+        self._delete(document.id)
+        self._db.execute(
+            "INSERT INTO kb_documents (id, source_id, file, uri, title, content_hash, published,"
+            " verified, chunk_count, embedder, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                document.id,
+                document.source_id,
+                file,
+                document.uri,
+                document.title,
+                document.content_hash,
+                _iso(document.published),
+                _iso(document.verified),
+                len(chunks),
+                document.embedder,
+                datetime.now(UTC).isoformat(timespec="seconds"),
+            ),
+        )
+        rows, seen = [], set()
+        for chunk, vector in zip(chunks, vectors, strict=True):
+            if chunk.id in seen:
+                continue
+            seen.add(chunk.id)
+            rows.append(
+                (
+                    chunk.id,
+                    document.id,
+                    chunk.source_id,
+                    chunk.ordinal,
+                    chunk.text,
+                    chunk.title,
+                    chunk.location,
+                    chunk.uri,
+                    _iso(chunk.published),
+                    _iso(chunk.verified),
+                    json.dumps(chunk.metadata, sort_keys=True),
+                    vector_literal(vector),
+                )
+            )
+        self._db.execute_many(
+            "INSERT INTO kb_chunks (id, document_id, source_id, ordinal, text, title,"
+            " location, uri, published, verified, metadata, embedding)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?::vector)",
+            rows,
+        )
+
+    # -- reads -----------------------------------------------------------------
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """One consistent view for several reads, even while another process writes."""
+        with self._db.snapshot():
+            yield
+
+    def document(self, document_id: str) -> StoredDocument | None:
+        """The stored document with this id, if any."""
+        row = self._db.execute("SELECT * FROM kb_documents WHERE id = ?", (document_id,)).fetchone()
+        if row is None:
+            return None
+        return StoredDocument(
+            id=row["id"],
+            source_id=row["source_id"],
+            uri=row["uri"],
+            title=row["title"],
+            content_hash=row["content_hash"],
+            published=_date(row["published"]),
+            verified=_date(row["verified"]),
+            chunk_count=row["chunk_count"],
+            embedder=row["embedder"],
+            ingested_at=row["ingested_at"],
+        )
+
+    def lexical_search(self, query: str, k: int) -> list[Hit]:
+        """Chunks matching any content term of ``query``, best ``ts_rank`` first."""
+        terms = list(dict.fromkeys(content_terms(query)))
+        if not terms or k <= 0:
+            return []
+        any_term = " || ".join(["plainto_tsquery('assay_english', ?)"] * len(terms))
+        rows = self._db.execute(
+            f"WITH q AS (SELECT ({any_term}) AS query)"
+            " SELECT c.id, ts_rank('{0, 0, 0.5, 1}', c.lexemes, q.query, 1) AS score"
+            " FROM kb_chunks c, q WHERE c.lexemes @@ q.query"
+            " ORDER BY score DESC, c.seq LIMIT ?",
+            (*terms, k),
+        )
+        return [Hit(r["id"], float(r["score"])) for r in rows]
+
+    def dense_search(self, vector: Vectors, k: int) -> list[Hit]:
+        """The ``k`` nearest chunks by cosine, through the HNSW index (approximate)."""
+        dims = self._dimensions()
+        if dims is None or k <= 0:
+            return []
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if query.shape[0] != dims:
+            raise InvalidInputError(
+                "query vector",
+                f"{query.shape[0]} dimensions",
+                f"use the store's embedder ({dims} dimensions)",
+            )
+        literal = vector_literal(query)
+        with self._db.unit_of_work():
+            self._db.execute(f"SET LOCAL hnsw.ef_search = {max(self._index.ef_search, int(k))}")
+            rows = self._db.execute(
+                "SELECT id, 1 - (embedding <=> ?::vector) AS score FROM kb_chunks"
+                " ORDER BY embedding <=> ?::vector, seq LIMIT ?",
+                (literal, literal, int(k)),
+            ).fetchall()
+        return [Hit(r["id"], float(r["score"])) for r in rows]
+
+    def get(self, ids: Sequence[str]) -> list[Chunk]:
+        """The chunks with these ids in the order given; an unknown id is an error."""
+        rows = self._rows(_CHUNK_COLUMNS, ids)
+        return [_chunk(rows[i]) for i in ids]
+
+    def vectors(self, ids: Sequence[str]) -> Vectors:
+        """The stored vectors of these chunks, in the order given."""
+        if not ids:
+            return np.zeros((0, 0), dtype=np.float32)
+        rows = self._rows("id, embedding::text AS embedding", ids)
+        return np.stack(
+            [np.asarray(json.loads(rows[i]["embedding"]), dtype=np.float32) for i in ids]
+        )
+
+    def stats(self) -> StoreStats:
+        """Document and chunk counts, and the embedder the vectors came from."""
+        row = self._db.execute(
+            "SELECT (SELECT COUNT(*) FROM kb_documents) AS documents,"
+            " (SELECT COUNT(*) FROM kb_chunks) AS chunks"
+        ).fetchone()
+        assert row is not None
+        return StoreStats(
+            documents=int(row["documents"]), chunks=int(row["chunks"]), embedder=self.embedder()
+        )
+
+    def embedder(self) -> str | None:
+        """The embedder this knowledge base was built with; None while it is empty."""
+        return self._meta("embedder")
+
+    # -- internals ---------------------------------------------------------------
+    def _rows(self, columns: str, ids: Sequence[str]) -> dict[str, Any]:
+        if not ids:
+            return {}
+        found = self._db.execute(f"SELECT {columns} FROM kb_chunks WHERE id = ANY(?)", (list(ids),))
+        rows = {r["id"]: r for r in found}
+        missing = [i for i in ids if i not in rows]
+        if missing:
+            raise NotFoundError(f"chunk {missing[0]!r} is not in the knowledge base")
+        return rows
+
+    def _dimensions(self) -> int | None:
+        value = self._meta("dimensions")
+        return None if value is None else int(value)
+
+    def _meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM kb_meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row["value"])
+
+    def _check_embedder(self, name: str, dimensions: int) -> None:
+        bound = self._meta("embedder")
+        if bound is None:
+            self._bind(name, int(dimensions))
+        elif bound != name:
+            raise InvalidInputError(
+                "embedder",
+                name,
+                f"this knowledge base was embedded with {bound!r}: set ASSAY_EMBEDDER to the "
+                "embedder that made it (minilm, hashing) or start a new database",
+                problem="does not match the knowledge base",
+            )
+
+    def _bind(self, name: str, dimensions: int) -> None:
+        """The first document fixes the embedder, the vector dimension and the index."""
+        index = self._index
+        self._db.execute("INSERT INTO kb_meta VALUES ('embedder', ?)", (name,))
+        self._db.execute("INSERT INTO kb_meta VALUES ('dimensions', ?)", (str(dimensions),))
+        self._db.execute(f"ALTER TABLE kb_chunks ALTER COLUMN embedding TYPE vector({dimensions})")
+        self._db.execute(
+            "CREATE INDEX kb_chunks_embedding ON kb_chunks USING hnsw (embedding vector_cosine_ops)"
+            f" WITH (m = {int(index.m)}, ef_construction = {int(index.ef_construction)})"
+        )
+
+
+_CHUNK_COLUMNS = (
+    "id, document_id, source_id, ordinal, text, title, location, uri, published, verified, metadata"
+)
+
+
+def vector_literal(vector: Any) -> str:
+    """A vector as pgvector's text form, ``[x1,x2,...]`` (float32 values, exactly)."""
+    values = np.asarray(vector, dtype=np.float32).reshape(-1)
+    return "[" + ",".join(repr(float(x)) for x in values) + "]"
+
+
+def _iso(value: date | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def _date(value: str | None) -> date | None:
+    return date.fromisoformat(value) if value else None
+
+
+def _chunk(row: Any) -> Chunk:
+    return Chunk(
+        id=row["id"],
+        document_id=row["document_id"],
+        source_id=row["source_id"],
+        ordinal=row["ordinal"],
+        text=row["text"],
+        title=row["title"],
+        location=row["location"],
+        uri=row["uri"],
+        published=_date(row["published"]),
+        verified=_date(row["verified"]),
+        metadata=json.loads(row["metadata"]),
+    )
