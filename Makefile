@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 DATA   ?= ../shared/data
 DATA_MORE ?= ../shared/data_more
 
-.PHONY: install browser run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-calibration bench-ingest bench-serve serve train-models llm llm-stop clean
+.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-calibration bench-ingest bench-serve serve train-models llm llm-stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,12 +20,15 @@ install: $(STAMP)  ## create the virtualenv and install assay with its dev tools
 run: install  ## the walkthrough: build the demo knowledge base, ask it, score, verify the audit log
 	ASSAY=$(BIN)/assay bash examples/demo.sh
 
-test: install browser  ## the test suite (unit, property and end-to-end tests)
+test: install browser postgres  ## the test suite (unit, property and end-to-end tests, on SQLite and on PostgreSQL)
 	$(BIN)/python -m pytest
 
 browser:  ## Debian's Chromium, for the dashboard and calibration report browser tests (Playwright never downloads one)
 	@command -v chromium >/dev/null || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
+
+postgres:  ## Debian's PostgreSQL and pgvector 0.8.0 (built from its pinned source if Debian has no package); the tests start their own private server
+	@bash scripts/postgres.sh install
 
 test-long: install  ## the long checks: B3 risk guarantee over 500 splits, and the fuzz run (>= 10,000 API requests, 600 CLI files; minutes)
 	ASSAY_DATA=$(DATA) $(BIN)/python -m pytest -m long tests/long

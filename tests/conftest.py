@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 
 from assay import Assay
 from assay.cli.main import cli
-from tests.postgres import Cluster, fresh_database
+from tests.pgcluster import Cluster, fresh_database
 
 AS_OF = date(2026, 11, 29)
 

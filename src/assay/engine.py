@@ -71,7 +71,7 @@ from assay.review import ReviewQueue
 from assay.routing import route
 from assay.scoring.corroboration import TextSimilarity, lexical_similarity
 from assay.scoring.evidence import SourceFacts
-from assay.settings import Settings, load_settings, with_names
+from assay.settings import Settings, database_target, load_settings, with_names
 from assay.sources import SourceRegistry
 from assay.store import Database, VectorIndexOptions, open_database
 from assay.types import Candidate, check_texts
@@ -125,7 +125,7 @@ class Assay:
         if settings is None:
             settings = load_settings(db=db)
         elif db is not None:
-            settings = settings.model_copy(update={"db": Path(db)})
+            settings = settings.model_copy(update={"db": database_target(db)})
         named = {
             "embedder": embedder, "relevance_model": relevance, "support_model": support,
             "answerer": answerer, "judge": judge,

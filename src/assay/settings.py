@@ -222,7 +222,7 @@ class ServeSettings(BaseModel):
             ) from None  # fmt: skip
 
 
-def _database_target(value: Any) -> Any:
+def database_target(value: Any) -> Any:
     """A ``scheme://`` URL stays text (a path would fold its ``//``); the rest is a path."""
     if isinstance(value, str) and "://" in value:
         if not value.startswith(("postgresql://", "postgres://")):
@@ -240,7 +240,7 @@ class Settings(BaseSettings):
         env_prefix="ASSAY_", extra="forbid", frozen=True, env_ignore_empty=True
     )
 
-    db: Annotated[Path | str, BeforeValidator(_database_target)] = Path("assay.db")
+    db: Annotated[Path | str, BeforeValidator(database_target)] = Path("assay.db")
     policy_dirs: Annotated[list[Path], NoDecode] = []
     default_policy: str = "informational"
     embedder: str = "minilm"

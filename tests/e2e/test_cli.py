@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 
 from assay import Assay
-from tests.conftest import AS_OF, candidate_record, run_cli, write_jsonl
+from tests.conftest import AS_OF, candidate_record, run_cli, sqlite_only, write_jsonl
+from tests.rawdb import RawDatabase
 
 
 @pytest.fixture
-def db(engine: Assay, db_path: Path) -> Path:
+def db(engine: Assay, db_path: Path | str) -> Path | str:
     """A database with the four sources of the ``engine`` fixture."""
     return db_path
 
@@ -265,9 +266,8 @@ def test_audit_verify_names_an_edited_row(db: Path, candidates: Path) -> None:
         )
     ok = run_cli("audit", "verify", db=db)
     assert ok.exit_code == 0 and "intact: 3 events" in ok.stdout
-    conn = sqlite3.connect(db, isolation_level=None)
-    conn.execute("DROP TRIGGER audit_events_no_update")
-    event_id = conn.execute("SELECT event_id FROM audit_events WHERE seq = 2").fetchone()[0]
+    conn = RawDatabase(db)
+    event_id = conn.one("SELECT event_id FROM audit_events WHERE seq = 2")
     conn.execute("UPDATE audit_events SET query = 'r' WHERE seq = 2")  # one byte: q -> r
     bad = run_cli("audit", "verify", db=db)
     assert bad.exit_code == 1
@@ -364,9 +364,8 @@ def test_audit_verify_names_a_deleted_row(db: Path, candidates: Path) -> None:
         run_cli(
             "score", "--query", "q", "--candidates", str(candidates), "--as-of", "2026-11-29", db=db
         )
-    conn = sqlite3.connect(db, isolation_level=None)
-    conn.execute("DROP TRIGGER audit_events_no_delete")
-    after = conn.execute("SELECT event_id FROM audit_events WHERE seq = 3").fetchone()[0]
+    conn = RawDatabase(db)
+    after = conn.one("SELECT event_id FROM audit_events WHERE seq = 3")
     conn.execute("DELETE FROM audit_events WHERE seq = 2")
     result = run_cli("audit", "verify", db=db)
     assert result.exit_code == 1
@@ -393,7 +392,8 @@ def test_evidence_dated_after_as_of_is_excluded_not_an_error(db: Path, tmp_path:
     assert run_cli("audit", "verify", db=db).exit_code == 0  # and it replays
 
 
-def test_export_never_overwrites_the_database(db: Path, candidates: Path) -> None:
+def test_export_never_overwrites_the_database(db: Path | str, candidates: Path) -> None:
+    db = sqlite_only(db)
     run_cli("score", "--query", "q", "--candidates", str(candidates), db=db)
     for target in (db, Path(f"{db}-wal")):
         result = run_cli("audit", "export", "-o", str(target), db=db)
@@ -546,9 +546,7 @@ def test_b2_keygen_seal_checkpoint_and_verify_through_the_cli(
     ok = run_cli("audit", "verify", "--checkpoint", str(points), db=db)
     assert ok.exit_code == 0 and "sealed: 3 row(s) with key" in ok.stdout
     assert "1 checkpoint(s) hold" in ok.stdout
-    conn = sqlite3.connect(db, isolation_level=None)
-    conn.execute("DROP TRIGGER audit_events_no_delete")
-    conn.execute("DELETE FROM audit_events WHERE seq = 3")
+    RawDatabase(db).execute("DELETE FROM audit_events WHERE seq = 3")
     cut = run_cli("audit", "verify", "--checkpoint", str(points), db=db)
     assert cut.exit_code == 1 and "row 3 is missing (cut from the end" in cut.stderr
     monkeypatch.delenv("ASSAY_AUDIT_KEY_FILE")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import uuid
 from pathlib import Path
 
@@ -13,7 +12,8 @@ import assay
 from assay import Assay, Candidate, NotFoundError, StorageError
 from assay.audit.log import GENESIS_HASH, _row_hash
 from assay.hashing import canonical_json
-from tests.conftest import AS_OF
+from tests.conftest import AS_OF, sqlite_only
+from tests.rawdb import RawDatabase
 
 
 def fill(engine: Assay, n: int = 4) -> list[str]:
@@ -38,12 +38,9 @@ def fill(engine: Assay, n: int = 4) -> list[str]:
     return ids
 
 
-def raw(db_path: Path) -> sqlite3.Connection:
-    """A connection as an attacker with file access has it: triggers dropped."""
-    conn = sqlite3.connect(db_path, isolation_level=None)
-    conn.execute("DROP TRIGGER audit_events_no_update")
-    conn.execute("DROP TRIGGER audit_events_no_delete")
-    return conn
+def raw(db_path: Path | str) -> RawDatabase:
+    """A connection as an attacker with the owner's rights has it: triggers out of the way."""
+    return RawDatabase(db_path)
 
 
 def test_e8_event_holds_query_hash_policy_scores_and_verdicts(engine: Assay) -> None:
@@ -70,19 +67,19 @@ def test_b2_intact_chain_verifies(engine: Assay) -> None:
     assert report.ok and report.events == 4 and report.head == engine.audit.head()[1]
 
 
-def test_b2_log_is_append_only(engine: Assay, db_path: Path) -> None:
+def test_b2_log_is_append_only(engine: Assay, db_path: Path | str) -> None:
     fill(engine, 1)
-    conn = sqlite3.connect(db_path)
-    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+    conn = RawDatabase(db_path, triggers=True)
+    with pytest.raises(Exception, match="append-only"):
         conn.execute("UPDATE audit_events SET query = 'x'")
-    with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+    with pytest.raises(Exception, match="append-only"):
         conn.execute("DELETE FROM audit_events")
 
 
-def test_b2_editing_one_byte_is_found_and_the_row_named(engine: Assay, db_path: Path) -> None:
+def test_b2_editing_one_byte_is_found_and_the_row_named(engine: Assay, db_path: Path | str) -> None:
     ids = fill(engine)
     conn = raw(db_path)
-    payload = conn.execute("SELECT payload FROM audit_events WHERE seq = 3").fetchone()[0]
+    payload = conn.one("SELECT payload FROM audit_events WHERE seq = 3")
     conn.execute(
         "UPDATE audit_events SET payload = ? WHERE seq = 3",
         (payload.replace('"admitted":true', '"admitted":fals', 1) + "e",),
@@ -93,7 +90,7 @@ def test_b2_editing_one_byte_is_found_and_the_row_named(engine: Assay, db_path: 
     assert "row edited" in report.problems[0].problem
 
 
-def test_b2_deleted_row_is_found(engine: Assay, db_path: Path) -> None:
+def test_b2_deleted_row_is_found(engine: Assay, db_path: Path | str) -> None:
     ids = fill(engine)
     raw(db_path).execute("DELETE FROM audit_events WHERE seq = 2")
     report = engine.audit.verify()
@@ -102,7 +99,7 @@ def test_b2_deleted_row_is_found(engine: Assay, db_path: Path) -> None:
     assert "seq 2 before it are missing" in report.problems[0].problem
 
 
-def test_b2_reordered_rows_are_found(engine: Assay, db_path: Path) -> None:
+def test_b2_reordered_rows_are_found(engine: Assay, db_path: Path | str) -> None:
     fill(engine)
     conn = raw(db_path)
     conn.execute("UPDATE audit_events SET seq = 99 WHERE seq = 2")
@@ -136,8 +133,7 @@ def test_b2_rehashed_forgery_is_caught_by_replaying_the_scores(
     """Someone who rewrites a score and recomputes every hash still fails verification."""
     fill(engine, 2)
     conn = raw(db_path)
-    conn.row_factory = sqlite3.Row
-    rows = [dict(r) for r in conn.execute("SELECT * FROM audit_events ORDER BY seq")]
+    rows = conn.execute("SELECT * FROM audit_events ORDER BY seq")
     payload = json.loads(rows[0]["payload"])
     payload["evidence"][0]["confidence"] = 0.99
     rows[0]["payload"] = canonical_json(payload)
@@ -180,8 +176,9 @@ def test_audit_write_failure_rolls_back(engine: Assay, monkeypatch: pytest.Monke
     assert engine.audit.verify().ok
 
 
-def test_b2_a_byte_edited_in_the_file_itself_is_named(engine: Assay, db_path: Path) -> None:
+def test_b2_a_byte_edited_in_the_file_itself_is_named(engine: Assay, db_path: Path | str) -> None:
     """Tampering below SQL (a hex editor on the file) is found too, even invalid UTF-8."""
+    db_path = sqlite_only(db_path)
     engine.score("first question", [], policy="financial", as_of=AS_OF)
     target = engine.score("MARKER-QUERY-2", [], policy="financial", as_of=AS_OF).event_id
     engine.score("third question", [], policy="financial", as_of=AS_OF)
@@ -197,7 +194,7 @@ def test_b2_a_byte_edited_in_the_file_itself_is_named(engine: Assay, db_path: Pa
         assert reopened.audit.get(target).query.endswith("ARKER-QUERY-2")  # still readable
 
 
-def test_a_damaged_payload_is_shown_not_refused(engine: Assay, db_path: Path) -> None:
+def test_a_damaged_payload_is_shown_not_refused(engine: Assay, db_path: Path | str) -> None:
     event_id = fill(engine, 1)[0]
     raw(db_path).execute("UPDATE audit_events SET payload = substr(payload, 1, 40)")
     event = engine.audit.get(event_id)
@@ -235,8 +232,7 @@ def test_b2_a_rewritten_routing_decision_is_caught(tmp_path: Path) -> None:
         result = engine.ask("charging temperature degrees", policy="informational", as_of=AS_OF)
         assert engine.audit.verify().ok
     conn = raw(db)
-    conn.row_factory = sqlite3.Row
-    row = dict(conn.execute("SELECT * FROM audit_events WHERE seq = 1").fetchone())
+    row = conn.execute("SELECT * FROM audit_events WHERE seq = 1")[0]
     payload = json.loads(row["payload"])
     forged = "refuse" if result.decision.value != "refuse" else "proceed"
     payload["route"]["decision"] = forged
@@ -249,7 +245,7 @@ def test_b2_a_rewritten_routing_decision_is_caught(tmp_path: Path) -> None:
     assert f"decision {forged} recomputes as {result.decision.value}" in problem.problem
 
 
-def test_b4_actor_is_recorded_and_sealed_by_the_hash(engine: Assay, db_path: Path) -> None:
+def test_b4_actor_is_recorded_and_sealed_by_the_hash(engine: Assay, db_path: Path | str) -> None:
     """An API key's id is the event's actor; editing or erasing it breaks the chain,
     while rows without an actor keep the hash they had before the column existed."""
     fill(engine, 1)

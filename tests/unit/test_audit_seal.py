@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,9 +14,10 @@ from assay.audit.log import _row_hash
 from assay.audit.seal import AuditKey, Checkpoint, read_checkpoints
 from assay.hashing import canonical_json, sha256_hex
 from assay.settings import load_settings
+from tests.rawdb import RawDatabase
 from tests.unit.test_audit import fill, raw
 
-Tamper = Callable[[sqlite3.Connection], None]
+Tamper = Callable[[RawDatabase], None]
 
 
 @pytest.fixture
@@ -28,7 +28,7 @@ def key_file(tmp_path: Path) -> Path:
     return path
 
 
-def open_engine(db_path: Path, key_file: Path | None) -> Assay:
+def open_engine(db_path: Path | str, key_file: Path | None) -> Assay:
     engine = Assay(db_path, settings=load_settings(db=db_path, audit_key_file=key_file))
     if "sds" not in {s.id for s in engine.sources.list()}:
         engine.sources.add("sds", "official", owner="Acme", reviewed_at="2026-10-01")
@@ -36,24 +36,23 @@ def open_engine(db_path: Path, key_file: Path | None) -> Assay:
 
 
 @pytest.fixture
-def sealed(db_path: Path, key_file: Path) -> Iterator[Assay]:
+def sealed(db_path: Path | str, key_file: Path) -> Iterator[Assay]:
     with open_engine(db_path, key_file) as engine:
         yield engine
 
 
-def rows(conn: sqlite3.Connection) -> list[dict[str, object]]:
-    conn.row_factory = sqlite3.Row
-    return [dict(r) for r in conn.execute("SELECT * FROM audit_events ORDER BY seq")]
+def rows(conn: RawDatabase) -> list[dict[str, object]]:
+    return conn.execute("SELECT * FROM audit_events ORDER BY seq")
 
 
-def rewrite(conn: sqlite3.Connection, changed: list[dict[str, object]]) -> None:
+def rewrite(conn: RawDatabase, changed: list[dict[str, object]]) -> None:
     for row in changed:
         names = [k for k in row if k != "seq"]
         sets = ", ".join(f"{k} = :{k}" for k in names)
         conn.execute(f"UPDATE audit_events SET {sets} WHERE seq = :seq", row)
 
 
-def rehash_from(conn: sqlite3.Connection, start: int, edit: Callable[[dict], None]) -> None:
+def rehash_from(conn: RawDatabase, start: int, edit: Callable[[dict], None]) -> None:
     """Edit the rows from ``start`` on and recompute every hash, as a careful forger would."""
     all_rows = rows(conn)
     prev = all_rows[start - 2]["row_hash"] if start > 1 else "0" * 64
@@ -65,7 +64,7 @@ def rehash_from(conn: sqlite3.Connection, start: int, edit: Callable[[dict], Non
     rewrite(conn, all_rows[start - 1 :])
 
 
-def forged_append(conn: sqlite3.Connection, seal: str | None = None) -> None:
+def forged_append(conn: RawDatabase, seal: str | None = None) -> None:
     last = rows(conn)[-1]
     row = dict(last) | {"seq": last["seq"] + 1, "event_id": "f" * 32, "query": "forged"}
     row |= {"query_hash": sha256_hex("forged"), "prev_hash": last["row_hash"], "seal": seal}
@@ -76,7 +75,7 @@ def forged_append(conn: sqlite3.Connection, seal: str | None = None) -> None:
     )
 
 
-def swap_rows(conn: sqlite3.Connection) -> None:
+def swap_rows(conn: RawDatabase) -> None:
     two, three = rows(conn)[1:3]
     conn.execute("DELETE FROM audit_events WHERE seq IN (2, 3)")
     for row, seq in ((three, 2), (two, 3)):
@@ -107,7 +106,7 @@ TAMPERS: dict[str, Tamper] = {
 
 @pytest.mark.parametrize("name", list(TAMPERS))
 def test_b2_tamper_matrix_every_forgery_is_found_given_a_checkpoint(
-    sealed: Assay, db_path: Path, name: str
+    sealed: Assay, db_path: Path | str, name: str
 ) -> None:
     fill(sealed, 4)
     point = sealed.audit.checkpoint()
@@ -120,7 +119,7 @@ def test_b2_tamper_matrix_every_forgery_is_found_given_a_checkpoint(
 
 @pytest.mark.parametrize("name", [n for n in TAMPERS if "forged" not in n and "seal" not in n])
 def test_b2_an_unkeyed_log_still_finds_all_but_appends_given_a_checkpoint(
-    db_path: Path, name: str
+    db_path: Path | str, name: str
 ) -> None:
     """Without a key only appends after the checkpoint pass; they need a key."""
     with open_engine(db_path, None) as engine:
@@ -146,7 +145,7 @@ def test_b2_without_a_checkpoint_a_sealed_log_still_finds_appends_and_rehashes(
     assert all("seal does not match" in p.problem for p in problems)
 
 
-def test_b2_checkpoints_name_the_rows_cut_from_the_end(sealed: Assay, db_path: Path) -> None:
+def test_b2_checkpoints_name_the_rows_cut_from_the_end(sealed: Assay, db_path: Path | str) -> None:
     fill(sealed, 4)
     point = sealed.audit.checkpoint()
     raw(db_path).execute("DELETE FROM audit_events WHERE seq >= 3")
@@ -162,7 +161,7 @@ def test_b2_a_forged_checkpoint_is_refused(sealed: Assay) -> None:
     assert "seal does not match" in problem.problem
 
 
-def test_b2_old_unkeyed_rows_verify_and_say_so(db_path: Path, key_file: Path) -> None:
+def test_b2_old_unkeyed_rows_verify_and_say_so(db_path: Path | str, key_file: Path) -> None:
     with open_engine(db_path, None) as engine:
         fill(engine, 2)
         report = engine.audit.verify()
@@ -177,7 +176,7 @@ def test_b2_old_unkeyed_rows_verify_and_say_so(db_path: Path, key_file: Path) ->
         assert report.ok and report.unchecked == 2
 
 
-def test_b2_a_row_sealed_by_another_key_is_named(db_path: Path, key_file: Path) -> None:
+def test_b2_a_row_sealed_by_another_key_is_named(db_path: Path | str, key_file: Path) -> None:
     with open_engine(db_path, key_file) as engine:
         fill(engine, 1)
     other = key_file.with_name("other.key")
@@ -189,7 +188,7 @@ def test_b2_a_row_sealed_by_another_key_is_named(db_path: Path, key_file: Path) 
 
 
 def test_b2_a_rotated_key_still_checks_the_rows_it_sealed(
-    db_path: Path, key_file: Path, tmp_path: Path
+    db_path: Path | str, key_file: Path, tmp_path: Path
 ) -> None:
     with open_engine(db_path, key_file) as engine:
         fill(engine, 2)
@@ -222,7 +221,7 @@ def test_b2_a_rotated_key_still_checks_the_rows_it_sealed(
     ],
 )
 def test_b2_verify_reports_a_forged_payload_never_crashes(
-    engine: Assay, db_path: Path, kind: str, payload: object
+    engine: Assay, db_path: Path | str, kind: str, payload: object
 ) -> None:
     fill(engine, 1)
     conn = raw(db_path)
@@ -232,7 +231,9 @@ def test_b2_verify_reports_a_forged_payload_never_crashes(
     assert {p.seq for p in report.problems} <= {2}, report.problems
 
 
-def test_b2_verify_names_a_query_that_does_not_match_its_hash(engine: Assay, db_path: Path) -> None:
+def test_b2_verify_names_a_query_that_does_not_match_its_hash(
+    engine: Assay, db_path: Path | str
+) -> None:
     fill(engine, 2)
     conn = raw(db_path)
     rehash_from(conn, 2, new_query)
@@ -246,7 +247,7 @@ def test_b2_verify_names_a_query_that_does_not_match_its_hash(engine: Assay, db_
     assert any("query does not match its query_hash" in p for p in problems)
 
 
-def test_b2_verify_survives_a_dropped_table(engine: Assay, db_path: Path) -> None:
+def test_b2_verify_survives_a_dropped_table(engine: Assay, db_path: Path | str) -> None:
     fill(engine, 1)
     raw(db_path).execute("DROP TABLE audit_events")
     [problem] = engine.audit.verify().problems

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 import uuid
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from assay.events import RECORDS, AskRecord, ReviewRecord, ScoreRecord, parse_re
 from assay.hashing import canonical_json, sha256_hex
 from assay.store.sqlite import monitor as sqlite_monitor
 from tests.conftest import AS_OF
+from tests.rawdb import RawDatabase
 
 
 def _resolves(model: type[BaseModel], path: list[str]) -> bool:
@@ -73,7 +73,7 @@ def test_b2_rows_written_before_the_schema_version_still_verify(
     }  # fmt: skip
     old["payload"] = old["payload"].replace('"note":null', '"note":null,"retired_key":1')
     old["row_hash"] = _row_hash(old)  # the formula of the release before the column
-    sqlite3.connect(db_path, isolation_level=None).execute(
+    RawDatabase(db_path).execute(
         "INSERT INTO audit_events (seq, event_id, created_at, kind, query, query_hash,"
         " policy_name, policy_version, payload, prev_hash, row_hash) VALUES (:seq, :event_id,"
         " :created_at, :kind, :query, :query_hash, :policy_name, :policy_version, :payload,"
@@ -111,16 +111,16 @@ def test_j8_numbers_keep_their_json_type() -> None:
     assert set(RECORDS) == {"score", "ask", "review", "key", "alert", "policy", "calibration"}
 
 
-def test_b2_verify_names_a_review_row_that_is_not_its_record(engine: Assay, db_path: Path) -> None:
+def test_b2_verify_names_a_review_row_that_is_not_its_record(
+    engine: Assay, db_path: Path | str
+) -> None:
     """Every kind is read as its record, not only the scoring ones: a rehashed review row
     with a field this version never wrote is named."""
     record = ReviewRecord(review_item=1, event_id="e", verdict="correct", note=None,
                           confidence_score=1)  # fmt: skip
     engine.audit.append(record, query="q", policy_name="p", policy_version="1")
-    conn = sqlite3.connect(db_path, isolation_level=None)
-    conn.execute("DROP TRIGGER audit_events_no_update")
-    conn.row_factory = sqlite3.Row
-    row = dict(conn.execute("SELECT * FROM audit_events WHERE seq = 1").fetchone())
+    conn = RawDatabase(db_path)
+    row = conn.execute("SELECT * FROM audit_events WHERE seq = 1")[0]
     row["payload"] = canonical_json(json.loads(row["payload"]) | {"bogus": 1})
     row.pop("row_hash")
     row["row_hash"] = _row_hash(row)

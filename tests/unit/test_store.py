@@ -159,9 +159,7 @@ def test_dense_index_sees_writes_from_another_connection(
         ("ünïcode", True),
     ],
 )
-def test_lexical_search_never_breaks_on_query_syntax(
-    store: Store, query: str, found: bool
-) -> None:
+def test_lexical_search_never_breaks_on_query_syntax(store: Store, query: str, found: bool) -> None:
     """Whatever the user typed is searched as words, never parsed as FTS5 syntax."""
     doc, chunks = make_doc("a.md", ["charge the unicode pack"])
     put(store, doc, chunks, unit(np.ones((1, DIM))))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from assay.errors import StorageError
 from assay.store.postgres.connection import AUDIT_APPEND_LOCK, PostgresSession
 from assay.store.records import AuditRow
 from assay.store.sql.audit import COLUMNS, SQLAuditRepository
@@ -31,10 +32,13 @@ class PostgresAuditRepository(SQLAuditRepository):
         gives them), read in pages so a long log is never held whole."""
         after = 0
         while True:
-            page = self._session.execute(
-                f"SELECT {COLUMNS} FROM audit_events WHERE seq > ? ORDER BY seq LIMIT 1000",
-                (after,),
-            ).fetchall()
+            try:
+                page = self._session.execute(
+                    f"SELECT {COLUMNS} FROM audit_events WHERE seq > ? ORDER BY seq LIMIT 1000",
+                    (after,),
+                ).fetchall()
+            except StorageError as exc:  # a dropped or damaged table
+                raise StorageError(f"audit table cannot be read ({exc})") from exc
             if not page:
                 return
             for row in page:

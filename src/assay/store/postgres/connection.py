@@ -116,8 +116,8 @@ class PostgresSession:
             if params:
                 return self.conn.execute(translate(sql), params)
             return self.conn.execute(sql)
-        except psycopg.Error as exc:
-            raise _storage_error(exc) from exc
+        except psycopg.Error as exc:  # inside a unit of work, the whole unit rolls back
+            raise _storage_error(exc, rolled_back=self.in_transaction) from exc
 
     def execute_many(self, sql: str, rows: Sequence[Sequence[Any]], /) -> None:
         """Run one statement once per row of parameters (SQLite's parameter style)."""
@@ -125,7 +125,7 @@ class PostgresSession:
             with self.conn.cursor() as cursor:
                 cursor.executemany(translate(sql), rows)
         except psycopg.Error as exc:
-            raise _storage_error(exc) from exc
+            raise _storage_error(exc, rolled_back=self.in_transaction) from exc
 
     @property
     def in_transaction(self) -> bool:

@@ -12,6 +12,7 @@ import os
 import subprocess
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -52,6 +53,16 @@ class Cluster:
         name = "t_" + uuid.uuid4().hex[:16]
         self._admin(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
         return self.database_url(name)
+
+    @contextmanager
+    def empty_database(self) -> Iterator[str]:
+        """A database with nothing in it, not even assay's schema; its URL."""
+        url = self.database_url("e_" + uuid.uuid4().hex[:16])
+        self._admin(f"CREATE DATABASE {url.rsplit('/', 1)[-1]}")
+        try:
+            yield url
+        finally:
+            self.drop(url)
 
     def drop(self, url: str) -> None:
         close_pools(url)
