@@ -1,4 +1,4 @@
-"""``assay db``: the database itself: its schema."""
+"""``assay db``: the database itself: its schema, and copying it to another backend."""
 
 from __future__ import annotations
 
@@ -6,9 +6,11 @@ from pathlib import Path
 
 import click
 
-from assay.cli.common import db_option, emit_json, json_option
-from assay.settings import load_settings
-from assay.store import migrate_database
+from assay.cli.common import DatabaseTarget, db_option, emit_json, json_option
+from assay.errors import InvalidInputError
+from assay.settings import database_target, load_settings
+from assay.store import migrate_database, open_database
+from assay.store.copy import copy_database
 
 
 @click.group()
@@ -34,3 +36,42 @@ def migrate(db: Path | str | None, as_json: bool) -> None:
         click.echo(f"applied {len(applied)} migration(s): {', '.join(applied)}")
     else:
         click.echo("the schema is current; nothing to apply")
+
+
+@db.command("copy")
+@click.option(
+    "--from", "source", required=True, type=DatabaseTarget(), help="The database to copy."
+)
+@click.option(
+    "--to", "target", required=True, type=DatabaseTarget(),
+    help="An empty database (migrated first if needed): a new SQLite file or a PostgreSQL URL.",
+)  # fmt: skip
+@json_option
+def copy(source: Path | str, target: Path | str, as_json: bool) -> None:
+    """Copy a whole database to another backend: sources with their history, the knowledge
+    base, the audit log, review queue, keys, calibration maps and alerts.
+
+    The copy's audit log verifies with the same head hash. Policies are files: copy the
+    policy folders along.
+    """
+    source_target = database_target(source)
+    copy_target = database_target(target)
+    if str(source_target) == str(copy_target):
+        raise InvalidInputError("--to", str(target), "copy into another database")
+    migrate_database(copy_target)
+    origin = open_database(source_target, create=False)
+    try:
+        destination = open_database(copy_target)
+        try:
+            report = copy_database(origin, destination)
+        finally:
+            destination.close()
+    finally:
+        origin.close()
+    seq, head = report.audit_head or (0, "-")
+    if as_json:
+        emit_json({"rows": report.rows, "audit_events": seq, "audit_head": head})
+        return
+    copied = ", ".join(f"{n} {table}" for table, n in report.rows.items() if n)
+    click.echo(f"copied {copied or 'an empty database'}")
+    click.echo(f"audit head: seq {seq}, {head} (the same on both; `assay audit verify` checks it)")

@@ -32,6 +32,7 @@ from assay.store.records import (
     SourceKind,
     StoredMap,
 )
+from assay.store.sql.tables import SQLTables
 
 __all__ = [
     "AuditRepository",
@@ -284,6 +285,11 @@ class Database(Protocol):
     @property
     def monitor(self) -> MonitorRepository:
         """Monitoring reads and drift alerts."""
+        ...
+
+    @property
+    def tables(self) -> SQLTables:
+        """Every table read and written whole (copying a database between backends)."""
         ...
 
     def unit_of_work(self) -> AbstractContextManager[object]:

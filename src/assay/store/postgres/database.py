@@ -10,6 +10,7 @@ from assay.store.postgres.connection import PostgresSession
 from assay.store.postgres.knowledge import PostgresStore
 from assay.store.postgres.migrations import check_current
 from assay.store.postgres.monitor import PostgresMonitorRepository
+from assay.store.postgres.tables import PostgresTables
 from assay.store.sql.calibration import SQLCalibrationRepository
 from assay.store.sql.keys import SQLKeyRepository
 from assay.store.sql.review import SQLReviewRepository
@@ -46,6 +47,7 @@ class PostgresDatabase:
         self.keys = SQLKeyRepository(self.session)
         self.calibration = SQLCalibrationRepository(self.session)
         self.monitor = PostgresMonitorRepository(self.session)
+        self.tables = PostgresTables(self.session, self.knowledge)
 
     def unit_of_work(self) -> AbstractContextManager[object]:
         """One transaction; inside another it is a savepoint of that one."""

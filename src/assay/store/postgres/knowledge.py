@@ -237,7 +237,7 @@ class PostgresStore:
     def _check_embedder(self, name: str, dimensions: int) -> None:
         bound = self._meta("embedder")
         if bound is None:
-            self._bind(name, int(dimensions))
+            self.bind(name, int(dimensions))
         elif bound != name:
             raise InvalidInputError(
                 "embedder",
@@ -247,8 +247,9 @@ class PostgresStore:
                 problem="does not match the knowledge base",
             )
 
-    def _bind(self, name: str, dimensions: int) -> None:
-        """The first document fixes the embedder, the vector dimension and the index."""
+    def bind(self, name: str, dimensions: int) -> None:
+        """Fix the embedder, the vector dimension and the HNSW index: done by the first
+        document written, or by a copy once its rows are in."""
         index = self._index
         self._db.execute("INSERT INTO kb_meta VALUES ('embedder', ?)", (name,))
         self._db.execute("INSERT INTO kb_meta VALUES ('dimensions', ?)", (str(dimensions),))

@@ -13,6 +13,7 @@ from assay.store.sqlite.audit import SQLiteAuditRepository
 from assay.store.sqlite.connection import connect, transaction
 from assay.store.sqlite.knowledge import SQLiteStore
 from assay.store.sqlite.monitor import SQLiteMonitorRepository
+from assay.store.sqlite.tables import SQLiteTables
 
 
 class SQLiteDatabase:
@@ -32,6 +33,7 @@ class SQLiteDatabase:
         self.keys = SQLKeyRepository(self._conn)
         self.calibration = SQLCalibrationRepository(self._conn)
         self.monitor = SQLiteMonitorRepository(self._conn)
+        self.tables = SQLiteTables(self._conn)
 
     def unit_of_work(self) -> AbstractContextManager[object]:
         """One write transaction; inside another it joins that one."""
