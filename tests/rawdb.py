@@ -28,8 +28,8 @@ class RawDatabase:
             self._sqlite = sqlite3.connect(db, isolation_level=None)
             self._sqlite.row_factory = sqlite3.Row
             if not triggers:
-                self._sqlite.execute("DROP TRIGGER audit_events_no_update")
-                self._sqlite.execute("DROP TRIGGER audit_events_no_delete")
+                self._sqlite.execute("DROP TRIGGER IF EXISTS audit_events_no_update")
+                self._sqlite.execute("DROP TRIGGER IF EXISTS audit_events_no_delete")
 
     def execute(self, sql: str, params: Any = ()) -> list[dict[str, Any]]:
         """Run one statement; the rows it returns, as dicts."""

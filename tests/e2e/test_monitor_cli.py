@@ -132,7 +132,7 @@ def test_r10_report_through_the_cli(drifted: Path) -> None:
     assert "MEDIAN" in text.stdout and "financial" in text.stdout and "sources" in text.stdout
 
 
-def test_r10_monitor_errors_name_the_value_and_the_fix(drifted: Path) -> None:
+def test_r10_monitor_errors_name_the_value_and_the_fix(drifted: Path | str) -> None:
     bad = run_cli("monitor", "report", "--window", "0", db=drifted)
     assert bad.exit_code == 2
     assert "window=0" in bad.stderr and "give a number of events" in bad.stderr
@@ -140,8 +140,13 @@ def test_r10_monitor_errors_name_the_value_and_the_fix(drifted: Path) -> None:
     assert bad.exit_code == 2 and "since='last tuesday'" in bad.stderr and "ISO" in bad.stderr
     empty = run_cli("monitor", "alerts", "--all", db=drifted)
     assert empty.exit_code == 0 and empty.stdout.strip() == "no alerts"
-    missing = run_cli("monitor", "report", db=drifted.with_name("nowhere.db"))
-    assert missing.exit_code != 0 and "no assay database" in missing.stderr
+    if isinstance(drifted, Path):
+        missing = run_cli("monitor", "report", db=drifted.with_name("nowhere.db"))
+        assert missing.exit_code != 0 and "no assay database" in missing.stderr
+    else:
+        missing = run_cli("monitor", "report", db=drifted.rsplit("/", 1)[0] + "/nowhere")
+        assert missing.exit_code != 0 and "cannot connect to the assay database" in missing.stderr
+        assert "does not exist" in missing.stderr
 
 
 def test_r10_asks_on_the_demo_knowledge_base(demo_db: Path) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import sqlite3
 from dataclasses import replace
 
 import pytest
@@ -16,6 +15,7 @@ from assay.monitor import effective_policy, thresholds_of, tightened
 from assay.policy import JudgeRules, builtin_policies, policy_from_mapping
 from assay.routing import Bands
 from tests.conftest import AS_OF
+from tests.rawdb import RawDatabase
 
 POLICIES = builtin_policies()
 
@@ -67,7 +67,7 @@ def test_e12_category_bands_and_caps() -> None:
 
 
 def open_alert(engine: Assay, policy: str, delta: float | None, closed: bool = False) -> None:
-    sqlite3.connect(engine.settings.db, isolation_level=None).execute(
+    RawDatabase(engine.settings.db).execute(
         "INSERT INTO monitor_alerts (policy_name, metric, opened_at, closed_at, baseline, current,"
         " statistic, tightened_by) VALUES (?, 'mean_score', '2026-11-29', ?, 0.9, 0.8, -5, ?)",
         (policy, "2026-11-30" if closed else None, delta),

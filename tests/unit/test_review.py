@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from assay.events import ReviewRecord
 from assay.judge.schema import Assessment
 from assay.review import ReviewItem
 from tests.conftest import AS_OF
+from tests.rawdb import RawDatabase
 
 
 def assessment(score: float = 0.42, action: str = "human_review") -> dict[str, Any]:
@@ -196,10 +196,18 @@ def test_j6_a_failed_row_update_rolls_back_the_audit_event(engine: Assay) -> Non
     """A database error on the queue row (after the event is written) undoes both."""
     item = enqueue(engine)
     head = engine.audit.head()
-    sqlite3.connect(engine.settings.db, isolation_level=None).execute(
-        "CREATE TRIGGER refuse_verdict BEFORE UPDATE ON review_queue"
-        " BEGIN SELECT RAISE(ABORT, 'refused by test'); END"
-    )
+    if engine.settings.database_url:
+        RawDatabase(engine.settings.db).execute(
+            "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS"
+            " $$ BEGIN RAISE EXCEPTION 'refused by test'; END $$;"
+            " CREATE TRIGGER refuse_verdict BEFORE UPDATE ON review_queue"
+            " FOR EACH ROW EXECUTE FUNCTION refuse()"
+        )
+    else:
+        RawDatabase(engine.settings.db).execute(
+            "CREATE TRIGGER refuse_verdict BEFORE UPDATE ON review_queue"
+            " BEGIN SELECT RAISE(ABORT, 'refused by test'); END"
+        )
     with pytest.raises(StorageError, match="rolled back"):
         engine.review.resolve(item.id, "incorrect")
     assert engine.audit.head() == head

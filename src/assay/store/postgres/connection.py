@@ -73,6 +73,7 @@ def pool(url: str, *, size: int) -> ConnectionPool[Any]:
     with _POOLS_LOCK:
         found = _POOLS.get(key)
         if found is None:
+            _probe(url)  # a wrong URL fails now, with the server's reason, not after a wait
             found = ConnectionPool(
                 url,
                 min_size=0,
@@ -84,6 +85,17 @@ def pool(url: str, *, size: int) -> ConnectionPool[Any]:
             )
             _POOLS[key] = found
         return found
+
+
+def _probe(url: str) -> None:
+    try:
+        psycopg.connect(url, connect_timeout=10).close()
+    except psycopg.Error as exc:
+        reason = " ".join(str(exc).split())
+        raise StorageError(
+            f"cannot connect to the assay database at {redacted(url)} ({reason}); check that "
+            "the server runs and that --db / ASSAY_DB names it"
+        ) from exc
 
 
 def close_pools(url: str | None = None) -> None:

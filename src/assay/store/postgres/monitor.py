@@ -34,7 +34,8 @@ _FIELDS = (
 )
 _ITEMS = (
     ", (SELECT jsonb_agg(jsonb_build_array("
-    "  COALESCE(e -> 'source_id', e -> 'source_kind'), e -> 'confidence', e -> 'admitted'))"
+    "  COALESCE(NULLIF(e -> 'source_id', 'null'), e -> 'source_kind'), e -> 'confidence',"
+    "  e -> 'admitted'))"
     f"  FROM {_EVIDENCE})::text AS items"
 )
 
