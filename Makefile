@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 DATA   ?= ../shared/data
 DATA_MORE ?= ../shared/data_more
 
-.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-calibration bench-ingest bench-serve serve train-models llm llm-stop clean
+.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-calibration bench-ingest bench-serve bench-postgres serve train-models llm llm-stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -65,8 +65,14 @@ bench-calibration: install  ## calibration targets (Brier, ECE, AUROC, guarantee
 bench-ingest: install  ## hostile files (10 MB without a space, a 10 MB HTML page): seconds and peak memory; scoring during an upload -> docs/benchmarks.md
 	$(BIN)/python bench/ingest.py --write
 
-bench-serve: install  ## HTTP load: /v1/score (20 candidates) and /v1/ask throughput and p50/p99 -> docs/benchmarks.md
+bench-bench-postgres: install postgres  ## PostgreSQL + pgvector beside SQLite: search p50/p95 and recall@10 at 100k and 1M chunks, store ingest, audit appends with 1 and 8 writers -> docs/benchmarks.md
+	$(BIN)/python bench/postgres.py --chunks 100000 1000000 --write
+
+serve: install  ## HTTP load: /v1/score (20 candidates) and /v1/ask throughput and p50/p99 -> docs/benchmarks.md
 	$(BIN)/python bench/serve.py --write
+
+bench-postgres: install postgres  ## PostgreSQL + pgvector beside SQLite: search p50/p95 and recall@10 at 100k and 1M chunks, store ingest, audit appends with 1 and 8 writers -> docs/benchmarks.md
+	$(BIN)/python bench/postgres.py --chunks 100000 1000000 --write
 
 serve: install  ## the API and dashboard over the walkthrough's database (run `make run` first; keys: `assay keys create`)
 	ASSAY_DB=.demo/assay.db $(BIN)/assay serve

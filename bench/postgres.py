@@ -1,0 +1,323 @@
+"""PostgreSQL + pgvector beside the embedded SQLite store, measured in one run.
+
+For each corpus size (synthetic: clustered unit vectors in 384 dimensions, like sentence
+embeddings, and Zipf-distributed words as text) both backends get the same chunks through
+the same ``Store.sync_file`` that ingestion uses, in files of 1,000 chunks; then the same
+queries. Reported per backend: store ingest chunks/s (embedding excluded: it is the same
+model on both), the first search after opening (SQLite loads its vector matrix then),
+dense top-10 p50/p95 with recall@10 against exact search (numpy over all vectors),
+lexical and hybrid (dense + lexical, as retrieval runs them) p50/p95; and audit appends/s
+with 1 and 8 writer processes, after which the chain must verify with every row present.
+
+The PostgreSQL server is a private cluster started by ``scripts/postgres.sh`` (run
+``make postgres`` once) with ``synchronous_commit=off``, the durability SQLite's WAL mode
+with ``synchronous=NORMAL`` has (a crash may lose the last commits, never corrupts).
+
+    .venv/bin/python bench/postgres.py [--chunks 100000 1000000] [--queries 200] [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from docs_section import write_section
+
+from assay.audit.log import AuditLog
+from assay.documents import Chunk
+from assay.events import AlertRecord
+from assay.sources import SourceRegistry
+from assay.store import VectorIndexOptions, migrate_database, open_database
+from assay.store.base import StoredDocument
+
+ROOT = Path(__file__).resolve().parents[1]
+SECTION = "## PostgreSQL + pgvector beside SQLite (bench/postgres.py)"
+DIM, CLUSTERS, PER_FILE, K = 384, 2000, 1000, 10
+TARGET_DENSE_MS, TARGET_RECALL, TARGET_HYBRID_MS = 20.0, 0.95, 50.0
+EMBEDDER = "synthetic@1"
+
+
+@dataclass
+class Figures:
+    """One backend at one corpus size."""
+
+    backend: str
+    chunks: int
+    ingest_per_s: float = 0.0
+    first_search_ms: float = 0.0
+    dense: list[float] = field(default_factory=list)
+    lexical: list[float] = field(default_factory=list)
+    hybrid: list[float] = field(default_factory=list)
+    recall: float = 0.0
+
+
+def pct(values: Sequence[float], q: float) -> float:
+    return float(np.percentile(values, q)) if values else float("nan")
+
+
+class Corpus:
+    """Clustered unit vectors and Zipf text, reproducible from a seed."""
+
+    def __init__(self, size: int, seed: int = 7) -> None:
+        rng = np.random.default_rng(seed)
+        centers = rng.normal(size=(CLUSTERS, DIM)).astype(np.float32)
+        which = rng.integers(0, CLUSTERS, size)
+        vectors = centers[which] + 0.6 * rng.normal(size=(size, DIM)).astype(np.float32)
+        self.vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+        self.words = [f"w{i}" for i in range(20000)]
+        ranks = np.minimum(rng.zipf(1.3, size=(size, 30)), len(self.words)) - 1
+        self.texts = [" ".join(self.words[r] for r in row) for row in ranks]
+        queries = self.vectors[rng.integers(0, size, 400)] + 0.3 * rng.normal(size=(400, DIM))
+        self.queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
+        picks = np.minimum(rng.zipf(1.5, size=(400, 4)), 5000) + 20  # not the commonest words
+        self.query_texts = [" ".join(self.words[p] for p in row) for row in picks]
+
+    def files(self) -> list[tuple[str, list[tuple[StoredDocument, list[Chunk], np.ndarray]]]]:
+        out = []
+        for start in range(0, len(self.texts), PER_FILE):
+            uri = f"synthetic/{start // PER_FILE:05d}.txt"
+            doc = StoredDocument(
+                id=f"d{start}",
+                source_id="bench",
+                uri=uri,
+                title=None,
+                content_hash=str(start),
+                published=date(2026, 1, 1),
+                verified=None,
+                chunk_count=min(PER_FILE, len(self.texts) - start),
+                embedder=EMBEDDER,
+            )
+            chunks = [
+                Chunk(
+                    id=f"c{i}",
+                    document_id=doc.id,
+                    source_id="bench",
+                    ordinal=i - start,
+                    text=self.texts[i],
+                    title=None,
+                    location=f"chunk {i - start}",
+                    uri=uri,
+                )
+                for i in range(start, start + doc.chunk_count)
+            ]
+            out.append((uri, [(doc, chunks, self.vectors[start : start + doc.chunk_count])]))
+        return out
+
+
+def timed(call: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    call()
+    return (time.perf_counter() - start) * 1000
+
+
+def measure_store(
+    backend: str, target: str | Path, corpus: Corpus, queries: int, ef_search: int
+) -> Figures:
+    figures = Figures(backend, len(corpus.texts))
+    db = open_database(target, index=VectorIndexOptions(ef_search=ef_search))
+    SourceRegistry(db).add("bench", "official")
+    start = time.perf_counter()
+    for uri, batch in corpus.files():
+        db.knowledge.sync_file(uri, batch)
+    figures.ingest_per_s = len(corpus.texts) / (time.perf_counter() - start)
+    db.close()
+    db = open_database(target, index=VectorIndexOptions(ef_search=ef_search))  # cold
+    store = db.knowledge
+    figures.first_search_ms = timed(lambda: store.dense_search(corpus.queries[0], K))
+    exact = np.argsort(-(corpus.vectors @ corpus.queries[:queries].T), axis=0)[:K].T
+    found = 0
+    for q in range(queries):
+        vector, text = corpus.queries[q], corpus.query_texts[q]
+        start = time.perf_counter()
+        hits = store.dense_search(vector, K)
+        figures.dense.append((time.perf_counter() - start) * 1000)
+        found += len({f"c{i}" for i in exact[q]} & {h.chunk_id for h in hits})
+        figures.lexical.append(timed(lambda: store.lexical_search(text, K)))  # noqa: B023
+        figures.hybrid.append(  # the two lists retrieval fuses
+            timed(lambda: (store.dense_search(vector, 50), store.lexical_search(text, 50)))  # noqa: B023
+        )
+    figures.recall = found / (queries * K)
+    db.close()
+    return figures
+
+
+def _append(target: str, writer: int, count: int, go: Any, times: Any) -> None:
+    """One writer process: open, wait for the start signal, append ``count`` events."""
+    db = open_database(target)
+    log = AuditLog(db, actor=f"bench-{writer}")
+    go.wait()
+    start = time.time()
+    for n in range(count):
+        record = AlertRecord(action="opened", reason="bench", alert={"writer": writer, "n": n})
+        log.append(record, query=f"{writer}-{n}", policy_name="bench", policy_version="1")
+    times.put((start, time.time()))
+    db.close()
+
+
+def measure_appends(target: str, writers: int, per_writer: int) -> tuple[float, bool]:
+    """Appends/s from the first writer's start to the last one's end (processes started
+    and databases opened before the clock starts)."""
+    context = multiprocessing.get_context("spawn")
+    go, times = context.Event(), context.Queue()
+    procs = [
+        context.Process(target=_append, args=(target, w, per_writer, go, times))
+        for w in range(writers)
+    ]
+    for p in procs:
+        p.start()
+    time.sleep(3.0 + writers)  # every writer has imported assay and opened the database
+    go.set()
+    spans = [times.get(timeout=600) for _ in procs]
+    for p in procs:
+        p.join()
+    seconds = max(end for _, end in spans) - min(start for start, _ in spans)
+    db = open_database(target)
+    report = AuditLog(db).verify()
+    db.close()
+    intact = (
+        report.ok and report.events == writers * per_writer and all(p.exitcode == 0 for p in procs)
+    )
+    return writers * per_writer / seconds, intact
+
+
+class Cluster:
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="assay-pg-bench-"))
+        options = "-c synchronous_commit=off -c shared_buffers=1GB -c maintenance_work_mem=1GB"
+        env = os.environ | {"ASSAY_PG_SERVER_OPTIONS": options}
+        out = subprocess.run(
+            ["bash", str(ROOT / "scripts" / "postgres.sh"), "start", str(self.folder)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+        )
+        self.url = out.stdout.strip().splitlines()[-1]
+        self._n = 0
+
+    def new_database(self) -> str:
+        self._n += 1
+        url = self.url.rsplit("/", 1)[0] + f"/bench{self._n}"
+        subprocess.run(["psql", self.url, "-qc", f"CREATE DATABASE bench{self._n}"], check=True)
+        migrate_database(url)
+        return url
+
+    def stop(self) -> None:
+        subprocess.run(["bash", str(ROOT / "scripts" / "postgres.sh"), "stop", str(self.folder)])
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--chunks", type=int, nargs="+", default=[100_000])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--ef-search", type=int, default=100)
+    parser.add_argument("--appends", type=int, default=200, help="per writer")
+    parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
+    args = parser.parse_args()
+    cluster = Cluster()
+    results: list[Figures] = []
+    appends: list[tuple[str, int, float, bool]] = []
+    try:
+        with tempfile.TemporaryDirectory(prefix="assay-bench-") as tmp:
+            for writers in (1, 8):
+                for backend, target in (
+                    ("sqlite", str(Path(tmp) / f"audit{writers}.db")),
+                    ("postgres", cluster.new_database()),
+                ):
+                    if backend == "sqlite":
+                        migrate_database(target)
+                    rate, intact = measure_appends(target, writers, args.appends)
+                    appends.append((backend, writers, rate, intact))
+                    print(
+                        f"audit {backend} x{writers}: {rate:,.0f} appends/s intact={intact}",
+                        flush=True,
+                    )
+            for size in args.chunks:
+                corpus = Corpus(size)
+                for backend, target in (
+                    ("sqlite", Path(tmp) / f"kb{size}.db"),
+                    ("postgres", cluster.new_database()),
+                ):
+                    f = measure_store(backend, target, corpus, args.queries, args.ef_search)
+                    results.append(f)
+                    print(
+                        f"{backend} {size:,}: ingest {f.ingest_per_s:,.0f}/s, first "
+                        f"{f.first_search_ms:,.0f} ms, dense p50 {pct(f.dense, 50):.1f} ms "
+                        f"recall {f.recall:.3f}, lexical p50 {pct(f.lexical, 50):.1f} ms, "
+                        f"hybrid p50 {pct(f.hybrid, 50):.1f} ms",
+                        flush=True,
+                    )
+                    if isinstance(target, Path):
+                        target.unlink(missing_ok=True)
+    finally:
+        cluster.stop()
+    section = render(results, appends, args)
+    print(section)
+    if args.write:
+        write_section(SECTION, section)
+
+
+def render(
+    results: list[Figures], appends: list[tuple[str, int, float, bool]], args: argparse.Namespace
+) -> str:
+    lines = [
+        SECTION,
+        "",
+        f"`python bench/postgres.py --chunks {' '.join(map(str, args.chunks))} --write` "
+        f"(`make bench-postgres`) on {os.cpu_count()} cores ({platform.machine()}): synthetic "
+        f"clustered 384-d vectors and Zipf text, {args.queries} queries, top-{K}; HNSW m=16, "
+        f"ef_construction=64, ef_search={args.ef_search}. Store only (no embedding, no "
+        "scoring). Recall@10 is against exact search over all vectors.",
+        "",
+        "| backend | chunks | ingest chunks/s | first search ms | dense p50 / p95 ms | recall@10 "
+        "| lexical p50 / p95 ms | hybrid p50 / p95 ms |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for f in results:
+        lines.append(
+            f"| {f.backend} | {f.chunks:,} | {f.ingest_per_s:,.0f} | {f.first_search_ms:,.0f} "
+            f"| {pct(f.dense, 50):.1f} / {pct(f.dense, 95):.1f} | {f.recall:.3f} "
+            f"| {pct(f.lexical, 50):.1f} / {pct(f.lexical, 95):.1f} "
+            f"| {pct(f.hybrid, 50):.1f} / {pct(f.hybrid, 95):.1f} |"
+        )
+    lines += [
+        "",
+        "Audit appends (each writer a process; the chain verified after each run):",
+        "",
+        "| backend | writers | appends/s | every row, one unbroken chain |",
+        "|---|---|---|---|",
+    ]
+    lines += [f"| {b} | {w} | {r:,.0f} | {'yes' if ok else 'NO'} |" for b, w, r, ok in appends]
+    lines += ["", "Targets (PostgreSQL at the largest size measured):"]
+    for f in results:
+        if f.backend == "postgres" and f.chunks == max(args.chunks):
+            dense, hybrid = pct(f.dense, 50), pct(f.hybrid, 50)
+            lines += [
+                f"- dense p50 {dense:.1f} ms <= {TARGET_DENSE_MS:.0f} ms: "
+                f"{'PASS' if dense <= TARGET_DENSE_MS else 'MISS'}; recall@10 {f.recall:.3f} "
+                f">= {TARGET_RECALL}: {'PASS' if f.recall >= TARGET_RECALL else 'MISS'}",
+                f"- hybrid p50 {hybrid:.1f} ms <= {TARGET_HYBRID_MS:.0f} ms: "
+                f"{'PASS' if hybrid <= TARGET_HYBRID_MS else 'MISS'}",
+            ]
+    lines.append(
+        f"- 8 writers lose no row and break no chain: "
+        f"{'PASS' if all(ok for _, w, _, ok in appends if w == 8) else 'MISS'}"
+    )
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()
