@@ -65,11 +65,8 @@ bench-calibration: install  ## calibration targets (Brier, ECE, AUROC, guarantee
 bench-ingest: install  ## hostile files (10 MB without a space, a 10 MB HTML page): seconds and peak memory; scoring during an upload -> docs/benchmarks.md
 	$(BIN)/python bench/ingest.py --write
 
-bench-bench-postgres: install postgres  ## PostgreSQL + pgvector beside SQLite: search p50/p95 and recall@10 at 100k and 1M chunks, store ingest, audit appends with 1 and 8 writers -> docs/benchmarks.md
-	$(BIN)/python bench/postgres.py --chunks 100000 1000000 --write
-
-serve: install  ## HTTP load: /v1/score (20 candidates) and /v1/ask throughput and p50/p99 -> docs/benchmarks.md
-	$(BIN)/python bench/serve.py --write
+bench-serve: install postgres  ## HTTP load: /v1/score (20 candidates) and /v1/ask throughput and p50/p99, on SQLite and on PostgreSQL, 1, 2 and 4 workers -> docs/benchmarks.md
+	$(BIN)/python bench/serve.py --workers 1 2 4 --write
 
 bench-postgres: install postgres  ## PostgreSQL + pgvector beside SQLite: search p50/p95 and recall@10 at 100k and 1M chunks, store ingest, audit appends with 1 and 8 writers -> docs/benchmarks.md
 	$(BIN)/python bench/postgres.py --chunks 100000 1000000 --write

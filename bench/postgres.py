@@ -22,8 +22,6 @@ import argparse
 import multiprocessing
 import os
 import platform
-import shutil
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -34,6 +32,7 @@ from typing import Any
 
 import numpy as np
 from docs_section import write_section
+from pg_cluster import Cluster
 
 from assay.audit.log import AuditLog
 from assay.documents import Chunk
@@ -190,33 +189,6 @@ def measure_appends(target: str, writers: int, per_writer: int) -> tuple[float, 
         report.ok and report.events == writers * per_writer and all(p.exitcode == 0 for p in procs)
     )
     return writers * per_writer / seconds, intact
-
-
-class Cluster:
-    def __init__(self) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="assay-pg-bench-"))
-        options = "-c synchronous_commit=off -c shared_buffers=1GB -c maintenance_work_mem=1GB"
-        env = os.environ | {"ASSAY_PG_SERVER_OPTIONS": options}
-        out = subprocess.run(
-            ["bash", str(ROOT / "scripts" / "postgres.sh"), "start", str(self.folder)],
-            capture_output=True,
-            text=True,
-            check=True,
-            env=env,
-        )
-        self.url = out.stdout.strip().splitlines()[-1]
-        self._n = 0
-
-    def new_database(self) -> str:
-        self._n += 1
-        url = self.url.rsplit("/", 1)[0] + f"/bench{self._n}"
-        subprocess.run(["psql", self.url, "-qc", f"CREATE DATABASE bench{self._n}"], check=True)
-        migrate_database(url)
-        return url
-
-    def stop(self) -> None:
-        subprocess.run(["bash", str(ROOT / "scripts" / "postgres.sh"), "stop", str(self.folder)])
-        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def main() -> None:

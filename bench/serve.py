@@ -13,8 +13,9 @@ Reported per endpoint and worker count: requests/s, latency p50/p90/p99/max, non
 responses. The client shares the machine's cores with the server, as a co-located load
 generator does.
 
-    .venv/bin/python bench/serve.py [--workers 1 2] [--seconds 15] [--concurrency 8]
-                                    [--ask-concurrency 2] [--write]
+    .venv/bin/python bench/serve.py [--workers 1 2] [--backends sqlite postgres]
+                                    [--seconds 15] [--concurrency 8] [--ask-concurrency 2]
+                                    [--write]
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from typing import Any
 
 import numpy as np
 from docs_section import write_section
+from pg_cluster import Cluster
 
 ROOT = Path(__file__).resolve().parents[1]
 KB = ROOT / "examples" / "kb"
@@ -62,6 +64,7 @@ class Result:
     """The figures of one endpoint under one configuration."""
 
     endpoint: str
+    backend: str
     workers: int
     concurrency: int
     requests: int
@@ -78,7 +81,8 @@ class Result:
 
     def row(self) -> str:
         return (
-            f"| {self.endpoint} | {self.workers} | {self.concurrency} | {self.rps:,.0f} | "
+            f"| {self.endpoint} | {self.backend} | {self.workers} | {self.concurrency} "
+            f"| {self.rps:,.0f} | "
             f"{self.pct(50):.1f} | {self.pct(90):.1f} | {self.pct(99):.1f} | "
             f"{self.latencies_ms.max():.0f} | {self.failures} |"
         )
@@ -205,7 +209,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def serve(db: Path, workers: int) -> tuple[subprocess.Popen[bytes], int]:
+def serve(db: Path | str, workers: int) -> tuple[subprocess.Popen[bytes], int]:
     """``assay serve`` on a free port, once ``/readyz`` answers 200."""
     port = _free_port()
     server = subprocess.Popen(
@@ -229,6 +233,10 @@ def serve(db: Path, workers: int) -> tuple[subprocess.Popen[bytes], int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument(
+        "--backends", nargs="+", default=["sqlite", "postgres"], choices=["sqlite", "postgres"],
+        help="postgres: the same database copied into a private PostgreSQL server",
+    )  # fmt: skip
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--concurrency", type=int, default=8)
@@ -236,8 +244,13 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
     args = parser.parse_args()
     results: list[Result] = []
+    cluster = Cluster() if "postgres" in args.backends else None
     with tempfile.TemporaryDirectory(prefix="assay-serve-bench-") as tmp:
         db, token = build_database(Path(tmp))
+        targets: dict[str, Path | str] = {"sqlite": db}
+        if cluster is not None:
+            targets["postgres"] = cluster.new_database()
+            _run("db", "copy", "--from", str(db), "--to", str(targets["postgres"]), db=db)
         scenarios = [
             ("GET /healthz", [request_bytes("GET", "/healthz", None, None)], args.concurrency),
             (
@@ -257,36 +270,54 @@ def main() -> None:
                 args.ask_concurrency,
             ),
         ]  # fmt: skip
-        for workers in args.workers:
-            server, port = serve(db, workers)
-            try:
-                for name, requests, concurrency in scenarios:
-                    latencies, failures, seconds = load(
-                        port, requests, concurrency, args.seconds, args.warmup
-                    )
-                    result = Result(
-                        name, workers, concurrency, len(latencies), seconds, latencies, failures
-                    )
-                    print(result.row(), flush=True)
-                    results.append(result)
-            finally:
-                server.terminate()
-                server.wait(timeout=30)
+        try:
+            for backend in args.backends:
+                for workers in args.workers:
+                    results += run_scenarios(targets[backend], backend, workers, scenarios, args)
+        finally:
+            if cluster is not None:
+                cluster.stop()
     section = render(results, args)
     print(section)
     if args.write:
         write_section(SECTION, section)
 
 
+def run_scenarios(
+    db: Path | str,
+    backend: str,
+    workers: int,
+    scenarios: list[tuple[str, list[bytes], int]],
+    args: argparse.Namespace,
+) -> list[Result]:
+    """Every scenario against one ``assay serve`` on ``db`` with ``workers`` workers."""
+    results = []
+    server, port = serve(db, workers)
+    try:
+        for name, requests, concurrency in scenarios:
+            latencies, failures, seconds = load(
+                port, requests, concurrency, args.seconds, args.warmup
+            )
+            result = Result(
+                name, backend, workers, concurrency, len(latencies), seconds, latencies, failures
+            )
+            print(result.row(), flush=True)
+            results.append(result)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return results
+
+
 def render(results: list[Result], args: argparse.Namespace) -> str:
     score = [r for r in results if r.endpoint.startswith("POST /v1/score")]
-    health = {r.workers: r for r in results if r.endpoint == "GET /healthz"}
+    health = {(r.backend, r.workers): r for r in results if r.endpoint == "GET /healthz"}
     verdicts = [
-        f"- {r.workers} worker(s): **{r.rps:,.0f} requests/s** "
+        f"- {r.backend}, {r.workers} worker(s): **{r.rps:,.0f} requests/s** "
         f"(target >= {TARGET_RPS:.0f}: {'PASS' if r.rps >= TARGET_RPS else 'MISS'}), "
         f"p99 **{r.pct(99):.1f} ms** (target <= {TARGET_P99_MS:.0f}: "
         f"{'PASS' if r.pct(99) <= TARGET_P99_MS else 'MISS'}); "
-        f"{r.rps / health[r.workers].rps:.2f}x the throughput of /healthz in the same run"
+        f"{r.rps / health[r.backend, r.workers].rps:.2f}x /healthz's throughput in the same run"
         for r in score
     ]
     return "\n".join(
@@ -301,12 +332,14 @@ def render(results: list[Result], args: argparse.Namespace) -> str:
             "`safety_critical` and appends a hash-chained audit event per request; `/v1/ask` "
             "cycles through four demo questions (retrieval, relevance model, answer, judge, "
             "audit). `/healthz` is the HTTP stack's own floor, measured in the same run. "
+            "`postgres` rows serve the same database copied into a private PostgreSQL + "
+            "pgvector server on the same machine (`assay db copy`). "
             f"Machine: {os.cpu_count()} cores, {platform.python_implementation()} "
             f"{platform.python_version()}; the client shares the cores with the server.",
             "",
-            "| endpoint | workers | connections | requests/s | p50 ms | p90 ms | p99 ms "
-            "| max ms | non-200 |",
-            "|---|---|---|---|---|---|---|---|---|",
+            "| endpoint | database | workers | connections | requests/s | p50 ms | p90 ms "
+            "| p99 ms | max ms | non-200 |",
+            "|---|---|---|---|---|---|---|---|---|---|",
             *(r.row() for r in results),
             "",
             "Target for `/v1/score` with 20 candidates (>= 300 requests/s, p99 <= 50 ms on "

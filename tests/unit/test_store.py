@@ -196,3 +196,45 @@ def test_delete_document(store: Store) -> None:
     assert store.delete_document(doc.id) is True
     assert store.delete_document(doc.id) is False
     assert store.stats().chunks == 0 and store.dense_search(unit(np.ones((1, DIM)))[0], 3) == []
+
+
+def test_the_vector_matrix_is_mapped_from_its_file_by_the_next_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store opened later maps the matrix file the first one wrote, never reading the
+    vectors from the database again, until a write changes the knowledge base."""
+    db = open_database(tmp_path / "kb.db")
+    SourceRegistry(db).add("sds", "official")
+    rng = np.random.default_rng(3)
+    doc, chunks = make_doc("a.md", [f"passage {i}" for i in range(50)])
+    vectors = unit(rng.normal(size=(50, DIM)))
+    put(db.knowledge, doc, chunks, vectors)
+    query = unit(rng.normal(size=(1, DIM)))[0]
+    expected = [h.chunk_id for h in db.knowledge.dense_search(query, 5)]
+    assert len(list((tmp_path / "kb.db-vectors").glob("*.npy"))) == 2
+    from assay.store.sqlite import vectors as vector_files
+
+    with monkeypatch.context() as patch:
+        patch.setattr(vector_files, "_read", lambda conn: pytest.fail("read from the database"))
+        again = open_database(tmp_path / "kb.db")
+        assert [h.chunk_id for h in again.knowledge.dense_search(query, 5)] == expected
+    doc2, chunks2 = make_doc("b.md", ["the nearest one"])
+    put(again.knowledge, doc2, chunks2, query.reshape(1, -1))
+    assert db.knowledge.dense_search(query, 1)[0].chunk_id == chunks2[0].id  # rebuilt
+    assert len(list((tmp_path / "kb.db-vectors").glob("*.npy"))) == 2  # the old ones gone
+    db.close()
+    again.close()
+
+
+def test_a_damaged_matrix_file_is_rebuilt_from_the_database(tmp_path: Path) -> None:
+    db = open_database(tmp_path / "kb.db")
+    SourceRegistry(db).add("sds", "official")
+    doc, chunks = make_doc("a.md", ["one", "two"])
+    put(db.knowledge, doc, chunks, unit(np.eye(2, DIM)))
+    db.knowledge.dense_search(unit(np.eye(1, DIM))[0], 1)
+    for path in (tmp_path / "kb.db-vectors").glob("*.matrix.npy"):
+        path.write_bytes(b"not an array")
+    again = open_database(tmp_path / "kb.db")
+    assert again.knowledge.dense_search(unit(np.eye(1, DIM))[0], 1)[0].chunk_id == chunks[0].id
+    db.close()
+    again.close()

@@ -26,7 +26,8 @@ class SQLiteDatabase:
         """Open (and migrate) the database; ``create=False``: it must already exist."""
         self._conn = connect(path, create=create)
         self.applied: list[str] = getattr(self._conn, "applied", [])  # migrations run just now
-        self.knowledge = SQLiteStore(self._conn)
+        file = None if str(path) == ":memory:" else Path(path).expanduser().resolve()
+        self.knowledge = SQLiteStore(self._conn, file)
         self.sources = SQLSourceRepository(self._conn)
         self.audit = SQLiteAuditRepository(self._conn)
         self.review = SQLReviewRepository(self._conn)

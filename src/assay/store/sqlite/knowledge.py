@@ -1,9 +1,10 @@
 """The embedded store: chunks, an FTS5 index and float32 vectors in the assay SQLite file.
 
-Vectors are kept as little-endian float32 blobs and searched exactly: the whole matrix
-is loaded once into memory and a query is one matrix-vector product (100k x 384 takes
-about 16 ms). Every write bumps a generation counter, so the in-memory matrix is
-reloaded only after the knowledge base changed -- also when another process changed it.
+Vectors are kept as little-endian float32 blobs and searched exactly: a query is one
+matrix-vector product over all of them (100k x 384 takes about 16 ms), on a matrix
+memory-mapped from a file beside the database (:mod:`assay.store.sqlite.vectors`). Every
+write sets a new random generation token, so the matrix is rebuilt only after the
+knowledge base changed -- also when another process changed it.
 Lexical search is FTS5 with the porter stemmer, scored by BM25 (text weighted over title).
 All SQL of the knowledge base lives in this module and its schema in ``schema.py``.
 """
@@ -12,9 +13,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
+from pathlib import Path
 
 import numpy as np
 
@@ -22,15 +25,18 @@ from assay.documents import Chunk
 from assay.errors import InvalidInputError, NotFoundError
 from assay.store.base import DocumentBatch, Hit, StoredDocument, StoreStats, Vectors
 from assay.store.sqlite.connection import transaction
+from assay.store.sqlite.vectors import VectorFiles
 from assay.text import content_terms
 
 
 class SQLiteStore:
     """:class:`~assay.store.base.Store` on the assay database connection."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path | None = None) -> None:
+        """``path``: the database file, beside which the vector matrix is kept."""
         self._conn = conn
-        self._index: tuple[int, list[str], Vectors] | None = None
+        self._files = VectorFiles(path)
+        self._index: tuple[str, Sequence[str], Vectors] | None = None
 
     # -- writes ----------------------------------------------------------------
     def sync_file(self, file: str, batch: Sequence[DocumentBatch], keep: Sequence[str] = ()) -> int:
@@ -223,27 +229,33 @@ class SQLiteStore:
             raise NotFoundError(f"chunk {missing[0]!r} is not in the knowledge base")
         return rows
 
-    def _matrix(self) -> tuple[list[str], Vectors]:
-        generation = int(self._meta("generation") or 0)
-        if self._index is None or self._index[0] != generation:
-            rows = self._conn.execute("SELECT id, embedding FROM kb_chunks ORDER BY seq").fetchall()
-            ids = [r["id"] for r in rows]
-            if rows:
-                blob = b"".join(r["embedding"] for r in rows)
-                matrix = np.frombuffer(blob, dtype="<f4").reshape(len(rows), -1).astype(np.float32)
-            else:
-                matrix = np.zeros((0, 0), dtype=np.float32)
-            self._index = (generation, ids, matrix)
+    def _matrix(self) -> tuple[Sequence[str], Vectors]:
+        with self._reading():
+            generation = self._meta("generation") or "0"
+            if self._index is None or self._index[0] != generation:
+                ids, matrix = self._files.load(self._conn, generation)
+                self._index = (generation, ids, matrix)
         return self._index[1], self._index[2]
+
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """A read transaction, unless one is open: the generation and the rows it names
+        are read from the same snapshot."""
+        if self._conn.in_transaction:
+            yield
+            return
+        self._conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self._conn.execute("COMMIT")
 
     def _meta(self, key: str) -> str | None:
         row = self._conn.execute("SELECT value FROM kb_meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def _bump(self) -> None:
-        self._conn.execute(
-            "UPDATE kb_meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
-        )
+        bump_generation(self._conn)
 
     def _check_embedder(self, name: str) -> None:
         bound = self._meta("embedder")
@@ -257,6 +269,12 @@ class SQLiteStore:
                 "embedder that made it (minilm, hashing) or start a new database",
                 problem="does not match the knowledge base",
             )
+
+
+def bump_generation(conn: sqlite3.Connection) -> None:
+    """Mark the knowledge base changed: a new random token, never one used before (a
+    database restored from a backup must not meet the vector file of its successor)."""
+    conn.execute("UPDATE kb_meta SET value = ? WHERE key = 'generation'", (uuid.uuid4().hex,))
 
 
 def _iso(value: date | None) -> str | None:

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 import numpy as np
 
 from assay.store.sql.tables import SQLTables
+from assay.store.sqlite.knowledge import bump_generation
 
 
 class SQLiteTables(SQLTables):
     """Vectors are little-endian float32 blobs here."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        super().__init__(conn)
+        self._raw = conn
 
     def vector_out(self, stored: Any) -> np.ndarray:
         return np.frombuffer(stored, dtype="<f4").astype(np.float32)
@@ -20,6 +26,4 @@ class SQLiteTables(SQLTables):
 
     def finish(self, embedder: str | None, dimensions: int | None) -> None:
         super().finish(embedder, dimensions)
-        self._conn.execute(  # the in-memory vector matrix of open stores reloads
-            "UPDATE kb_meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"
-        )
+        bump_generation(self._raw)  # open stores rebuild their vector matrix
