@@ -5,13 +5,8 @@ audit chain."""
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import time
 import urllib.error
-from collections.abc import Iterator
-from contextlib import contextmanager
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -19,37 +14,10 @@ import pytest
 from assay import Assay
 from tests.conftest import run_cli
 from tests.e2e.conftest import demo_db  # noqa: F401  (a module-scoped fixture)
-from tests.http.test_serve_command import ASSAY, _request
+from tests.http.serving import request, serving
 
 CANDIDATE = {"id": "c1", "text": "Charge between 0 and 45 °C.", "similarity": 0.9,
              "source_id": "halden-sds-2026", "published": "2026-10-15"}  # fmt: skip
-
-
-@contextmanager
-def serving(db: str) -> Iterator[str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    base = f"http://127.0.0.1:{port}"
-    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
-    server = subprocess.Popen(
-        [ASSAY, "serve", "--db", db, "--port", str(port), "--workers", "2",
-         "--log-level", "warning", "--monitor-every", "0"],
-        env=env,
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                assert json.loads(_request(base + "/readyz", None))["status"] == "ready"
-                break
-            except (OSError, urllib.error.URLError):
-                assert time.monotonic() < deadline and server.poll() is None
-                time.sleep(0.25)
-        yield base
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 def test_b4_two_services_on_one_postgres_database_act_as_one(
@@ -64,26 +32,23 @@ def test_b4_two_services_on_one_postgres_database_act_as_one(
     with serving(postgres_url) as first, serving(postgres_url) as second:
         for base in (first, second) * 6:
             body = {"query": "charging range", "candidates": [CANDIDATE], "as_of": "2026-11-29"}
-            assert json.loads(_request(base + "/v1/score", reader, body))["admitted"]
-        made = json.loads(_request(first + "/v1/keys", admin, {"name": "x", "roles": ["reader"]}))
+            assert json.loads(request(base + "/v1/score", reader, body))["admitted"]
+        made = json.loads(request(first + "/v1/keys", admin, {"name": "x", "roles": ["reader"]}))
         body = {"query": "q", "candidates": [CANDIDATE], "as_of": "2026-11-29"}
-        assert json.loads(_request(second + "/v1/score", made["token"], body))["admitted"]
-        request = f"{second}/v1/keys/{made['id']}"
-        _delete(request, admin)
+        assert json.loads(request(second + "/v1/score", made["token"], body))["admitted"]
+        _delete(f"{second}/v1/keys/{made['id']}", admin)
         with pytest.raises(urllib.error.HTTPError) as refused:
-            _request(first + "/v1/score", made["token"], body)
+            request(first + "/v1/score", made["token"], body)
         assert refused.value.code == 401
         refused.value.close()
-        report = json.loads(_request(second + "/v1/audit/verify", admin))
+        report = json.loads(request(second + "/v1/audit/verify", admin))
     assert report["ok"]
     assert report["events"] == events_before + 12 + 1 + 1 + 1  # scores, key made, score, revoked
 
 
 def _delete(url: str, token: str) -> None:
-    import urllib.request
-
-    request = urllib.request.Request(
+    revoke = urllib.request.Request(
         url, method="DELETE", headers={"Authorization": f"Bearer {token}"}
     )
-    with urllib.request.urlopen(request, timeout=30) as reply:
+    with urllib.request.urlopen(revoke, timeout=30) as reply:
         assert reply.status == 200

@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, date, datetime
 from typing import Any
 
 import numpy as np
@@ -32,6 +31,16 @@ from assay.store.base import (
     Vectors,
 )
 from assay.store.postgres.connection import KNOWLEDGE_WRITE_LOCK, PostgresSession
+from assay.store.sql.knowledge_rows import (
+    CHUNK_COLUMNS,
+    INSERT_CHUNK,
+    INSERT_DOCUMENT,
+    check_batch,
+    chunk,
+    chunk_rows,
+    document_row,
+    stored_document,
+)
 from assay.text import content_terms
 
 
@@ -46,13 +55,7 @@ class PostgresStore:
     def sync_file(self, file: str, batch: Sequence[DocumentBatch], keep: Sequence[str] = ()) -> int:
         """Write a file's new and changed documents, drop those it no longer holds, in one
         transaction; returns how many stale documents were deleted."""
-        for document, chunks, vectors in batch:
-            if len(chunks) != len(vectors):
-                raise InvalidInputError(
-                    f"vectors of {document.uri}",
-                    len(vectors),
-                    f"give one vector per chunk ({len(chunks)})",
-                )
+        check_batch(batch)
         with self._db.unit_of_work():
             self._db.lock(KNOWLEDGE_WRITE_LOCK)
             for document, chunks, vectors in batch:
@@ -79,49 +82,10 @@ class PostgresStore:
     ) -> None:
         self._check_embedder(document.embedder, np.asarray(vectors).shape[-1])
         self._delete(document.id)
-        self._db.execute(
-            "INSERT INTO kb_documents (id, source_id, file, uri, title, content_hash, published,"
-            " verified, chunk_count, embedder, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                document.id,
-                document.source_id,
-                file,
-                document.uri,
-                document.title,
-                document.content_hash,
-                _iso(document.published),
-                _iso(document.verified),
-                len(chunks),
-                document.embedder,
-                datetime.now(UTC).isoformat(timespec="seconds"),
-            ),
-        )
-        rows, seen = [], set()
-        for chunk, vector in zip(chunks, vectors, strict=True):
-            if chunk.id in seen:
-                continue
-            seen.add(chunk.id)
-            rows.append(
-                (
-                    chunk.id,
-                    document.id,
-                    chunk.source_id,
-                    chunk.ordinal,
-                    chunk.text,
-                    chunk.title,
-                    chunk.location,
-                    chunk.uri,
-                    _iso(chunk.published),
-                    _iso(chunk.verified),
-                    json.dumps(chunk.metadata, sort_keys=True),
-                    vector_literal(vector),
-                )
-            )
+        self._db.execute(INSERT_DOCUMENT, document_row(file, document, len(chunks)))
         self._db.execute_many(
-            "INSERT INTO kb_chunks (id, document_id, source_id, ordinal, text, title,"
-            " location, uri, published, verified, metadata, embedding)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?::vector)",
-            rows,
+            INSERT_CHUNK.format(vector="?::vector"),
+            chunk_rows(document, chunks, vectors, vector_literal),
         )
 
     # -- reads -----------------------------------------------------------------
@@ -134,20 +98,7 @@ class PostgresStore:
     def document(self, document_id: str) -> StoredDocument | None:
         """The stored document with this id, if any."""
         row = self._db.execute("SELECT * FROM kb_documents WHERE id = ?", (document_id,)).fetchone()
-        if row is None:
-            return None
-        return StoredDocument(
-            id=row["id"],
-            source_id=row["source_id"],
-            uri=row["uri"],
-            title=row["title"],
-            content_hash=row["content_hash"],
-            published=_date(row["published"]),
-            verified=_date(row["verified"]),
-            chunk_count=row["chunk_count"],
-            embedder=row["embedder"],
-            ingested_at=row["ingested_at"],
-        )
+        return None if row is None else stored_document(row)
 
     def lexical_search(self, query: str, k: int) -> list[Hit]:
         """Chunks matching any content term of ``query``, best ``ts_rank`` first."""
@@ -188,8 +139,8 @@ class PostgresStore:
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         """The chunks with these ids in the order given; an unknown id is an error."""
-        rows = self._rows(_CHUNK_COLUMNS, ids)
-        return [_chunk(rows[i]) for i in ids]
+        rows = self._rows(CHUNK_COLUMNS, ids)
+        return [chunk(rows[i]) for i in ids]
 
     def vectors(self, ids: Sequence[str]) -> Vectors:
         """The stored vectors of these chunks, in the order given."""
@@ -269,27 +220,3 @@ def vector_literal(vector: Any) -> str:
     """A vector as pgvector's text form, ``[x1,x2,...]`` (float32 values, exactly)."""
     values = np.asarray(vector, dtype=np.float32).reshape(-1)
     return "[" + ",".join(repr(float(x)) for x in values) + "]"
-
-
-def _iso(value: date | None) -> str | None:
-    return value.isoformat() if value else None
-
-
-def _date(value: str | None) -> date | None:
-    return date.fromisoformat(value) if value else None
-
-
-def _chunk(row: Any) -> Chunk:
-    return Chunk(
-        id=row["id"],
-        document_id=row["document_id"],
-        source_id=row["source_id"],
-        ordinal=row["ordinal"],
-        text=row["text"],
-        title=row["title"],
-        location=row["location"],
-        uri=row["uri"],
-        published=_date(row["published"]),
-        verified=_date(row["verified"]),
-        metadata=json.loads(row["metadata"]),
-    )

@@ -1,5 +1,5 @@
 """What monitoring reads from ``audit_events`` on PostgreSQL (the alerts are shared:
-:mod:`assay.store.sql.alerts`).
+:mod:`assay.store.sql.monitor`).
 
 The same fields as the SQLite backend's ``json_extract`` paths
 (:mod:`assay.store.sqlite.monitor`), read with ``jsonb`` operators on the stored payload
@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from assay.store.postgres.connection import PostgresSession
-from assay.store.sql.alerts import SQLAlerts
+from assay.store.sql.monitor import SQLMonitor, window_filter
 
 _EVIDENCE = "jsonb_array_elements(assay_array(p -> 'evidence')) AS e"
 _FIELDS = (
@@ -40,7 +40,7 @@ _ITEMS = (
 )
 
 
-class PostgresMonitorRepository(SQLAlerts):
+class PostgresMonitorRepository(SQLMonitor):
     """:class:`~assay.store.repositories.MonitorRepository` on one PostgreSQL session."""
 
     def __init__(self, session: PostgresSession) -> None:
@@ -57,20 +57,10 @@ class PostgresMonitorRepository(SQLAlerts):
         items: bool,
         untightened: bool,
     ) -> Iterator[Mapping[str, Any]]:
-        where: list[str] = ["kind IN ('ask', 'score')"]
-        args: list[str | int] = []
-        if policy is not None:
-            where.append("policy_name = ?")
-            args.append(policy)
-        if since is not None:
-            where.append("created_at >= ?")
-            args.append(since)
-        if before_seq is not None:
-            where.append("seq < ?")
-            args.append(int(before_seq))
-        if untightened:
-            where.append("policy_version NOT LIKE '%+tightened%'")
-        rows = f"SELECT * FROM audit_events WHERE {' AND '.join(where)} ORDER BY seq"
+        where, args = window_filter(
+            policy=policy, since=since, before_seq=before_seq, untightened=untightened
+        )
+        rows = f"SELECT * FROM audit_events WHERE {where} ORDER BY seq"
         if window is not None:
             rows += f" DESC LIMIT {int(window)}"
         sql = (
@@ -78,13 +68,6 @@ class PostgresMonitorRepository(SQLAlerts):
             f" FROM (SELECT *, payload::jsonb AS p FROM ({rows}) AS picked) AS w ORDER BY seq"
         )
         yield from self._session.execute(sql, args)
-
-    def policies_with_events(self) -> list[str]:
-        rows = self._session.execute(
-            "SELECT DISTINCT policy_name FROM audit_events WHERE kind IN ('ask', 'score')"
-            " ORDER BY policy_name"
-        )
-        return [str(r["policy_name"]) for r in rows]
 
     def review_verdicts(self, after_seq: int) -> Iterator[tuple[Any, Any]]:
         rows = self._session.execute(

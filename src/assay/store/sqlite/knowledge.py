@@ -11,12 +11,10 @@ All SQL of the knowledge base lives in this module and its schema in ``schema.py
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, date, datetime
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +22,16 @@ import numpy as np
 from assay.documents import Chunk
 from assay.errors import InvalidInputError, NotFoundError
 from assay.store.base import DocumentBatch, Hit, StoredDocument, StoreStats, Vectors
+from assay.store.sql.knowledge_rows import (
+    CHUNK_COLUMNS,
+    INSERT_CHUNK,
+    INSERT_DOCUMENT,
+    check_batch,
+    chunk,
+    chunk_rows,
+    document_row,
+    stored_document,
+)
 from assay.store.sqlite.connection import transaction
 from assay.store.sqlite.vectors import VectorFiles
 from assay.text import content_terms
@@ -47,13 +55,7 @@ class SQLiteStore:
         from a JSONL file). A chunk id repeated within a document is stored once. Returns
         how many stale documents were deleted.
         """
-        for document, chunks, vectors in batch:
-            if len(chunks) != len(vectors):
-                raise InvalidInputError(
-                    f"vectors of {document.uri}",
-                    len(vectors),
-                    f"give one vector per chunk ({len(chunks)})",
-                )
+        check_batch(batch)
         with transaction(self._conn):
             for document, chunks, vectors in batch:
                 self._write(file, document, chunks, vectors)
@@ -85,47 +87,11 @@ class SQLiteStore:
     ) -> None:
         self._check_embedder(document.embedder)
         self._delete(document.id)
-        self._conn.execute(
-            "INSERT INTO kb_documents (id, source_id, file, uri, title, content_hash, published,"
-            " verified, chunk_count, embedder, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            (
-                document.id,
-                document.source_id,
-                file,
-                document.uri,
-                document.title,
-                document.content_hash,
-                _iso(document.published),
-                _iso(document.verified),
-                len(chunks),
-                document.embedder,
-                datetime.now(UTC).isoformat(timespec="seconds"),
-            ),
+        self._conn.execute(INSERT_DOCUMENT, document_row(file, document, len(chunks)))
+        self._conn.executemany(
+            INSERT_CHUNK.format(vector="?"),
+            chunk_rows(document, chunks, vectors, lambda v: np.asarray(v, dtype="<f4").tobytes()),
         )
-        seen: set[str] = set()
-        for chunk, vector in zip(chunks, vectors, strict=True):
-            if chunk.id in seen:
-                continue
-            seen.add(chunk.id)
-            self._conn.execute(
-                "INSERT INTO kb_chunks (id, document_id, source_id, ordinal, text, title,"
-                " location, uri, published, verified, metadata, embedding)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    chunk.id,
-                    document.id,
-                    chunk.source_id,
-                    chunk.ordinal,
-                    chunk.text,
-                    chunk.title,
-                    chunk.location,
-                    chunk.uri,
-                    _iso(chunk.published),
-                    _iso(chunk.verified),
-                    json.dumps(chunk.metadata, sort_keys=True),
-                    np.asarray(vector, dtype="<f4").tobytes(),
-                ),
-            )
 
     # -- reads -----------------------------------------------------------------
     @contextmanager
@@ -142,20 +108,7 @@ class SQLiteStore:
         row = self._conn.execute(
             "SELECT * FROM kb_documents WHERE id = ?", (document_id,)
         ).fetchone()
-        if row is None:
-            return None
-        return StoredDocument(
-            id=row["id"],
-            source_id=row["source_id"],
-            uri=row["uri"],
-            title=row["title"],
-            content_hash=row["content_hash"],
-            published=_date(row["published"]),
-            verified=_date(row["verified"]),
-            chunk_count=row["chunk_count"],
-            embedder=row["embedder"],
-            ingested_at=row["ingested_at"],
-        )
+        return None if row is None else stored_document(row)
 
     def lexical_search(self, query: str, k: int) -> list[Hit]:
         """BM25 over chunk text and title; the query's stopwords are ignored."""
@@ -191,8 +144,8 @@ class SQLiteStore:
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         """The chunks with these ids in the order given; an unknown id is an error."""
-        rows = self._rows("*", ids)
-        return [_chunk(rows[i]) for i in ids]
+        rows = self._rows(CHUNK_COLUMNS, ids)
+        return [chunk(rows[i]) for i in ids]
 
     def vectors(self, ids: Sequence[str]) -> Vectors:
         """The stored vectors of these chunks, in the order given."""
@@ -275,27 +228,3 @@ def bump_generation(conn: sqlite3.Connection) -> None:
     """Mark the knowledge base changed: a new random token, never one used before (a
     database restored from a backup must not meet the vector file of its successor)."""
     conn.execute("UPDATE kb_meta SET value = ? WHERE key = 'generation'", (uuid.uuid4().hex,))
-
-
-def _iso(value: date | None) -> str | None:
-    return value.isoformat() if value else None
-
-
-def _date(value: str | None) -> date | None:
-    return date.fromisoformat(value) if value else None
-
-
-def _chunk(row: sqlite3.Row) -> Chunk:
-    return Chunk(
-        id=row["id"],
-        document_id=row["document_id"],
-        source_id=row["source_id"],
-        ordinal=row["ordinal"],
-        text=row["text"],
-        title=row["title"],
-        location=row["location"],
-        uri=row["uri"],
-        published=_date(row["published"]),
-        verified=_date(row["verified"]),
-        metadata=json.loads(row["metadata"]),
-    )

@@ -1,4 +1,4 @@
-"""What monitoring reads from ``audit_events`` (the alerts are :mod:`assay.store.sql.alerts`).
+"""What monitoring reads from ``audit_events`` (the alerts are :mod:`assay.store.sql.monitor`).
 
 The numbers of each ``ask``/``score`` event are pulled out of its payload by SQLite
 (``json_extract``) and streamed, so a window over a log of 100k events never builds the
@@ -8,11 +8,10 @@ events' full payloads in Python; :mod:`assay.monitor.events` turns each row into
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from assay.store.sql.alerts import SQLAlerts
+from assay.store.sql.monitor import SQLMonitor, window_filter
 
 _FIELDS = (
     "seq, event_id, created_at, kind, policy_name, policy_version,"
@@ -40,11 +39,8 @@ _ITEMS = (
 _VERDICTS = "json_extract(payload, '$.event_id'), json_extract(payload, '$.verdict')"
 
 
-class SQLiteMonitorRepository(SQLAlerts):
+class SQLiteMonitorRepository(SQLMonitor):
     """:class:`~assay.store.repositories.MonitorRepository` on one SQLite connection."""
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        super().__init__(conn)
 
     # -- the audit log, read for monitoring -----------------------------------
     def window(
@@ -57,34 +53,17 @@ class SQLiteMonitorRepository(SQLAlerts):
         items: bool,
         untightened: bool,
     ) -> Iterator[Mapping[str, Any]]:
-        where: list[str] = ["kind IN ('ask', 'score')"]
-        args: list[str | int] = []
-        if policy is not None:
-            where.append("policy_name = ?")
-            args.append(policy)
-        if since is not None:
-            where.append("created_at >= ?")
-            args.append(since)
-        if before_seq is not None:
-            where.append("seq < ?")
-            args.append(int(before_seq))
-        if untightened:
-            where.append("policy_version NOT LIKE '%+tightened%'")
+        where, args = window_filter(
+            policy=policy, since=since, before_seq=before_seq, untightened=untightened
+        )
         sql = f"SELECT {_FIELDS}{_ITEMS if items else ''} FROM audit_events WHERE "
-        sql += " AND ".join(where)
+        sql += where
         if window is None:
             sql += " ORDER BY seq"
         else:
             sql = f"SELECT * FROM ({sql} ORDER BY seq DESC LIMIT {int(window)}) ORDER BY seq"
         for row in self._conn.execute(sql, args):
             yield dict(row)
-
-    def policies_with_events(self) -> list[str]:
-        rows = self._conn.execute(
-            "SELECT DISTINCT policy_name FROM audit_events WHERE kind IN ('ask', 'score')"
-            " ORDER BY policy_name"
-        )
-        return [str(r["policy_name"]) for r in rows]
 
     def review_verdicts(self, after_seq: int) -> Iterator[tuple[Any, Any]]:
         rows = self._conn.execute(

@@ -1,8 +1,9 @@
-"""The drift alerts that monitoring opens and closes: the ``monitor_alerts`` table.
+"""What monitoring keeps and reads that both backends do alike: the drift alerts (the
+``monitor_alerts`` table), which policies have events, and the filter of a window.
 
-Shared by the backends; what monitoring reads from the audit log is each backend's own
-(:mod:`assay.store.sqlite.monitor`, :mod:`assay.store.postgres.monitor`), because it pulls
-numbers out of JSON payloads.
+The numbers of a window's events are each backend's own to read
+(:mod:`assay.store.sqlite.monitor`, :mod:`assay.store.postgres.monitor`): they come out
+of JSON payloads.
 """
 
 from __future__ import annotations
@@ -20,11 +21,38 @@ _ALERT_COLUMNS = (
 )
 
 
-class SQLAlerts:
-    """The alert half of :class:`~assay.store.repositories.MonitorRepository`."""
+def window_filter(
+    *, policy: str | None, since: str | None, before_seq: int | None, untightened: bool
+) -> tuple[str, list[str | int]]:
+    """The WHERE clause (and its parameters) of a window of ``ask``/``score`` events."""
+    where: list[str] = ["kind IN ('ask', 'score')"]
+    args: list[str | int] = []
+    if policy is not None:
+        where.append("policy_name = ?")
+        args.append(policy)
+    if since is not None:
+        where.append("created_at >= ?")
+        args.append(since)
+    if before_seq is not None:
+        where.append("seq < ?")
+        args.append(int(before_seq))
+    if untightened:
+        where.append("policy_version NOT LIKE '%+tightened%'")
+    return " AND ".join(where), args
+
+
+class SQLMonitor:
+    """The backend-independent part of :class:`~assay.store.repositories.MonitorRepository`."""
 
     def __init__(self, conn: Session) -> None:
         self._conn = conn
+
+    def policies_with_events(self) -> list[str]:
+        rows = self._conn.execute(
+            "SELECT DISTINCT policy_name FROM audit_events WHERE kind IN ('ask', 'score')"
+            " ORDER BY policy_name"
+        )
+        return [str(r["policy_name"]) for r in rows]
 
     def alerts(self, *, include_closed: bool, policy: str | None) -> list[Alert]:
         where, args = [], []

@@ -1,0 +1,94 @@
+"""What both knowledge-base backends write and read alike: the check of a file's batch, a
+document's row, its chunks' rows (a chunk repeated within a document stored once), and the
+records read back. Each backend adds only how it stores and searches vectors and text."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from datetime import UTC, date, datetime
+from typing import Any
+
+from assay.documents import Chunk
+from assay.errors import InvalidInputError
+from assay.store.base import DocumentBatch, StoredDocument, Vectors
+
+INSERT_DOCUMENT = (
+    "INSERT INTO kb_documents (id, source_id, file, uri, title, content_hash, published,"
+    " verified, chunk_count, embedder, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+)
+INSERT_CHUNK = (
+    "INSERT INTO kb_chunks (id, document_id, source_id, ordinal, text, title, location, uri,"
+    " published, verified, metadata, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,{vector})"
+)
+CHUNK_COLUMNS = (
+    "id, document_id, source_id, ordinal, text, title, location, uri, published, verified, metadata"
+)
+
+
+def check_batch(batch: Sequence[DocumentBatch]) -> None:
+    """One vector per chunk in every document of the batch."""
+    for document, chunks, vectors in batch:
+        if len(chunks) != len(vectors):
+            raise InvalidInputError(
+                f"vectors of {document.uri}", len(vectors),
+                f"give one vector per chunk ({len(chunks)})",
+            )  # fmt: skip
+
+
+def document_row(file: str, document: StoredDocument, chunk_count: int) -> tuple[Any, ...]:
+    """The values of :data:`INSERT_DOCUMENT`, stamped with the time of ingestion."""
+    return (
+        document.id, document.source_id, file, document.uri, document.title,
+        document.content_hash, iso(document.published), iso(document.verified), chunk_count,
+        document.embedder, datetime.now(UTC).isoformat(timespec="seconds"),
+    )  # fmt: skip
+
+
+def chunk_rows(
+    document: StoredDocument,
+    chunks: Sequence[Chunk],
+    vectors: Vectors,
+    stored_vector: Callable[[Any], Any],
+) -> list[tuple[Any, ...]]:
+    """The values of :data:`INSERT_CHUNK` for each distinct chunk, its vector as the
+    backend stores it (``stored_vector``)."""
+    rows, seen = [], set()
+    for chunk, vector in zip(chunks, vectors, strict=True):
+        if chunk.id in seen:
+            continue
+        seen.add(chunk.id)
+        rows.append((
+            chunk.id, document.id, chunk.source_id, chunk.ordinal, chunk.text, chunk.title,
+            chunk.location, chunk.uri, iso(chunk.published), iso(chunk.verified),
+            json.dumps(chunk.metadata, sort_keys=True), stored_vector(vector),
+        ))  # fmt: skip
+    return rows
+
+
+def stored_document(row: Any) -> StoredDocument:
+    """A ``kb_documents`` row as the record."""
+    return StoredDocument(
+        id=row["id"], source_id=row["source_id"], uri=row["uri"], title=row["title"],
+        content_hash=row["content_hash"], published=parse_date(row["published"]),
+        verified=parse_date(row["verified"]), chunk_count=row["chunk_count"],
+        embedder=row["embedder"], ingested_at=row["ingested_at"],
+    )  # fmt: skip
+
+
+def chunk(row: Any) -> Chunk:
+    """A ``kb_chunks`` row (its :data:`CHUNK_COLUMNS`) as the record."""
+    return Chunk(
+        id=row["id"], document_id=row["document_id"], source_id=row["source_id"],
+        ordinal=row["ordinal"], text=row["text"], title=row["title"],
+        location=row["location"], uri=row["uri"], published=parse_date(row["published"]),
+        verified=parse_date(row["verified"]), metadata=json.loads(row["metadata"]),
+    )  # fmt: skip
+
+
+def iso(value: date | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def parse_date(value: str | None) -> date | None:
+    return date.fromisoformat(value) if value else None
