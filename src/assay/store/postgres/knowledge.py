@@ -130,11 +130,7 @@ class PostgresStore:
         literal = vector_literal(query)
         with self._db.unit_of_work():
             self._db.execute(f"SET LOCAL hnsw.ef_search = {max(self._index.ef_search, int(k))}")
-            rows = self._db.execute(
-                "SELECT id, 1 - (embedding <=> ?::vector) AS score FROM kb_chunks"
-                " ORDER BY embedding <=> ?::vector, seq LIMIT ?",
-                (literal, literal, int(k)),
-            ).fetchall()
+            rows = self._db.execute(DENSE_SEARCH, (literal, literal, int(k))).fetchall()
         return [Hit(r["id"], float(r["score"])) for r in rows]
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
@@ -213,6 +209,13 @@ class PostgresStore:
 
 _CHUNK_COLUMNS = (
     "id, document_id, source_id, ordinal, text, title, location, uri, published, verified, metadata"
+)
+
+
+# ORDER BY the distance alone: any further sort key keeps the planner off the HNSW index.
+DENSE_SEARCH = (
+    "SELECT id, 1 - (embedding <=> ?::vector) AS score FROM kb_chunks"
+    " ORDER BY embedding <=> ?::vector LIMIT ?"
 )
 
 
