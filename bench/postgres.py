@@ -6,7 +6,8 @@ the same ``Store.sync_file`` that ingestion uses, in files of 1,000 chunks; then
 queries. Reported per backend: store ingest chunks/s (embedding excluded: it is the same
 model on both), the first search after opening (SQLite loads its vector matrix then),
 dense top-10 p50/p95 with recall@10 against exact search (numpy over all vectors),
-lexical and hybrid (dense + lexical, as retrieval runs them) p50/p95; and audit appends/s
+lexical (content-word and common-word queries) and hybrid (dense + lexical, as retrieval
+runs them) p50/p95; and audit appends/s
 with 1 and 8 writer processes, after which the chain must verify with every row present.
 
 The PostgreSQL server is a private cluster started by ``scripts/postgres.sh`` (run
@@ -22,6 +23,7 @@ import argparse
 import multiprocessing
 import os
 import platform
+import shutil
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -40,6 +42,7 @@ from assay.events import AlertRecord
 from assay.sources import SourceRegistry
 from assay.store import VectorIndexOptions, migrate_database, open_database
 from assay.store.base import StoredDocument
+from assay.store.copy import copy_database
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "## PostgreSQL + pgvector beside SQLite (bench/postgres.py)"
@@ -58,6 +61,9 @@ class Figures:
     first_search_ms: float = 0.0
     dense: list[float] = field(default_factory=list)
     lexical: list[float] = field(default_factory=list)
+    lexical_common: list[float] = field(default_factory=list)
+    loaded_by: str = "sync_file"
+    sweep: dict[int, tuple[float, float]] = field(default_factory=dict)
     hybrid: list[float] = field(default_factory=list)
     recall: float = 0.0
 
@@ -80,8 +86,12 @@ class Corpus:
         self.texts = [" ".join(self.words[r] for r in row) for row in ranks]
         queries = self.vectors[rng.integers(0, size, 400)] + 0.3 * rng.normal(size=(400, DIM))
         self.queries = (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)
-        picks = np.minimum(rng.zipf(1.5, size=(400, 4)), 5000) + 20  # not the commonest words
+        # content words of every rarity (ranks log-uniform over 20..20,000), as questions
+        # have them; and the worst case, four of the commonest words past the first 20
+        picks = np.exp(rng.uniform(np.log(20), np.log(20000), size=(400, 4))).astype(int)
         self.query_texts = [" ".join(self.words[p] for p in row) for row in picks]
+        common = rng.integers(20, 30, size=(400, 4))
+        self.common_texts = [" ".join(self.words[p] for p in row) for row in common]
 
     def files(self) -> list[tuple[str, list[tuple[StoredDocument, list[Chunk], np.ndarray]]]]:
         out = []
@@ -122,14 +132,28 @@ def timed(call: Callable[[], object]) -> float:
 
 
 def measure_store(
-    backend: str, target: str | Path, corpus: Corpus, queries: int, ef_search: int
+    backend: str,
+    target: str | Path,
+    corpus: Corpus,
+    queries: int,
+    ef_search: int,
+    copy_from: Path | None = None,
+    sweep: Sequence[int] = (),
 ) -> Figures:
+    """Load ``target`` (through ``sync_file``, or by ``assay db copy`` from ``copy_from``),
+    then time the queries on a freshly opened store."""
     figures = Figures(backend, len(corpus.texts))
     db = open_database(target, index=VectorIndexOptions(ef_search=ef_search))
-    SourceRegistry(db).add("bench", "official")
     start = time.perf_counter()
-    for uri, batch in corpus.files():
-        db.knowledge.sync_file(uri, batch)
+    if copy_from is None:
+        SourceRegistry(db).add("bench", "official")
+        for uri, batch in corpus.files():
+            db.knowledge.sync_file(uri, batch)
+    else:
+        figures.loaded_by = "db copy"
+        source = open_database(copy_from)
+        copy_database(source, db)
+        source.close()
     figures.ingest_per_s = len(corpus.texts) / (time.perf_counter() - start)
     db.close()
     db = open_database(target, index=VectorIndexOptions(ef_search=ef_search))  # cold
@@ -144,12 +168,32 @@ def measure_store(
         figures.dense.append((time.perf_counter() - start) * 1000)
         found += len({f"c{i}" for i in exact[q]} & {h.chunk_id for h in hits})
         figures.lexical.append(timed(lambda: store.lexical_search(text, K)))  # noqa: B023
+        common = corpus.common_texts[q]
+        figures.lexical_common.append(timed(lambda: store.lexical_search(common, K)))  # noqa: B023
         figures.hybrid.append(  # the two lists retrieval fuses
             timed(lambda: (store.dense_search(vector, 50), store.lexical_search(text, 50)))  # noqa: B023
         )
     figures.recall = found / (queries * K)
     db.close()
+    if backend == "postgres":
+        for ef in sweep:
+            figures.sweep[ef] = dense_at(target, ef, corpus, exact)
     return figures
+
+
+def dense_at(
+    target: str | Path, ef_search: int, corpus: Corpus, exact: np.ndarray
+) -> tuple[float, float]:
+    """Dense p50 (ms) and recall@10 with ``ef_search`` candidates."""
+    db = open_database(target, index=VectorIndexOptions(ef_search=ef_search))
+    times, found = [], 0
+    for q in range(len(exact)):
+        start = time.perf_counter()
+        hits = db.knowledge.dense_search(corpus.queries[q], K)
+        times.append((time.perf_counter() - start) * 1000)
+        found += len({f"c{i}" for i in exact[q]} & {h.chunk_id for h in hits})
+    db.close()
+    return pct(times, 50), found / (len(exact) * K)
 
 
 def _append(target: str, writer: int, count: int, go: Any, times: Any) -> None:
@@ -196,7 +240,15 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, nargs="+", default=[100_000])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--ef-search", type=int, default=100)
+    parser.add_argument(
+        "--ef-sweep", type=int, nargs="*", default=[40, 200, 400],
+        help="more ef_search values to measure PostgreSQL's dense search at",
+    )  # fmt: skip
     parser.add_argument("--appends", type=int, default=200, help="per writer")
+    parser.add_argument(
+        "--incremental", type=int, default=100_000,
+        help="largest size PostgreSQL is loaded through sync_file (index kept row by row)",
+    )  # fmt: skip
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
     args = parser.parse_args()
     cluster = Cluster()
@@ -219,11 +271,18 @@ def main() -> None:
                     )
             for size in args.chunks:
                 corpus = Corpus(size)
-                for backend, target in (
-                    ("sqlite", Path(tmp) / f"kb{size}.db"),
-                    ("postgres", cluster.new_database()),
+                sqlite_db = Path(tmp) / f"kb{size}.db"
+                # past --incremental chunks, PostgreSQL is loaded as a team moving to it would:
+                # `assay db copy` from the SQLite database (rows first, the HNSW index after)
+                copy_from = sqlite_db if size > args.incremental else None
+                for backend, target, source in (
+                    ("sqlite", sqlite_db, None),
+                    ("postgres", cluster.new_database(), copy_from),
                 ):
-                    f = measure_store(backend, target, corpus, args.queries, args.ef_search)
+                    f = measure_store(
+                        backend, target, corpus, args.queries, args.ef_search, source,
+                        args.ef_sweep,
+                    )  # fmt: skip
                     results.append(f)
                     print(
                         f"{backend} {size:,}: ingest {f.ingest_per_s:,.0f}/s, first "
@@ -232,8 +291,8 @@ def main() -> None:
                         f"hybrid p50 {pct(f.hybrid, 50):.1f} ms",
                         flush=True,
                     )
-                    if isinstance(target, Path):
-                        target.unlink(missing_ok=True)
+                sqlite_db.unlink(missing_ok=True)
+                shutil.rmtree(sqlite_db.with_name(sqlite_db.name + "-vectors"), ignore_errors=True)
     finally:
         cluster.stop()
     section = render(results, appends, args)
@@ -252,17 +311,25 @@ def render(
         f"(`make bench-postgres`) on {os.cpu_count()} cores ({platform.machine()}): synthetic "
         f"clustered 384-d vectors and Zipf text, {args.queries} queries, top-{K}; HNSW m=16, "
         f"ef_construction=64, ef_search={args.ef_search}. Store only (no embedding, no "
-        "scoring). Recall@10 is against exact search over all vectors.",
+        "scoring). Recall@10 is against exact search over all vectors. Queries: four "
+        "content words of every rarity (log-uniform ranks 20..20,000); the 'common words' "
+        "column asks four of ranks 20..29 (each in ~10% of chunks), the worst case of both "
+        "lexical indexes, which score every chunk holding any query word. 'chunks/s': "
+        "through `Store.sync_file` (the HNSW index kept up row by row), or, past "
+        f"{args.incremental:,} chunks, PostgreSQL loaded by `assay db copy` from the SQLite "
+        "database (rows first, the index after).",
         "",
-        "| backend | chunks | ingest chunks/s | first search ms | dense p50 / p95 ms | recall@10 "
-        "| lexical p50 / p95 ms | hybrid p50 / p95 ms |",
-        "|---|---|---|---|---|---|---|---|",
+        "| backend | chunks | loaded by | chunks/s | first search ms | dense p50 / p95 ms "
+        "| recall@10 | lexical p50 / p95 ms | lexical, common words p50 / p95 ms "
+        "| hybrid p50 / p95 ms |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for f in results:
         lines.append(
-            f"| {f.backend} | {f.chunks:,} | {f.ingest_per_s:,.0f} | {f.first_search_ms:,.0f} "
-            f"| {pct(f.dense, 50):.1f} / {pct(f.dense, 95):.1f} | {f.recall:.3f} "
-            f"| {pct(f.lexical, 50):.1f} / {pct(f.lexical, 95):.1f} "
+            f"| {f.backend} | {f.chunks:,} | {f.loaded_by} | {f.ingest_per_s:,.0f} "
+            f"| {f.first_search_ms:,.0f} | {pct(f.dense, 50):.1f} / {pct(f.dense, 95):.1f} "
+            f"| {f.recall:.3f} | {pct(f.lexical, 50):.1f} / {pct(f.lexical, 95):.1f} "
+            f"| {pct(f.lexical_common, 50):.1f} / {pct(f.lexical_common, 95):.1f} "
             f"| {pct(f.hybrid, 50):.1f} / {pct(f.hybrid, 95):.1f} |"
         )
     lines += [
@@ -273,6 +340,20 @@ def render(
         "|---|---|---|---|",
     ]
     lines += [f"| {b} | {w} | {r:,.0f} | {'yes' if ok else 'NO'} |" for b, w, r, ok in appends]
+    lines += [
+        "",
+        "PostgreSQL's dense search by `ef_search` (`ASSAY_PG_EF_SEARCH`):",
+        "",
+        "| chunks | ef_search | dense p50 ms | recall@10 |",
+        "|---|---|---|---|",
+    ]
+    for f in results:
+        if f.backend == "postgres":
+            points = {args.ef_search: (pct(f.dense, 50), f.recall)} | f.sweep
+            lines += [
+                f"| {f.chunks:,} | {ef} | {ms:.1f} | {recall:.3f} |"
+                for ef, (ms, recall) in sorted(points.items())
+            ]
     lines += ["", "Targets (PostgreSQL at the largest size measured):"]
     for f in results:
         if f.backend == "postgres" and f.chunks == max(args.chunks):
