@@ -1,9 +1,10 @@
 """PostgreSQL connections: one pool per URL and process, one session per database object.
 
-A :class:`PostgresSession` holds one pooled connection in autocommit mode and runs the
-portable SQL of :mod:`assay.store.sql`, translated from SQLite's parameter style (``?``,
-``:name``) to psycopg's (``%s``, ``%(name)s``). Its unit of work is a transaction;
-opened inside another it is a savepoint, whose failure undoes only its own writes.
+A :class:`PostgresSession` runs the portable SQL of :mod:`assay.store.sql`, translated
+from SQLite's parameter style (``?``, ``:name``) to psycopg's (``%s``, ``%(name)s``), on
+autocommit connections borrowed from the pool for one statement or one unit of work. Its
+unit of work is a transaction; opened inside another it is a savepoint, whose failure
+undoes only its own writes.
 Writers of the same thing queue on advisory locks (:func:`PostgresSession.lock`) held to
 the end of the transaction: the audit log's appends, knowledge-base writes, migrations.
 Every driver error leaves as :class:`~assay.errors.StorageError`, naming the server and
@@ -65,9 +66,8 @@ _POOLS_LOCK = threading.Lock()
 def pool(url: str, *, size: int) -> ConnectionPool[Any]:
     """The process's pool of connections to ``url`` (created on first use).
 
-    Each :class:`PostgresSession` borrows one connection for its lifetime, as each
-    :class:`~assay.Assay` fork holds one SQLite connection; ``size`` caps how many a
-    process holds at once (a further session waits up to 30 s for one to be returned).
+    Sessions borrow a connection for a statement or a unit of work; ``size`` caps how
+    many a process holds at once (a further borrower waits up to 30 s for one).
     """
     key = (os.getpid(), url)  # a forked worker must not share its parent's sockets
     with _POOLS_LOCK:
@@ -108,48 +108,80 @@ def close_pools(url: str | None = None) -> None:
         found.close()
 
 
+class Rows:
+    """A statement's result, read whole before its connection went back to the pool."""
+
+    def __init__(self, rows: list[Any], rowcount: int) -> None:
+        self._rows = rows
+        self.rowcount = rowcount
+
+    def fetchone(self) -> Any:
+        return self._rows.pop(0) if self._rows else None
+
+    def fetchall(self) -> list[Any]:
+        rows, self._rows = self._rows, []
+        return rows
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.fetchall())
+
+
 class PostgresSession:
-    """One borrowed connection: statements, units of work, advisory locks."""
+    """Statements, units of work and advisory locks on connections borrowed from the pool.
+
+    Outside a unit of work each statement borrows a connection and gives it back with
+    its rows read; a unit of work (or a snapshot) holds one connection until it ends. So
+    a process holds as many connections as it runs statements at once, however many
+    threads have a session (a server keeps one engine, hence one session, per thread).
+    """
 
     def __init__(self, url: str, *, pool_size: int) -> None:
         self.url = url
         self._pool = pool(url, size=pool_size)
-        try:
-            self.conn: psycopg.Connection[Any] = self._pool.getconn()
-        except Exception as exc:  # PoolTimeout, OperationalError
-            raise StorageError(
-                f"cannot connect to the assay database at {redacted(url)} ({exc}); check that "
-                "the server runs and that --db / ASSAY_DB names it"
-            ) from exc
+        self._held: psycopg.Connection[Any] | None = None
 
-    def execute(self, sql: str, params: Params = (), /) -> psycopg.Cursor[Any]:
+    def execute(self, sql: str, params: Params = (), /) -> psycopg.Cursor[Any] | Rows:
         """Run one statement (SQLite's parameter style when ``params`` are given)."""
+        query = translate(sql) if params else sql
         try:
-            if params:
-                return self.conn.execute(translate(sql), params)
-            return self.conn.execute(sql)
+            if self._held is not None:
+                return self._held.execute(query, params or None)
+            with self._borrowed() as conn:
+                cursor = conn.execute(query, params or None)
+                return Rows(cursor.fetchall() if cursor.description else [], cursor.rowcount)
         except psycopg.Error as exc:  # inside a unit of work, the whole unit rolls back
             raise _storage_error(exc, rolled_back=self.in_transaction) from exc
 
     def execute_many(self, sql: str, rows: Sequence[Sequence[Any]], /) -> None:
-        """Run one statement once per row of parameters (SQLite's parameter style)."""
+        """Run one statement once per row of parameters, inside the open unit of work."""
+        if self._held is None:
+            raise StorageError("a batch of writes was asked for outside a unit of work")
         try:
-            with self.conn.cursor() as cursor:
+            with self._held.cursor() as cursor:
                 cursor.executemany(translate(sql), rows)
         except psycopg.Error as exc:
-            raise _storage_error(exc, rolled_back=self.in_transaction) from exc
+            raise _storage_error(exc, rolled_back=True) from exc
 
     @property
     def in_transaction(self) -> bool:
         """True inside a unit of work or a snapshot."""
-        return self.conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+        return self._held is not None
 
     @contextmanager
     def unit_of_work(self) -> Iterator[PostgresSession]:
         """One transaction (a savepoint inside another): all of it lands, or none of it."""
         try:
-            with self.conn.transaction():
-                yield self
+            if self._held is not None:
+                with self._held.transaction():
+                    yield self
+                return
+            with self._borrowed() as conn:
+                self._held = conn
+                try:
+                    with conn.transaction():
+                        yield self
+                finally:
+                    self._held = None
         except psycopg.Error as exc:
             raise _storage_error(exc, rolled_back=True) from exc
 
@@ -171,9 +203,20 @@ class PostgresSession:
         self.execute("SELECT pg_advisory_xact_lock(?)", (key,))
 
     def close(self) -> None:
-        """Give the connection back to the pool (rolled back if a transaction was open)."""
-        conn, self.conn = self.conn, None  # type: ignore[assignment]
-        if conn is not None:
+        """Nothing is held between statements; kept for the Database protocol."""
+
+    @contextmanager
+    def _borrowed(self) -> Iterator[psycopg.Connection[Any]]:
+        try:
+            conn = self._pool.getconn()
+        except Exception as exc:  # PoolTimeout: every connection busy for 30 s
+            raise StorageError(
+                f"no free connection to the assay database at {redacted(self.url)} in 30 s "
+                f"({exc}); raise ASSAY_PG_POOL_SIZE or the server's max_connections"
+            ) from exc
+        try:
+            yield conn
+        finally:
             self._pool.putconn(conn)
 
 
