@@ -351,9 +351,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chunks", type=int, nargs="+", default=[100_000])
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--ef-search", type=int, default=100)
+    parser.add_argument("--ef-search", type=int, default=200)
     parser.add_argument(
-        "--ef-sweep", type=int, nargs="*", default=[40, 200, 400],
+        "--ef-sweep", type=int, nargs="*", default=[40, 100, 400],
         help="more ef_search values to measure PostgreSQL's dense search at",
     )  # fmt: skip
     parser.add_argument("--appends", type=int, default=200, help="per writer")

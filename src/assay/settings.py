@@ -17,7 +17,7 @@ setting                   environment                 meaning
 ``pg_hnsw_ef_construction`` ``ASSAY_PG_HNSW_EF_CONSTRUCTION`` candidates kept while
                                                       building it (default 64)
 ``pg_ef_search``          ``ASSAY_PG_EF_SEARCH``      candidates kept while searching
-                                                      (default 100; never below k)
+                                                      (default 200; never below k)
 ``uploads_dir``           ``ASSAY_UPLOADS_DIR``       where ``/v1/ingest`` keeps uploads
                                                       (default: ``uploads/`` beside the
                                                       SQLite file; ``./uploads`` with
@@ -263,7 +263,7 @@ class Settings(BaseSettings):
     pg_pool_size: Annotated[int, Field(ge=1, le=1000)] = 10
     pg_hnsw_m: Annotated[int, Field(ge=2, le=100)] = 16
     pg_hnsw_ef_construction: Annotated[int, Field(ge=4, le=1000)] = 64
-    pg_ef_search: Annotated[int, Field(ge=1, le=1000)] = 100
+    pg_ef_search: Annotated[int, Field(ge=1, le=1000)] = 200
     uploads_dir: Path | None = None
     llm: LLMSettings = Field(default_factory=load_llm_settings)
     serve: ServeSettings = Field(default_factory=ServeSettings.from_environment)

@@ -53,7 +53,7 @@ class VectorIndexOptions:
 
     m: int = 16
     ef_construction: int = 64
-    ef_search: int = 100
+    ef_search: int = 200
 
 
 @dataclass(frozen=True, slots=True)
