@@ -320,6 +320,20 @@ class Assay:
             raise exc.at(f"candidate {candidate.id!r}") from None
         return SourceFacts(kind=kind.name, reliability=kind.reliability)
 
+    def _source_resolver(self, as_of: date) -> Callable[[Candidate], SourceFacts]:
+        """:meth:`resolve_source` for one request: each source is read from the registry
+        once, however many of the request's candidates cite it (a round trip each on a
+        database server)."""
+        resolved: dict[tuple[str | None, str | None], SourceFacts] = {}
+
+        def resolve(candidate: Candidate) -> SourceFacts:
+            key = (candidate.source_id, candidate.source_kind)
+            if key not in resolved:
+                resolved[key] = self.resolve_source(candidate, as_of)
+            return resolved[key]
+
+        return resolve
+
     def ingest(
         self,
         paths: Iterable[str | Path],
@@ -461,7 +475,7 @@ class Assay:
             question,
             retrieval,
             chosen,
-            lambda c: self.resolve_source(c, day),
+            self._source_resolver(day),
             as_of=day,
             category=category,
             jurisdiction=jurisdiction,
@@ -572,7 +586,7 @@ class Assay:
             query,
             candidates,
             chosen,
-            lambda candidate: self.resolve_source(candidate, day),
+            self._source_resolver(day),
             as_of=day,
             jurisdiction=jurisdiction,
             similarity=similarity,

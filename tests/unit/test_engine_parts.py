@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assay import Assay, IngestOptions, InvalidInputError
+from assay import Assay, Candidate, IngestOptions, InvalidInputError
 from assay.judge.model_judge import ModelJudge
 from assay.models.embedder import HashingEmbedder
 from assay.store.sqlite import SQLiteDatabase
@@ -53,3 +53,24 @@ def test_an_engine_on_a_given_database_neither_forks_nor_closes_it(tmp_path: Pat
         acting.sources.kinds()
     assert engine.audit.head()[0] == 0  # closing the acting copy closed nothing
     database.close()
+
+
+def test_each_source_is_read_once_per_request(
+    engine: Assay, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twenty candidates citing two sources read the registry twice, not twenty times
+    (each read is a round trip on a database server); the facts are the same."""
+    reads: list[str] = []
+    get = engine.sources.get
+    monkeypatch.setattr(
+        engine.sources, "get", lambda source_id: reads.append(source_id) or get(source_id)
+    )
+    candidates = [
+        Candidate(f"c{i}", f"Charge between 0 and 45 degrees ({i}).", 0.8,
+                  source_id="sds" if i % 2 else "forum", published=AS_OF)
+        for i in range(20)
+    ]  # fmt: skip
+    result = engine.score("charging range", candidates, policy="financial", as_of=AS_OF)
+    assert sorted(reads) == ["forum", "sds"]
+    kinds = {e.candidate.id: (e.basis.source_id, e.basis.source_kind) for e in result.evidence}
+    assert kinds["c1"] == ("sds", "official") and kinds["c2"] == ("forum", "customer")
