@@ -222,10 +222,18 @@ class ServeSettings(BaseModel):
             ) from None  # fmt: skip
 
 
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_database_url(target: object) -> bool:
+    """True for a server URL (``scheme://...``), False for a file path."""
+    return isinstance(target, str) and "://" in target
+
+
 def database_target(value: Any) -> Any:
     """A ``scheme://`` URL stays text (a path would fold its ``//``); the rest is a path."""
-    if isinstance(value, str) and "://" in value:
-        if not value.startswith(("postgresql://", "postgres://")):
+    if is_database_url(value):
+        if not value.startswith(POSTGRES_SCHEMES):
             raise ValueError(
                 "a database URL must start with postgresql:// (or give an SQLite file path)"
             )

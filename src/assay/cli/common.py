@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import click
 
 from assay.errors import AssayError, InvalidInputError
-from assay.settings import load_settings
+from assay.settings import is_database_url, load_settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -54,7 +54,7 @@ class DatabaseTarget(click.ParamType[Any]):
     name = "PATH|URL"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, str) and "://" in value:
+        if is_database_url(value):
             return value  # the settings check the scheme and name the fix
         return click.Path(dir_okay=False, path_type=Path).convert(value, param, ctx)
 

@@ -13,15 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InvalidInputError
+from assay.settings import POSTGRES_SCHEMES, is_database_url
 from assay.store.base import VectorIndexOptions
 from assay.store.repositories import Database
-
-POSTGRES_SCHEMES = ("postgresql://", "postgres://")
-
-
-def is_database_url(target: str | Path) -> bool:
-    """True for a server URL (``scheme://...``), False for a file path."""
-    return isinstance(target, str) and "://" in target
 
 
 def open_database(
@@ -60,12 +54,9 @@ def migrate_database(target: str | Path) -> list[str]:
     url = str(target)
     _check_scheme(url)
     postgres = _postgres_backend()
-    session = postgres.PostgresSession(url, pool_size=1)
-    try:
-        applied: list[str] = postgres.migrate(session)
-        return applied
-    finally:
-        session.close()
+    session = postgres.PostgresSession(url, pool_size=10)  # as open_database's default
+    applied: list[str] = postgres.migrate(session)  # the session holds no connection after
+    return applied
 
 
 def _check_scheme(url: str) -> None:

@@ -55,7 +55,7 @@ def copy_database(source: Database, target: Database, *, target_name: str = "--t
                     batch = []
             target.tables.write(table, batch)
             counts[table.name] += len(batch)
-        target.tables.finish(source.tables.embedder(), dimensions)
+        target.tables.finish(source.knowledge.embedder(), dimensions)
         head = source.audit.head()
         if target.audit.head() != head:
             raise StorageError(

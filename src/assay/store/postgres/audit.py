@@ -33,7 +33,7 @@ class PostgresAuditRepository(SQLAuditRepository):
         after = 0
         while True:
             try:
-                page = self._session.execute(
+                page = self._conn.execute(
                     f"SELECT {COLUMNS} FROM audit_events WHERE seq > ? ORDER BY seq LIMIT 1000",
                     (after,),
                 ).fetchall()

@@ -30,16 +30,10 @@ class PostgresDatabase:
         *,
         index: VectorIndexOptions | None = None,
         pool_size: int = 10,
-        check_schema: bool = True,
     ) -> None:
-        """Connect; ``check_schema=False`` only for ``assay db migrate`` itself."""
+        """Connect, and refuse a database whose schema is behind (``assay db migrate``)."""
         self.session = PostgresSession(url, pool_size=pool_size)
-        try:
-            if check_schema:
-                check_current(self.session)
-        except BaseException:
-            self.session.close()
-            raise
+        check_current(self.session)
         self.knowledge = PostgresStore(self.session, index or VectorIndexOptions())
         self.sources = SQLSourceRepository(self.session)
         self.audit = PostgresAuditRepository(self.session)

@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 
 from assay.documents import Chunk
-from assay.errors import InvalidInputError, NotFoundError
 from assay.store.base import (
     DocumentBatch,
     Hit,
@@ -39,6 +38,9 @@ from assay.store.sql.knowledge_rows import (
     chunk,
     chunk_rows,
     document_row,
+    embedder_mismatch,
+    query_vector,
+    require_all,
     stored_document,
 )
 from assay.text import content_terms
@@ -120,14 +122,7 @@ class PostgresStore:
         dims = self._dimensions()
         if dims is None or k <= 0:
             return []
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if query.shape[0] != dims:
-            raise InvalidInputError(
-                "query vector",
-                f"{query.shape[0]} dimensions",
-                f"use the store's embedder ({dims} dimensions)",
-            )
-        literal = vector_literal(query)
+        literal = vector_literal(query_vector(vector, dims))
         with self._db.unit_of_work():
             self._db.execute(f"SET LOCAL hnsw.ef_search = {max(self._index.ef_search, int(k))}")
             rows = self._db.execute(DENSE_SEARCH, (literal, literal, int(k))).fetchall()
@@ -143,9 +138,7 @@ class PostgresStore:
         if not ids:
             return np.zeros((0, 0), dtype=np.float32)
         rows = self._rows("id, embedding::text AS embedding", ids)
-        return np.stack(
-            [np.asarray(json.loads(rows[i]["embedding"]), dtype=np.float32) for i in ids]
-        )
+        return np.stack([literal_vector(rows[i]["embedding"]) for i in ids])
 
     def stats(self) -> StoreStats:
         """Document and chunk counts, and the embedder the vectors came from."""
@@ -167,11 +160,7 @@ class PostgresStore:
         if not ids:
             return {}
         found = self._db.execute(f"SELECT {columns} FROM kb_chunks WHERE id = ANY(?)", (list(ids),))
-        rows = {r["id"]: r for r in found}
-        missing = [i for i in ids if i not in rows]
-        if missing:
-            raise NotFoundError(f"chunk {missing[0]!r} is not in the knowledge base")
-        return rows
+        return require_all(ids, {r["id"]: r for r in found})
 
     def _dimensions(self) -> int | None:
         value = self._meta("dimensions")
@@ -186,13 +175,7 @@ class PostgresStore:
         if bound is None:
             self.bind(name, int(dimensions))
         elif bound != name:
-            raise InvalidInputError(
-                "embedder",
-                name,
-                f"this knowledge base was embedded with {bound!r}: set ASSAY_EMBEDDER to the "
-                "embedder that made it (minilm, hashing) or start a new database",
-                problem="does not match the knowledge base",
-            )
+            raise embedder_mismatch(bound, name)
 
     def bind(self, name: str, dimensions: int) -> None:
         """Fix the embedder, the vector dimension and the HNSW index: done by the first
@@ -207,11 +190,6 @@ class PostgresStore:
         )
 
 
-_CHUNK_COLUMNS = (
-    "id, document_id, source_id, ordinal, text, title, location, uri, published, verified, metadata"
-)
-
-
 # ORDER BY the distance alone: any further sort key keeps the planner off the HNSW index.
 DENSE_SEARCH = (
     "SELECT id, 1 - (embedding <=> ?::vector) AS score FROM kb_chunks"
@@ -223,3 +201,8 @@ def vector_literal(vector: Any) -> str:
     """A vector as pgvector's text form, ``[x1,x2,...]`` (float32 values, exactly)."""
     values = np.asarray(vector, dtype=np.float32).reshape(-1)
     return "[" + ",".join(repr(float(x)) for x in values) + "]"
+
+
+def literal_vector(text: str) -> Vectors:
+    """pgvector's text form back as a float32 array."""
+    return np.asarray(json.loads(text), dtype=np.float32)

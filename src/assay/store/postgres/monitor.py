@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from assay.store.postgres.connection import PostgresSession
 from assay.store.sql.monitor import SQLMonitor, window_filter
 
 _EVIDENCE = "jsonb_array_elements(assay_array(p -> 'evidence')) AS e"
@@ -43,10 +42,6 @@ _ITEMS = (
 class PostgresMonitorRepository(SQLMonitor):
     """:class:`~assay.store.repositories.MonitorRepository` on one PostgreSQL session."""
 
-    def __init__(self, session: PostgresSession) -> None:
-        super().__init__(session)
-        self._session = session
-
     def window(
         self,
         *,
@@ -67,10 +62,10 @@ class PostgresMonitorRepository(SQLMonitor):
             f"SELECT {_FIELDS}{_ITEMS if items else ''}"
             f" FROM (SELECT *, payload::jsonb AS p FROM ({rows}) AS picked) AS w ORDER BY seq"
         )
-        yield from self._session.execute(sql, args)
+        yield from self._conn.execute(sql, args)
 
     def review_verdicts(self, after_seq: int) -> Iterator[tuple[Any, Any]]:
-        rows = self._session.execute(
+        rows = self._conn.execute(
             "SELECT payload::jsonb ->> 'event_id' AS event_id,"
             " payload::jsonb ->> 'verdict' AS verdict"
             " FROM audit_events WHERE kind = 'review' AND seq > ? ORDER BY seq",

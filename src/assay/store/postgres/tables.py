@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
 
 from assay.store.postgres.connection import PostgresSession
-from assay.store.postgres.knowledge import PostgresStore, vector_literal
+from assay.store.postgres.knowledge import PostgresStore, literal_vector, vector_literal
 from assay.store.sql.tables import SQLTables
 
 # identity columns written with explicit values by a copy: their sequences move past them
@@ -26,14 +25,13 @@ class PostgresTables(SQLTables):
 
     def __init__(self, session: PostgresSession, store: PostgresStore) -> None:
         super().__init__(session)
-        self._session = session
         self._store = store
 
     def placeholder(self, column: str) -> str:
         return "?::vector" if column == "embedding" else "?"
 
     def vector_out(self, stored: Any) -> np.ndarray:
-        return np.asarray(json.loads(stored), dtype=np.float32)
+        return literal_vector(stored)
 
     def vector_in(self, vector: np.ndarray) -> Any:
         return vector_literal(vector)
@@ -46,7 +44,7 @@ class PostgresTables(SQLTables):
         else:
             super().finish(embedder, dimensions)
         for table, column in _IDENTITIES:
-            self._session.execute(
+            self._conn.execute(
                 f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'),"
                 f" COALESCE(MAX({column}), 0) + 1, false) FROM {table}"
             )

@@ -9,8 +9,10 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
+import numpy as np
+
 from assay.documents import Chunk
-from assay.errors import InvalidInputError
+from assay.errors import InvalidInputError, NotFoundError
 from assay.store.base import DocumentBatch, StoredDocument, Vectors
 
 INSERT_DOCUMENT = (
@@ -64,6 +66,35 @@ def chunk_rows(
             json.dumps(chunk.metadata, sort_keys=True), stored_vector(vector),
         ))  # fmt: skip
     return rows
+
+
+def require_all(ids: Sequence[str], rows: dict[str, Any]) -> dict[str, Any]:
+    """``rows`` (by chunk id), after checking that every one of ``ids`` is among them."""
+    missing = [i for i in ids if i not in rows]
+    if missing:
+        raise NotFoundError(f"chunk {missing[0]!r} is not in the knowledge base")
+    return rows
+
+
+def query_vector(vector: Vectors, dimensions: int) -> Vectors:
+    """``vector`` as one float32 row, checked against the store's ``dimensions``."""
+    query = np.asarray(vector, dtype=np.float32).reshape(-1)
+    if query.shape[0] != dimensions:
+        raise InvalidInputError(
+            "query vector", f"{query.shape[0]} dimensions",
+            f"use the store's embedder ({dimensions} dimensions)",
+        )  # fmt: skip
+    return query
+
+
+def embedder_mismatch(bound: str, name: str) -> InvalidInputError:
+    """The error for a write embedded by ``name`` into a knowledge base of ``bound``."""
+    return InvalidInputError(
+        "embedder", name,
+        f"this knowledge base was embedded with {bound!r}: set ASSAY_EMBEDDER to the "
+        "embedder that made it (minilm, hashing) or start a new database",
+        problem="does not match the knowledge base",
+    )  # fmt: skip
 
 
 def stored_document(row: Any) -> StoredDocument:

@@ -125,11 +125,6 @@ class SQLTables:
         """A float32 array as this backend stores it."""
         raise NotImplementedError
 
-    def embedder(self) -> str | None:
-        """The embedder the knowledge base is bound to, if any."""
-        row = self._conn.execute("SELECT value FROM kb_meta WHERE key = 'embedder'").fetchone()
-        return None if row is None else str(row["value"])
-
     def finish(self, embedder: str | None, dimensions: int | None) -> None:
         """After a copy: bind the knowledge base to ``embedder`` (when it holds vectors)."""
         if embedder is not None:

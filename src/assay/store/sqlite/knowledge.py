@@ -16,11 +16,11 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from assay.documents import Chunk
-from assay.errors import InvalidInputError, NotFoundError
 from assay.store.base import DocumentBatch, Hit, StoredDocument, StoreStats, Vectors
 from assay.store.sql.knowledge_rows import (
     CHUNK_COLUMNS,
@@ -30,6 +30,9 @@ from assay.store.sql.knowledge_rows import (
     chunk,
     chunk_rows,
     document_row,
+    embedder_mismatch,
+    query_vector,
+    require_all,
     stored_document,
 )
 from assay.store.sqlite.connection import transaction
@@ -67,14 +70,14 @@ class SQLiteStore:
             ]
             for document_id in stale:
                 self._delete(document_id)
-            self._bump()
+            bump_generation(self._conn)
         return len(stale)
 
     def delete_document(self, document_id: str) -> bool:
         """Remove a document and its chunks; False if it was not stored."""
         with transaction(self._conn):
             found = self._delete(document_id)
-            self._bump()
+            bump_generation(self._conn)
         return found
 
     def _delete(self, document_id: str) -> bool:
@@ -90,13 +93,17 @@ class SQLiteStore:
         self._conn.execute(INSERT_DOCUMENT, document_row(file, document, len(chunks)))
         self._conn.executemany(
             INSERT_CHUNK.format(vector="?"),
-            chunk_rows(document, chunks, vectors, lambda v: np.asarray(v, dtype="<f4").tobytes()),
+            chunk_rows(document, chunks, vectors, vector_blob),
         )
 
     # -- reads -----------------------------------------------------------------
     @contextmanager
     def snapshot(self) -> Iterator[None]:
-        """One consistent view for several reads, even while another process writes."""
+        """One consistent view for several reads, even while another process writes
+        (joins a transaction already open on this connection)."""
+        if self._conn.in_transaction:
+            yield
+            return
         self._conn.execute("BEGIN")
         try:
             yield
@@ -129,14 +136,7 @@ class SQLiteStore:
         ids, matrix = self._matrix()
         if not ids or k <= 0:
             return []
-        query = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if query.shape[0] != matrix.shape[1]:
-            raise InvalidInputError(
-                "query vector",
-                f"{query.shape[0]} dimensions",
-                f"use the store's embedder ({matrix.shape[1]} dimensions)",
-            )
-        scores = matrix @ query
+        scores = matrix @ query_vector(vector, matrix.shape[1])
         k = min(k, len(ids))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.lexsort((top, -scores[top]))]  # by score, ties by insertion order
@@ -152,9 +152,7 @@ class SQLiteStore:
         if not ids:
             return np.zeros((0, 0), dtype=np.float32)
         rows = self._rows("id, embedding", ids)
-        return np.stack([np.frombuffer(rows[i]["embedding"], dtype="<f4") for i in ids]).astype(
-            np.float32
-        )
+        return np.stack([blob_vector(rows[i]["embedding"]) for i in ids]).astype(np.float32)
 
     def stats(self) -> StoreStats:
         """Document and chunk counts, and the embedder the vectors came from."""
@@ -177,51 +175,36 @@ class SQLiteStore:
                 f"SELECT {columns} FROM kb_chunks WHERE id IN ({marks})", list(ids)
             )
         }
-        missing = [i for i in ids if i not in rows]
-        if missing:
-            raise NotFoundError(f"chunk {missing[0]!r} is not in the knowledge base")
-        return rows
+        return require_all(ids, rows)
 
     def _matrix(self) -> tuple[Sequence[str], Vectors]:
-        with self._reading():
-            generation = self._meta("generation") or "0"
-            if self._index is None or self._index[0] != generation:
+        if self._index is None or self._index[0] != (self._meta("generation") or "0"):
+            with self.snapshot():  # the generation and the rows it names, read together
+                generation = self._meta("generation") or "0"
                 ids, matrix = self._files.load(self._conn, generation)
                 self._index = (generation, ids, matrix)
         return self._index[1], self._index[2]
 
-    @contextmanager
-    def _reading(self) -> Iterator[None]:
-        """A read transaction, unless one is open: the generation and the rows it names
-        are read from the same snapshot."""
-        if self._conn.in_transaction:
-            yield
-            return
-        self._conn.execute("BEGIN")
-        try:
-            yield
-        finally:
-            self._conn.execute("COMMIT")
-
     def _meta(self, key: str) -> str | None:
         row = self._conn.execute("SELECT value FROM kb_meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
-
-    def _bump(self) -> None:
-        bump_generation(self._conn)
 
     def _check_embedder(self, name: str) -> None:
         bound = self._meta("embedder")
         if bound is None:
             self._conn.execute("INSERT INTO kb_meta VALUES ('embedder', ?)", (name,))
         elif bound != name:
-            raise InvalidInputError(
-                "embedder",
-                name,
-                f"this knowledge base was embedded with {bound!r}: set ASSAY_EMBEDDER to the "
-                "embedder that made it (minilm, hashing) or start a new database",
-                problem="does not match the knowledge base",
-            )
+            raise embedder_mismatch(bound, name)
+
+
+def vector_blob(vector: Any) -> bytes:
+    """A vector as stored here: little-endian float32 bytes."""
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def blob_vector(blob: bytes) -> Vectors:
+    """A stored vector back as a float32 array."""
+    return np.frombuffer(blob, dtype="<f4").astype(np.float32)
 
 
 def bump_generation(conn: sqlite3.Connection) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from assay.store.sql.tables import SQLTables
-from assay.store.sqlite.knowledge import bump_generation
+from assay.store.sqlite.knowledge import blob_vector, bump_generation, vector_blob
 
 
 class SQLiteTables(SQLTables):
@@ -19,10 +19,10 @@ class SQLiteTables(SQLTables):
         self._raw = conn
 
     def vector_out(self, stored: Any) -> np.ndarray:
-        return np.frombuffer(stored, dtype="<f4").astype(np.float32)
+        return blob_vector(stored)
 
     def vector_in(self, vector: np.ndarray) -> Any:
-        return np.asarray(vector, dtype="<f4").tobytes()
+        return vector_blob(vector)
 
     def finish(self, embedder: str | None, dimensions: int | None) -> None:
         super().finish(embedder, dimensions)
