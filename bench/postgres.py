@@ -4,8 +4,10 @@ For each corpus size (synthetic: 384-dimension vectors shaped like sentence embe
 see :class:`Corpus`, and Zipf-distributed words as text) both backends get the same chunks through
 the same ``Store.sync_file`` that ingestion uses, in files of 1,000 chunks; then the same
 queries. Reported per backend: store ingest chunks/s (embedding excluded: it is the same
-model on both), the first search after a write (SQLite builds its vector matrix file
-then) and in a new process (which maps that file), dense top-10 p50/p95 with recall@10
+model on both); what ingestion's last step (``Store.prepare_search``) takes after the
+bulk load (SQLite writes its vector matrix file then); the first search in a new process
+(which maps that file) and after one more file of 1,000 chunks is written (SQLite reads
+only those); dense top-10 p50/p95 with recall@10
 against exact search (numpy over all vectors), lexical (content-word and common-word
 queries) and hybrid (dense + lexical, as retrieval runs them) p50/p95; and audit
 appends/s with 1 and 8 writer processes, after which the chain must verify with every
@@ -32,7 +34,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -57,6 +59,7 @@ SECTION = "## PostgreSQL + pgvector beside SQLite (bench/postgres.py)"
 SECTION_TEXT = "## PostgreSQL + pgvector beside SQLite on real text (bench/postgres.py)"
 DIM, CLUSTERS, PER_FILE, K = 384, 2000, 1000, 10
 TARGET_DENSE_MS, TARGET_RECALL, TARGET_HYBRID_MS = 20.0, 0.95, 50.0
+TARGET_SQLITE_HYBRID_MS, TARGET_SQLITE_FIRST_MS = 100.0, 2000.0
 EMBEDDER = "synthetic@1"
 
 
@@ -67,6 +70,7 @@ class Figures:
     backend: str
     chunks: int
     ingest_per_s: float = 0.0
+    prepare_s: float = 0.0
     first_search_ms: float = 0.0
     first_after_write_ms: float = 0.0
     dense: list[float] = field(default_factory=list)
@@ -117,35 +121,42 @@ class Corpus:
         self.common_texts = [" ".join(self.words[p] for p in row) for row in common]
 
     def files(self) -> list[tuple[str, list[tuple[StoredDocument, list[Chunk], np.ndarray]]]]:
-        out = []
-        for start in range(0, len(self.texts), PER_FILE):
-            uri = f"synthetic/{start // PER_FILE:05d}.txt"
-            doc = StoredDocument(
-                id=f"d{start}",
+        return [self._file(start) for start in range(0, len(self.texts), PER_FILE)]
+
+    def extra_file(self) -> tuple[str, list[tuple[StoredDocument, list[Chunk], np.ndarray]]]:
+        """One more file of the corpus's first chunks under new ids: a write to a loaded
+        knowledge base."""
+        _, [(doc, chunks, vectors)] = self._file(0)
+        extra = [replace(c, id="x" + c.id, document_id="extra", uri="extra.txt") for c in chunks]
+        return "extra.txt", [(replace(doc, id="extra", uri="extra.txt"), extra, vectors)]
+
+    def _file(self, start: int) -> tuple[str, list[tuple[StoredDocument, list[Chunk], np.ndarray]]]:
+        uri = f"synthetic/{start // PER_FILE:05d}.txt"
+        doc = StoredDocument(
+            id=f"d{start}",
+            source_id="bench",
+            uri=uri,
+            title=None,
+            content_hash=str(start),
+            published=date(2026, 1, 1),
+            verified=None,
+            chunk_count=min(PER_FILE, len(self.texts) - start),
+            embedder=EMBEDDER,
+        )
+        chunks = [
+            Chunk(
+                id=f"c{i}",
+                document_id=doc.id,
                 source_id="bench",
-                uri=uri,
+                ordinal=i - start,
+                text=self.texts[i],
                 title=None,
-                content_hash=str(start),
-                published=date(2026, 1, 1),
-                verified=None,
-                chunk_count=min(PER_FILE, len(self.texts) - start),
-                embedder=EMBEDDER,
+                location=f"chunk {i - start}",
+                uri=uri,
             )
-            chunks = [
-                Chunk(
-                    id=f"c{i}",
-                    document_id=doc.id,
-                    source_id="bench",
-                    ordinal=i - start,
-                    text=self.texts[i],
-                    title=None,
-                    location=f"chunk {i - start}",
-                    uri=uri,
-                )
-                for i in range(start, start + doc.chunk_count)
-            ]
-            out.append((uri, [(doc, chunks, self.vectors[start : start + doc.chunk_count])]))
-        return out
+            for i in range(start, start + doc.chunk_count)
+        ]
+        return uri, [(doc, chunks, self.vectors[start : start + doc.chunk_count])]
 
 
 def timed(call: Callable[[], object]) -> float:
@@ -180,7 +191,7 @@ def measure_store(
     figures.ingest_per_s = len(corpus.texts) / (time.perf_counter() - start)
     db.close()
     db = open_database(target, index=VectorIndexOptions(ef_search=ef_search))
-    figures.first_after_write_ms = timed(lambda: db.knowledge.dense_search(corpus.queries[0], K))
+    figures.prepare_s = timed(db.knowledge.prepare_search) / 1000  # as ingestion ends
     db.close()
     db = open_database(target, index=VectorIndexOptions(ef_search=ef_search))  # a new process
     store = db.knowledge
@@ -200,6 +211,11 @@ def measure_store(
             timed(lambda: (store.dense_search(vector, 50), store.lexical_search(text, 50)))  # noqa: B023
         )
     figures.recall = found / (queries * K)
+    uri, batch = corpus.extra_file()
+    db.knowledge.sync_file(uri, batch)
+    db.close()
+    db = open_database(target, index=VectorIndexOptions(ef_search=ef_search))
+    figures.first_after_write_ms = timed(lambda: db.knowledge.dense_search(corpus.queries[0], K))
     db.close()
     if backend == "postgres":
         for ef in sweep:
@@ -449,21 +465,24 @@ def render(
         "scoring). Recall@10 is against exact search over all vectors. Queries: four "
         "content words of every rarity (log-uniform ranks 20..20,000); the 'common words' "
         "column asks four of ranks 20..29 (each in ~10% of chunks), the worst case of both "
-        "lexical indexes, which score every chunk holding any query word. 'chunks/s': "
+        "lexical indexes, which score every chunk holding any query word. 'prepare': "
+        "ingestion's last step after the bulk load (`Store.prepare_search`); 'first "
+        "search': in a new process, and in one opened after a further file of 1,000 chunks "
+        "was written. 'chunks/s': "
         "through `Store.sync_file` (the HNSW index kept up row by row), or, past "
         f"{args.incremental:,} chunks, PostgreSQL loaded by `assay db copy` from the SQLite "
         "database (rows first, the index after).",
         "",
-        "| backend | chunks | loaded by | chunks/s | first search after a write / in a new "
-        "process ms | dense p50 / p95 ms "
+        "| backend | chunks | loaded by | chunks/s | prepare s | first search: new process / "
+        "after a write ms | dense p50 / p95 ms "
         "| recall@10 | lexical p50 / p95 ms | lexical, common words p50 / p95 ms "
         "| hybrid p50 / p95 ms |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for f in results:
         lines.append(
             f"| {f.backend} | {f.chunks:,} | {f.loaded_by} | {f.ingest_per_s:,.0f} "
-            f"| {f.first_after_write_ms:,.0f} / {f.first_search_ms:,.0f} "
+            f"| {f.prepare_s:,.1f} | {f.first_search_ms:,.0f} / {f.first_after_write_ms:,.0f} "
             f"| {pct(f.dense, 50):.1f} / {pct(f.dense, 95):.1f} "
             f"| {f.recall:.3f} | {pct(f.lexical, 50):.1f} / {pct(f.lexical, 95):.1f} "
             f"| {pct(f.lexical_common, 50):.1f} / {pct(f.lexical_common, 95):.1f} "
@@ -491,15 +510,24 @@ def render(
                 f"| {f.chunks:,} | {ef} | {ms:.1f} | {recall:.3f} |"
                 for ef, (ms, recall) in sorted(points.items())
             ]
-    lines += ["", "Targets (PostgreSQL at the largest size measured):"]
+    lines += ["", "Targets (at the largest size measured):"]
     for f in results:
+        if f.backend == "sqlite" and f.chunks == max(args.chunks):
+            hybrid, first = pct(f.hybrid, 50), max(f.first_search_ms, f.first_after_write_ms)
+            lines += [
+                f"- SQLite hybrid p50 {hybrid:.1f} ms <= {TARGET_SQLITE_HYBRID_MS:.0f} ms: "
+                f"{'PASS' if hybrid <= TARGET_SQLITE_HYBRID_MS else 'MISS'}",
+                f"- SQLite first search (new process, after a write) {first:,.0f} ms <= "
+                f"{TARGET_SQLITE_FIRST_MS:,.0f} ms: "
+                f"{'PASS' if first <= TARGET_SQLITE_FIRST_MS else 'MISS'}",
+            ]
         if f.backend == "postgres" and f.chunks == max(args.chunks):
             dense, hybrid = pct(f.dense, 50), pct(f.hybrid, 50)
             lines += [
-                f"- dense p50 {dense:.1f} ms <= {TARGET_DENSE_MS:.0f} ms: "
+                f"- PostgreSQL dense p50 {dense:.1f} ms <= {TARGET_DENSE_MS:.0f} ms: "
                 f"{'PASS' if dense <= TARGET_DENSE_MS else 'MISS'}; recall@10 {f.recall:.3f} "
                 f">= {TARGET_RECALL}: {'PASS' if f.recall >= TARGET_RECALL else 'MISS'}",
-                f"- hybrid p50 {hybrid:.1f} ms <= {TARGET_HYBRID_MS:.0f} ms: "
+                f"- PostgreSQL hybrid p50 {hybrid:.1f} ms <= {TARGET_HYBRID_MS:.0f} ms: "
                 f"{'PASS' if hybrid <= TARGET_HYBRID_MS else 'MISS'}",
             ]
     lines.append(

@@ -1,11 +1,12 @@
 """The knowledge base on both backends: atomic replace, dense search (exact on SQLite,
-HNSW on PostgreSQL), lexical search (FTS5, full-text search)."""
+HNSW on PostgreSQL), lexical search (BM25 postings, the same on both)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -160,7 +161,7 @@ def test_dense_index_sees_writes_from_another_connection(
     ],
 )
 def test_lexical_search_never_breaks_on_query_syntax(store: Store, query: str, found: bool) -> None:
-    """Whatever the user typed is searched as words, never parsed as FTS5 syntax."""
+    """Whatever the user typed is searched as words, never parsed as query syntax."""
     doc, chunks = make_doc("a.md", ["charge the unicode pack"])
     put(store, doc, chunks, unit(np.ones((1, DIM))))
     hits = [h.chunk_id for h in store.lexical_search(query, 5)]
@@ -211,19 +212,94 @@ def test_the_vector_matrix_is_mapped_from_its_file_by_the_next_process(
     put(db.knowledge, doc, chunks, vectors)
     query = unit(rng.normal(size=(1, DIM)))[0]
     expected = [h.chunk_id for h in db.knowledge.dense_search(query, 5)]
-    assert len(list((tmp_path / "kb.db-vectors").glob("*.npy"))) == 2
+    assert len(list((tmp_path / "kb.db-vectors").glob("*.npy"))) == 3  # ids, seqs, matrix
     from assay.store.sqlite import vectors as vector_files
 
     with monkeypatch.context() as patch:
-        patch.setattr(vector_files, "_read", lambda conn: pytest.fail("read from the database"))
+        patch.setattr(vector_files, "_Query", lambda *_: pytest.fail("read from the database"))
         again = open_database(tmp_path / "kb.db")
         assert [h.chunk_id for h in again.knowledge.dense_search(query, 5)] == expected
     doc2, chunks2 = make_doc("b.md", ["the nearest one"])
     put(again.knowledge, doc2, chunks2, query.reshape(1, -1))
-    assert db.knowledge.dense_search(query, 1)[0].chunk_id == chunks2[0].id  # rebuilt
-    assert len(list((tmp_path / "kb.db-vectors").glob("*.npy"))) == 2  # the old ones gone
+    assert db.knowledge.dense_search(query, 1)[0].chunk_id == chunks2[0].id  # caught up
     db.close()
     again.close()
+
+
+def test_the_vector_matrix_catches_up_by_reading_only_what_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After writes and deletions (a freed seq taken again included), dense search equals
+    brute force over what is stored, reading from the database only the rows added since
+    the matrix file; once the changes reach a tenth of it, a new file replaces it."""
+    from assay.store.sqlite import vectors as vector_files
+
+    db = open_database(tmp_path / "kb.db")
+    SourceRegistry(db).add("sds", "official")
+    store = db.knowledge
+    rng = np.random.default_rng(5)
+    stored: dict[str, tuple[list[Chunk], np.ndarray]] = {}
+
+    def write(uri: str, n: int) -> None:
+        doc, chunks = make_doc(uri, [f"{uri} passage {i}" for i in range(n)])
+        vectors = unit(rng.normal(size=(n, DIM)))
+        put(store, doc, chunks, vectors)
+        stored[uri] = (chunks, vectors)
+
+    for f in range(10):
+        write(f"f{f}.md", 20)
+    store.dense_search(unit(np.ones((1, DIM)))[0], 1)  # the first matrix file: 200 rows
+    monkeypatch.setattr(vector_files, "REWRITE_FRACTION", 0.5)
+    reads: list[int | None] = []
+
+    class Query(vector_files._Query):
+        def __init__(self, conn: Any, after_seq: int | None = None, after: int = 0) -> None:
+            reads.append(after_seq)
+            super().__init__(conn, after_seq, after)
+
+    monkeypatch.setattr(vector_files, "_Query", Query)
+    changes = ["delete f9.md", "add f9.md 20", "delete f3.md", "add g.md 3", "add h.md 40"]
+    for step, change in enumerate(changes):
+        verb, uri, *n = change.split()
+        if verb == "delete":
+            store.sync_file(uri, [])
+            del stored[uri]
+        else:
+            write(uri, int(n[0]))
+        ids = [c.id for chunks, _ in stored.values() for c in chunks]
+        matrix = np.vstack([v for _, v in stored.values()])
+        for _ in range(3):
+            query = unit(rng.normal(size=(1, DIM)))[0]
+            expected = [ids[i] for i in np.argsort(-(matrix @ query))[:15]]
+            assert [h.chunk_id for h in store.dense_search(query, 15)] == expected, change
+        assert None not in reads, "the whole matrix was read again"
+        files = sorted(p.name for p in (tmp_path / "kb.db-vectors").glob("*.npy"))
+        assert len(files) == 3
+        rewritten = step == 4  # 20 + 20 + 20 + 3 + 40 changed rows reach half of 200
+        assert (files[0].split(".")[0] == db.knowledge._meta("generation")) == rewritten  # type: ignore[attr-defined]
+    db.close()
+
+
+def test_a_matrix_file_the_database_does_not_know_is_never_used(tmp_path: Path) -> None:
+    """A database restored from an older copy must not search the vectors of its future."""
+    import shutil
+
+    db = open_database(tmp_path / "kb.db")
+    SourceRegistry(db).add("sds", "official")
+    doc, chunks = make_doc("a.md", ["one", "two"])
+    put(db.knowledge, doc, chunks, unit(np.eye(2, DIM)))
+    db.close()
+    shutil.copy(tmp_path / "kb.db", tmp_path / "backup.db")
+    db = open_database(tmp_path / "kb.db")
+    doc2, chunks2 = make_doc("b.md", ["three"])
+    put(db.knowledge, doc2, chunks2, unit(np.eye(3, DIM)[2:]))
+    assert db.knowledge.dense_search(unit(np.eye(3, DIM)[2:])[0], 1)[0].chunk_id == chunks2[0].id
+    db.close()
+    shutil.copytree(tmp_path / "kb.db-vectors", tmp_path / "backup.db-vectors")
+    restored = open_database(tmp_path / "backup.db")
+    hits = restored.knowledge.dense_search(unit(np.eye(3, DIM)[2:])[0], 5)
+    assert {h.chunk_id for h in hits} == {c.id for c in chunks}
+    restored.close()
 
 
 def test_a_damaged_matrix_file_is_rebuilt_from_the_database(tmp_path: Path) -> None:

@@ -135,6 +135,8 @@ def ingest(
         outcomes.append(outcome)
         if on_file is not None:
             on_file(outcome)
+    if any(o.status in ("added", "updated") for o in outcomes):
+        store.prepare_search()  # the first question after a large load does not wait
     return IngestReport(outcomes)
 
 

@@ -79,6 +79,12 @@ class Store(Protocol):
         """Remove a document and its chunks; False if there was none."""
         ...
 
+    def prepare_search(self) -> None:
+        """Bring what searches read up to date with the writes so far (SQLite: the
+        vector matrix file), so that the next search pays nothing for them; ingestion
+        calls it once after its writes."""
+        ...
+
     def snapshot(self) -> AbstractContextManager[None]:
         """A consistent view for several reads while other processes may write."""
         ...
@@ -92,7 +98,8 @@ class Store(Protocol):
         ...
 
     def dense_search(self, vector: Vectors, k: int) -> list[Hit]:
-        """The ``k`` chunks whose vectors have the highest cosine with ``vector``, exactly."""
+        """The ``k`` chunks whose vectors have the highest cosine with ``vector`` (exactly
+        on SQLite; through an approximate index on PostgreSQL)."""
         ...
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:

@@ -5,9 +5,8 @@ The vector column takes its dimension from the first document written (the embed
 fixes it), and the HNSW index (cosine) is built then, with the ``m`` and
 ``ef_construction`` of the settings; ``ef_search`` is set on each search, never below
 ``k``. Dense search is approximate: :mod:`bench.postgres` measures its recall@10 against
-exact search. Lexical search ranks the chunks matching any of the query's content terms
-with ``ts_rank`` (text weighted over title, normalised by length), PostgreSQL's nearest
-equivalent of SQLite's BM25; retrieval fuses both lists as it does on SQLite. Writes to
+exact search. Lexical search is the BM25 of :mod:`assay.store.sql.lexicon`, the same
+code and ranking as on SQLite; retrieval fuses both lists as it does there. Writes to
 the knowledge base queue on one advisory lock, as they queue on SQLite's write lock.
 """
 
@@ -43,7 +42,7 @@ from assay.store.sql.knowledge_rows import (
     require_all,
     stored_document,
 )
-from assay.text import content_terms
+from assay.store.sql.lexicon import Lexicon
 
 
 class PostgresStore:
@@ -52,6 +51,7 @@ class PostgresStore:
     def __init__(self, session: PostgresSession, index: VectorIndexOptions) -> None:
         self._db = session
         self._index = index
+        self._lexicon = Lexicon(session)
 
     # -- writes ----------------------------------------------------------------
     def sync_file(self, file: str, batch: Sequence[DocumentBatch], keep: Sequence[str] = ()) -> int:
@@ -60,35 +60,41 @@ class PostgresStore:
         check_batch(batch)
         with self._db.unit_of_work():
             self._db.lock(KNOWLEDGE_WRITE_LOCK)
-            for document, chunks, vectors in batch:
-                self._write(file, document, chunks, vectors)
-            present = set(keep) | {document.id for document, _, _ in batch}
+            written = [document.id for document, _, _ in batch]
+            present = set(keep) | set(written)
             stored = self._db.execute("SELECT id FROM kb_documents WHERE file = ?", (file,))
             stale = [r["id"] for r in stored.fetchall() if r["id"] not in present]
-            for document_id in stale:
-                self._delete(document_id)
+            self._delete([*written, *stale])
+            for document, chunks, vectors in batch:
+                self._write(file, document, chunks, vectors)
+            self._lexicon.index_documents(written)
         return len(stale)
 
     def delete_document(self, document_id: str) -> bool:
         """Remove a document and its chunks; False if it was not stored."""
         with self._db.unit_of_work():
             self._db.lock(KNOWLEDGE_WRITE_LOCK)
-            return self._delete(document_id)
+            return self._delete([document_id]) > 0
 
-    def _delete(self, document_id: str) -> bool:
-        gone = self._db.execute("DELETE FROM kb_documents WHERE id = ?", (document_id,))
-        return gone.rowcount > 0  # its chunks go with it (ON DELETE CASCADE)
+    def _delete(self, document_ids: Sequence[str]) -> int:
+        """Remove these documents with their chunks (ON DELETE CASCADE) and postings; how
+        many were stored."""
+        self._lexicon.remove_documents(document_ids)
+        gone = self._db.execute("DELETE FROM kb_documents WHERE id = ANY(?)", (list(document_ids),))
+        return gone.rowcount
 
     def _write(
         self, file: str, document: StoredDocument, chunks: Sequence[Chunk], vectors: Vectors
     ) -> None:
         self._check_embedder(document.embedder, np.asarray(vectors).shape[-1])
-        self._delete(document.id)
         self._db.execute(INSERT_DOCUMENT, document_row(file, document, len(chunks)))
         self._db.execute_many(
             INSERT_CHUNK.format(vector="?::vector"),
             chunk_rows(document, chunks, vectors, vector_literal),
         )
+
+    def prepare_search(self) -> None:
+        """Nothing to do: the server keeps its indexes current with every write."""
 
     # -- reads -----------------------------------------------------------------
     @contextmanager
@@ -103,19 +109,9 @@ class PostgresStore:
         return None if row is None else stored_document(row)
 
     def lexical_search(self, query: str, k: int) -> list[Hit]:
-        """Chunks matching any content term of ``query``, best ``ts_rank`` first."""
-        terms = list(dict.fromkeys(content_terms(query)))
-        if not terms or k <= 0:
-            return []
-        any_term = " || ".join(["plainto_tsquery('assay_english', ?)"] * len(terms))
-        rows = self._db.execute(
-            f"WITH q AS (SELECT ({any_term}) AS query)"
-            " SELECT c.id, ts_rank('{0, 0, 0.5, 1}', c.lexemes, q.query, 1) AS score"
-            " FROM kb_chunks c, q WHERE c.lexemes @@ q.query"
-            " ORDER BY score DESC, c.seq LIMIT ?",
-            (*terms, k),
-        )
-        return [Hit(r["id"], float(r["score"])) for r in rows]
+        """BM25 over chunk text and title; the query's stopwords are ignored."""
+        with self._db.snapshot():  # the postings and the chunks they name, read together
+            return self._lexicon.search(query, k)
 
     def dense_search(self, vector: Vectors, k: int) -> list[Hit]:
         """The ``k`` nearest chunks by cosine, through the HNSW index (approximate)."""

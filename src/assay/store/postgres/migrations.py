@@ -10,8 +10,9 @@ safe), and opening a database whose schema is behind fails with a message naming
 The schema starts where SQLite's stands after its m011: the same tables and columns,
 ``TEXT`` for dates and JSON (the audit chain hashes the exact stored bytes), chunk
 vectors in a pgvector column with an HNSW index (created when the first document fixes
-the dimension), a generated ``tsvector`` with a GIN index for lexical search, and the
-append-only tables guarded by triggers and revoked privileges.
+the dimension), and the append-only tables guarded by triggers and revoked privileges.
+m002 replaced m001's ``tsvector`` (ranked by ``ts_rank``) with the BM25 postings both
+backends share (:mod:`assay.store.sql.lexicon`).
 """
 
 from __future__ import annotations
@@ -293,3 +294,23 @@ def m001_assay_schema(session: PostgresSession) -> None:
             f" FOR EACH STATEMENT EXECUTE FUNCTION assay_append_only();"
             f" REVOKE UPDATE, DELETE, TRUNCATE ON {table} FROM PUBLIC"
         )
+
+
+@migration
+def m002_lexicon(session: PostgresSession) -> None:
+    """Lexical search moves from ``ts_rank`` over a ``tsvector`` to the BM25 postings of
+    ``assay.store.sql.lexicon``: the same ranking as SQLite's, in bounded work."""
+    from assay.store.sql.lexicon import Lexicon
+
+    session.execute(
+        "CREATE TABLE kb_lexicon_blocks ("
+        " block BIGINT PRIMARY KEY, chunks INTEGER NOT NULL, terms BIGINT NOT NULL);"
+        " CREATE TABLE kb_postings ("
+        " term TEXT NOT NULL, block BIGINT NOT NULL, postings BYTEA NOT NULL,"
+        " PRIMARY KEY (term, block));"
+        " CREATE INDEX kb_postings_block ON kb_postings(block)"
+    )
+    Lexicon(session).index_all()
+    session.execute(
+        "ALTER TABLE kb_chunks DROP COLUMN lexemes; DROP TEXT SEARCH CONFIGURATION assay_english"
+    )

@@ -20,7 +20,8 @@ from assay.store.sql.session import Session
 
 @dataclass(frozen=True, slots=True)
 class Table:
-    """A table to copy: its name, the columns both backends share, and its key."""
+    """A table to copy: its name, the columns both backends share, and its key (one
+    column, or several separated by commas)."""
 
     name: str
     columns: tuple[str, ...]
@@ -46,6 +47,8 @@ TABLES = (
     Table("kb_chunks", _columns(
         "seq, id, document_id, source_id, ordinal, text, title, location, uri, published,"
         " verified, metadata, embedding"), "seq"),
+    Table("kb_lexicon_blocks", _columns("block, chunks, terms"), "block"),
+    Table("kb_postings", _columns("term, block, postings"), "term, block"),
     Table("audit_events", _columns(
         "seq, event_id, created_at, kind, query, query_hash, policy_name, policy_version,"
         " payload, prev_hash, row_hash, actor, seal, schema_version"), "seq"),
@@ -65,6 +68,7 @@ TABLES = (
 )  # fmt: skip
 
 PAGE = 1000
+_ROWS_PER_INSERT = 200  # at most 15 columns: 3,000 parameters a statement
 
 
 class SQLTables:
@@ -82,13 +86,15 @@ class SQLTables:
 
     def read(self, table: Table) -> Iterator[dict[str, Any]]:
         """Every row of ``table`` in key order, a page at a time (vectors as arrays)."""
-        after: Any = None
+        after: tuple[Any, ...] = ()
         columns = ", ".join(table.columns)
+        keys = _columns(table.key)
+        following = f" WHERE ({table.key}) > ({', '.join('?' * len(keys))})"
         while True:
-            where = "" if after is None else f" WHERE {table.key} > ?"
             page = self._conn.execute(
-                f"SELECT {columns} FROM {table.name}{where} ORDER BY {table.key} LIMIT {PAGE}",
-                () if after is None else (after,),
+                f"SELECT {columns} FROM {table.name}{following if after else ''}"
+                f" ORDER BY {table.key} LIMIT {PAGE}",
+                after,
             ).fetchall()
             for row in page:
                 values = dict(row)
@@ -97,21 +103,26 @@ class SQLTables:
                 yield values
             if len(page) < PAGE:
                 return
-            after = page[-1][table.key]
+            after = tuple(page[-1][key] for key in keys)
 
     def write(self, table: Table, rows: Sequence[dict[str, Any]]) -> None:
-        """Insert ``rows`` as they are (inside the caller's unit of work); a row whose key
-        is already there is skipped (the built-in source kinds of a fresh database)."""
-        marks = ", ".join(self.placeholder(c) for c in table.columns)
-        sql = (
-            f"INSERT INTO {table.name} ({', '.join(table.columns)}) VALUES ({marks})"
-            f" ON CONFLICT ({table.key}) DO NOTHING"
-        )
-        for row in rows:
-            values = [row[c] for c in table.columns]
-            if "embedding" in row:
-                values[table.columns.index("embedding")] = self.vector_in(row["embedding"])
-            self._conn.execute(sql, values)
+        """Insert ``rows`` as they are (inside the caller's unit of work), many to a
+        statement; a row whose key is already there is skipped (the built-in source kinds
+        of a fresh database)."""
+        marks = "(" + ", ".join(self.placeholder(c) for c in table.columns) + ")"
+        for start in range(0, len(rows), _ROWS_PER_INSERT):
+            page = rows[start : start + _ROWS_PER_INSERT]
+            values: list[Any] = []
+            for row in page:
+                values += [
+                    self.vector_in(row[c]) if c == "embedding" else row[c] for c in table.columns
+                ]
+            self._conn.execute(
+                f"INSERT INTO {table.name} ({', '.join(table.columns)})"
+                f" VALUES {', '.join([marks] * len(page))}"
+                f" ON CONFLICT ({table.key}) DO NOTHING",
+                values,
+            )
 
     def placeholder(self, column: str) -> str:
         """The parameter marker of ``column`` in an INSERT."""

@@ -1,10 +1,10 @@
 """The embedded backend: every repository of assay in one SQLite file.
 
 ``connection`` (opening, WAL, the re-entrant write transaction), ``migrations`` (the
-numbered schema), ``schema`` (the knowledge-base tables), ``knowledge`` (chunks, FTS5,
-exact vectors), one module per repository (``sources``, ``audit``, ``review``, ``keys``,
-``calibration``, ``monitor``) and ``database`` (all of them on one connection). All of
-assay's SQL lives in this package.
+numbered schema), ``schema`` (the knowledge-base tables), ``knowledge`` (chunks and
+exact vectors), ``vectors`` (the matrix file beside the database), what differs from
+the shared SQL of :mod:`assay.store.sql` (``audit``, ``monitor``, ``tables``) and
+``database`` (every repository on one connection).
 """
 
 from assay.store.sqlite.database import SQLiteDatabase

@@ -1,12 +1,13 @@
-"""The embedded store: chunks, an FTS5 index and float32 vectors in the assay SQLite file.
+"""The embedded store: chunks, BM25 postings and float32 vectors in the assay SQLite file.
 
 Vectors are kept as little-endian float32 blobs and searched exactly: a query is one
-matrix-vector product over all of them (100k x 384 takes about 16 ms), on a matrix
+matrix-vector product over all of them (100k x 384 takes about 4 ms), on a matrix
 memory-mapped from a file beside the database (:mod:`assay.store.sqlite.vectors`). Every
-write sets a new random generation token, so the matrix is rebuilt only after the
+write sets a new random generation token, so the matrix catches up only after the
 knowledge base changed -- also when another process changed it.
-Lexical search is FTS5 with the porter stemmer, scored by BM25 (text weighted over title).
-All SQL of the knowledge base lives in this module and its schema in ``schema.py``.
+Lexical search is BM25 over the postings of :mod:`assay.store.sql.lexicon`, the same on
+both backends. The SQL of the knowledge base lives here, in that module and in
+``schema.py``.
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ from assay.store.sql.knowledge_rows import (
     require_all,
     stored_document,
 )
+from assay.store.sql.lexicon import Lexicon
 from assay.store.sqlite.connection import transaction
-from assay.store.sqlite.vectors import VectorFiles
-from assay.text import content_terms
+from assay.store.sqlite.vectors import VectorFiles, VectorSet
 
 
 class SQLiteStore:
@@ -47,7 +48,8 @@ class SQLiteStore:
         """``path``: the database file, beside which the vector matrix is kept."""
         self._conn = conn
         self._files = VectorFiles(path)
-        self._index: tuple[str, Sequence[str], Vectors] | None = None
+        self._lexicon = Lexicon(conn)
+        self._index: tuple[str, VectorSet] | None = None
 
     # -- writes ----------------------------------------------------------------
     def sync_file(self, file: str, batch: Sequence[DocumentBatch], keep: Sequence[str] = ()) -> int:
@@ -60,41 +62,53 @@ class SQLiteStore:
         """
         check_batch(batch)
         with transaction(self._conn):
-            for document, chunks, vectors in batch:
-                self._write(file, document, chunks, vectors)
-            present = set(keep) | {document.id for document, _, _ in batch}
+            written = [document.id for document, _, _ in batch]
+            present = set(keep) | set(written)
             stale = [
                 row[0]
                 for row in self._conn.execute("SELECT id FROM kb_documents WHERE file = ?", (file,))
                 if row[0] not in present
             ]
-            for document_id in stale:
-                self._delete(document_id)
+            self._delete([*written, *stale])
+            for document, chunks, vectors in batch:
+                self._write(file, document, chunks, vectors)
+            self._lexicon.index_documents(written)
             bump_generation(self._conn)
         return len(stale)
 
     def delete_document(self, document_id: str) -> bool:
         """Remove a document and its chunks; False if it was not stored."""
         with transaction(self._conn):
-            found = self._delete(document_id)
+            found = self._delete([document_id]) > 0
             bump_generation(self._conn)
         return found
 
-    def _delete(self, document_id: str) -> bool:
-        self._conn.execute("DELETE FROM kb_chunks WHERE document_id = ?", (document_id,))
-        gone = self._conn.execute("DELETE FROM kb_documents WHERE id = ?", (document_id,))
-        return gone.rowcount > 0
+    def _delete(self, document_ids: Sequence[str]) -> int:
+        """Remove these documents with their chunks and postings; how many were stored."""
+        self._lexicon.remove_documents(document_ids)
+        gone = 0
+        for start in range(0, len(document_ids), 500):
+            page = list(document_ids[start : start + 500])
+            marks = ",".join("?" * len(page))
+            self._conn.execute(f"DELETE FROM kb_chunks WHERE document_id IN ({marks})", page)
+            found = self._conn.execute(f"DELETE FROM kb_documents WHERE id IN ({marks})", page)
+            gone += found.rowcount
+        return gone
 
     def _write(
         self, file: str, document: StoredDocument, chunks: Sequence[Chunk], vectors: Vectors
     ) -> None:
         self._check_embedder(document.embedder)
-        self._delete(document.id)
         self._conn.execute(INSERT_DOCUMENT, document_row(file, document, len(chunks)))
         self._conn.executemany(
             INSERT_CHUNK.format(vector="?"),
             chunk_rows(document, chunks, vectors, vector_blob),
         )
+
+    def prepare_search(self) -> None:
+        """Catch the vector matrix file up with the writes so far (after a bulk load, a
+        read of every vector that the next search would otherwise wait for)."""
+        self._vectors()
 
     # -- reads -----------------------------------------------------------------
     @contextmanager
@@ -119,28 +133,19 @@ class SQLiteStore:
 
     def lexical_search(self, query: str, k: int) -> list[Hit]:
         """BM25 over chunk text and title; the query's stopwords are ignored."""
-        terms = list(dict.fromkeys(content_terms(query)))
-        if not terms or k <= 0:
-            return []
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-        rows = self._conn.execute(
-            "SELECT c.id, -bm25(kb_chunks_fts, 1.0, 0.5) AS score FROM kb_chunks_fts"
-            " JOIN kb_chunks c ON c.seq = kb_chunks_fts.rowid"
-            " WHERE kb_chunks_fts MATCH ? ORDER BY bm25(kb_chunks_fts, 1.0, 0.5), c.seq LIMIT ?",
-            (match, k),
-        )
-        return [Hit(r["id"], float(r["score"])) for r in rows]
+        with self.snapshot():  # the postings and the chunks they name, read together
+            return self._lexicon.search(query, k)
 
     def dense_search(self, vector: Vectors, k: int) -> list[Hit]:
         """Exact cosine search over every stored vector (vectors are unit length)."""
-        ids, matrix = self._matrix()
-        if not ids or k <= 0:
+        vectors = self._vectors()
+        if not len(vectors) or k <= 0:
             return []
-        scores = matrix @ query_vector(vector, matrix.shape[1])
-        k = min(k, len(ids))
+        scores = vectors.scores(query_vector(vector, vectors.dimensions))
+        k = min(k, len(vectors))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.lexsort((top, -scores[top]))]  # by score, ties by insertion order
-        return [Hit(ids[i], float(scores[i])) for i in top]
+        return [Hit(vectors.id(i), float(scores[i])) for i in top]
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         """The chunks with these ids in the order given; an unknown id is an error."""
@@ -177,13 +182,12 @@ class SQLiteStore:
         }
         return require_all(ids, rows)
 
-    def _matrix(self) -> tuple[Sequence[str], Vectors]:
+    def _vectors(self) -> VectorSet:
         if self._index is None or self._index[0] != (self._meta("generation") or "0"):
             with self.snapshot():  # the generation and the rows it names, read together
                 generation = self._meta("generation") or "0"
-                ids, matrix = self._files.load(self._conn, generation)
-                self._index = (generation, ids, matrix)
-        return self._index[1], self._index[2]
+                self._index = (generation, self._files.load(self._conn, generation))
+        return self._index[1]
 
     def _meta(self, key: str) -> str | None:
         row = self._conn.execute("SELECT value FROM kb_meta WHERE key = ?", (key,)).fetchone()
@@ -209,5 +213,15 @@ def blob_vector(blob: bytes) -> Vectors:
 
 def bump_generation(conn: sqlite3.Connection) -> None:
     """Mark the knowledge base changed: a new random token, never one used before (a
-    database restored from a backup must not meet the vector file of its successor)."""
-    conn.execute("UPDATE kb_meta SET value = ? WHERE key = 'generation'", (uuid.uuid4().hex,))
+    database restored from a backup must not meet the vector file of its successor),
+    recorded with the last chunk and the last deletion it includes."""
+    token = uuid.uuid4().hex
+    conn.execute("UPDATE kb_meta SET value = ? WHERE key = 'generation'", (token,))
+    conn.execute(NEW_GENERATION, (token,))
+
+
+NEW_GENERATION = (
+    "INSERT INTO kb_generations (generation, last_seq, last_deletion) SELECT ?,"
+    " (SELECT COALESCE(MAX(seq), 0) FROM kb_chunks),"
+    " (SELECT COALESCE(MAX(id), 0) FROM kb_chunk_deletions)"
+)

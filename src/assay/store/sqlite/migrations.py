@@ -272,3 +272,46 @@ def m011_audit_schema_version(conn: sqlite3.Connection) -> None:
     """The version of the payload's record schema (``assay.events``); rows written
     before it have none, and their hashes do not include it."""
     conn.execute("ALTER TABLE audit_events ADD COLUMN schema_version INTEGER")
+
+
+@migration
+def m012_lexicon(conn: sqlite3.Connection) -> None:
+    """Lexical search moves from FTS5 to the BM25 postings of ``assay.store.sql.lexicon``
+    (the same ranking on both backends, and bounded work at a million chunks)."""
+    from assay.store.sql.lexicon import Lexicon
+
+    conn.execute(
+        "CREATE TABLE kb_lexicon_blocks ("
+        " block INTEGER PRIMARY KEY, chunks INTEGER NOT NULL, terms INTEGER NOT NULL)"
+    )
+    conn.execute(
+        "CREATE TABLE kb_postings ("
+        " term TEXT NOT NULL, block INTEGER NOT NULL, postings BLOB NOT NULL,"
+        " PRIMARY KEY (term, block)"
+        ") WITHOUT ROWID"
+    )
+    conn.execute("CREATE INDEX kb_postings_block ON kb_postings(block)")
+    Lexicon(conn).index_all()
+    conn.execute("DROP TRIGGER kb_chunks_fts_insert")
+    conn.execute("DROP TRIGGER kb_chunks_fts_delete")
+    conn.execute("DROP TABLE kb_chunks_fts")
+
+
+@migration
+def m013_vector_deltas(conn: sqlite3.Connection) -> None:
+    """What a vector matrix file needs to catch up with a write by reading only what
+    changed (``assay.store.sqlite.vectors``): every deleted chunk, and where each
+    generation of the knowledge base ends."""
+    from assay.store.sqlite.knowledge import NEW_GENERATION
+
+    conn.execute("CREATE TABLE kb_chunk_deletions (id INTEGER PRIMARY KEY, seq INTEGER NOT NULL)")
+    conn.execute(
+        "CREATE TRIGGER kb_chunks_deletions AFTER DELETE ON kb_chunks BEGIN"
+        " INSERT INTO kb_chunk_deletions (seq) VALUES (old.seq); END"
+    )
+    conn.execute(
+        "CREATE TABLE kb_generations (generation TEXT PRIMARY KEY,"
+        " last_seq INTEGER NOT NULL, last_deletion INTEGER NOT NULL)"
+    )
+    generation = conn.execute("SELECT value FROM kb_meta WHERE key = 'generation'").fetchone()[0]
+    conn.execute(NEW_GENERATION, (generation,))

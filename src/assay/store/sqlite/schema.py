@@ -4,7 +4,8 @@
 so records removed from a file can be dropped); ``kb_chunks`` holds text, metadata and
 the float32 vector of each chunk; ``kb_chunks_fts`` is an external-content FTS5 index
 kept in step by triggers; ``kb_meta`` holds the embedder the vectors came from and a
-generation counter bumped by every write.
+generation counter bumped by every write. Migration m012 replaced the FTS5 index with
+the postings of :mod:`assay.store.sql.lexicon` (``kb_postings``, ``kb_lexicon_blocks``).
 """
 
 from __future__ import annotations
