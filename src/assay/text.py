@@ -18,6 +18,7 @@ import Stemmer
 
 _SPACE = re.compile(r"\s+")
 _TOKEN = re.compile(r"\w+(?:[-.,]\w+)*")
+_WORD = re.compile(r"\w+")
 # English stopwords plus question words and fillers that say nothing about the topic.
 _STOPWORDS = frozenset(
     """
@@ -40,14 +41,22 @@ def content_terms(text: str) -> list[str]:
 
 
 def lexical_terms(text: str) -> list[str]:
-    """The words lexical search indexes and matches: :func:`content_terms` with accents
-    folded ("café" is "cafe"), each cut to its Snowball English stem ("aerodynamics" and
-    "aerodynamic" match). Stronger than :func:`stem`: on Cranfield, lexical nDCG@10 0.348
-    against 0.337 (SQuAD 2.0 recall@5 0.947 against 0.945)."""
+    """The words lexical search indexes and matches: case and accents folded ("Café" is
+    "cafe"), split at every non-word character (so "HX-40" matches "HX 40" and
+    "Anglo-Saxon" matches "Saxon", as in full-text engines), stopwords dropped, and each
+    cut to its Snowball English stem ("aerodynamics" matches "aerodynamic").
+
+    Measured against the alternatives on SQuAD 2.0 dev (recall@5 of the gold paragraph)
+    and Cranfield (nDCG@10), BM25 over whole paragraphs and documents: 0.950 / 0.362;
+    keeping compound tokens whole as :func:`content_terms` does, 0.947 / 0.348; with the
+    light :func:`stem` instead of Snowball, 0.945 / 0.337; SQLite FTS5 with its porter
+    stemmer, 0.951 / 0.346.
+    """
     if not text.isascii():
         decomposed = unicodedata.normalize("NFKD", text)
         text = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return list(_SNOWBALL.stemWords(content_terms(text)))
+    words = [w for w in _WORD.findall(text.casefold()) if w not in _STOPWORDS]
+    return list(_SNOWBALL.stemWords(words))
 
 
 def stem(term: str) -> str:

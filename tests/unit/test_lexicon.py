@@ -151,3 +151,17 @@ def test_m012_indexes_a_knowledge_base_written_before_it(tmp_path: Path) -> None
     for query in ("amber harbor", "charge battery", "guide"):
         expected = fresh.knowledge.lexical_search(query, 5)
         assert expected and migrated.knowledge.lexical_search(query, 5) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "terms"),
+    [
+        ("Charging the Batteries", ["charg", "batteri"]),
+        ("Café über naïve", ["cafe", "uber", "naiv"]),
+        ("HX-40 at 4.5 kW", ["hx", "40", "4", "5", "kw"]),
+        ("Anglo-Saxon aerodynamics", ["anglo", "saxon", "aerodynam"]),
+        ("what is the", []),
+    ],
+)
+def test_lexical_terms_fold_split_and_stem(text: str, terms: list[str]) -> None:
+    assert lexical_terms(text) == terms
