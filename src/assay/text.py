@@ -46,11 +46,9 @@ def lexical_terms(text: str) -> list[str]:
     "Anglo-Saxon" matches "Saxon", as in full-text engines), stopwords dropped, and each
     cut to its Snowball English stem ("aerodynamics" matches "aerodynamic").
 
-    Measured against the alternatives on SQuAD 2.0 dev (recall@5 of the gold paragraph)
-    and Cranfield (nDCG@10), BM25 over whole paragraphs and documents: 0.950 / 0.362;
-    keeping compound tokens whole as :func:`content_terms` does, 0.947 / 0.348; with the
-    light :func:`stem` instead of Snowball, 0.945 / 0.337; SQLite FTS5 with its porter
-    stemmer, 0.951 / 0.346.
+    With them, ``bench/retrieval.py`` measures lexical recall@5 of the gold SQuAD 2.0
+    paragraph 0.948 and Cranfield nDCG@10 0.336, where SQLite FTS5 (porter stemmer) had
+    0.949 and 0.331; keeping compound tokens whole or stemming lightly lost more.
     """
     if not text.isascii():
         decomposed = unicodedata.normalize("NFKD", text)
