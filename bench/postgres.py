@@ -301,8 +301,8 @@ def _compare(
         "`python bench/postgres.py --no-scale --write` (part of `make bench-postgres`): "
         f"SQuAD 2.0 dev ({len(records):,} paragraphs, the real MiniLM "
         f"embedder), {len(questions):,} answerable questions; PostgreSQL holds a copy of the "
-        "SQLite database (`assay db copy`). Recall of the gold paragraph, and the share of each "
-        "top 10 that both backends return:",
+        "SQLite database (`assay db copy`). Recall of the gold paragraph, and the share of the "
+        "distinct paragraphs in each top 10 that both backends return:",
         "",
         "| mode | SQLite recall@1 / @5 | PostgreSQL recall@1 / @5 | top-10 overlap |",
         "|---|---|---|---|",
@@ -316,8 +316,8 @@ def _compare(
             ]
             for k in (1, 5)
         }
-        overlap = np.mean(
-            [len(set(x) & set(y)) / max(len(x), 1) for x, y in zip(a, b, strict=True)]
+        overlap = np.mean(  # of distinct records: a record's chunks may rank side by side
+            [len(set(x) & set(y)) / max(len(set(x)), 1) for x, y in zip(a, b, strict=True)]
         )
         (s1, p1), (s5, p5) = recall[1], recall[5]
         lines.append(f"| {mode} | {s1:.3f} / {s5:.3f} | {p1:.3f} / {p5:.3f} | {overlap:.3f} |")

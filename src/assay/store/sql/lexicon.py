@@ -199,7 +199,9 @@ class Lexicon:
         chunks, average = int(stats["chunks"]), int(stats["terms"]) / max(int(stats["chunks"]), 1)
         marks = ", ".join("?" * len(terms))
         rows = self._db.execute(
-            f"SELECT term, block, postings FROM kb_postings WHERE term IN ({marks})", terms
+            f"SELECT term, block, postings FROM kb_postings WHERE term IN ({marks})"
+            " ORDER BY term, block",  # the same order, so the same float sums, on both backends
+            terms,
         ).fetchall()
         by_term: dict[str, list[Any]] = {}
         for row in rows:
