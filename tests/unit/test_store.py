@@ -314,3 +314,17 @@ def test_a_damaged_matrix_file_is_rebuilt_from_the_database(tmp_path: Path) -> N
     assert again.knowledge.dense_search(unit(np.eye(1, DIM))[0], 1)[0].chunk_id == chunks[0].id
     db.close()
     again.close()
+
+
+def test_a_document_given_twice_in_one_batch_is_stored_as_given_last(store: Store) -> None:
+    first, first_chunks = make_doc("a.jsonl#1", ["the first version"])
+    second, second_chunks = make_doc("a.jsonl#1", ["the second version"])
+    store.sync_file(
+        "a.jsonl",
+        [
+            (first, first_chunks, unit(np.ones((1, DIM)))),
+            (second, second_chunks, unit(np.ones((1, DIM)))),
+        ],
+    )
+    assert store.stats().chunks == 1
+    assert [h.chunk_id for h in store.lexical_search("version", 5)] == [second_chunks[0].id]

@@ -38,6 +38,7 @@ from assay.store.sql.knowledge_rows import (
     chunk_rows,
     document_row,
     embedder_mismatch,
+    last_of_each,
     query_vector,
     require_all,
     stored_document,
@@ -58,6 +59,7 @@ class PostgresStore:
         """Write a file's new and changed documents, drop those it no longer holds, in one
         transaction; returns how many stale documents were deleted."""
         check_batch(batch)
+        batch = last_of_each(batch)
         with self._db.unit_of_work():
             self._db.lock(KNOWLEDGE_WRITE_LOCK)
             written = [document.id for document, _, _ in batch]

@@ -38,6 +38,12 @@ def check_batch(batch: Sequence[DocumentBatch]) -> None:
             )  # fmt: skip
 
 
+def last_of_each(batch: Sequence[DocumentBatch]) -> list[DocumentBatch]:
+    """The batch with a document given twice kept once, as given last (a file that
+    repeats a record's id: the later record wins, as it would written one by one)."""
+    return list({item[0].id: item for item in batch}.values())
+
+
 def document_row(file: str, document: StoredDocument, chunk_count: int) -> tuple[Any, ...]:
     """The values of :data:`INSERT_DOCUMENT`, stamped with the time of ingestion."""
     return (

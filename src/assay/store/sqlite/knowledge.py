@@ -32,6 +32,7 @@ from assay.store.sql.knowledge_rows import (
     chunk_rows,
     document_row,
     embedder_mismatch,
+    last_of_each,
     query_vector,
     require_all,
     stored_document,
@@ -61,6 +62,7 @@ class SQLiteStore:
         how many stale documents were deleted.
         """
         check_batch(batch)
+        batch = last_of_each(batch)
         with transaction(self._conn):
             written = [document.id for document, _, _ in batch]
             present = set(keep) | set(written)
