@@ -74,6 +74,11 @@ def chunk_rows(
     return rows
 
 
+def in_pages(ids: Sequence[str], size: int = 500) -> list[list[str]]:
+    """``ids`` in lists short enough for one statement's parameters."""
+    return [list(ids[i : i + size]) for i in range(0, len(ids), size)]
+
+
 def require_all(ids: Sequence[str], rows: dict[str, Any]) -> dict[str, Any]:
     """``rows`` (by chunk id), after checking that every one of ``ids`` is among them."""
     missing = [i for i in ids if i not in rows]

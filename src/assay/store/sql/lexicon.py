@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from assay.store.base import Hit
+from assay.store.sql.knowledge_rows import in_pages
 from assay.store.sql.session import Row, Session
 from assay.text import lexical_terms
 
@@ -50,7 +51,7 @@ class Lexicon:
     def index_documents(self, document_ids: Sequence[str]) -> None:
         """Index the chunks of these documents, just written (their ``seq`` are above
         every chunk indexed so far)."""
-        for page in _pages(document_ids):
+        for page in in_pages(document_ids):
             marks = ", ".join("?" * len(page))
             self.add(self._db.execute(
                 f"SELECT seq, text, title FROM kb_chunks WHERE document_id IN ({marks})"
@@ -70,7 +71,7 @@ class Lexicon:
     def remove_documents(self, document_ids: Sequence[str]) -> None:
         """Drop the chunks of these documents from the index (before their rows go)."""
         seqs: list[int] = []
-        for page in _pages(document_ids):
+        for page in in_pages(document_ids):
             marks = ", ".join("?" * len(page))
             seqs += [
                 int(r["seq"])
@@ -122,7 +123,7 @@ class Lexicon:
         """Set the rows of these terms in ``block``: empty ones deleted, the others written
         in statements of many rows (one round trip each on a server)."""
         empty = [term for term, entries in postings.items() if not len(entries)]
-        for page in _pages(empty):
+        for page in in_pages(empty):
             marks = ", ".join("?" * len(page))
             self._db.execute(
                 f"DELETE FROM kb_postings WHERE block = ? AND term IN ({marks})", [block, *page]
@@ -141,7 +142,7 @@ class Lexicon:
 
     def _postings_of(self, block: int, terms: Sequence[str]) -> dict[str, np.ndarray]:
         found = {}
-        for page in _pages(terms):
+        for page in in_pages(terms):
             marks = ", ".join("?" * len(page))
             for row in self._db.execute(
                 f"SELECT term, postings FROM kb_postings WHERE block = ? AND term IN ({marks})",
@@ -266,8 +267,3 @@ def _postings(block: int, rows: Sequence[Row]) -> tuple[dict[str, np.ndarray], i
             weight = text[term] + TITLE_WEIGHT * title[term]
             found.setdefault(term, []).append((offset, weight, length))
     return {term: np.array(entries, dtype=POSTING) for term, entries in found.items()}, total
-
-
-def _pages(ids: Sequence[str], size: int = 500) -> list[list[str]]:
-    """``ids`` in lists short enough for one statement's parameters."""
-    return [list(ids[i : i + size]) for i in range(0, len(ids), size)]

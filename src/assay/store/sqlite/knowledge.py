@@ -32,6 +32,7 @@ from assay.store.sql.knowledge_rows import (
     chunk_rows,
     document_row,
     embedder_mismatch,
+    in_pages,
     last_of_each,
     query_vector,
     require_all,
@@ -89,8 +90,7 @@ class SQLiteStore:
         """Remove these documents with their chunks and postings; how many were stored."""
         self._lexicon.remove_documents(document_ids)
         gone = 0
-        for start in range(0, len(document_ids), 500):
-            page = list(document_ids[start : start + 500])
+        for page in in_pages(document_ids):
             marks = ",".join("?" * len(page))
             self._conn.execute(f"DELETE FROM kb_chunks WHERE document_id IN ({marks})", page)
             found = self._conn.execute(f"DELETE FROM kb_documents WHERE id IN ({marks})", page)
