@@ -98,9 +98,11 @@ class VectorFiles:
         base = self._base(conn) if self.folder is not None else None
         if base is None:
             every = _Query(conn)
-            return self._written(generation, every.shape, every.fill) or VectorSet(
-                *every.fill(np.empty(every.shape, dtype=np.float32))[::2]
-            )
+            written = self._written(generation, every.shape, every.fill)
+            if written is not None:
+                return written
+            ids, _, matrix = every.fill(np.empty(every.shape, dtype=np.float32))
+            return VectorSet(ids, matrix)
         if base.generation == generation:
             return VectorSet(base.ids, base.matrix)
         deleted = np.array([r[0] for r in conn.execute(
