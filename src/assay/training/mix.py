@@ -47,6 +47,11 @@ HELD_ASIDE = frozenset(
 )
 
 
+#: stress pairs the shipped cross-encoder (1.1.0) was trained without; left out of its mix
+#: so that ``make train-models`` reproduces it
+_NEWER_STRESS_KINDS = frozenset({"negated_claim", "removed"})
+
+
 def _load_stress(source: str, data: Path, more: Path) -> list[LabeledPair]:
     """Stress pairs generated from the span-QA set ``source``."""
     files = {
@@ -91,8 +96,10 @@ def training_mix(data: Path, more: Path, *, seed: int = 13) -> list[LabeledPair]
     mix: list[LabeledPair] = []
     for name, limit in TRAINING_CAPS.items():
         source = name.removeprefix("stress:")
-        if name.startswith("stress:"):
-            pairs = _load_stress(source, data, more)
+        if name.startswith("stress:"):  # these kinds came after cross-encoder 1.1.0
+            pairs = [
+                p for p in _load_stress(source, data, more) if p.kind not in _NEWER_STRESS_KINDS
+            ]
         else:
             info = ALL_SETS[name]
             if not info.commercial or name in HELD_ASIDE:

@@ -11,7 +11,11 @@ each answerable question gives, with the sentence holding the answer as the clai
 * ``contradicted``: the same claim against the paragraph with the answer replaced by
   another answer of the same article and type, a number for a number, a capitalised
   name for a name (``kind="answer_swap"``), or with the sentence negated
-  (``kind="negated"``).
+  (``kind="negated"``); and the negated sentence against the paragraph as it is
+  (``kind="negated_claim"``);
+* ``unsupported``: the claim against its paragraph without the claim's sentence, where
+  the rest does not hold the answer either (``kind="removed"``): on topic, with other
+  figures and names, but stating nothing about the claim, which is not a contradiction.
 
 ``dataset`` is ``stress:<source>`` so a report keeps sources apart.
 """
@@ -113,11 +117,14 @@ def stress_pairs(
                     swapped = context.replace(answer, rng.choice(same_type))
                     made += [(sentence, swapped, "contradicted", "answer_swap"),
                              (reworded, swapped, "contradicted", "answer_swap")]  # fmt: skip
+                rest = context.replace(sentence, " ").strip()
+                if len(rest.split()) >= 20 and answer not in rest:
+                    made.append((sentence, rest, "unsupported", "removed"))
                 negated = _negate(sentence)
                 if negated is not None:
-                    made.append(
-                        (sentence, context.replace(sentence, negated), "contradicted", "negated")
-                    )
+                    made += [(sentence, context.replace(sentence, negated), "contradicted",
+                              "negated"),
+                             (negated, context, "contradicted", "negated_claim")]  # fmt: skip
                 pairs += [
                     LabeledPair(dataset, "support", claim, evidence, label, title, answer, kind)
                     for claim, evidence, label, kind in made
