@@ -87,6 +87,17 @@ def test_j1_conflicts_are_found_between_the_aligned_sentences_of_longer_passages
     assert conflict.kind == "figures" and conflict.sentences == (CHARGE_45, CHARGE_60)
 
 
+def test_j1_two_versions_of_a_passage_conflict_on_the_sentence_that_changed() -> None:
+    """The sentences both versions share align best, but they cannot disagree: the one
+    that changed is compared."""
+    shared = "The pack has four cells and a steel case, and it ships with a charger."
+    changed = "The battery may be charged at temperatures up to 60 degrees."
+    a, b = f"{shared} {CHARGE_45}", f"{shared} {changed}"
+    assert aligned_sentences(a, b)[:2] == (shared, shared)
+    (conflict,) = find_conflicts([("a", a), ("b", b)])
+    assert conflict.kind == "figures" and conflict.sentences == (CHARGE_45, changed)
+
+
 @pytest.mark.parametrize(
     ("a", "b"),
     [

@@ -38,6 +38,7 @@ from assay.text import (
     SENTENCE_BREAK,
     YEAR,
     content_terms,
+    squash_spaces,
     term_cosine,
 )
 
@@ -82,13 +83,16 @@ def _words(sentence: str) -> Counter[str]:
     return Counter(t for t in content_terms(sentence) if len(t) > 1 and not NUMBER.fullmatch(t))
 
 
-def aligned_sentences(a: str, b: str) -> tuple[str, str, float]:
+def aligned_sentences(a: str, b: str, *, differing: bool = False) -> tuple[str, str, float]:
     """The most similar sentence of ``a`` and of ``b`` (content-word cosine, figures left
-    out) and that cosine."""
+    out) and that cosine; with ``differing``, the most similar that are not the same
+    sentence (two versions of a passage agree on every sentence but the changed one)."""
     best = ("", "", -1.0)
     for sa in SENTENCE_BREAK.split(a.strip()):
         terms = _words(sa)
         for sb in SENTENCE_BREAK.split(b.strip()):
+            if differing and squash_spaces(sa).casefold() == squash_spaces(sb).casefold():
+                continue
             score = term_cosine(terms, _words(sb))
             if score > best[2]:
                 best = (sa, sb, score)
@@ -165,22 +169,23 @@ def find_conflicts(
 ) -> list[Conflict]:
     """Pairs among ``items`` ((id, text) pairs) whose aligned sentences disagree.
 
-    Only sentences that make the same statement (content-word cosine >= 0.6, figures
-    left out) are compared. Without a ``model`` every face difference is a conflict.
-    With one, a pair is a conflict only if the model labels it contradicted in one
-    direction and not supported in the other: "charge between 10 and 35 °C" and "store
-    between -20 and 35 °C" differ in figures but are different statements, which word
-    overlap cannot see. (A text cannot contradict a statement it supports: such mixed
-    verdicts were the cross-encoder's error on a third of passages set against one of
-    their own sentences, ``make bench-models``.) The kind is the face difference if
-    there is one, else ``model``. (Sentences that share less,
-    like "charges fine at 70 °C" and "charge only between 0 °C and 45 °C", are not
-    compared: asking the model about them doubled the cost of a request.)
+    Only the closest sentences that make the same statement (content-word cosine >= 0.6,
+    figures left out) and are not the very same sentence are compared. Without a
+    ``model`` every face difference is a conflict. With one, a pair is a conflict only
+    if the model labels it contradicted in one direction and not supported in the
+    other: "charge between 10 and 35 °C" and "store between -20 and 35 °C" differ in
+    figures but are different statements, which word overlap cannot see. (A text cannot
+    contradict a statement it supports: such mixed verdicts were the cross-encoder's
+    error on a third of passages set against one of their own sentences, ``make
+    bench-models``.) The kind is the face difference if there is one, else ``model``.
+    (Sentences that share less, like "charges fine at 70 °C" and "charge only between
+    0 °C and 45 °C", are not compared: asking the model about them doubled the cost of a
+    request.)
     """
     conflicts = []
     for i, (id_a, a) in enumerate(items):
         for id_b, b in items[i + 1 :]:
-            sa, sb, overlap = aligned_sentences(a, b)
+            sa, sb, overlap = aligned_sentences(a, b, differing=True)
             if overlap < _SAME_STATEMENT:
                 continue
             kind = face_conflict(sa, sb)
