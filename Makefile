@@ -76,7 +76,7 @@ serve: install  ## the API and dashboard over the walkthrough's database (run `m
 
 CROSS_TRAIN := TOKENIZERS_PARALLELISM=false $(BIN)/python -m assay.training.cross_train
 
-train-models: install  ## retrain the shipped models: the v1 feature heads (minutes), the cross-encoder (3 epochs, about 3 hours on 2 cores; resumable), the answer-correctness model (15 minutes)
+train-models: install  ## retrain the shipped models: the v1 feature heads (minutes), the cross-encoder (3 epochs, about 3 hours on 2 cores; resumable), the support stack over it (2 minutes), the answer-correctness model (15 minutes)
 	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
 	$(BIN)/python -m assay.training.train --data $(DATA) --out src/assay/models/shipped
 	$(CROSS_TRAIN) train --data $(DATA) --more $(DATA_MORE) --out .train/cross-encoder --resume
@@ -86,6 +86,8 @@ train-models: install  ## retrain the shipped models: the v1 feature heads (minu
 	  --init-from .train/cross-encoder-2/checkpoint.pt --seed 15
 	$(CROSS_TRAIN) export --checkpoint .train/cross-encoder-3/checkpoint.pt --version 1.1.0 \
 	  --out src/assay/models/shipped/assay-cross-encoder
+	$(BIN)/python -m assay.training.stack_train --data $(DATA) --more $(DATA_MORE) \
+	  --out src/assay/models/shipped/assay-support-stack
 	$(BIN)/python -m assay.training.correctness_train --data $(DATA) --more $(DATA_MORE) \
 	  --out src/assay/models/shipped/assay-correctness
 

@@ -15,11 +15,13 @@ import pytest
 
 from assay.models.head import shipped_head_path
 from assay.models.pair_classifier import SHIPPED_CROSS_ENCODER
+from assay.models.support_stack import SHIPPED_STACK
 from tests.conftest import run_cli, write_jsonl
 
 HEADS = ("assay-relevance", "assay-relevance-lexical", "assay-support", "assay-support-lexical")
 CROSS_ENCODER = ("assay-relevance-ce", "assay-support-ce")
-SHIPPED = (*HEADS, *CROSS_ENCODER)
+SHIPPED = (*HEADS, *CROSS_ENCODER, "assay-support-stack")
+DEFAULTS = ("assay-relevance", "assay-support")
 QUERY = "What is the maximum charging temperature of the battery?"
 ANSWER = "The battery may be charged at temperatures up to 45 degrees; charging stops above that."
 UNRELATED = "Burmese pythons are large snakes that live in the wetlands of Southeast Asia."
@@ -58,7 +60,7 @@ def test_models_list_as_text() -> None:
     for name in SHIPPED:
         assert any(line.split()[1] == name for line in lines[1:-1]), name
     defaults = [line.split()[1] for line in lines if " * " in line or line.endswith(" *")]
-    assert defaults == ["assay-relevance", "assay-support"]
+    assert defaults == list(DEFAULTS)
     for plug_in in ("cross-encoder:PATH", "llm", "cascade"):
         assert plug_in in result.stdout
     assert "ASSAY_RELEVANCE_MODEL" in lines[-1]
@@ -74,7 +76,14 @@ def test_models_list_as_json_gives_each_shipped_models_sha256() -> None:
     for name, row in shipped.items():
         assert row["task"] == name.split("-")[1]
         assert row["id"].startswith(f"{name}@")
-        assert row["default"] is (name in ("assay-relevance", "assay-support"))
+        assert row["default"] is (name in DEFAULTS)
+        if name == "assay-support-stack":
+            assert row["mode"] == "cross-encoder + trees"
+            assert (
+                row["sha256"]
+                == hashlib.sha256((SHIPPED_STACK / "model.json").read_bytes()).hexdigest()
+            )
+            continue
         if name in CROSS_ENCODER:
             assert row["mode"] == "cross-encoder"
             assert row["sha256"] == hashlib.sha256(onnx).hexdigest()
@@ -156,7 +165,9 @@ def test_models_relevance_of_an_empty_file_prints_nothing(tmp_path: Path) -> Non
 # -- support ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("model", [None, "assay-support-ce", "assay-support-lexical"])
+@pytest.mark.parametrize(
+    "model", [None, "assay-support-ce", "assay-support-stack", "assay-support-lexical"]
+)
 def test_e10_models_support_adds_score_contradiction_and_label(
     tmp_path: Path, model: str | None
 ) -> None:

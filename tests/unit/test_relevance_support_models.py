@@ -36,6 +36,7 @@ from assay.models.support import (
     CrossEncoderSupportModel,
     HeadSupportModel,
     PairClassifierSupportModel,
+    StackedSupportModel,
     SupportModel,
     SupportResult,
     get_support_model,
@@ -81,7 +82,8 @@ def relevance(request: pytest.FixtureRequest) -> RelevanceModel:
 
 
 @pytest.fixture(
-    scope="module", params=["assay-support", "assay-support-ce", "assay-support-lexical"]
+    scope="module",
+    params=["assay-support", "assay-support-ce", "assay-support-stack", "assay-support-lexical"],
 )
 def support(request: pytest.FixtureRequest) -> SupportModel:
     return get_support_model(request.param)
@@ -146,7 +148,7 @@ def test_e10_support_results_are_well_formed(support: SupportModel) -> None:
         assert 0.0 <= r.score <= 1.0 and r.label in LABELS and not r.truncated
         assert r.contradiction is not None and 0.0 <= r.contradiction <= 1.0
     assert support.score([]) == []
-    assert isinstance(support, HeadSupportModel | PairClassifierSupportModel)
+    assert isinstance(support, HeadSupportModel | PairClassifierSupportModel | StackedSupportModel)
     assert support.name.startswith("assay-support") and "@" in support.name
 
 
@@ -165,6 +167,7 @@ SUPPORTED_PAIRS = [
     [
         "assay-support",
         "assay-support-ce",
+        "assay-support-stack",
         pytest.param(
             "assay-support-lexical",
             marks=_weak("off-topic evidence is labelled supported (and can outscore support)"),
@@ -204,6 +207,13 @@ _CONTRADICTED_PARAPHRASE = _weak(
             REFUND_PARAPHRASE,
             id="ce-refunds",
         ),
+        pytest.param("assay-support-stack", CLAIM, ANSWER, id="stack-battery"),
+        pytest.param(
+            "assay-support-stack",
+            "Refunds are issued within 14 days.",
+            REFUND_PARAPHRASE,
+            id="stack-refunds",
+        ),
         pytest.param("assay-support-lexical", CLAIM, ANSWER, id="lexical-battery"),
         pytest.param(
             "assay-support-lexical",
@@ -224,7 +234,7 @@ def test_e10_j1_an_agreeing_paraphrase_is_no_conflict(name: str, a: str, b: str)
 
 
 def test_e10_supported_label_follows_the_heads_threshold(support: SupportModel) -> None:
-    assert isinstance(support, HeadSupportModel | PairClassifierSupportModel)
+    assert isinstance(support, HeadSupportModel | PairClassifierSupportModel | StackedSupportModel)
     assert 0.0 < support.threshold < 1.0
     pairs = [(CLAIM, ANSWER), (CLAIM, UNRELATED), ("The battery is not waterproof.", ANSWER)]
     for r in support.score(pairs):

@@ -26,6 +26,7 @@ from assay.models.head import load_head, shipped_head_path
 from assay.models.pair_classifier import shipped_pair_classifier
 from assay.models.relevance import DEFAULT_RELEVANCE_MODEL, get_relevance_model
 from assay.models.support import DEFAULT_SUPPORT_MODEL, get_support_model
+from assay.models.support_stack import shipped_support_stack
 from assay.settings import load_settings
 from assay.types import check_encodable
 
@@ -91,6 +92,17 @@ def list_models(as_json: bool) -> None:
                 "default": name in (DEFAULT_RELEVANCE_MODEL, DEFAULT_SUPPORT_MODEL),
             }
         )
+    stack = shipped_support_stack()
+    rows.append(
+        {
+            "name": "assay-support-stack",
+            "task": "support",
+            "id": stack.name,
+            "mode": "cross-encoder + trees",
+            "sha256": stack.sha256,
+            "default": DEFAULT_SUPPORT_MODEL == "assay-support-stack",
+        }
+    )
     for task, name, what in _OTHERS:
         rows.append({"name": name, "task": task, "id": what, "mode": "plug-in", "default": False})
     if as_json:

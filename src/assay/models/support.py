@@ -8,8 +8,10 @@ name                            model
 ==============================  ====================================================
 ``assay-support`` (default)     shipped softmax head (supported / contradicted /
                                 unsupported) over MiniLM alignment + lexical features
-``assay-support-ce``            assay's cross-encoder (fine-tuned MiniLM, int8 ONNX)
 ``assay-support-lexical``       the same features without the network
+``assay-support-ce``            assay's cross-encoder (fine-tuned MiniLM, int8 ONNX)
+``assay-support-stack``         the cross-encoder weighed with what the claim states
+                                that the evidence does not (:mod:`.support_stack`)
 ``cross-encoder:PATH``          the user's ONNX NLI or grounding model; the label of
                                 each logit column from ``ASSAY_SUPPORT_LABELS``
                                 (default ``contradicted,supported,unsupported``;
@@ -37,6 +39,7 @@ from assay.models.llm import ChatClient
 from assay.models.pair_classifier import shipped_pair_classifier
 from assay.models.pairs import PairScorer
 from assay.models.registry import CROSS_ENCODER, ModelRegistry
+from assay.models.support_stack import shipped_support_stack
 from assay.settings import LLMSettings, load_settings
 
 __all__ = [
@@ -45,6 +48,7 @@ __all__ = [
     "HeadSupportModel",
     "LLMSupportModel",
     "PairClassifierSupportModel",
+    "StackedSupportModel",
     "SupportLabel",
     "SupportModel",
     "SupportResult",
@@ -163,6 +167,33 @@ class PairClassifierSupportModel:
         return results
 
 
+class StackedSupportModel:
+    """The cross-encoder and the claim's lexical gaps, weighed by two boosted-tree heads."""
+
+    def __init__(self) -> None:
+        """Load the shipped stack and its cross-encoder once per process (sha256 checked)."""
+        self._stack = shipped_support_stack()
+        self.name = self._stack.name
+        #: P(supported) at or above this is labelled supported (the heads were fitted
+        #: with balanced classes)
+        self.threshold = 0.5
+
+    def score(self, pairs: Sequence[tuple[str, str]]) -> list[SupportResult]:
+        """P(supported) and P(contradicted) per pair; truncated claims fail closed. A pair
+        is labelled contradicted only where its text shows it (a figure, name or negation
+        that differs, :class:`~assay.models.support_stack.StackScores`), else unsupported."""
+        scores = self._stack.score(check_pairs(pairs))
+        results = []
+        for s, c, shown, view in zip(
+            scores.supported, scores.contradicted, scores.shown, scores.views, strict=True
+        ):
+            score = 0.0 if view.truncated else float(s)
+            # the contradiction head was fitted with balanced classes: 0.5 decides
+            label = _label(score, float(c) if shown else 0.0, 0.5, self.threshold)
+            results.append(SupportResult(score, label, float(c), view.truncated))
+        return results
+
+
 class CrossEncoderSupportModel:
     """The user's ONNX NLI / grounding model; ``labels`` names each logit column."""
 
@@ -232,7 +263,9 @@ class LLMSupportModel:
 
 _models: ModelRegistry[SupportModel] = ModelRegistry(
     "support_model",
-    shipped=frozenset({"assay-support", "assay-support-ce", "assay-support-lexical"}),
+    shipped=frozenset(
+        {"assay-support", "assay-support-ce", "assay-support-stack", "assay-support-lexical"}
+    ),
     cross_encoder=CrossEncoderSupportModel,
 )
 
@@ -266,5 +299,6 @@ def get_support_model(
 
 register_support_model("assay-support", HeadSupportModel)
 register_support_model("assay-support-ce", PairClassifierSupportModel)
+register_support_model("assay-support-stack", StackedSupportModel)
 register_support_model("assay-support-lexical", lambda: HeadSupportModel(lexical=True))
 _models.register_endpoint("llm", LLMSupportModel)

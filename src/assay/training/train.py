@@ -90,7 +90,12 @@ GRID: tuple[dict[str, Any], ...] = (
 
 
 def export_trees(
-    model: Any, name: str, columns: Sequence[str], idf: Floats, info: dict[str, Any]
+    model: Any,
+    name: str,
+    columns: Sequence[str],
+    idf: Floats,
+    info: dict[str, Any],
+    version: str = VERSION,
 ) -> TreeHead:
     """A fitted ``HistGradientBoostingClassifier`` as a numpy :class:`TreeHead`."""
     trees = [(k, p.nodes) for stage in model._predictors for k, p in enumerate(stage)]
@@ -109,7 +114,7 @@ def export_trees(
         value[t, :n] = np.where(inner, 0.0, nodes["value"])
     depth = max(int(nodes["depth"].max()) for _, nodes in trees) + 1
     return TreeHead(
-        name, VERSION, tuple(columns), tuple(str(c) for c in model.classes_),
+        name, version, tuple(columns), tuple(str(c) for c in model.classes_),
         np.asarray(model._baseline_prediction, dtype=np.float64).reshape(-1),
         feature, threshold, left, right, value,
         np.asarray([k for k, _ in trees], dtype=np.int64), idf, {**info, "depth": depth},
