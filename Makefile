@@ -54,7 +54,7 @@ bench-models: install  ## relevance and support models on every dataset, left ou
 	$(BIN)/python bench/models.py --data $(DATA) --more $(DATA_MORE) --write
 
 bench-judge: install  ## the answer judge's score, faithful vs hallucinated, on held-out data -> docs/benchmarks.md
-	$(BIN)/python bench/judge.py --data $(DATA) --write
+	$(BIN)/python bench/judge.py --data $(DATA) --more $(DATA_MORE) --write
 
 bench-pipeline: install  ## ask's answers and abstentions on SQuAD 2.0 test articles beside BERT, and knowledge bases without the answer -> docs/benchmarks.md
 	$(BIN)/python bench/pipeline.py --data $(DATA) --more $(DATA_MORE) --write

@@ -11,13 +11,18 @@ and ``assay ask`` call it) on test splits that training never saw
 * SciFact test claims: the claim is both query and answer, the context its evidence;
   faithful = label ``supported`` (contradicted and unsupported are not).
 
+Items whose context or claim assay's cross-encoder trained on are dropped (:func:`unseen`),
+so that a judge on ``assay-support-stack`` or ``assay-support-ce`` is measured on unseen
+data too.
+
 Beside the judge, on the same items: the raw support model's P(supported) (the pair
 training used: question + answer, or the claim, against the context), MiniLM cosine of
 answer and context, BM25 of the answer over the contexts, and answer length (fewer words
 = faithful). Also: mean score and share of each recommended_action per class, the
 judge's throughput, and a reliability summary (mean score vs share faithful in 5 bins).
 
-    .venv/bin/python bench/judge.py [--data PATH] [--limit N] [--write]
+    .venv/bin/python bench/judge.py [--data PATH] [--more PATH] [--support MODEL] [--limit N]
+        [--write]
 """
 
 from __future__ import annotations
@@ -41,9 +46,11 @@ from assay.judge.evaluate import evaluate, get_judge
 from assay.metrics import auroc
 from assay.models.embedder import get_embedder
 from assay.models.pairs import clear_encoding_caches
-from assay.models.support import get_support_model
+from assay.models.support import DEFAULT_SUPPORT_MODEL, get_support_model
 from assay.training.bm25 import BM25
 from assay.training.datasets import halueval_pairs, halueval_rows, scifact_pairs
+from assay.training.mix import training_mix
+from assay.training.pairsets import normalized
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data"
 SECTION = "## Judge (bench/judge.py)"
@@ -151,9 +158,17 @@ class Scores:
     seconds: float  #: judge wall clock over the set
 
 
-def score_items(items: Sequence[Item]) -> Scores:
+def unseen(items: Sequence[Item], data: Path, more: Path) -> list[Item]:
+    """``items`` whose context and claim the cross-encoder never trained on: its mix
+    splits HaluEval and SciFact by another hash than these test splits, so without this
+    most HaluEval test rows would be its training data."""
+    seen = {normalized(t) for p in training_mix(data, more) for t in (p.first, p.second)}
+    return [i for i in items if not {normalized(i.context), normalized(i.claim)} & seen]
+
+
+def score_items(items: Sequence[Item], support: str) -> Scores:
     """The judge (timed, cold cache) and the baselines on ``items``."""
-    judge = get_judge()
+    judge = get_judge(support=support)
     evaluate(items[0].query, items[0].answer, [{"id": CONTEXT_ID, "text": items[0].context}])
     clear_encoding_caches()  # models loaded; every text is encoded again inside the clock
     scores, actions = [], []
@@ -166,12 +181,12 @@ def score_items(items: Sequence[Item]) -> Scores:
         if i % 250 == 0:
             log(f"  judged {i}/{len(items)} in {time.perf_counter() - start:.0f} s")
     seconds = time.perf_counter() - start
-    support = get_support_model().score([(item.claim, item.context) for item in items])
+    support_scores = get_support_model(support).score([(i.claim, i.context) for i in items])
     answers, contexts = [item.answer for item in items], [item.context for item in items]
     return Scores(
         judge=np.asarray(scores),
         actions=actions,
-        support=np.asarray([r.score for r in support]),
+        support=np.asarray([r.score for r in support_scores]),
         cosine=cosine_scores(answers, contexts),
         bm25=bm25_scores(answers, contexts),
         seconds=seconds,
@@ -228,17 +243,23 @@ def reliability_rows(label: str, y: np.ndarray, scores: Scores) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--more", type=Path, default=DATA.parent / "data_more")
+    parser.add_argument(
+        "--support", default=DEFAULT_SUPPORT_MODEL, help="the judge's support model"
+    )
     parser.add_argument("--limit", type=int, help="seeded subsample of N items per data set")
     parser.add_argument("--write", action="store_true", help="replace the docs section")
     args = parser.parse_args()
     if args.limit is not None and args.limit < 4:
         parser.error("--limit must be at least 4")
-    halu = halueval_items(args.data / "halueval/qa_data.json", args.limit)
-    sci = scifact_items(args.data, args.limit)
+    all_halu = halueval_items(args.data / "halueval/qa_data.json", args.limit)
+    all_sci = scifact_items(args.data, args.limit)
+    halu = unseen(all_halu, args.data, args.more)
+    sci = unseen(all_sci, args.data, args.more)
     log(f"judge: {len(halu)} HaluEval items, {len(sci)} SciFact items")
-    halu_scores = score_items(halu)
+    halu_scores = score_items(halu, args.support)
     log(f"  HaluEval: {len(halu) / halu_scores.seconds:.1f} items/s")
-    sci_scores = score_items(sci)
+    sci_scores = score_items(sci, args.support)
     log(f"  SciFact: {len(sci) / sci_scores.seconds:.1f} items/s")
 
     y_halu = np.asarray([i.label for i in halu])
@@ -272,8 +293,11 @@ def main() -> None:
         SECTION,
         "",
         f"`{command}`, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {os.cpu_count()} CPU cores, "
-        f"Python {platform.python_version()}. Judge: `{get_judge().name}`, one context per "
-        "item; faithful = HaluEval's right answer, SciFact's supported claim.",
+        f"Python {platform.python_version()}. Judge: `{get_judge(support=args.support).name}`, "
+        "one context per item; faithful = HaluEval's right answer, SciFact's supported claim. "
+        f"Of the test items, {len(halu):,} of {len(all_halu):,} (HaluEval) and {len(sci):,} of "
+        f"{len(all_sci):,} (SciFact) remain once those whose text assay's cross-encoder "
+        "trained on are dropped (its mix splits both sets by another hash).",
         "",
         "AUROC, faithful vs not. The judge's `confidence_score` beside the support model's "
         "raw P(supported) (question + answer against the knowledge for HaluEval, as in "

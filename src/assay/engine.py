@@ -64,7 +64,7 @@ from assay.models.relevance import (
     RelevanceModel,
     get_relevance_model,
 )
-from assay.models.support import SupportModel, get_support_model
+from assay.models.support import DEFAULT_SUPPORT_MODEL, SupportModel, get_support_model
 from assay.monitor import Monitor
 from assay.policy import Policy, PolicyBook
 from assay.review import ReviewQueue
@@ -233,7 +233,7 @@ class Assay:
     def judge(self) -> Judge:
         """Rates every answer against its evidence (settings: ``assay-judge`` or ``llm``)."""
         if self._models.judge is None:
-            support = self.support or "assay-support"
+            support = self.support or DEFAULT_SUPPORT_MODEL
             self._models.judge = get_judge(self.settings.judge, support, llm=self.settings.llm)
         return self._models.judge
 

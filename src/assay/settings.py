@@ -32,7 +32,7 @@ setting                   environment                 meaning
                                                       (``assay-relevance``; ``none``:
                                                       the cosine mapping only)
 ``support_model``         ``ASSAY_SUPPORT_MODEL``     claim-evidence support
-                                                      (``assay-support``; ``none``:
+                                                      (``assay-support-stack``; ``none``:
                                                       lexical corroboration only)
 ``correctness_model``     ``ASSAY_CORRECTNESS_MODEL`` rates whether an answer is right
                                                       (``assay-correctness``, a folder
@@ -253,7 +253,7 @@ class Settings(BaseSettings):
     default_policy: str = "informational"
     embedder: str = "minilm"
     relevance_model: str = "assay-relevance"
-    support_model: str = "assay-support"
+    support_model: str = "assay-support-stack"
     correctness_model: str = "assay-correctness"
     answerer: Literal["extractive", "llm"] = "extractive"
     judge: Literal["assay-judge", "llm"] = "assay-judge"

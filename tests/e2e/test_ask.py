@@ -181,7 +181,7 @@ def test_audit_row_names_the_relevance_and_support_models(demo_db: Path) -> None
     with Assay(demo_db) as engine:
         payload = engine.audit.get(out["event_id"]).payload
     assert "assay-relevance@" in payload["models"]["similarity"]
-    assert "assay-support@" in payload["models"]["corroboration"]
+    assert "assay-support-stack@" in payload["models"]["corroboration"]
     assert "relevance" in payload["retrieval"]["similarity_mapping"]
     assert all("relevance" in h for h in payload["retrieval"]["hits"])
     assert "conflicts" in payload

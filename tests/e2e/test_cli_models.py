@@ -21,7 +21,7 @@ from tests.conftest import run_cli, write_jsonl
 HEADS = ("assay-relevance", "assay-relevance-lexical", "assay-support", "assay-support-lexical")
 CROSS_ENCODER = ("assay-relevance-ce", "assay-support-ce")
 SHIPPED = (*HEADS, *CROSS_ENCODER, "assay-support-stack")
-DEFAULTS = ("assay-relevance", "assay-support")
+DEFAULTS = ("assay-relevance", "assay-support-stack")
 QUERY = "What is the maximum charging temperature of the battery?"
 ANSWER = "The battery may be charged at temperatures up to 45 degrees; charging stops above that."
 UNRELATED = "Burmese pythons are large snakes that live in the wetlands of Southeast Asia."

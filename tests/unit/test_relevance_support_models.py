@@ -311,7 +311,7 @@ def test_shipped_models_load_once_and_instances_pass_through() -> None:
     assert get_relevance_model(" Assay-Relevance ") is model
     assert get_relevance_model(model) is model
     supporter = get_support_model()
-    assert get_support_model("assay-support") is supporter
+    assert get_support_model("assay-support-stack") is supporter
     assert get_support_model(supporter) is supporter
 
 

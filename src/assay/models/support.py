@@ -6,12 +6,12 @@ a registry by name (``ASSAY_SUPPORT_MODEL``):
 ==============================  ====================================================
 name                            model
 ==============================  ====================================================
-``assay-support`` (default)     shipped softmax head (supported / contradicted /
+``assay-support``               shipped softmax head (supported / contradicted /
                                 unsupported) over MiniLM alignment + lexical features
 ``assay-support-lexical``       the same features without the network
 ``assay-support-ce``            assay's cross-encoder (fine-tuned MiniLM, int8 ONNX)
 ``assay-support-stack``         the cross-encoder weighed with what the claim states
-                                that the evidence does not (:mod:`.support_stack`)
+(default)                       that the evidence does not (:mod:`.support_stack`)
 ``cross-encoder:PATH``          the user's ONNX NLI or grounding model; the label of
                                 each logit column from ``ASSAY_SUPPORT_LABELS``
                                 (default ``contradicted,supported,unsupported``;
@@ -56,7 +56,7 @@ __all__ = [
     "register_support_model",
 ]
 
-DEFAULT_SUPPORT_MODEL = "assay-support"
+DEFAULT_SUPPORT_MODEL = "assay-support-stack"
 SupportLabel = Literal["supported", "contradicted", "unsupported"]
 LABELS: tuple[SupportLabel, ...] = ("supported", "contradicted", "unsupported")
 _SYSTEM = "You are a careful fact checker. Answer only yes or no."
