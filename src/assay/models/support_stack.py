@@ -11,7 +11,7 @@ public contradiction sets; this way costs support 0.002.)
 
 They were chosen by ``make bench-models``, leave one dataset out: on support sets whose
 data they never saw the stack ranks supported claims first with mean AUROC 0.83, where
-the cross-encoder alone has 0.77 and the v1 head 0.75 (the figures, per set, are in
+the cross-encoder alone has 0.78 and the v1 head 0.76 (the figures, per set, are in
 docs/benchmarks.md). The heads and the cross-encoder version they were fitted on live in
 ``shipped/assay-support-stack/model.json`` with their sha256; a head fitted on another
 cross-encoder is refused, since its inputs would mean something else.
@@ -83,8 +83,11 @@ class StackScores:
 class SupportStack:
     """The two heads of ``folder`` over the cross-encoder they were fitted on."""
 
-    def __init__(self, folder: Path = SHIPPED_STACK, classifier: PairClassifier | None = None):
-        """Load both heads (sha256 checked) and check the cross-encoder's version."""
+    def __init__(
+        self, folder: Path = SHIPPED_STACK, classifier: PairClassifier | None = None
+    ) -> None:
+        """Load both heads (sha256 checked), refusing them unless they were fitted on
+        ``classifier`` (by its sha256; default: the shipped cross-encoder)."""
         try:
             raw = (folder / "model.json").read_bytes()
             info = json.loads(raw)

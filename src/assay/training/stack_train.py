@@ -1,4 +1,4 @@
-"""Fit ``assay-support-stack`` (:mod:`assay.models.support_stack`) and write its card.
+"""Fit ``assay-support-stack`` (:mod:`assay.models.support_stack`); its card is kept by hand.
 
 The heads learn from pairs the cross-encoder never saw: the held-out groups of the
 support sets in its training mix, the commercially usable support sets held aside from
