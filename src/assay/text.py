@@ -77,6 +77,13 @@ def is_stopword(word: str) -> bool:
 SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+")
 #: a figure as written: "45", "4.5", "1,200"
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+#: a capitalised word that does not start a sentence: most often a name
+NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]+")
+
+
+def figures(text: str) -> set[str]:
+    """The figures of ``text`` without thousands separators ("1,200" is "1200")."""
+    return {n.replace(",", "") for n in NUMBER.findall(text)}
 #: a negation word, or a contracted "n't"
 NEGATION = re.compile(r"\b(?:not|no|never|cannot|without|neither|nor)\b|n't\b", re.IGNORECASE)
 

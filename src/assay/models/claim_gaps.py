@@ -23,7 +23,7 @@ import re
 import numpy as np
 import numpy.typing as npt
 
-from assay.text import NUMBER, SENTENCE_BREAK, is_stopword, lexical_terms
+from assay.text import NAME, SENTENCE_BREAK, figures, is_stopword, lexical_terms
 
 __all__ = ["GAP_FEATURES", "claim_gaps", "statement"]
 
@@ -41,17 +41,12 @@ GAP_FEATURES: tuple[str, ...] = (
     "word_overlap",  # share of the claim's words (unstemmed) found in the evidence
 )
 
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]+")
 # wider than assay.text.NEGATION: fact-checking claims are negated with these too
 _NEGATION = re.compile(
     r"\b(?:not|no|never|cannot|without|neither|nor|none|nothing|fail(?:s|ed)?)\b|n't\b", re.I
 )
 _WORD = re.compile(r"\w+")
 _LEADING_QUESTION = re.compile(r".*\?\s+(?=\S)", re.DOTALL)
-
-
-def _numbers(text: str) -> set[str]:
-    return {n.replace(",", "") for n in NUMBER.findall(text)}
 
 
 def statement(claim: str) -> str:
@@ -65,14 +60,16 @@ def claim_gaps(claim: str, evidence: str) -> npt.NDArray[np.float64]:
     """The :data:`GAP_FEATURES` of ``claim`` (its :func:`statement`) against ``evidence``."""
     claim = statement(claim)
     claim_terms = lexical_terms(claim)
-    evidence_terms = set(lexical_terms(evidence))
-    missing = [t for t in claim_terms if t not in evidence_terms]
-    lowered = evidence.casefold()
-    missing_numbers = len(_numbers(claim) - _numbers(evidence))
-    missing_names = sum(name.casefold() not in lowered for name in set(_NAME.findall(claim)))
-    wanted = set(claim_terms)
     sentences = [s for s in SENTENCE_BREAK.split(evidence) if s.strip()] or [evidence]
     sentence_terms = [set(lexical_terms(s)) for s in sentences]
+    # terms never span a sentence break (a run of white space), so their union is the
+    # evidence's: the text is stemmed once
+    evidence_terms = set().union(*sentence_terms)
+    missing = [t for t in claim_terms if t not in evidence_terms]
+    lowered = evidence.casefold()
+    missing_numbers = len(figures(claim) - figures(evidence))
+    missing_names = sum(name.casefold() not in lowered for name in set(NAME.findall(claim)))
+    wanted = set(claim_terms)
     best = max(range(len(sentences)), key=lambda i: len(wanted & sentence_terms[i]))
     negations = len(_NEGATION.findall(claim)) - len(_NEGATION.findall(sentences[best]))
     words = {w for w in _WORD.findall(claim.casefold()) if not is_stopword(w)}

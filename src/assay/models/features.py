@@ -28,16 +28,14 @@ import numpy as np
 import numpy.typing as npt
 
 from assay.models.embedder import TokenWindow
-from assay.text import is_stopword
+from assay.text import NAME, figures, is_stopword
 
 __all__ = ["FEATURE_NAMES", "LEXICAL_FEATURES", "TextView", "pair_features", "view"]
 
 Floats = npt.NDArray[np.float64]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _YEAR = re.compile(r"\b(?:1[0-9]|20)\d\d\b")
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]+")
 _WORD = re.compile(r"\w+")
 _NEGATION = re.compile(r"\b(?:not|no|never|cannot|without|neither|nor|none)\b|n't\b", re.I)
 _MONTHS = "january february march april may june july august september october november december"
@@ -163,11 +161,7 @@ def _wh_type(query: str) -> str | None:
 
 
 def _names(text: str) -> set[str]:
-    return {m.group().lower() for m in _NAME.finditer(text) if not is_stopword(m.group().lower())}
-
-
-def _numbers(text: str) -> set[str]:
-    return {n.replace(",", "") for n in _NUMBER.findall(text)}
+    return {m.group().lower() for m in NAME.finditer(text) if not is_stopword(m.group().lower())}
 
 
 def pair_features(query: TextView, passage: TextView, idf: Floats) -> Floats:
@@ -206,11 +200,11 @@ def pair_features(query: TextView, passage: TextView, idf: Floats) -> Floats:
     new_content = float(np.mean(~np.isin(best_ids, q.ids))) if len(best_ids) else 0.0
 
     wh = _wh_type(query.text)
-    best_numbers = _numbers(best_text) - _numbers(query.text)
+    best_numbers = figures(best_text) - figures(query.text)
     best_has_year = bool(_YEAR.search(best_text) or _DATE_WORD.search(best_text))
     new_names = _names(best_text) - _names(query.text)
     passage_lower = passage.text.lower()
-    missing_numbers = len(_numbers(query.text) - _numbers(passage.text))
+    missing_numbers = len(figures(query.text) - figures(passage.text))
     missing_names = sum(1 for n in _names(query.text) if n not in passage_lower)
     negation = bool(_NEGATION.search(query.text)) != bool(_NEGATION.search(best_text))
 
