@@ -189,38 +189,29 @@ _CONTRADICTED_PARAPHRASE = _weak(
 )
 
 
+_PARAPHRASES = {
+    "battery": (CLAIM, ANSWER),
+    "refunds": ("Refunds are issued within 14 days.", REFUND_PARAPHRASE),
+}
+_SUPPORT_MODELS = {
+    "assay-support": "neural",
+    "assay-support-ce": "ce",
+    "assay-support-stack": "stack",
+    "assay-support-lexical": "lexical",
+}
+
+
 @pytest.mark.parametrize(
     ("name", "a", "b"),
     [
-        pytest.param("assay-support", CLAIM, ANSWER, id="neural-battery"),
         pytest.param(
-            "assay-support",
-            "Refunds are issued within 14 days.",
-            REFUND_PARAPHRASE,
-            id="neural-refunds",
-            marks=_CONTRADICTED_PARAPHRASE,
-        ),
-        pytest.param("assay-support-ce", CLAIM, ANSWER, id="ce-battery"),
-        pytest.param(
-            "assay-support-ce",
-            "Refunds are issued within 14 days.",
-            REFUND_PARAPHRASE,
-            id="ce-refunds",
-        ),
-        pytest.param("assay-support-stack", CLAIM, ANSWER, id="stack-battery"),
-        pytest.param(
-            "assay-support-stack",
-            "Refunds are issued within 14 days.",
-            REFUND_PARAPHRASE,
-            id="stack-refunds",
-        ),
-        pytest.param("assay-support-lexical", CLAIM, ANSWER, id="lexical-battery"),
-        pytest.param(
-            "assay-support-lexical",
-            "Refunds are issued within 14 days.",
-            REFUND_PARAPHRASE,
-            id="lexical-refunds",
-        ),
+            name,
+            *pair,
+            id=f"{short}-{topic}",
+            marks=_CONTRADICTED_PARAPHRASE if (short, topic) == ("neural", "refunds") else (),
+        )
+        for name, short in _SUPPORT_MODELS.items()
+        for topic, pair in _PARAPHRASES.items()
     ],
 )
 def test_e10_j1_an_agreeing_paraphrase_is_no_conflict(name: str, a: str, b: str) -> None:
