@@ -84,6 +84,8 @@ NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]+")
 def figures(text: str) -> set[str]:
     """The figures of ``text`` without thousands separators ("1,200" is "1200")."""
     return {n.replace(",", "") for n in NUMBER.findall(text)}
+
+
 #: a negation word, or a contracted "n't"
 NEGATION = re.compile(r"\b(?:not|no|never|cannot|without|neither|nor)\b|n't\b", re.IGNORECASE)
 
