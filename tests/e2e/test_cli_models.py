@@ -15,13 +15,14 @@ import pytest
 
 from assay.models.head import shipped_head_path
 from assay.models.pair_classifier import SHIPPED_CROSS_ENCODER
+from assay.models.reader import SHIPPED_READER
 from assay.models.support_stack import SHIPPED_STACK
 from tests.conftest import run_cli, write_jsonl
 
 HEADS = ("assay-relevance", "assay-relevance-lexical", "assay-support", "assay-support-lexical")
 CROSS_ENCODER = ("assay-relevance-ce", "assay-support-ce")
-SHIPPED = (*HEADS, *CROSS_ENCODER, "assay-support-stack")
-DEFAULTS = ("assay-relevance", "assay-support-stack")
+SHIPPED = (*HEADS, *CROSS_ENCODER, "assay-support-stack", "assay-reader")
+DEFAULTS = ("assay-relevance", "assay-support-stack", "assay-reader")
 QUERY = "What is the maximum charging temperature of the battery?"
 ANSWER = "The battery may be charged at temperatures up to 45 degrees; charging stops above that."
 UNRELATED = "Burmese pythons are large snakes that live in the wetlands of Southeast Asia."
@@ -77,12 +78,10 @@ def test_models_list_as_json_gives_each_shipped_models_sha256() -> None:
         assert row["task"] == name.split("-")[1]
         assert row["id"].startswith(f"{name}@")
         assert row["default"] is (name in DEFAULTS)
-        if name == "assay-support-stack":
-            assert row["mode"] == "cross-encoder + trees"
-            assert (
-                row["sha256"]
-                == hashlib.sha256((SHIPPED_STACK / "model.json").read_bytes()).hexdigest()
-            )
+        if name in ("assay-support-stack", "assay-reader"):
+            folder = SHIPPED_STACK if name == "assay-support-stack" else SHIPPED_READER
+            assert row["mode"].startswith("cross-encoder ")
+            assert row["sha256"] == hashlib.sha256((folder / "model.json").read_bytes()).hexdigest()
             continue
         if name in CROSS_ENCODER:
             assert row["mode"] == "cross-encoder"

@@ -24,6 +24,7 @@ from assay.cli.common import emit_json, json_option, read_jsonl, table
 from assay.errors import InvalidInputError
 from assay.models.head import load_head, shipped_head_path
 from assay.models.pair_classifier import shipped_pair_classifier
+from assay.models.reader import load_reader
 from assay.models.relevance import DEFAULT_RELEVANCE_MODEL, get_relevance_model
 from assay.models.support import DEFAULT_SUPPORT_MODEL, get_support_model
 from assay.models.support_stack import shipped_support_stack
@@ -101,6 +102,17 @@ def list_models(as_json: bool) -> None:
             "mode": "cross-encoder + trees",
             "sha256": stack.sha256,
             "default": DEFAULT_SUPPORT_MODEL == "assay-support-stack",
+        }
+    )
+    reader = load_reader()
+    rows.append(
+        {
+            "name": "assay-reader",
+            "task": "reader",
+            "id": reader.name,
+            "mode": "cross-encoder span head",
+            "sha256": reader.sha256,
+            "default": load_settings().reader_model == "assay-reader",
         }
     )
     for task, name, what in _OTHERS:

@@ -88,12 +88,11 @@ def build_model() -> Any:
     return PairClassifier()
 
 
-def batches(
-    pairs: Sequence[LabeledPair], lengths: Sequence[int], size: int, seed: int
-) -> list[list[int]]:
-    """Indices in batches of similar length (less padding), in a seeded order."""
+def batches(lengths: Sequence[int], size: int, seed: int) -> list[list[int]]:
+    """Indices of examples of these token ``lengths`` in batches of similar length (less
+    padding), in a seeded order."""
     rng = random.Random(seed)
-    order = list(range(len(pairs)))
+    order = list(range(len(lengths)))
     rng.shuffle(order)
     chunk = size * 50
     out: list[list[int]] = []
@@ -149,7 +148,7 @@ def train(args: argparse.Namespace) -> None:
     # encoded once up front: tokenizing inside the loop left the tokenizer's idle worker
     # threads spinning against torch's and cut training speed by a factor of five
     encodings = tokenizer().encode_batch([(p.first, p.second) for p in pairs])
-    plan = batches(pairs, [len(e.ids) for e in encodings], args.batch, args.seed)
+    plan = batches([len(e.ids) for e in encodings], args.batch, args.seed)
     model = build_model()
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
     total, warmup = len(plan), max(1, len(plan) // 20)
