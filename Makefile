@@ -50,8 +50,9 @@ lint: install  ## ruff and mypy, as CI runs them
 bench: install  ## retrieval quality and speed on SQuAD 2.0 and Cranfield -> docs/benchmarks.md
 	$(BIN)/python bench/retrieval.py
 
-bench-models: install  ## relevance and support models on every dataset, left out of fitting, beside baselines -> docs/benchmarks.md
+bench-models: install  ## relevance and support models on every dataset, left out of fitting, beside baselines, and the reader -> docs/benchmarks.md
 	$(BIN)/python bench/models.py --data $(DATA) --more $(DATA_MORE) --write
+	$(BIN)/python bench/reader.py --data $(DATA) --more $(DATA_MORE) --write
 
 bench-judge: install  ## the answer judge's score, faithful vs hallucinated, on held-out data -> docs/benchmarks.md
 	$(BIN)/python bench/judge.py --data $(DATA) --more $(DATA_MORE) --write
@@ -76,7 +77,7 @@ serve: install  ## the API and dashboard over the walkthrough's database (run `m
 
 CROSS_TRAIN := TOKENIZERS_PARALLELISM=false $(BIN)/python -m assay.training.cross_train
 
-train-models: install  ## retrain the shipped models: the v1 feature heads (minutes), the cross-encoder (3 epochs, about 3 hours on 2 cores; resumable), the support stack over it (2 minutes), the answer-correctness model (15 minutes)
+train-models: install  ## retrain the shipped models: the v1 feature heads (minutes), the cross-encoder (3 epochs, about 3 hours on 2 cores; resumable), the support stack over it (2 minutes), the reader from it (40 minutes; resumable), the answer-correctness model (15 minutes)
 	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
 	$(BIN)/python -m assay.training.train --data $(DATA) --out src/assay/models/shipped
 	$(CROSS_TRAIN) train --data $(DATA) --more $(DATA_MORE) --out .train/cross-encoder --resume
@@ -88,6 +89,10 @@ train-models: install  ## retrain the shipped models: the v1 feature heads (minu
 	  --out src/assay/models/shipped/assay-cross-encoder
 	$(BIN)/python -m assay.training.stack_train --data $(DATA) --more $(DATA_MORE) \
 	  --out src/assay/models/shipped/assay-support-stack
+	$(BIN)/python -m assay.training.reader_train train --data $(DATA) --more $(DATA_MORE) \
+	  --out .train/reader --resume --init-from .train/cross-encoder-3/checkpoint.pt
+	$(BIN)/python -m assay.training.reader_train export --checkpoint .train/reader/checkpoint.pt \
+	  --version 1.0.0 --out src/assay/models/shipped/assay-reader
 	$(BIN)/python -m assay.training.correctness_train --data $(DATA) --more $(DATA_MORE) \
 	  --out src/assay/models/shipped/assay-correctness
 

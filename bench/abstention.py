@@ -6,9 +6,9 @@ articles, COVID-QA, PolicyQA test), :mod:`assay.training.answer_rows` builds the
 ``present`` and ``absent`` knowledge bases (the same documents, less a seeded half of
 the paragraphs in ``absent``) and draws questions from the removed half; SQuAD's
 unanswerable questions of that half are asked of ``present``. Every question is asked
-under each policy twice: with the answer-correctness model (this release) and without
-it, where the judge's support score decides (the previous release). Per set, policy and
-release:
+under each policy twice: as this release answers (the reader and the answer-correctness
+model) and as releases before the correctness model did (no reader; the judge's support
+score decides: "support only"). Per set, policy and release:
 
 * answered share in each condition, and the share of answers given in ``present`` that
   hold a gold answer ("right");
@@ -47,7 +47,9 @@ SETS: tuple[tuple[str, str, str, str | None, int, tuple[str, ...]], ...] = (
      ("informational", "financial")),
     ("policyqa", "more", "policyqa/test.json", None, 100, ("informational", "financial")),
 )  # fmt: skip
-RELEASES = ("this release", "previous release")
+RELEASES = ("this release", "support only")
+#: what "support only" turns off
+SUPPORT_ONLY = {"correctness_model": "none", "reader_model": "none"}
 TARGETS = (
     "Targets: right vs wrong AUROC >= 0.80, Brier <= 0.17, ECE <= 0.03; without the answer "
     "abstain >= 90% (financial) and >= 75% (informational); with it answered >= 70% "
@@ -73,13 +75,13 @@ def run_set(
             engine = engines[condition]
             previous = Assay(
                 engine.settings.db,
-                settings=engine.settings.model_copy(update={"correctness_model": "none"}),
+                settings=engine.settings.model_copy(update=SUPPORT_ONLY),
                 calibrate=False,
             )
             start = time.perf_counter()
             for item in items:
                 rows["this release"] += ask_rows(name, condition, engine, [item], policies)
-                rows["previous release"] += ask_rows(name, condition, previous, [item], policies)
+                rows["support only"] += ask_rows(name, condition, previous, [item], policies)
             previous.close()
             log(
                 f"{name} {condition}: {len(items)} questions in {time.perf_counter() - start:.0f} s"
@@ -137,8 +139,10 @@ def section(data: Path, more: Path) -> list[str]:
         "answer only on-topic passages remain (SQuAD's unanswerable questions of that half "
         "are asked of the full one). Every drafted answer's J1 `confidence_score` is scored "
         "against holding a gold answer. This release rates answers with "
-        "`assay-correctness` (score = min(P(right), judge support)); the previous one used "
-        "the judge's support score. None of these sets was used to fit anything.",
+        "`assay-reader` and `assay-correctness` (score = min(P(right), judge support)); "
+        '"support only" answers without the reader and scores by the judge\'s support, as '
+        "releases before the correctness model did. None of these sets was used to fit "
+        "anything.",
         "",
         TARGETS,
         "",

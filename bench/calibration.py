@@ -15,7 +15,8 @@ offline judge). Reported on the held-out half:
   and of the isotonic and Platt maps fitted on the fitting half, on the answers the
   pipeline drafted and judged, beside the targets (Brier <= 0.17, ECE <= 0.03) and the
   base-rate predictor (the fitting half's accuracy, for every item); each policy also
-  scored as the previous release did, without the answer-correctness model;
+  scored without the reader and the answer-correctness model ("support only"), as
+  releases before the correctness model did;
 * set level: AUROC of the raw set confidence, answerable vs unanswerable, beside the
   highest retrieval cosine and the highest relevance-model score among the hits;
 * guaranteed thresholds: for each alpha, the Learn-then-Test threshold
@@ -320,14 +321,12 @@ def main() -> None:
         settings = built.settings
         built.close()  # reopened below without calibration
         engine = RecordingAssay(db, settings=settings, calibrate=False)
-        # the previous release: no answer-correctness model, the judge's support decides
-        previous = Assay(
-            db, settings=settings.model_copy(update={"correctness_model": "none"}),
-            calibrate=False,
-        )  # fmt: skip
+        # support only: no reader, no answer-correctness model, the judge's support decides
+        support_only = {"correctness_model": "none", "reader_model": "none"}
+        previous = Assay(db, settings=settings.model_copy(update=support_only), calibrate=False)
         runs = []
         for policy in policies:
-            for name, scorer in ((policy, engine), (f"{policy}, previous release", previous)):
+            for name, scorer in ((policy, engine), (f"{policy}, support only", previous)):
                 fit_set = scored(scorer, fit, "answer", policy, f"{name}, fitting half")
                 held_set = scored(scorer, held, "answer", policy, f"{name}, held-out half")
                 runs.append(PolicyRun(name, fit_set, held_set, fit_maps(fit_set)))
@@ -369,8 +368,9 @@ def main() -> None:
         "tells right from wrong held-out answers (0.5 = not at all; no monotone map can "
         "change it); raw score 1.0: the share of held-out judged answers the judge scored "
         "1.0. The score is `min(P(right), judge support)` with the answer-correctness "
-        'model (`assay-correctness`); "previous release" rows score the same questions '
-        "without it (the judge's support score alone).",
+        "model (`assay-correctness`) over the reader's spans (`assay-reader`); \"support "
+        'only" rows answer the same questions without the reader and score them by the '
+        "judge's support alone.",
         "",
         *CALIBRATION_HEADER,
         *(row for run in runs for row in calibration_rows(run)),

@@ -23,7 +23,7 @@ reference; note that BERT reads each question's gold paragraph while assay must 
 among all paragraphs. With ``ASSAY_LLM_URL`` set, ``--llm-questions`` of the sample are
 asked again with the LLM answerer (informational policy). Then ``bench/abstention.py``:
 knowledge bases without the answer, on SQuAD and two sets of ``--more``, beside the
-previous release.
+answers rated by the judge's support alone.
 
     .venv/bin/python bench/pipeline.py [--data PATH] [--more PATH] [--questions N]
                                        [--llm-questions M] [--no-abstention] [--write]

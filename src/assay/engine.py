@@ -57,6 +57,7 @@ from assay.judge.evaluate import get_judge
 from assay.keys import KeyStore
 from assay.models.embedder import Embedder, get_embedder
 from assay.models.llm import client_for, required_client
+from assay.models.reader import DEFAULT_READER_MODEL, SHIPPED_READER, Reader, load_reader
 from assay.models.relevance import (
     DEFAULT_RELEVANCE_MODEL,
     CascadeRelevanceModel,
@@ -87,6 +88,7 @@ class _LoadedModels:
     cascade: RelevanceModel | None = None
     support: SupportModel | None = None
     correctness: CorrectnessModel | None = None
+    reader: Reader | None = None
     answerer: Answerer | None = None
     judge: Judge | None = None
 
@@ -207,15 +209,26 @@ class Assay:
         set to ``none``, or when the relevance model that ``policy`` gets is not the one
         the correctness model was fitted with (its features would mean something else)."""
         spec = self.settings.correctness_model
-        relevance = self.relevance_for(policy)
-        if spec.lower() == "none" or relevance is None:
+        relevance, reader = self.relevance_for(policy), self.reader
+        if spec.lower() == "none" or relevance is None or reader is None:
             return None
         if self._models.correctness is None:
             path = SHIPPED_CORRECTNESS if spec == DEFAULT_CORRECTNESS_MODEL else Path(spec)
             self._models.correctness = load_correctness_model(path)
-        if not self._models.correctness.applies_to(relevance.name):
+        if not self._models.correctness.applies_to(relevance.name, reader.name):
             return None
-        return CorrectnessRater(self._models.correctness, relevance)
+        return CorrectnessRater(self._models.correctness, relevance, reader)
+
+    @property
+    def reader(self) -> Reader | None:
+        """Finds the span of a passage that answers (setting ``reader_model``); ``None``
+        when set to ``none``."""
+        spec = self.settings.reader_model
+        if self._models.reader is None and spec.lower() != "none":
+            self._models.reader = load_reader(
+                SHIPPED_READER if spec == DEFAULT_READER_MODEL else Path(spec)
+            )
+        return self._models.reader
 
     @property
     def answerer(self) -> Answerer:
@@ -226,7 +239,7 @@ class Assay:
 
                 self._models.answerer = LLMAnswerer(required_client("answerer", self.settings.llm))
             else:
-                self._models.answerer = ExtractiveAnswerer(self.relevance)
+                self._models.answerer = ExtractiveAnswerer(self.relevance, reader=self.reader)
         return self._models.answerer
 
     @property
@@ -415,7 +428,11 @@ class Assay:
                 question, chosen, day, top_k, category, jurisdiction, variants=phrasings
             )
 
-        offline = ExtractiveAnswerer(self.relevance) if self.settings.answerer == "llm" else None
+        offline = (
+            ExtractiveAnswerer(self.relevance, reader=self.reader)
+            if self.settings.answerer == "llm"
+            else None
+        )
         responder = Responder(
             self.answerer, self.judge, fallback=offline, calibrator=self.calibrator,
             correctness=self.correctness_for(chosen),

@@ -38,6 +38,10 @@ setting                   environment                 meaning
                                                       (``assay-correctness``, a folder
                                                       with ``model.json``; ``none``:
                                                       the judge's support score only)
+``reader_model``          ``ASSAY_READER_MODEL``      finds the span that answers
+                                                      (``assay-reader``, a folder;
+                                                      ``none``: no reader, and no
+                                                      correctness model either)
 ``answerer``              ``ASSAY_ANSWERER``          writes answers (``extractive``:
                                                       cited sentences, offline;
                                                       ``llm``: the LLM endpoint)
@@ -255,6 +259,7 @@ class Settings(BaseSettings):
     relevance_model: str = "assay-relevance"
     support_model: str = "assay-support-stack"
     correctness_model: str = "assay-correctness"
+    reader_model: str = "assay-reader"
     answerer: Literal["extractive", "llm"] = "extractive"
     judge: Literal["assay-judge", "llm"] = "assay-judge"
     severity_policies: dict[str, str] = {}

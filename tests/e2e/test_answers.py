@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from assay.answer.correctness import load_correctness_model
 from assay.audit.replay import replay_problems
 from assay.judge.schema import Assessment
 from tests.conftest import AS_OF, run_cli
@@ -201,7 +202,7 @@ def test_j8_the_audit_row_holds_the_answer_judgment_and_versions(demo_db: Path) 
     assert payload["status"] == "answered" and payload["answer"] == out["answer"]
     assert payload["assessment"] == out["assessment"]
     assert payload["judgment"]["judge"].startswith("assay-judge-v1[assay-support")
-    assert payload["models"]["answerer"].startswith("extractive-v1[assay-relevance")
+    assert payload["models"]["answerer"].startswith("extractive-v2[assay-relevance")
     assert event["query_hash"]
     assert run_cli("audit", "verify", db=demo_db).exit_code == 0
 
@@ -214,7 +215,8 @@ def test_the_answers_confidence_is_its_rated_correctness_and_replays(demo_db: Pa
     event = json.loads(run_cli("audit", "show", out["event_id"], "--json", db=demo_db).stdout)
     payload = event["payload"]
     rated = payload["judgment"]["correctness"]
-    assert rated["model"] == "assay-correctness@1.0.0"
+    assert rated["model"] == load_correctness_model().ref
+    assert rated["features"]["reader_best"] > 0.5  # the reader found the answer
     assert out["assessment"]["confidence_score"] == rated["score"]
     assert rated["score"] == min(rated["probability"], rated["support"])
     assert "probability that the answer is right" in out["assessment"]["score_rationale"]
@@ -314,6 +316,6 @@ def test_r8_a_failing_llm_endpoint_answers_offline_and_is_audited(demo_db: Path)
             out = ask(demo_db, SAFE_RANGE, "--policy", "financial")
     assert out["status"] == "answered" and "offline_answerer" in out["fallbacks"]
     assert out["problems"] and "failed" in out["problems"][0]
-    assert out["answerer"]["answerer"].startswith("extractive-v1")
+    assert out["answerer"]["answerer"].startswith("extractive-v2")
     event = json.loads(run_cli("audit", "show", out["event_id"], "--json", db=demo_db).stdout)
     assert event["payload"]["problems"] == out["problems"]

@@ -23,9 +23,11 @@ from assay.answer.correctness import (
     CorrectnessRater,
     answer_features,
     load_correctness_model,
+    reader_belief,
 )
 from assay.errors import InvalidInputError
 from assay.flow.respond import Responder, Response, Status
+from assay.models.reader import Reading, load_reader
 from assay.routing import Decision
 from tests.unit.test_respond import ScriptedAnswerer, ScriptedJudge, result
 
@@ -37,13 +39,28 @@ def model(**coef: float) -> CorrectnessModel:
     unknown = set(coef) - set(FEATURES)
     assert not unknown, unknown
     return CorrectnessModel(
-        "test-correctness", "0.1", "test-relevance", (0.0,) * N, (1.0,) * N,
+        "test-correctness", "0.1", "test-relevance", "test-reader", (0.0,) * N, (1.0,) * N,
         tuple(coef.get(f, 0.0) for f in FEATURES), 0.0,
     )  # fmt: skip
 
 
 def features(**values: float) -> dict[str, float]:
     return {f: values.get(f, 0.0) for f in FEATURES}
+
+
+class SilentReader:
+    """A reader that finds no answer anywhere."""
+
+    name = "test-reader"
+
+    def read(self, question: str, passage: str) -> Reading:
+        return Reading("", 0, 0, -1.0, 1.0)
+
+
+def test_reader_margins_read_as_beliefs() -> None:
+    assert reader_belief(0.0) == 0.5
+    assert reader_belief(-math.inf) == 0.0 and reader_belief(math.inf) == 1.0
+    assert reader_belief(-4.0) < reader_belief(1.0) < reader_belief(8.0)
 
 
 class ConstantRelevance:
@@ -67,6 +84,8 @@ def test_features_read_the_question_the_answer_and_the_evidence() -> None:
         coverage=0.75,
         support=1.0,
         conflicts=5,
+        reader_cited=0.8,
+        reader_best=0.9,
     )
     assert list(values) == list(FEATURES)
     assert values["best_relevance"] == 0.9
@@ -75,12 +94,14 @@ def test_features_read_the_question_the_answer_and_the_evidence() -> None:
     assert values["kind_missing"] == 0.0  # "3 hours" is the duration "how long" asks for
     assert values["conflicts"] == 1.0  # capped at three
     assert values["question_overlap"] == pytest.approx(3 / 5)  # full charge takes, not 3 hours
+    assert (values["reader_cited"], values["reader_best"]) == (0.8, 0.9)
 
 
 def test_an_answer_without_the_type_asked_for_is_marked() -> None:
     values = answer_features(
         "When was the plant built?", "The plant is large.", relevances=[], cited_relevances=[],
         answer_relevance=0.0, set_confidence=0.0, coverage=0.0, support=0.0, conflicts=0,
+        reader_cited=0.0, reader_best=0.0,
     )  # fmt: skip
     assert values["kind_missing"] == 1.0
     assert values["best_relevance"] == values["relevance_margin"] == 0.0
@@ -123,16 +144,18 @@ def test_a_model_file_round_trips_and_a_foreign_one_is_refused(tmp_path: Path) -
         m.probability({"support": 1.0})
 
 
-def test_the_shipped_model_loads_and_names_its_relevance_model() -> None:
+def test_the_shipped_model_loads_and_names_its_relevance_model_and_reader() -> None:
     shipped = load_correctness_model(SHIPPED_CORRECTNESS)
     assert shipped.name == "assay-correctness"
-    assert shipped.applies_to(shipped.relevance_model)
-    assert not shipped.applies_to("another-relevance-model")
+    assert shipped.applies_to(shipped.relevance_model, shipped.reader_model)
+    assert shipped.reader_model == load_reader().name
+    assert not shipped.applies_to("another-relevance-model", shipped.reader_model)
+    assert not shipped.applies_to(shipped.relevance_model, "another-reader")
     assert (SHIPPED_CORRECTNESS / "MODEL_CARD.md").is_file()
 
 
 def respond_rated(m: CorrectnessModel, support: float, relevance: float = 0.9) -> Response:
-    rater = CorrectnessRater(m, ConstantRelevance(relevance))
+    rater = CorrectnessRater(m, ConstantRelevance(relevance), SilentReader())
     responder = Responder(ScriptedAnswerer(), ScriptedJudge(support), correctness=rater)
     return responder.respond("How warm may the anode get?", result(Decision.PROCEED, 0.9))
 

@@ -12,6 +12,7 @@ from assay.answer.expected import expected_kind
 from assay.answer.extractive import ExtractiveAnswerer
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context
+from assay.models.reader import Reading
 from assay.models.relevance import get_relevance_model
 
 SDS = Context(
@@ -34,7 +35,7 @@ def test_g2_the_answer_is_cited_sentences_of_the_evidence(answerer: ExtractiveAn
     assert validate_citations(draft.text, ["sds", "wiki"]).ok
     assert draft.quoted.startswith("Charge the HX-40 only between 0 °C and 45 °C. [Source: sds]")
     assert "[Source: wiki]" not in draft.text  # the wiki only repeats it
-    assert draft.answerer.startswith("extractive-v1[assay-relevance")
+    assert draft.answerer.startswith("extractive-v1[assay-relevance")  # no reader
 
 
 def test_the_sentence_with_the_kind_of_answer_asked_for_wins(answerer: ExtractiveAnswerer) -> None:
@@ -103,3 +104,47 @@ def test_expected_kind_of_answer(question: str, kind: str, holds: str, lacks: st
 def test_questions_of_no_recognised_kind_expect_nothing() -> None:
     assert expected_kind("Can I charge the HX-40 in a car?") is None
     assert expected_kind("Which charger should I use?") is None
+
+
+class ScriptedReader:
+    """Finds the given span in any passage holding it, with the given margin."""
+
+    name = "scripted-reader@0"
+
+    def __init__(self, span: str, margin: float = 3.0) -> None:
+        self.span, self.margin = span, margin
+
+    def read(self, question: str, passage: str) -> Reading:
+        at = passage.find(self.span)
+        if at < 0:
+            return Reading("", 0, 0, -2.0, 2.0)
+        return Reading(self.span, at, at + len(self.span), self.margin, 0.0)
+
+
+def test_the_sentence_holding_the_readers_span_goes_first() -> None:
+    """The reader outranks the relevance model: its span's sentence is quoted first."""
+    reader = ScriptedReader("Use only the supplied charger")
+    answerer = ExtractiveAnswerer(get_relevance_model(), reader=reader)
+    draft = answerer.answer("How long does a full charge of the HX-40 take?", [SDS])
+    assert draft.quoted.startswith("Use only the supplied charger.")
+    assert draft.answerer == "extractive-v2[assay-relevance@1.0.0+scripted-reader@0]"
+    unsure = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader("Use only", -1.0))
+    plain = unsure.answer("How long does a full charge of the HX-40 take?", [SDS])
+    assert plain.quoted.startswith("A full charge")  # a negative margin: no answer found
+
+
+@pytest.mark.parametrize(
+    ("question", "span", "short"),
+    [
+        ("What must I charge the HX-40 with?", "the supplied charger", "The supplied charger"),
+        ("Why use the supplied charger?", "the supplied charger", None),  # wants a reason
+        ("What should I use?", "Use only the supplied charger", None),  # the whole sentence
+    ],
+)
+def test_the_readers_short_span_is_stated_first(
+    question: str, span: str, short: str | None
+) -> None:
+    answerer = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader(span))
+    draft = answerer.answer(question, [SDS])
+    assert draft.short == short
+    assert draft.quoted.startswith("Use only the supplied charger.")

@@ -6,14 +6,16 @@ other things: that some passage answers the question at all (answerability: the 
 relevance, its margin over the rest, the set confidence), that the answer comes from
 that passage (the relevance of the cited passages and of the answer's own sentences to
 the question), that it has the type of answer the question asks for, that the question's
-terms are found, and that the sources agree. :class:`CorrectnessModel` combines these
-:data:`FEATURES` with a logistic regression fitted on labeled answers
+terms are found, that the sources agree, and what the reader
+(:mod:`assay.models.reader`) finds: whether the cited passage holds an answer span at
+all, and whether any of the best retrieved passages does. :class:`CorrectnessModel`
+combines these :data:`FEATURES` with a logistic regression fitted on labeled answers
 (:mod:`assay.training.correctness_train`): answers drafted from knowledge bases that
 hold the gold passage and from the same knowledge bases without it, so that on-topic
 passages without the answer are its negatives.
 
-A model is fitted with one relevance model's scores and applies only with that model
-(:meth:`CorrectnessModel.applies_to`). The shipped one sits in
+A model is fitted with one relevance model's and one reader's scores and applies only
+with those (:meth:`CorrectnessModel.applies_to`). The shipped one sits in
 ``models/shipped/assay-correctness/`` with its card.
 """
 
@@ -27,10 +29,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.actions import stricter_action
-from assay.answer.citations import strip_citations
+from assay.answer.citations import defuse_citations, strip_citations
 from assay.answer.expected import expected_kind
 from assay.errors import InvalidInputError
 from assay.judge.base import Judgment
+from assay.models.reader import SpanReader
 from assay.models.relevance import RelevanceModel
 from assay.text import content_terms, stem
 
@@ -49,12 +52,15 @@ __all__ = [
     "features_of",
     "load_correctness_model",
     "rated_by",
+    "reader_belief",
 ]
 
 DEFAULT_CORRECTNESS_MODEL = "assay-correctness"
 SHIPPED_CORRECTNESS = Path(__file__).resolve().parents[1] / "models/shipped/assay-correctness"
 
 CLIP = 3.0  #: standardised features beyond +-3 (outside what was fitted) count as 3
+READ_HITS = 3  #: the best retrieved passages the reader reads for ``reader_best``
+READER_SCALE = 4.0  #: reader margins (sums of two logits) are read as sigmoid(margin / 4)
 
 #: what the model reads, each in [0, 1]
 FEATURES = (
@@ -68,7 +74,14 @@ FEATURES = (
     "kind_missing",  # 1 when the question asks for a type of answer the answer lacks
     "question_overlap",  # share of the answer's terms that the question already uses
     "conflicts",  # conflicts among the admitted evidence (0, 1, 2, 3 or more) / 3
+    "reader_cited",  # the reader's belief that a cited passage holds an answer
+    "reader_best",  # the same for the best retrieved passages: is the answer anywhere?
 )
+
+
+def reader_belief(margin: float) -> float:
+    """A reader margin as a number in [0, 1]: 0.5 where answer and no answer tie."""
+    return round(1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, margin / READER_SCALE)))), 6)
 
 
 def answer_features(
@@ -82,11 +95,14 @@ def answer_features(
     coverage: float,
     support: float,
     conflicts: int,
+    reader_cited: float,
+    reader_best: float,
 ) -> dict[str, float]:
     """The :data:`FEATURES` of one answer (its text without citations).
 
     ``relevances`` are the relevance model's scores of every retrieved passage,
-    ``cited_relevances`` those of the passages the answer cites.
+    ``cited_relevances`` those of the passages the answer cites; the reader's beliefs
+    are :func:`reader_belief` of its margins.
     """
     ranked = [*sorted(relevances, reverse=True), 0.0, 0.0]
     kind = expected_kind(question)
@@ -103,12 +119,15 @@ def answer_features(
         "kind_missing": float(kind is not None and not kind.found_in(answer)),
         "question_overlap": sum(t in asked for t in said) / len(said) if said else 0.0,
         "conflicts": min(conflicts, 3) / 3,
+        "reader_cited": reader_cited,
+        "reader_best": reader_best,
     }
     return {name: round(float(values[name]), 6) for name in FEATURES}
 
 
 def features_of(
     relevance: RelevanceModel,
+    reader: SpanReader,
     question: str,
     result: AskResult,
     answer: str,
@@ -117,11 +136,21 @@ def features_of(
 ) -> dict[str, float]:
     """The :data:`FEATURES` of ``answer`` (with its citations; without a short answer
     stated first, :attr:`assay.answer.base.Draft.quoted`) drafted for ``result``, whose
-    hits ``relevance`` scored; ``support`` is the judge's score of it."""
+    hits ``relevance`` scored and ``reader`` reads; ``support`` is the judge's score."""
     hits = result.retrieval.hits
     relevances = [float(h.relevance or 0.0) for h in hits]
     wanted = set(cited)
     plain = strip_citations(answer)
+    # read as the answerer read them (its contexts are the hits' texts), so both share
+    # the reader's cache
+    cited_margins = [
+        reader.read(question, defuse_citations(h.chunk.text)).margin
+        for h in hits
+        if h.chunk.id in wanted
+    ]
+    best_hits = sorted(hits, key=lambda h: -float(h.relevance or 0.0))[:READ_HITS]
+    margins = [reader.read(question, defuse_citations(h.chunk.text)).margin for h in best_hits]
+    cited_margin = max(cited_margins, default=-math.inf)
     # the answer is read under its passage's title, as the passage was: "A full charge
     # takes 3 hours" answers about the HX-40 because it sits under "HX-40 > Charging"
     title = next((h.chunk.title for h in hits if h.chunk.id in wanted and h.chunk.title), "")
@@ -136,6 +165,8 @@ def features_of(
         coverage=result.signals.coverage,
         support=support,
         conflicts=len(result.conflicts),
+        reader_cited=reader_belief(cited_margin),
+        reader_best=reader_belief(max(margins, default=-math.inf)),
     )
 
 
@@ -147,6 +178,7 @@ class CorrectnessModel:
     name: str
     version: str
     relevance_model: str  #: the relevance model whose scores it was fitted on
+    reader_model: str  #: the reader whose spans it was fitted on
     mean: tuple[float, ...]
     scale: tuple[float, ...]
     coef: tuple[float, ...]
@@ -167,9 +199,9 @@ class CorrectnessModel:
         """``name@version``, as audit rows name it."""
         return f"{self.name}@{self.version}"
 
-    def applies_to(self, relevance_model: str | None) -> bool:
+    def applies_to(self, relevance_model: str | None, reader_model: str | None) -> bool:
         """Whether this model's features mean what they did at fitting time."""
-        return relevance_model == self.relevance_model
+        return relevance_model == self.relevance_model and reader_model == self.reader_model
 
     def probability(self, features: Mapping[str, float]) -> float:
         """P(the answer is right) for one answer's features."""
@@ -188,6 +220,7 @@ class CorrectnessModel:
             "name": self.name,
             "version": self.version,
             "relevance_model": self.relevance_model,
+            "reader_model": self.reader_model,
             "features": list(FEATURES),
             "mean": list(self.mean),
             "scale": list(self.scale),
@@ -208,6 +241,7 @@ class CorrectnessModel:
                 str(data["name"]),
                 str(data["version"]),
                 str(data["relevance_model"]),
+                str(data["reader_model"]),
                 tuple(float(v) for v in data["mean"]),
                 tuple(float(v) for v in data["scale"]),
                 tuple(float(v) for v in data["coef"]),
@@ -235,10 +269,11 @@ def load_correctness_model(path: str | Path = SHIPPED_CORRECTNESS) -> Correctnes
 @dataclass(frozen=True, slots=True)
 class CorrectnessRater:
     """Rates a judged answer with a :class:`CorrectnessModel` and the relevance model
-    whose scores it was fitted on."""
+    and reader whose scores it was fitted on."""
 
     model: CorrectnessModel
     relevance: RelevanceModel
+    reader: SpanReader
 
     def rate(
         self,
@@ -259,7 +294,9 @@ class CorrectnessRater:
         if judgment.no_answer:
             return judgment
         support = judgment.assessment.confidence_score
-        features = features_of(self.relevance, question, result, answer, cited, support)
+        features = features_of(
+            self.relevance, self.reader, question, result, answer, cited, support
+        )
         probability = self.model.probability(features)
         action = stricter_action(
             rules.thresholds.action(support), rules.correctness.action(probability)

@@ -232,7 +232,7 @@ def ask_rows(
 ) -> list[AnswerRow]:
     """Ask each question under each policy; one row each (see the module docstring)."""
     rows = []
-    relevance = engine.relevance
+    relevance, reader = engine.relevance, engine.reader
     for i, item in enumerate(questions):
         if progress is not None:
             progress(i, len(questions))
@@ -249,12 +249,13 @@ def ask_rows(
                 score = judgment.assessment.confidence_score
                 if judgment.correctness is not None:
                     features = dict(judgment.correctness["features"])
-                elif relevance is not None:
+                elif relevance is not None and reader is not None:
                     cited = response.citations.valid if response.citations else ()
                     support = judgment.assessment.confidence_score
                     features = features_of(
-                        relevance, item.question, response.result, draft.quoted, cited, support
-                    )
+                        relevance, reader, item.question, response.result, draft.quoted,
+                        cited, support,
+                    )  # fmt: skip
             rows.append(
                 AnswerRow(
                     dataset,

@@ -31,6 +31,7 @@ import numpy.typing as npt
 
 from assay.answer.correctness import CLIP, FEATURES, CorrectnessModel
 from assay.metrics import auroc, brier_score, expected_calibration_error
+from assay.models.reader import load_reader
 from assay.models.relevance import get_relevance_model
 from assay.training.answer_rows import (
     AnswerRow,
@@ -46,7 +47,7 @@ __all__ = ["collect", "fit", "main"]
 #: one it is checked on in its card (never fitted)
 FIT_SETS = (("squad", "data", "squad_v2_dev/dev-v2.0.reconstructed.json", "validation"),)
 CHECK_SETS = (("policyqa", "more", "policyqa/dev.json", None),)
-VERSION = "1.0.0"
+VERSION = "2.0.0"  # 2: the reader's two features
 C = 1.0  # inverse L2 strength of the logistic regression
 
 
@@ -83,7 +84,7 @@ def _matrix(rows: Sequence[AnswerRow]) -> tuple[npt.NDArray[np.float64], npt.NDA
 
 
 def fit(
-    rows: Sequence[AnswerRow], relevance_model: str, version: str = VERSION
+    rows: Sequence[AnswerRow], relevance_model: str, reader_model: str, version: str = VERSION
 ) -> CorrectnessModel:
     """A logistic regression on the drafted answers of ``rows``."""
     from sklearn.linear_model import LogisticRegression
@@ -96,6 +97,7 @@ def fit(
         "assay-correctness",
         version,
         relevance_model,
+        reader_model,
         tuple(round(float(v), 6) for v in mean),
         tuple(round(float(v), 6) for v in scale),
         tuple(round(float(v), 6) for v in head.coef_[0]),
@@ -146,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows += collected
     fitted = {name for name, *_ in FIT_SETS}
     relevance = get_relevance_model(args.relevance_model).name  # with its version
-    model = fit([r for r in rows if r.dataset in fitted], relevance)
+    model = fit([r for r in rows if r.dataset in fitted], relevance, load_reader().name)
     checked = {}
     for name, *_ in FIT_SETS + CHECK_SETS:
         checked[name] = measure(model, [r for r in rows if r.dataset == name])
@@ -183,7 +185,8 @@ def _card(
 
 Written by `make train-models` (`python -m assay.training.correctness_train`), {when},
 {seconds:.0f} s on 2 CPU cores. Fitted on the scores of the relevance model
-`{model.relevance_model}`; assay applies it only with that model.
+`{model.relevance_model}` and the spans of the reader `{model.reader_model}`; assay
+applies it only with those two.
 
 ## What it is
 P(the drafted answer is right): a logistic regression over {len(FEATURES)} features of
@@ -201,10 +204,10 @@ passages remain, the answer does not); SQuAD 2.0's unanswerable questions of the
 half are asked of `present`. Up to {questions} questions per set and condition, policies
 {", ".join(policies)}; {drafted} drafted answers of {len(fitted)} asks, from SQuAD 2.0 dev's
 validation articles (CC BY-SA 4.0). SQuAD's train articles are not used: the relevance
-model was fitted on them. PolicyQA (MIT) was tried as a second fitting set and dropped:
-its gold spans ("register", "Information we share") make most right answers count as
-wrong, and in a trial a model fitted on PolicyQA dev alone ranked SQuAD's validation
-answers below chance (AUROC 0.44).
+model and the reader were fitted on them. PolicyQA (MIT) was tried as a second fitting
+set and dropped: its gold spans ("register", "Information we share") make most right
+answers count as wrong, and in a trial a model fitted on PolicyQA dev alone ranked
+SQuAD's validation answers below chance (AUROC 0.44).
 
 ## Figures
 Drafted answers; ECE over 15 bins. SQuAD validation is the fitting set (in-sample);
@@ -233,8 +236,9 @@ Intercept {model.intercept:+.3f}.
 - Held-aside figures are far from the goals (AUROC >= 0.80): SQuAD 2.0's unanswerable
   questions, written to look answerable from their paragraph, are rated like answerable
   ones. See docs/benchmarks.md.
-- Refit it when the relevance model changes (`make train-models`); with another relevance
-  model assay does not apply it and the judge's support score stands alone.
+- Refit it when the relevance model or the reader changes (`make train-models`); with
+  another one (or `ASSAY_READER_MODEL=none`) assay does not apply it and the judge's
+  support score stands alone.
 """
 
 
