@@ -20,31 +20,21 @@ and the fp32 MiniLM weights).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
-import shutil
-import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from assay.training.mix import training_mix
 from assay.training.pairsets import LabeledPair
+from assay.training.torch_loop import export_int8, fine_tune, log
 
 __all__ = ["OUTPUTS", "main"]
 
 OUTPUTS = ("relevant", "supported", "contradicted", "unsupported")
 MAX_TOKENS = 256
 _SUPPORT_INDEX = {"supported": 0, "contradicted": 1, "unsupported": 2, "not_supported": -1}
-
-
-def log(out: Path, message: str) -> None:
-    line = f"{time.strftime('%H:%M:%S')} {message}"
-    print(line, file=sys.stderr, flush=True)
-    with (out / "train.log").open("a", encoding="utf-8") as handle:
-        handle.write(line + "\n")
 
 
 def tokenizer() -> Any:
@@ -150,83 +140,30 @@ def train(args: argparse.Namespace) -> None:
     encodings = tokenizer().encode_batch([(p.first, p.second) for p in pairs])
     plan = batches([len(e.ids) for e in encodings], args.batch, args.seed)
     model = build_model()
-    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
-    total, warmup = len(plan), max(1, len(plan) // 20)
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimiser, lambda s: min((s + 1) / warmup, max(0.0, (total - s) / (total - warmup)))
-    )
-    step = 0
-    checkpoint = out / "checkpoint.pt"
     if args.init_from:  # another epoch: the weights of an earlier run, a fresh schedule
         model.load_state_dict(torch.load(args.init_from, weights_only=False)["model"])
         log(out, f"weights from {args.init_from}")
-    if args.resume and checkpoint.exists():
-        state = torch.load(checkpoint, weights_only=False)
-        model.load_state_dict(state["model"])
-        optimiser.load_state_dict(state["optimiser"])
-        schedule.load_state_dict(state["schedule"])
-        step = int(state["step"])
-        log(out, f"resumed at step {step} of {total}")
-    log(out, f"{len(pairs)} pairs, {total} steps of {args.batch}")
-    model.train()
-    started, seen, running = time.time(), 0, 0.0
-    while step < total:
-        chosen = [pairs[i] for i in plan[step]]
-        loss = loss_of(model(**feeds([encodings[i] for i in plan[step]])), chosen)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimiser.step()
-        schedule.step()
-        optimiser.zero_grad()
-        step += 1
-        seen += len(chosen)
-        value = loss.item()
-        running = 0.98 * running + 0.02 * value if step > 1 else value
-        if step % 25 == 0:
-            rate = seen / (time.time() - started)
-            log(out, f"step {step}/{total} loss {running:.4f} {rate:.1f} pairs/s")
-        if step % args.every == 0 or step == total:
-            tmp = out / "checkpoint.pt.tmp"
-            torch.save(
-                {"model": model.state_dict(), "optimiser": optimiser.state_dict(),
-                 "schedule": schedule.state_dict(), "step": step, "pairs": len(pairs)},
-                tmp,
-            )  # fmt: skip
-            tmp.replace(checkpoint)
-            log(out, f"checkpoint at step {step}")
+    log(out, f"{len(pairs)} pairs, {len(plan)} steps of {args.batch}")
+
+    def loss(batch: Sequence[int]) -> Any:
+        return loss_of(model(**feeds([encodings[i] for i in batch])), [pairs[i] for i in batch])
+
+    fine_tune(
+        model, plan, loss, out, lr=args.lr, warmup_share=0.05, every=args.every,
+        resume=args.resume, saved={"pairs": len(pairs)},
+    )  # fmt: skip
 
 
 def export(args: argparse.Namespace) -> None:
     """The checkpoint as ``model.onnx`` (int8 weights) + ``tokenizer.json`` in ``--out``."""
     import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
 
     from assay.models.embedder import _locate_files
 
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     model = build_model()
     state = torch.load(args.checkpoint, weights_only=False)
     model.load_state_dict(state["model"])
     model.eval()
-    example = feeds(tokenizer().encode_batch([("a question", "a passage")]))
-    fp32 = out / "model-fp32.onnx"
-    torch.onnx.export(
-        model,
-        (example["input_ids"], example["attention_mask"], example["token_type_ids"]),
-        str(fp32),
-        input_names=["input_ids", "attention_mask", "token_type_ids"],
-        output_names=["logits"],
-        dynamic_axes={
-            n: {0: "batch", 1: "tokens"} for n in ("input_ids", "attention_mask", "token_type_ids")
-        }
-        | {"logits": {0: "batch"}},
-        opset_version=17,
-        dynamo=False,
-    )
-    quantize_dynamic(str(fp32), str(out / "model.onnx"), weight_type=QuantType.QInt8)
-    fp32.unlink()
-    shutil.copyfile(_locate_files()[1], out / "tokenizer.json")
     info = {
         "name": "assay-cross-encoder",
         "version": args.version,
@@ -234,13 +171,13 @@ def export(args: argparse.Namespace) -> None:
         "max_tokens": MAX_TOKENS,
         "steps": state["step"],
         "pairs": state.get("pairs"),
-        "sha256": {
-            name: hashlib.sha256((out / name).read_bytes()).hexdigest()
-            for name in ("model.onnx", "tokenizer.json")
-        },
     }
-    (out / "model.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps(info, indent=2))
+    example = feeds(tokenizer().encode_batch([("a question", "a passage")]))
+    written = export_int8(
+        model, example, Path(args.out), _locate_files()[1], outputs=["logits"],
+        per_token=False, info=info,
+    )  # fmt: skip
+    print(json.dumps(written, indent=2))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

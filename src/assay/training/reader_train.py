@@ -26,19 +26,17 @@ an example trains on the window holding its answer (the first one if it has none
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
-import shutil
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from assay.models.reader import MAX_TOKENS, WindowTokenizer, reader_tokenizer, windows
-from assay.training.cross_train import batches, feeds, log
+from assay.training.cross_train import batches, feeds
 from assay.training.datasets import halueval_rows, squad_splits
+from assay.training.torch_loop import export_int8, fine_tune, log
 
 __all__ = ["ReaderExample", "encode", "main", "reader_examples"]
 
@@ -183,51 +181,21 @@ def train(args: argparse.Namespace) -> None:
         encoded = random.Random(args.seed).sample(encoded, min(args.max_examples, len(encoded)))
     plan = batches([len(w.ids) for w, _, _ in encoded], args.batch, args.seed)
     model = build_model(args.init_from)
-    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
-    total, warmup = len(plan), max(1, len(plan) // 10)
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimiser, lambda s: min((s + 1) / warmup, max(0.0, (total - s) / (total - warmup)))
-    )
-    step = 0
-    checkpoint = out / "checkpoint.pt"
-    if args.resume and checkpoint.exists():
-        state = torch.load(checkpoint, weights_only=False)
-        model.load_state_dict(state["model"])
-        optimiser.load_state_dict(state["optimiser"])
-        schedule.load_state_dict(state["schedule"])
-        step = int(state["step"])
-        log(out, f"resumed at step {step} of {total}")
-    log(out, f"{len(encoded)} examples, {total} steps of {args.batch}")
-    model.train()
-    started, seen, running = time.time(), 0, 0.0
-    while step < total:
-        chosen = [encoded[i] for i in plan[step]]
+    log(out, f"{len(encoded)} examples, {len(plan)} steps of {args.batch}")
+
+    def loss(batch: Sequence[int]) -> Any:
+        chosen = [encoded[i] for i in batch]
         start, end = model(**feeds([w for w, _, _ in chosen]))
         targets = torch.tensor([[s, e] for _, s, e in chosen])
-        loss: Any = (
+        return (
             torch.nn.functional.cross_entropy(start, targets[:, 0])
             + torch.nn.functional.cross_entropy(end, targets[:, 1])
         ) / 2
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimiser.step()
-        schedule.step()
-        optimiser.zero_grad()
-        step += 1
-        seen += len(chosen)
-        running = 0.98 * running + 0.02 * loss.item() if step > 1 else loss.item()
-        if step % 25 == 0:
-            rate = seen / (time.time() - started)
-            log(out, f"step {step}/{total} loss {running:.4f} {rate:.1f} examples/s")
-        if step % args.every == 0 or step == total:
-            tmp = out / "checkpoint.pt.tmp"
-            torch.save(
-                {"model": model.state_dict(), "optimiser": optimiser.state_dict(),
-                 "schedule": schedule.state_dict(), "step": step, "examples": len(encoded)},
-                tmp,
-            )  # fmt: skip
-            tmp.replace(checkpoint)
-            log(out, f"checkpoint at step {step}")
+
+    fine_tune(
+        model, plan, loss, out, lr=args.lr, warmup_share=0.1, every=args.every,
+        resume=args.resume, saved={"examples": len(encoded)},
+    )  # fmt: skip
 
 
 def _tokenizer_file() -> Path:
@@ -239,46 +207,24 @@ def _tokenizer_file() -> Path:
 def export(args: argparse.Namespace) -> None:
     """The checkpoint as ``model.onnx`` (int8 weights) + ``tokenizer.json`` in ``--out``."""
     import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     model = build_model(None)
     state = torch.load(args.checkpoint, weights_only=False)
     model.load_state_dict(state["model"])
     model.eval()
-    tok = reader_tokenizer(_tokenizer_file())
-    example = feeds(windows(tok, "a question", "a passage")[:1])
-    fp32 = out / "model-fp32.onnx"
-    torch.onnx.export(
-        model,
-        (example["input_ids"], example["attention_mask"], example["token_type_ids"]),
-        str(fp32),
-        input_names=["input_ids", "attention_mask", "token_type_ids"],
-        output_names=["start_logits", "end_logits"],
-        dynamic_axes={
-            n: {0: "batch", 1: "tokens"}
-            for n in ("input_ids", "attention_mask", "token_type_ids", "start_logits", "end_logits")
-        },
-        opset_version=17,
-        dynamo=False,
-    )
-    quantize_dynamic(str(fp32), str(out / "model.onnx"), weight_type=QuantType.QInt8)
-    fp32.unlink()
-    shutil.copyfile(_tokenizer_file(), out / "tokenizer.json")
     info = {
         "name": "assay-reader",
         "version": args.version,
         "max_tokens": MAX_TOKENS,
         "steps": state["step"],
         "examples": state.get("examples"),
-        "sha256": {
-            name: hashlib.sha256((out / name).read_bytes()).hexdigest()
-            for name in ("model.onnx", "tokenizer.json")
-        },
     }
-    (out / "model.json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
-    print(json.dumps(info, indent=2))
+    example = feeds(windows(reader_tokenizer(_tokenizer_file()), "a question", "a passage")[:1])
+    written = export_int8(
+        model, example, Path(args.out), _tokenizer_file(),
+        outputs=["start_logits", "end_logits"], per_token=True, info=info,
+    )  # fmt: skip
+    print(json.dumps(written, indent=2))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
