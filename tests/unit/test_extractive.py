@@ -121,30 +121,30 @@ class ScriptedReader:
         return Reading(self.span, at, at + len(self.span), self.margin, 0.0)
 
 
-def test_the_sentence_holding_the_readers_span_goes_first() -> None:
-    """The reader outranks the relevance model: its span's sentence is quoted first."""
+def test_the_reader_names_the_answerer_but_does_not_choose_the_sentence() -> None:
     reader = ScriptedReader("Use only the supplied charger")
     answerer = ExtractiveAnswerer(get_relevance_model(), reader=reader)
     draft = answerer.answer("How long does a full charge of the HX-40 take?", [SDS])
-    assert draft.quoted.startswith("Use only the supplied charger.")
+    assert draft.quoted == "A full charge from empty takes about 3 hours. [Source: sds]"
     assert draft.answerer == "extractive-v2[assay-relevance@1.0.0+scripted-reader@0]"
-    unsure = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader("Use only", -1.0))
-    plain = unsure.answer("How long does a full charge of the HX-40 take?", [SDS])
-    assert plain.quoted.startswith("A full charge")  # a negative margin: no answer found
 
 
 @pytest.mark.parametrize(
-    ("question", "span", "short"),
+    ("question", "span", "margin", "short"),
     [
-        ("What must I charge the HX-40 with?", "the supplied charger", "The supplied charger"),
-        ("Why use the supplied charger?", "the supplied charger", None),  # wants a reason
-        ("What should I use?", "Use only the supplied charger", None),  # the whole sentence
+        ("What does a full charge from empty take?", "about 3 hours", 3.0, "about 3 hours"),
+        ("Why does a full charge take so long?", "about 3 hours", 3.0, None),  # a reason
+        ("What does a full charge from empty take?", "about 3 hours", -1.0, None),  # no answer
+        ("What does a full charge from empty take?", "A full charge from empty takes about 3", 3.0,
+         None),  # nearly the whole sentence
+        ("How long does a full charge of the HX-40 take?", "about 3 hours", -1.0,
+         "About 3 hours"),  # the typed span when the reader finds none
     ],
-)
-def test_the_readers_short_span_is_stated_first(
-    question: str, span: str, short: str | None
+)  # fmt: skip
+def test_the_readers_short_span_of_the_first_sentence_is_stated_first(
+    question: str, span: str, margin: float, short: str | None
 ) -> None:
-    answerer = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader(span))
+    answerer = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader(span, margin))
     draft = answerer.answer(question, [SDS])
-    assert draft.short == short
-    assert draft.quoted.startswith("Use only the supplied charger.")
+    assert draft.quoted == "A full charge from empty takes about 3 hours. [Source: sds]"
+    assert draft.short == (short[0].upper() + short[1:] if short else None)

@@ -7,13 +7,14 @@ that answers squarely does not outrank the data sheet that answers nearly as wel
 quartered when it lacks the kind of answer the question asks for
 (:mod:`assay.answer.expected`: "how long" wants a duration),
 plus a second one when it comes from another passage, scores nearly as well, says
-something the first does not and does not contradict it. With a reader
-(:mod:`assay.models.reader`), the first sentence is one that holds the span the reader
-found in its passage (where it found one), and a second one must hold one too. Each
-sentence keeps its citation ``[Source: <id>]``. The answer opens with the short answer:
-the reader's span when the question asks for a fact and the span is short, else the
-date, quantity or name the question asks for (:mod:`assay.answer.short`): "About 3
-hours: A full charge from empty takes about 3 hours. [Source: ...]".
+something the first does not and does not contradict it. Each sentence keeps its
+citation ``[Source: <id>]``. The answer opens with the short answer: the span of the
+first sentence that a reader (:mod:`assay.models.reader`) picks when the question asks
+for a fact and the span is short, else the date, quantity or name the question asks for
+(:mod:`assay.answer.short`): "About 3 hours: A full charge from empty takes about 3
+hours. [Source: ...]". The reader does not choose the sentence: on SQuAD 2.0's test
+articles, quoting first the sentence that holds its span held the answer less often
+than the relevance model's choice (75% against 78% of 118 questions).
 Hedged answers carry the same text; the pipeline states the uncertainty. There is no
 ``llm_only`` answer without a language model. Clarifying questions come from a
 template, phrasings from pseudo-relevance feedback (:mod:`assay.answer.expansion`).
@@ -33,7 +34,7 @@ from assay.answer.short import short_answer
 from assay.errors import InvalidInputError
 from assay.judge.checks import out_of_range
 from assay.judge.schema import Context
-from assay.models.reader import Reading, SpanReader
+from assay.models.reader import SpanReader
 from assay.models.relevance import RelevanceModel
 from assay.scoring.agreement import aligned_sentences, face_conflict
 from assay.text import SENTENCE_BREAK, content_terms, stem, term_cosine
@@ -43,7 +44,6 @@ __all__ = ["ExtractiveAnswerer"]
 _SECOND_WITHIN = 0.8  # a second sentence must score at least this share of the best
 _REDUNDANT = 0.6  # content-word cosine above which a second sentence repeats the first
 _WRONG_KIND = 0.25  # weight of a sentence without the kind of answer asked for
-_READ = 4  # admitted passages the reader reads, in their order
 _SHORT_WORDS = 10  # a longer span is no short answer
 #: questions that want an explanation, not a span
 _EXPLAIN = re.compile(
@@ -123,14 +123,10 @@ class ExtractiveAnswerer:
             * (1.0 if kind is None or kind.found_in(s) else _WRONG_KIND)
             for r, (_, s, c) in zip(relevance, sentences, strict=True)
         ]
-        spans = self._spans(question, evidence)
-        first = min(
-            range(len(sentences)),
-            key=lambda i: (-(scores[i] + (1.0 if self._holds(spans, sentences[i]) else 0.0)), i),
-        )  # the reader's answer goes first, whatever the relevance model says
-        chosen = [first]
-        for i in sorted(range(len(sentences)), key=lambda i: (-scores[i], i)):
-            if len(chosen) == self.max_sentences or scores[i] < _SECOND_WITHIN * scores[first]:
+        order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
+        chosen = [order[0]]
+        for i in order[1:]:
+            if len(chosen) == self.max_sentences or scores[i] < _SECOND_WITHIN * scores[order[0]]:
                 break
             new_source = all(sentences[i][0] != sentences[j][0] for j in chosen)
             repeats = any(
@@ -138,49 +134,26 @@ class ExtractiveAnswerer:
                 for j in chosen
             )
             disagrees = any(_disagree(sentences[i][1], sentences[j][1]) for j in chosen)
-            # where the reader found answers, a second sentence must hold one too
-            answers = not spans or self._holds(spans, sentences[i])
-            if new_source and not repeats and not disagrees and answers:
+            if new_source and not repeats and not disagrees:
                 chosen.append(i)
         text = " ".join(f"{sentences[i][1]} {cite(sentences[i][0])}" for i in chosen)
-        first_id, first_sentence = sentences[first][:2]
-        short = self._short(question, first_sentence, spans.get(first_id))
+        short = self._short(question, sentences[chosen[0]][1])
         if short is not None:
             short = short[0].upper() + short[1:]  # it opens the answer
             text = f"{short}: {text}"
         return Draft(text, self.name, None, mode, short)
 
-    def _spans(self, question: str, evidence: Sequence[Context]) -> dict[str, str]:
-        """The reader's answer span in each of the first admitted passages that it
-        reads as answering (a positive margin)."""
-        if self.reader is None:
-            return {}
-        readings: dict[str, Reading] = {
-            c.id: self.reader.read(question, defuse_citations(c.text)) for c in evidence[:_READ]
-        }
-        return {
-            cid: r.answer.strip()
-            for cid, r in readings.items()
-            if r.margin > 0 and r.answer.strip()
-        }
-
-    @staticmethod
-    def _holds(spans: dict[str, str], sentence: tuple[str, str, float | None]) -> bool:
-        """Whether ``sentence`` (context id, text, confidence) holds its passage's span."""
-        return sentence[0] in spans and spans[sentence[0]] in sentence[1]
-
-    @staticmethod
-    def _short(question: str, sentence: str, span: str | None) -> str | None:
-        """The reader's span when the question wants a fact, it sits in ``sentence`` and
-        is short (at most ten words, two fewer than the sentence); otherwise the typed
-        span of :func:`short_answer`."""
-        if (
-            span
-            and span in sentence
-            and not _EXPLAIN.search(question)
-            and len(span.split()) <= min(_SHORT_WORDS, len(sentence.split()) - 2)
-        ):
-            return span.strip(" ,.;:")
+    def _short(self, question: str, sentence: str) -> str | None:
+        """The reader's span of ``sentence`` when the question wants a fact, the reader
+        reads the sentence as answering (a positive margin) and the span is short (at
+        most ten words, two fewer than the sentence); otherwise the typed span of
+        :func:`short_answer`."""
+        if self.reader is not None and not _EXPLAIN.search(question):
+            reading = self.reader.read(question, sentence)
+            span = reading.answer.strip(" ,.;:")
+            words = len(span.split())
+            if reading.margin > 0 and 0 < words <= min(_SHORT_WORDS, len(sentence.split()) - 2):
+                return span
         return short_answer(question, sentence)
 
     def _rank(self, question: str, sentences: list[str]) -> list[float]:
