@@ -141,8 +141,7 @@ def features_of(
     relevances = [float(h.relevance or 0.0) for h in hits]
     wanted = set(cited)
     plain = strip_citations(answer)
-    # read as the answerer read them (its contexts are the hits' texts), so both share
-    # the reader's cache
+    # a cited passage is often among the best hits too: the reader's cache reads it once
     cited_margins = [
         reader.read(question, defuse_citations(h.chunk.text)).margin
         for h in hits
