@@ -361,8 +361,9 @@ def main() -> None:
         "",
         "Answers are scored on `response.draft.text` with citations stripped (the drafted "
         "sentences, without the hedge preamble and judge notes `response.answer` adds); "
-        "EM and F1 on the short answer stated first where there is one (`draft.short`: a "
-        "date, quantity or name the question asks for), else on that text; "
+        "EM and F1 on the short answer stated first where there is one (`draft.short`: the "
+        "reader's span of the first sentence, or the date, quantity or name the question "
+        "asks for), else on that text; "
         "EM, F1 and contains gold on answered answerable questions, SQuAD's normalisation, "
         "best over the gold answers. Selective accuracy: share of answered questions that "
         "are answerable and correct, by two rules (a gold answer contained in the answer; "
