@@ -17,7 +17,6 @@ then fails closed).
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from assay.errors import ModelUnavailableError
+from assay.hashing import mismatched_file
 
 __all__ = ["SHIPPED_CROSS_ENCODER", "PairClassifier", "PairLogits", "shipped_pair_classifier"]
 
@@ -58,13 +58,13 @@ class PairClassifier:
         """
         try:
             info = json.loads((folder / "model.json").read_text(encoding="utf-8"))
-            for name, digest in info["sha256"].items():
-                actual = hashlib.sha256((folder / name).read_bytes()).hexdigest()
-                if actual != digest:
-                    raise ModelUnavailableError(
-                        f"{folder / name} has sha256 {actual[:12]}..., expected {digest[:12]}...: "
-                        "the file is corrupted or was replaced; reinstall assay"
-                    )
+            mismatch = mismatched_file(folder, info["sha256"])
+            if mismatch is not None:
+                path, actual, digest = mismatch
+                raise ModelUnavailableError(
+                    f"{path} has sha256 {actual[:12]}..., expected {digest[:12]}...: "
+                    "the file is corrupted or was replaced; reinstall assay"
+                )
             import onnxruntime as ort
             from tokenizers import Tokenizer
 

@@ -31,6 +31,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from assay.errors import InvalidInputError
+from assay.hashing import mismatched_file
 
 __all__ = [
     "DEFAULT_READER_MODEL",
@@ -198,13 +199,13 @@ def _verified(folder: Path) -> dict[str, Any]:
             "tokenizer.json (or run make train-models)", problem="is not a reader folder",
         )  # fmt: skip
     info: dict[str, Any] = json.loads(info_file.read_text(encoding="utf-8"))
-    for name, digest in info["sha256"].items():
-        actual = hashlib.sha256((folder / name).read_bytes()).hexdigest()
-        if actual != digest:
-            raise InvalidInputError(
-                "reader file", str(folder / name), "restore it or run make train-models",
-                problem=f"has sha256 {actual[:12]}..., model.json expects {digest[:12]}...",
-            )  # fmt: skip
+    mismatch = mismatched_file(folder, info["sha256"])
+    if mismatch is not None:
+        path, actual, digest = mismatch
+        raise InvalidInputError(
+            "reader file", str(path), "restore it or run make train-models",
+            problem=f"has sha256 {actual[:12]}..., model.json expects {digest[:12]}...",
+        )  # fmt: skip
     return info
 
 
