@@ -24,7 +24,7 @@ from assay.cli.common import emit_json, json_option, read_jsonl, table
 from assay.errors import InvalidInputError
 from assay.models.head import load_head, shipped_head_path
 from assay.models.pair_classifier import shipped_pair_classifier
-from assay.models.reader import load_reader
+from assay.models.reader import DEFAULT_READER_MODEL, load_reader
 from assay.models.relevance import DEFAULT_RELEVANCE_MODEL, get_relevance_model
 from assay.models.support import DEFAULT_SUPPORT_MODEL, get_support_model
 from assay.models.support_stack import shipped_support_stack
@@ -112,7 +112,7 @@ def list_models(as_json: bool) -> None:
             "id": reader.name,
             "mode": "cross-encoder span head",
             "sha256": reader.sha256,
-            "default": load_settings().reader_model == "assay-reader",
+            "default": load_settings().reader_model == DEFAULT_READER_MODEL,
         }
     )
     for task, name, what in _OTHERS:
