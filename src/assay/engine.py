@@ -23,17 +23,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from assay.answer.base import Answerer
-from assay.answer.correctness import (
-    DEFAULT_CORRECTNESS_MODEL,
-    SHIPPED_CORRECTNESS,
-    CorrectnessModel,
-    CorrectnessRater,
-    load_correctness_model,
-)
-from assay.answer.extractive import ExtractiveAnswerer
 from assay.audit import AuditLog
 from assay.audit.replay import Replay
 from assay.audit.seal import AuditKey
@@ -41,41 +32,32 @@ from assay.calibration.apply import Calibrator, evidence_key, set_key
 from assay.calibration.store import CalibrationStore
 from assay.errors import InvalidInputError, UnknownSourceError
 from assay.events import AskRecord, ScoreRecord
-from assay.flow.assess import AskResult, ask_record, assess_retrieval
-from assay.flow.respond import Responder, Response
-from assay.flow.retrieval import apply_relevance, search
 from assay.flow.score import ScoreResult, score_candidates, score_record
-from assay.ingest.pipeline import (
-    FileOutcome,
-    IngestOptions,
-    IngestReport,
-    embedding_text,
-    ingest,
-)
-from assay.judge.base import Judge
-from assay.judge.evaluate import get_judge
-from assay.keys import KeyStore
-from assay.models.embedder import Embedder, get_embedder
-from assay.models.llm import client_for, required_client
-from assay.models.reader import DEFAULT_READER_MODEL, SHIPPED_READER, Reader, load_reader
-from assay.models.relevance import (
-    DEFAULT_RELEVANCE_MODEL,
-    CascadeRelevanceModel,
-    LLMRelevanceModel,
-    RelevanceModel,
-    get_relevance_model,
-)
-from assay.models.support import DEFAULT_SUPPORT_MODEL, SupportModel, get_support_model
-from assay.monitor import Monitor
+from assay.models.encodings import MIB, configure_encodings
 from assay.policy import Policy, PolicyBook
-from assay.review import ReviewQueue
-from assay.routing import route
 from assay.scoring.corroboration import TextSimilarity, lexical_similarity
 from assay.scoring.evidence import SourceFacts
 from assay.settings import Settings, database_target, load_settings, with_names
 from assay.sources import SourceRegistry
 from assay.store import Database, VectorIndexOptions, open_database
 from assay.types import Candidate, check_texts
+
+# The question path (retrieval, models, answerer, judge) and ingestion are imported where
+# they are first used: `assay score` and a scoring service never load them.
+if TYPE_CHECKING:
+    from assay.answer.base import Answerer
+    from assay.answer.correctness import CorrectnessModel, CorrectnessRater
+    from assay.flow.assess import AskResult
+    from assay.flow.respond import Response
+    from assay.ingest.pipeline import FileOutcome, IngestOptions, IngestReport
+    from assay.judge.base import Judge
+    from assay.keys import KeyStore
+    from assay.models.embedder import Embedder
+    from assay.models.reader import Reader
+    from assay.models.relevance import RelevanceModel
+    from assay.models.support import SupportModel
+    from assay.monitor import Monitor
+    from assay.review import ReviewQueue
 
 
 @dataclass(slots=True)
@@ -144,6 +126,12 @@ class Assay:
             self.settings.db, create=create, index=vector_index(self.settings),
             pool_size=self.settings.pg_pool_size,
         )  # fmt: skip
+        if self._opened:  # a database given from outside has no file to put a cache beside
+            configure_encodings(
+                int(self.settings.encoding_cache_mb * MIB),
+                self.settings.encoding_store_file,
+                int(self.settings.encoding_store_mb * MIB),
+            )
         self.sources = SourceRegistry(self.db)
         self.store = self.db.knowledge
         self.calibration = CalibrationStore(self.db)
@@ -163,6 +151,8 @@ class Assay:
     def embedder(self) -> Embedder:
         """The embedder of the knowledge base (from settings; loaded on first use)."""
         if self._models.embedder is None:
+            from assay.models.embedder import get_embedder
+
             self._models.embedder = get_embedder(self.settings.embedder)
         return self._models.embedder
 
@@ -170,6 +160,8 @@ class Assay:
     def relevance(self) -> RelevanceModel | None:
         """The relevance model that scores retrieved chunks; ``None`` if set to ``none``."""
         if self._models.relevance is None and self.settings.relevance_model.lower() != "none":
+            from assay.models.relevance import get_relevance_model
+
             self._models.relevance = get_relevance_model(
                 self.settings.relevance_model, llm=self.settings.llm
             )
@@ -179,6 +171,12 @@ class Assay:
         """The relevance model for a request under ``policy``: the LLM cascade where the
         policy asks for it (``[models] llm_cascade``), the model is the default and an
         endpoint is configured; otherwise :attr:`relevance`."""
+        from assay.models.relevance import (
+            DEFAULT_RELEVANCE_MODEL,
+            CascadeRelevanceModel,
+            LLMRelevanceModel,
+        )
+
         base = self.relevance
         if (
             base is None
@@ -187,6 +185,8 @@ class Assay:
         ):
             return base
         if self._models.cascade is None:
+            from assay.models.llm import client_for
+
             client = client_for(self.settings.llm)
             if client is None:
                 return base
@@ -197,6 +197,8 @@ class Assay:
     def support(self) -> SupportModel | None:
         """The support model behind corroboration; ``None`` if set to ``none``."""
         if self._models.support is None and self.settings.support_model.lower() != "none":
+            from assay.models.support import get_support_model
+
             self._models.support = get_support_model(
                 self.settings.support_model,
                 llm=self.settings.llm,
@@ -208,6 +210,13 @@ class Assay:
         """Rates whether an answer is right (setting ``correctness_model``): ``None`` when
         set to ``none``, or when the relevance model that ``policy`` gets is not the one
         the correctness model was fitted with (its features would mean something else)."""
+        from assay.answer.correctness import (
+            DEFAULT_CORRECTNESS_MODEL,
+            SHIPPED_CORRECTNESS,
+            CorrectnessRater,
+            load_correctness_model,
+        )
+
         spec = self.settings.correctness_model
         relevance, reader = self.relevance_for(policy), self.reader
         if spec.lower() == "none" or relevance is None or reader is None:
@@ -225,6 +234,8 @@ class Assay:
         when set to ``none``."""
         spec = self.settings.reader_model
         if self._models.reader is None and spec.lower() != "none":
+            from assay.models.reader import DEFAULT_READER_MODEL, SHIPPED_READER, load_reader
+
             self._models.reader = load_reader(
                 SHIPPED_READER if spec == DEFAULT_READER_MODEL else Path(spec)
             )
@@ -236,9 +247,12 @@ class Assay:
         if self._models.answerer is None:
             if self.settings.answerer == "llm":
                 from assay.answer.llm import LLMAnswerer
+                from assay.models.llm import required_client
 
                 self._models.answerer = LLMAnswerer(required_client("answerer", self.settings.llm))
             else:
+                from assay.answer.extractive import ExtractiveAnswerer
+
                 self._models.answerer = ExtractiveAnswerer(self.relevance, reader=self.reader)
         return self._models.answerer
 
@@ -246,6 +260,9 @@ class Assay:
     def judge(self) -> Judge:
         """Rates every answer against its evidence (settings: ``assay-judge`` or ``llm``)."""
         if self._models.judge is None:
+            from assay.judge.evaluate import get_judge
+            from assay.models.support import DEFAULT_SUPPORT_MODEL
+
             support = self.support or DEFAULT_SUPPORT_MODEL
             self._models.judge = get_judge(self.settings.judge, support, llm=self.settings.llm)
         return self._models.judge
@@ -279,9 +296,37 @@ class Assay:
         """Use ``audit`` for this engine's events, and the services that audit what they
         do (review verdicts, key changes, drift alerts) with it."""
         self.audit = audit
-        self.review = ReviewQueue(self.db, audit)
-        self.keys = KeyStore(self.db, audit)
-        self.monitor = Monitor(self.db, audit, self.settings, self.policies)
+        self._services: dict[str, Any] = {}
+
+    @property
+    def review(self) -> ReviewQueue:
+        """The queue of answers held for human review (built on first use)."""
+        if "review" not in self._services:
+            from assay.review import ReviewQueue
+
+            self._services["review"] = ReviewQueue(self.db, self.audit)
+        service: ReviewQueue = self._services["review"]
+        return service
+
+    @property
+    def keys(self) -> KeyStore:
+        """The API keys of the HTTP service (built on first use)."""
+        if "keys" not in self._services:
+            from assay.keys import KeyStore
+
+            self._services["keys"] = KeyStore(self.db, self.audit)
+        service: KeyStore = self._services["keys"]
+        return service
+
+    @property
+    def monitor(self) -> Monitor:
+        """Drift checks over the audit log (built on first use)."""
+        if "monitor" not in self._services:
+            from assay.monitor import Monitor
+
+            self._services["monitor"] = Monitor(self.db, self.audit, self.settings, self.policies)
+        service: Monitor = self._services["monitor"]
+        return service
 
     def close(self) -> None:
         """Close the database connection (one this engine opened)."""
@@ -360,6 +405,9 @@ class Assay:
         whole or not at all, and a bad file fails alone. File size and time limits not
         set in ``options`` come from the settings (``ingest_max_file_mb`` / ``_seconds``).
         """
+        from assay.ingest.pipeline import IngestOptions, ingest
+        from assay.models.encodings import shared_encodings
+
         options = options or IngestOptions()
         options = replace(
             options,
@@ -373,7 +421,14 @@ class Assay:
             registry=self.sources,
             options=options,
             on_file=on_file,
+            encodings=shared_encodings() if self._reads_token_states() else None,
         )
+
+    def _reads_token_states(self) -> bool:
+        """Whether the relevance model reads the embedder's token states (then ingest
+        keeps them for it)."""
+        relevance = self.relevance
+        return getattr(relevance, "encoder_name", None) == self.embedder.name
 
     def assess(
         self,
@@ -420,6 +475,9 @@ class Assay:
         review is queued in the same transaction. ``record=False`` writes nothing and
         queues nothing: for offline evaluation (calibration), never for serving.
         """
+        from assay.answer.extractive import ExtractiveAnswerer
+        from assay.flow.respond import Responder
+
         chosen, day = self._policy(policy, severity), as_of or datetime.now(UTC).date()
         result = self._assess(question, chosen, day, top_k, category, jurisdiction)
 
@@ -478,6 +536,10 @@ class Assay:
         variants: Sequence[str] = (),
     ) -> AskResult:
         """Retrieval (with ``variants`` when broadening), relevance, scoring and routing."""
+        from assay.flow.assess import assess_retrieval
+        from assay.flow.retrieval import apply_relevance, search
+        from assay.ingest.pipeline import embedding_text
+
         check_texts(question=question, category=category, jurisdiction=jurisdiction)
         self._require_knowledge_base()
         chosen.routing.bands_for(category)  # an unknown category fails before retrieval
@@ -503,6 +565,8 @@ class Assay:
     def _calibrated(self, result: AskResult, chosen: Policy, category: str | None) -> AskResult:
         """``result`` with the stored set map deciding the route and the evidence map's
         probabilities beside each item (see :mod:`assay.calibration.apply`)."""
+        from assay.routing import route
+
         if self.calibrator is None:
             return result
         model = self.relevance_for(chosen)
@@ -535,6 +599,8 @@ class Assay:
         prompts: dict[str, str | None] | None = None,
     ) -> AskRecord:
         """The question's audit record; an answered one names its writer and judge."""
+        from assay.flow.assess import ask_record
+
         models: dict[str, str | None] = {
             "similarity": f"{self.embedder.name}, {result.retrieval.similarity_from}",
             "corroboration": _name(lexical_similarity)

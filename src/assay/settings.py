@@ -67,6 +67,15 @@ setting                   environment                 meaning
 ``ingest_max_file_seconds`` ``ASSAY_INGEST_MAX_FILE_SECONDS`` the longest one file may
                                                       take to read, chunk and embed
                                                       (default 1800)
+``encoding_cache_mb``     ``ASSAY_ENCODING_CACHE_MB`` token states of texts kept in
+                                                      memory, so no text is encoded
+                                                      twice (default 256)
+``encoding_store_mb``     ``ASSAY_ENCODING_STORE_MB`` the same on disk, shared by the
+                                                      processes of a machine and filled
+                                                      at ingest (default 1024; 0: off)
+``encoding_store``        ``ASSAY_ENCODING_STORE``    that file (default: beside the
+                                                      SQLite file, ``<name>.encodings.db``;
+                                                      none with PostgreSQL unless set)
 ``support_labels``        ``ASSAY_SUPPORT_LABELS``    the logit columns of a user's
                                                       ``cross-encoder:PATH`` support
                                                       model, comma-separated
@@ -270,6 +279,9 @@ class Settings(BaseSettings):
     audit_retired_key_files: Annotated[list[Path], NoDecode] = []
     ingest_max_file_mb: Annotated[float, Field(gt=0)] = 64.0
     ingest_max_file_seconds: Annotated[float, Field(gt=0)] = 1800.0
+    encoding_cache_mb: Annotated[float, Field(ge=0)] = 256.0
+    encoding_store_mb: Annotated[float, Field(ge=0)] = 1024.0
+    encoding_store: Path | None = None
     support_labels: str = "contradicted,supported,unsupported"
     data: Path = Path("../shared/data")
     debug: bool = False
@@ -306,6 +318,16 @@ class Settings(BaseSettings):
             return self.uploads_dir.expanduser().resolve()
         beside = Path.cwd() if isinstance(self.db, str) else self.db.expanduser().resolve().parent
         return beside / "uploads"
+
+    @property
+    def encoding_store_file(self) -> Path | None:
+        """The disk tier of the encoding cache (see ``encoding_store``); ``None``: off."""
+        if self.encoding_store_mb == 0:
+            return None
+        if self.encoding_store is not None:
+            return self.encoding_store.expanduser().resolve()
+        db = self.db_file
+        return None if db is None else db.with_name(db.stem + ".encodings.db")
 
     @field_validator("policy_dirs", "audit_retired_key_files", mode="before")
     @classmethod

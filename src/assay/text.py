@@ -108,6 +108,10 @@ def term_cosine(a: Counter[str], b: Counter[str]) -> float:
     """Cosine similarity of two term-count vectors, in [0, 1] (0 if either is empty)."""
     if not a or not b:
         return 0.0
-    dot = sum(count * b[term] for term, count in a.items())
+    small, large = (a, b) if len(a) <= len(b) else (b, a)
+    get = large.get  # not b[term]: a Counter's missing key costs a method call
+    dot = sum(count * get(term, 0) for term, count in small.items())
+    if not dot:
+        return 0.0  # most pairs of sentences share no word: skip the norms
     norm = math.sqrt(sum(v * v for v in a.values())) * math.sqrt(sum(v * v for v in b.values()))
     return min(1.0, dot / norm)

@@ -15,6 +15,7 @@ from tokenizers import Tokenizer
 
 from assay.errors import InvalidInputError, ModelUnavailableError
 from assay.models.embedder import MiniLMEmbedder, get_embedder
+from assay.models.encodings import EncodingCache
 from assay.models.features import FEATURE_NAMES, LEXICAL_FEATURES, TextView, pair_features, view
 from assay.models.head import LinearHead, TreeHead, load_head, save_head, shipped_head_path
 from assay.models.pairs import PairScorer
@@ -430,21 +431,14 @@ def test_pair_scorer_flags_a_first_text_longer_than_one_window(
     assert score.truncated and score.windows == 1
 
 
-def test_pair_scorer_gives_the_same_scores_with_a_tiny_cache(minilm: MiniLMEmbedder) -> None:
-    head = load_head(*shipped_head_path("assay-relevance-lexical"))
+def test_pair_scorer_gives_the_same_scores_from_a_tiny_cache(minilm: MiniLMEmbedder) -> None:
+    """Texts evicted between encoding and scoring are scored the same as cached ones."""
+    head = load_head(*shipped_head_path("assay-relevance"))
     pairs = [(QUERY, ANSWER), (QUERY, UNRELATED), (UNRELATED, ANSWER)]
-    roomy = PairScorer(head, None, positive="relevant", tokenizer=minilm).score(pairs)
-    tiny = PairScorer(head, None, positive="relevant", tokenizer=minilm, cache_size=1)
-    assert tiny.score(pairs) == roomy
+    roomy = PairScorer(head, minilm, positive="relevant", cache=EncodingCache()).score(pairs)
+    tiny = PairScorer(head, minilm, positive="relevant", cache=EncodingCache(memory_bytes=1))
+    again = tiny.score(pairs)
+    for a, b in zip(again, roomy, strict=True):
+        assert a.probabilities == pytest.approx(b.probabilities, abs=1e-6)
     assert all(isinstance(w, TextView) for ws in tiny.views([QUERY]) for w in ws)
     assert math.isclose(sum(roomy[0].probabilities.values()), 1.0)
-
-
-def test_pair_scorer_cache_keeps_the_recently_read_text(minilm: MiniLMEmbedder) -> None:
-    """Least recently used goes first: a text read again survives the next insertion."""
-    head = load_head(*shipped_head_path("assay-relevance-lexical"))
-    scorer = PairScorer(head, None, positive="relevant", tokenizer=minilm, cache_size=2)
-    scorer._cache.clear()
-    for text in ("alpha text", "beta text", "alpha text", "gamma text"):
-        scorer.views([text])
-    assert list(scorer._cache) == ["alpha text", "gamma text"]

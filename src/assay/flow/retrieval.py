@@ -37,6 +37,7 @@ import numpy as np
 from assay.documents import Chunk
 from assay.errors import InvalidInputError
 from assay.models.embedder import Embedder
+from assay.models.encodings import embed_through_cache
 from assay.store.base import Store, Vectors
 from assay.types import Candidate
 
@@ -151,7 +152,7 @@ def search(
     if mode not in ("hybrid", "dense", "lexical"):
         raise InvalidInputError("mode", mode, "use hybrid, dense or lexical")
     texts = [query, *variants]
-    query_vectors = embedder.embed(texts)
+    query_vectors = embed_through_cache(embedder, texts)
     with store.snapshot():  # ids, chunks and vectors from one state of the store
         return _search(
             store, embedder.name, list(zip(texts, query_vectors, strict=True)), k, mode, depth,

@@ -34,7 +34,8 @@ from assay.errors import AssayError, InvalidInputError
 from assay.ingest.chunking import approximate_tokens, chunk_document
 from assay.ingest.loaders import iter_files, load_file
 from assay.ingest.textutil import bad_file, file_uri, safe_text, shown
-from assay.models.embedder import Embedder, Vectors
+from assay.models.embedder import Embedder, MiniLMEmbedder, Vectors
+from assay.models.encodings import EncodingCache
 from assay.sources import SourceRegistry
 from assay.store.base import DocumentBatch, Store, StoredDocument
 
@@ -120,8 +121,14 @@ def ingest(
     registry: SourceRegistry,
     options: IngestOptions,
     on_file: Callable[[FileOutcome], None] | None = None,
+    encodings: EncodingCache | None = None,
 ) -> IngestReport:
-    """Ingest every supported file under ``paths``; see the module docstring."""
+    """Ingest every supported file under ``paths``; see the module docstring.
+
+    With ``encodings`` (and an embedder that has token states), each chunk's token
+    states are kept there as it is embedded: the relevance model reads them again for
+    every question that retrieves the chunk.
+    """
     if options.source_id is not None:
         registry.get(options.source_id)  # an unknown --source fails the run at once
     files = iter_files(paths)
@@ -131,7 +138,7 @@ def ingest(
         )
     outcomes = []
     for path in files:
-        outcome = _ingest_file(path, store, embedder, registry, options)
+        outcome = _ingest_file(path, store, _Embedding(embedder, encodings), registry, options)
         outcomes.append(outcome)
         if on_file is not None:
             on_file(outcome)
@@ -141,8 +148,13 @@ def ingest(
 
 
 def _ingest_file(
-    path: Path, store: Store, embedder: Embedder, registry: SourceRegistry, options: IngestOptions
+    path: Path,
+    store: Store,
+    embedding: _Embedding,
+    registry: SourceRegistry,
+    options: IngestOptions,
 ) -> FileOutcome:
+    embedder = embedding.embedder
     count_tokens = getattr(embedder, "count_tokens", approximate_tokens)
     deadline = _Deadline(path, options.max_file_seconds)
     try:
@@ -184,7 +196,7 @@ def _ingest_file(
                 count_tokens=count_tokens,
             )
             deadline.check("chunking")
-            vectors = _embed(embedder, [embedding_text(c) for c in chunks], deadline)
+            vectors = embedding.vectors([embedding_text(c) for c in chunks], deadline)
             batch.append((replace(stored, chunk_count=len(chunks)), chunks, vectors))
         # a document's file is its uri up to '#' (JSONL records are '<file>#<id>')
         dropped = store.sync_file(documents[0].uri.partition("#")[0], batch, unchanged)
@@ -209,13 +221,28 @@ def _ingest_file(
 _EMBED_BATCH = 256
 
 
-def _embed(embedder: Embedder, texts: list[str], deadline: _Deadline) -> Vectors:
-    """Embed in slices, checking the deadline between them."""
-    parts = []
-    for start in range(0, len(texts), _EMBED_BATCH):
-        parts.append(embedder.embed(texts[start : start + _EMBED_BATCH]))
-        deadline.check("embedding")
-    return np.concatenate(parts) if parts else embedder.embed([])
+class _Embedding:
+    """Embeds chunk texts, keeping their token states in ``encodings`` when it can."""
+
+    def __init__(self, embedder: Embedder, encodings: EncodingCache | None) -> None:
+        self.embedder = embedder
+        keeps = encodings is not None and isinstance(embedder, MiniLMEmbedder)
+        self.encodings = encodings if keeps else None
+
+    def vectors(self, texts: list[str], deadline: _Deadline) -> Vectors:
+        """Embed in slices, checking the deadline between them."""
+        parts = []
+        for start in range(0, len(texts), _EMBED_BATCH):
+            part = texts[start : start + _EMBED_BATCH]
+            if self.encodings is not None and isinstance(self.embedder, MiniLMEmbedder):
+                # a text's first window holds the tokens embed() keeps: the same vector
+                windows = self.embedder.encode_tokens(part)
+                self.encodings.put(self.embedder.name, part, windows)
+                parts.append(np.stack([w[0].pooled for w in windows]))
+            else:
+                parts.append(self.embedder.embed(part))
+            deadline.check("embedding")
+        return np.concatenate(parts) if parts else self.embedder.embed([])
 
 
 class _Deadline:

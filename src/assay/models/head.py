@@ -68,7 +68,11 @@ class LinearHead:
 
     def probabilities(self, x: Floats) -> Floats:
         """Class probabilities, one row per feature row of ``x``."""
-        z = ((np.atleast_2d(x) - self.mean) / self.scale) @ self.coef.T + self.intercept
+        standard = (np.atleast_2d(x) - self.mean) / self.scale
+        # products summed row by row, not a matrix product: BLAS may round a row
+        # differently by its place in the batch, and a passage's score must not depend
+        # on the passages scored beside it (R4)
+        z = (standard[:, None, :] * self.coef[None, :, :]).sum(axis=2) + self.intercept
         return _class_probabilities(z)
 
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,11 +52,15 @@ class PairLogits:
 class PairClassifier:
     """Runs the cross-encoder in ``folder`` (``model.onnx``, ``tokenizer.json``, ``model.json``)."""
 
-    def __init__(self, folder: Path = SHIPPED_CROSS_ENCODER, *, batch_size: int = 1) -> None:
+    def __init__(
+        self, folder: Path = SHIPPED_CROSS_ENCODER, *, batch_size: int = 1, cache_size: int = 4096
+    ) -> None:
         """Load and verify the model files (sha256 against ``model.json``).
 
         One input per run by default: int8 dynamic quantization scales activations per
-        batch, so in a batch a pair's score would depend on the pairs beside it.
+        batch, so in a batch a pair's score would depend on the pairs beside it. The
+        results of the last ``cache_size`` pairs are kept (a pair's score never depends
+        on what else is scored, so a kept result is the result).
         """
         try:
             info = json.loads((folder / "model.json").read_text(encoding="utf-8"))
@@ -85,6 +91,9 @@ class PairClassifier:
         self.name = f"{info.get('name', folder.name)}@{self.version}"
         self.sha256 = str(info["sha256"]["model.onnx"])
         self.batch_size = batch_size
+        self.cache_size = cache_size
+        self._cache: OrderedDict[tuple[str, str], PairLogits] = OrderedDict()
+        self._lock = threading.Lock()
 
     def _windows(self, first: str, second: str) -> tuple[list[int], list[list[int]], bool]:
         """Token ids of ``first`` (cut to half the window) and of each window of ``second``."""
@@ -119,7 +128,23 @@ class PairClassifier:
         return np.concatenate(out) if out else np.zeros((0, len(OUTPUTS)))
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> list[PairLogits]:
-        """Aggregated probabilities per pair (see the module docstring)."""
+        """Aggregated probabilities per pair (see the module docstring); a pair scored
+        recently (:attr:`cache_size`) is not run again."""
+        with self._lock:
+            found = {p: self._cache[p] for p in pairs if p in self._cache}
+            for pair in found:
+                self._cache.move_to_end(pair)
+        missing = list(dict.fromkeys(p for p in pairs if p not in found))
+        if missing:
+            scored = self._score(missing)
+            found |= dict(zip(missing, scored, strict=True))
+            with self._lock:
+                self._cache.update(zip(missing, scored, strict=True))
+                while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+        return [found[p] for p in pairs]
+
+    def _score(self, pairs: Sequence[tuple[str, str]]) -> list[PairLogits]:
         plans = [self._windows(first, second) for first, second in pairs]
         rows = [self._row(head, w) for head, windows, _ in plans for w in windows]
         logits = self._run(rows)

@@ -2,8 +2,9 @@
 
 One :class:`PairScorer` serves training and run time alike, so the features a head
 was fitted on are exactly the features it sees later. For each pair the first text
-(question or claim) and the second (passage or evidence) are encoded once (an LRU
-cache keeps recent passages, which recur across questions), every window of the
+(question or claim) and the second (passage or evidence) are encoded once
+(:mod:`assay.models.encodings` keeps them: passages recur across questions, and
+ingest has encoded every chunk already), every window of the
 second text is scored, and the best window wins: a passage answers if any part of it
 does. A first text longer than one window is *truncated*; callers are told, and the
 support model never calls truncated input supported (fail closed).
@@ -15,31 +16,20 @@ counts. A head trained in one mode must be used in the same mode.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from assay.models.embedder import MiniLMEmbedder, TokenWindow
+from assay.models.embedder import MiniLMEmbedder
+from assay.models.encodings import EncodingCache, shared_encodings
 from assay.models.features import FEATURE_NAMES, TextView, pair_features, view
 from assay.models.head import Head
 
 __all__ = ["PairScore", "PairScorer"]
 
 Floats = npt.NDArray[np.float64]
-_shared_caches: dict[str, OrderedDict[str, list[TextView]]] = {}
-
-
-def clear_encoding_caches() -> None:
-    """Forget every cached text encoding (benchmarks measure a cold start with it)."""
-    for cache in _shared_caches.values():
-        cache.clear()
-
-
-_cache_lock = threading.Lock()
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,54 +56,31 @@ class PairScorer:
         *,
         positive: str,
         tokenizer: MiniLMEmbedder | None = None,
-        cache_size: int = 2048,
+        cache: EncodingCache | None = None,
     ) -> None:
-        """``tokenizer`` splits text in lexical mode (defaults to a :class:`MiniLMEmbedder`)."""
+        """``tokenizer`` splits text in lexical mode (defaults to a :class:`MiniLMEmbedder`);
+        ``cache`` keeps encoded texts (default: the process's, :func:`shared_encodings`)."""
         if positive not in head.classes:
             raise ValueError(f"positive class {positive!r} is not one of {head.classes}")
         self.head = head
         self.encoder = encoder
         self.positive = head.classes.index(positive)
         self._tokenizer = tokenizer or encoder or MiniLMEmbedder()
-        # scorers in the same mode share views: the relevance and support models then
-        # encode a retrieved passage once between them
-        mode = encoder.name if encoder is not None else f"lexical:{self._tokenizer.name}"
-        self._cache = _shared_caches.setdefault(mode, OrderedDict())
-        self._cache_size = cache_size
-        self._lock = _cache_lock
+        self._cache = cache
         self._columns = np.asarray(
             [FEATURE_NAMES.index(name) for name in head.features], dtype=np.int64
         )
 
     def views(self, texts: Sequence[str]) -> list[list[TextView]]:
-        """The windows of each text as :class:`TextView`, from the cache where possible."""
-        with self._lock:
-            missing = sorted({t for t in texts if t not in self._cache})
-        if missing:
-            windows = self._windows(missing)
-            with self._lock:
-                for text, text_windows in zip(missing, windows, strict=True):
-                    self._cache[text] = [view(text, w) for w in text_windows]
-                    self._cache.move_to_end(text)
-                while len(self._cache) > self._cache_size:
-                    self._cache.popitem(last=False)
-        with self._lock:
-            found = {t: self._cache[t] for t in texts if t in self._cache}
-            for text in found:  # least recently used goes first
-                self._cache.move_to_end(text)
-        # texts evicted between the two steps (a cache smaller than one batch) are redone
-        redo = [t for t in texts if t not in found]
-        if redo:
-            found.update(
-                (t, [view(t, w) for w in ws])
-                for t, ws in zip(redo, self._windows(redo), strict=True)
-            )
-        return [found[t] for t in texts]
-
-    def _windows(self, texts: list[str]) -> list[list[TokenWindow]]:
-        if self.encoder is not None:
-            return self.encoder.encode_tokens(texts)
-        return self._tokenizer.token_windows(texts)
+        """The windows of each text as :class:`TextView`; encoded texts come from the
+        cache, which every model reading the same encoder's states shares."""
+        if self.encoder is None:  # word pieces only: cheaper to redo than to look up
+            windows = self._tokenizer.token_windows(list(texts))
+        else:
+            cache = self._cache or shared_encodings()
+            windows = cache.windows(self.encoder.name, texts, self.encoder.encode_tokens)
+        views = {t: [view(t, w) for w in ws] for t, ws in zip(texts, windows, strict=True)}
+        return [views[t] for t in texts]
 
     def features(self, first: TextView, second: Sequence[TextView]) -> Floats:
         """One feature row per window of the second text, in the head's column order."""

@@ -97,6 +97,8 @@ class HeadRelevanceModel:
         encoder = None if lexical else embedder
         self._scorer = PairScorer(head, encoder, positive="relevant", tokenizer=embedder)
         self.name = head.model_id
+        #: the embedder whose token states it reads (ingest keeps them); None: lexical
+        self.encoder_name = None if encoder is None else encoder.name
 
     def score(self, query: str, passages: Sequence[str]) -> list[float]:
         """P(relevant) per passage; the best window of a long passage counts."""

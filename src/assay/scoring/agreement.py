@@ -24,6 +24,7 @@ months), ``names`` (a different proper name in the same statement), ``negation``
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -88,15 +89,23 @@ def aligned_sentences(a: str, b: str, *, differing: bool = False) -> tuple[str, 
     out) and that cosine; with ``differing``, the most similar that are not the same
     sentence (two versions of a passage agree on every sentence but the changed one)."""
     best = ("", "", -1.0)
-    for sa in SENTENCE_BREAK.split(a.strip()):
-        terms = _words(sa)
-        for sb in SENTENCE_BREAK.split(b.strip()):
-            if differing and squash_spaces(sa).casefold() == squash_spaces(sb).casefold():
+    for sa, terms, folded in _sentences(a):
+        for sb, other, folded_b in _sentences(b):
+            if differing and folded == folded_b:
                 continue
-            score = term_cosine(terms, _words(sb))
+            score = term_cosine(terms, other)
             if score > best[2]:
                 best = (sa, sb, score)
     return best
+
+
+@functools.lru_cache(maxsize=4096)
+def _sentences(text: str) -> tuple[tuple[str, Counter[str], str], ...]:
+    """Each sentence of ``text`` with its :func:`_words` and its folded form: a passage
+    is compared with many others within one question (the counters are not mutated)."""
+    return tuple(
+        (s, _words(s), squash_spaces(s).casefold()) for s in SENTENCE_BREAK.split(text.strip())
+    )
 
 
 class CachedSupport:

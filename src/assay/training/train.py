@@ -36,6 +36,7 @@ import numpy.typing as npt
 
 from assay.metrics import auroc, balanced_accuracy
 from assay.models.embedder import MiniLMEmbedder
+from assay.models.encodings import EncodingCache
 from assay.models.features import FEATURE_NAMES, LEXICAL_FEATURES, pair_features
 from assay.models.head import Head, LinearHead, TreeHead, save_head
 from assay.models.pairs import PairScorer
@@ -76,7 +77,8 @@ def featurize(
         "placeholder", "0", FEATURE_NAMES, ("no", "yes"), np.zeros(1), np.ones(1),
         np.zeros((1, 1)), np.zeros(1), idf, {},
     )  # fmt: skip
-    scorer = PairScorer(placeholder, encoder, positive="yes", cache_size=10**6)
+    cache = EncodingCache(memory_bytes=2**40)  # every text of the set, as the run time keeps them
+    scorer = PairScorer(placeholder, encoder, positive="yes", cache=cache)
     texts = sorted({t for pair in pairs for t in pair})
     views = dict(zip(texts, scorer.views(texts), strict=True))
     return np.asarray([pair_features(views[a][0], views[b][0], idf) for a, b in pairs])
