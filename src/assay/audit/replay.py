@@ -20,10 +20,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.actions import stricter_action
-from assay.answer.correctness import load_correctness_model
 from assay.calibration.maps import map_from_dict
 from assay.errors import InvalidInputError
 from assay.events import (
@@ -38,6 +37,9 @@ from assay.events import (
 from assay.hashing import canonical_json, sha256_hex
 from assay.policy import Policy, policy_from_mapping
 from assay.routing import route
+
+if TYPE_CHECKING:
+    from assay.answer.correctness import CorrectnessModel
 from assay.scoring.evidence import composite_score, sub_scores
 from assay.scoring.gate import exclusion
 from assay.scoring.signals import (
@@ -158,7 +160,13 @@ def _route_problems(
     return problems
 
 
-_shipped_correctness = cache(load_correctness_model)
+@cache
+def _shipped_correctness() -> CorrectnessModel:
+    """The shipped correctness model, loaded on the first answered row (not at import:
+    verifying or replaying scoring events never loads the question path)."""
+    from assay.answer.correctness import load_correctness_model
+
+    return load_correctness_model()
 
 
 def _correctness_problems(record: AskRecord, policy: Policy) -> list[str]:

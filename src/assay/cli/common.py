@@ -13,7 +13,6 @@ from typing import Any, TypeVar
 import click
 
 from assay.errors import AssayError, InvalidInputError
-from assay.settings import is_database_url, load_settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -42,6 +41,8 @@ class AssayGroup(click.Group):
 
 def _debug() -> bool:
     """The ``debug`` setting (``ASSAY_DEBUG``); off when the settings themselves are bad."""
+    from assay.settings import load_settings  # not at import: `assay --help` skips pydantic
+
     try:
         return load_settings().debug
     except AssayError:
@@ -54,6 +55,8 @@ class DatabaseTarget(click.ParamType[Any]):
     name = "PATH|URL"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from assay.settings import is_database_url
+
         if is_database_url(value):
             return value  # the settings check the scheme and name the fix
         return click.Path(dir_okay=False, path_type=Path).convert(value, param, ctx)
