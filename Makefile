@@ -47,8 +47,9 @@ lint: install  ## ruff and mypy, as CI runs them
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-bench: install  ## retrieval quality and speed on SQuAD 2.0 and Cranfield -> docs/benchmarks.md
-	$(BIN)/python bench/retrieval.py
+bench: install  ## retrieval quality on SQuAD 2.0 and Cranfield; speed of ingest, ask and start-up beside their floors -> docs/benchmarks.md
+	$(BIN)/python bench/retrieval.py --write
+	$(BIN)/python bench/speed.py --squad $(DATA)/squad_v2_dev/dev-v2.0.reconstructed.json --write
 
 bench-models: install  ## relevance and support models on every dataset, left out of fitting, beside baselines, and the reader -> docs/benchmarks.md
 	$(BIN)/python bench/models.py --data $(DATA) --more $(DATA_MORE) --write

@@ -10,8 +10,8 @@ with the real pipeline and the real MiniLM embedder (``max_tokens=256``). Measur
   through :func:`assay.flow.retrieval.search`, dense and lexical call the store directly
   (the same rankings ``search`` gives in those modes, with the questions embedded in
   batches);
-* latency over a seeded sample of questions: embedding one query, hybrid ``search``
-  and ``Assay.ask(policy="informational", top_k=8)`` (which writes an audit event);
+* latency over a seeded sample of questions: embedding one query and hybrid
+  ``search`` (``ask`` is timed beside its floor by ``bench/speed.py``);
 * Cranfield 1400: nDCG@10 with graded gains, a document ranked by its best chunk.
 
 The targets of the issue are printed with PASS/MISS; the report goes to stdout and,
@@ -41,14 +41,14 @@ from docs_section import DOCS, write_section
 
 from assay import Assay
 from assay.flow.retrieval import search
-from assay.ingest.pipeline import IngestOptions, embedding_text, ingest
+from assay.ingest.pipeline import IngestOptions, embedding_text
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data"
 SECTION = "## Retrieval (bench/retrieval.py)"
 MODES = ("dense", "lexical", "hybrid", "hybrid+relevance")
 RERANK_DEPTH = 8  # hybrid hits the relevance model reorders (``assay ask``'s default top_k)
 MAX_TOKENS = 256
-RECALL_TARGET, P50_TARGET_MS = 0.95, 50.0
+RECALL_TARGET = 0.95
 
 
 def log(message: str) -> None:
@@ -70,12 +70,8 @@ def build(
     os.chdir(workdir)
     try:
         start = time.perf_counter()
-        report = ingest(
-            [Path(path.name)],
-            store=engine.store,
-            embedder=engine.embedder,
-            registry=engine.sources,
-            options=IngestOptions(source_id=name, max_tokens=MAX_TOKENS),
+        report = engine.ingest(
+            [Path(path.name)], options=IngestOptions(source_id=name, max_tokens=MAX_TOKENS)
         )
         seconds = time.perf_counter() - start
     finally:
@@ -123,7 +119,7 @@ def rankings(engine: Assay, queries: list[str], k: int) -> dict[str, list[list[s
 
 def squad(
     args: argparse.Namespace, workdir: Path, lines: list[str]
-) -> tuple[dict[tuple[str, int], float], float]:
+) -> dict[tuple[str, int], float]:
     articles = json.loads(args.squad.read_text())["data"][: 5 if args.quick else None]
     records: list[dict[str, object]] = []
     questions, gold = [], []
@@ -157,22 +153,19 @@ def squad(
         f"| random (expected) | {1 / len(records):.4f} | {5 / len(records):.4f} |",
         "",
     ]
-    p50 = latency(engine, questions, args.sample, lines)
+    latency(engine, questions, args.sample, lines)
     engine.close()
-    return recall, p50
+    return recall
 
 
-def latency(engine: Assay, questions: list[str], n: int, lines: list[str]) -> float:
-    """p50/p95 of embedding, hybrid search and ask; returns the p50 of ask in ms."""
+def latency(engine: Assay, questions: list[str], n: int, lines: list[str]) -> None:
+    """p50/p95 of embedding a query and of hybrid search, as rows of ``lines``."""
     rng = random.Random(0)
     picked = rng.sample(questions, min(len(questions), n + 10))
     warm, sample = picked[:10], picked[10:]
     calls: dict[str, Callable[[str], object]] = {
         "embed one query (MiniLM)": lambda q: engine.embedder.embed([q]),
         'search(mode="hybrid", k=8)': lambda q: search(engine.store, engine.embedder, q, k=8),
-        'ask(policy="informational", top_k=8)': lambda q: engine.ask(
-            q, policy="informational", top_k=8
-        ),
     }
     for q in warm:
         for call in calls.values():
@@ -183,14 +176,6 @@ def latency(engine: Assay, questions: list[str], n: int, lines: list[str]) -> fl
             start = time.perf_counter()
             call(q)
             times[name].append((time.perf_counter() - start) * 1000)
-    # the same questions again: every retrieved chunk's token vectors are now cached, as
-    # for the chunks a deployment retrieves over and over
-    warm_name = "ask again, chunks already encoded"
-    times[warm_name] = []
-    for q in sample:
-        start = time.perf_counter()
-        engine.ask(q, policy="informational", top_k=8)
-        times[warm_name].append((time.perf_counter() - start) * 1000)
     p50s = {name: np.percentile(t, [50, 95]) for name, t in times.items()}
     base = p50s[next(iter(calls))][0]
     rows = [
@@ -198,14 +183,13 @@ def latency(engine: Assay, questions: list[str], n: int, lines: list[str]) -> fl
     ]
     lines += [
         f"Latency over {len(sample)} questions (seeded sample, after {len(warm)} warm-up calls; "
-        "model loading excluded; `ask` includes writing its audit event):",
+        "model loading excluded; `ask` is timed beside its floor in the Speed section):",
         "",
         "| call | p50 ms | p95 ms | p50 / embed p50 |",
         "|---|---|---|---|",
         *rows,
         "",
     ]
-    return float(p50s['ask(policy="informational", top_k=8)'][0])
 
 
 def ndcg(ranked: list[str], gains: dict[str, int], k: int = 10) -> float:
@@ -302,9 +286,9 @@ def main() -> None:
         "",
     ]
     with tempfile.TemporaryDirectory(prefix="assay-bench-") as tmp:
-        recall, p50 = squad(args, Path(tmp), lines)
+        recall = squad(args, Path(tmp), lines)
         ndcgs = cranfield(args, Path(tmp), lines)
-    recall_ok, p50_ok = recall["hybrid", 5] >= RECALL_TARGET, p50 <= P50_TARGET_MS
+    recall_ok = recall["hybrid", 5] >= RECALL_TARGET
     lines += [
         "### Targets",
         "",
@@ -312,8 +296,6 @@ def main() -> None:
         "|---|---|---|",
         f"| SQuAD hybrid recall@5 >= {RECALL_TARGET} | {recall['hybrid', 5]:.3f} | "
         f"{'PASS' if recall_ok else 'MISS'} |",
-        f"| query p50 <= {P50_TARGET_MS:.0f} ms (`ask`, {os.cpu_count()} cores) | "
-        f"{p50:.1f} ms | {'PASS' if p50_ok else 'MISS'} |",
         "",
         interpretation(recall, ndcgs),
         "",

@@ -1,8 +1,10 @@
-"""Ingestion runs: files -> documents -> chunks -> vectors -> store, one file at a time.
+"""Ingestion runs: files -> documents -> chunks -> vectors -> store.
 
 Each file is read, chunked and embedded first and written last, all its documents in
 one transaction: a file either lands whole or not at all. Documents the file no longer
-holds (records removed from a JSONL file) are dropped in the same transaction. A bad
+holds (records removed from a JSONL file) are dropped in the same transaction. The
+chunks of many records and of consecutive small files are embedded together, in
+batches sorted by length (the model's fastest way). A bad
 file (unreadable, malformed, naming an unknown source) is reported with its own error
 and the run goes on with the next. A document whose content, dates and embedder are
 unchanged since the last run is left alone, so re-ingesting is idempotent and cheap.
@@ -136,25 +138,58 @@ def ingest(
         raise InvalidInputError(
             "uri", options.uri, "name one file per run when recording it under a uri"
         )
-    outcomes = []
-    for path in files:
-        outcome = _ingest_file(path, store, _Embedding(embedder, encodings), registry, options)
+    embedding = _Embedding(embedder, encodings)
+    outcomes: list[FileOutcome] = []
+    group: list[_Prepared] = []
+
+    def report(outcome: FileOutcome) -> None:
         outcomes.append(outcome)
         if on_file is not None:
             on_file(outcome)
+
+    def write_group() -> None:
+        for outcome in _write(group, store, embedding):
+            report(outcome)
+        group.clear()
+
+    # small files are embedded together (the model is fastest on full, sorted batches)
+    # and still written one transaction per file, in order
+    for path in files:
+        prepared = _prepare(path, store, embedder, registry, options)
+        if isinstance(prepared, FileOutcome):
+            write_group()
+            report(prepared)
+            continue
+        group.append(prepared)
+        if sum(p.chunks for p in group) >= _EMBED_BATCH:
+            write_group()
+    write_group()
     if any(o.status in ("added", "updated") for o in outcomes):
         store.prepare_search()  # the first question after a large load does not wait
     return IngestReport(outcomes)
 
 
-def _ingest_file(
-    path: Path,
-    store: Store,
-    embedding: _Embedding,
-    registry: SourceRegistry,
-    options: IngestOptions,
-) -> FileOutcome:
-    embedder = embedding.embedder
+@dataclass(slots=True)
+class _Prepared:
+    """A file read and chunked, waiting for its vectors and its transaction."""
+
+    path: Path
+    file: str  #: the uri its documents share up to '#'
+    documents: int
+    pending: list[tuple[StoredDocument, list[Chunk]]]  #: new or changed documents
+    unchanged: list[str]
+    replaced: int
+    deadline: _Deadline
+
+    @property
+    def chunks(self) -> int:
+        return sum(len(chunks) for _, chunks in self.pending)
+
+
+def _prepare(
+    path: Path, store: Store, embedder: Embedder, registry: SourceRegistry, options: IngestOptions
+) -> _Prepared | FileOutcome:
+    """Read and chunk ``path`` (its documents that changed); a failure is its outcome."""
     count_tokens = getattr(embedder, "count_tokens", approximate_tokens)
     deadline = _Deadline(path, options.max_file_seconds)
     try:
@@ -164,7 +199,7 @@ def _ingest_file(
         if options.uri is not None:  # '<file>#<record>' becomes '<uri>#<record>'
             local = file_uri(path)
             documents = [replace(d, uri=options.uri + d.uri[len(local) :]) for d in documents]
-        batch: list[DocumentBatch] = []
+        pending: list[tuple[StoredDocument, list[Chunk]]] = []
         unchanged: list[str] = []
         replaced = 0
         for doc in documents:
@@ -196,26 +231,57 @@ def _ingest_file(
                 count_tokens=count_tokens,
             )
             deadline.check("chunking")
-            vectors = embedding.vectors([embedding_text(c) for c in chunks], deadline)
-            batch.append((replace(stored, chunk_count=len(chunks)), chunks, vectors))
-        # a document's file is its uri up to '#' (JSONL records are '<file>#<id>')
-        dropped = store.sync_file(documents[0].uri.partition("#")[0], batch, unchanged)
-    except AssayError as exc:
-        return FileOutcome(shown(path), "failed", error=str(exc))
-    except Exception as exc:  # any other failure still fails this file alone
-        return FileOutcome(
-            shown(path), "failed", error=f"{shown(path)}: {type(exc).__name__}: {exc}"
+            pending.append((replace(stored, chunk_count=len(chunks)), chunks))
+    except Exception as exc:  # any failure fails this file alone
+        return _failed(path, exc)
+    # a document's file is its uri up to '#' (JSONL records are '<file>#<id>')
+    file = documents[0].uri.partition("#")[0]
+    return _Prepared(path, file, len(documents), pending, unchanged, replaced, deadline)
+
+
+def _write(group: list[_Prepared], store: Store, embedding: _Embedding) -> list[FileOutcome]:
+    """Embed the chunks of ``group`` in one run, then write each file in its own
+    transaction. A file alone is embedded under its own deadline, slice by slice."""
+    if not group:
+        return []
+    texts = [embedding_text(c) for p in group for _, chunks in p.pending for c in chunks]
+    deadline = group[0].deadline if len(group) == 1 else _Deadline(group[0].path, None)
+    try:
+        vectors = embedding.vectors(texts, deadline)
+    except Exception as exc:
+        return [_failed(p.path, exc) for p in group]
+    outcomes, start = [], 0
+    for p in group:
+        mine, start = vectors[start : start + p.chunks], start + p.chunks
+        try:
+            p.deadline.check("embedding")
+            batch: list[DocumentBatch] = []
+            at = 0
+            for stored, chunks in p.pending:
+                batch.append((stored, chunks, mine[at : at + len(chunks)]))
+                at += len(chunks)
+            dropped = store.sync_file(p.file, batch, p.unchanged)
+        except Exception as exc:
+            outcomes.append(_failed(p.path, exc))
+            continue
+        if not batch and not dropped:
+            outcomes.append(FileOutcome(shown(p.path), "unchanged", documents=p.documents))
+            continue
+        status: FileStatus = "updated" if p.replaced or dropped else "added"
+        outcomes.append(
+            FileOutcome(
+                shown(p.path), status, documents=len(batch), chunks=p.chunks, removed=dropped
+            )
         )
-    if not batch and not dropped:
-        return FileOutcome(shown(path), "unchanged", documents=len(documents))
-    status: FileStatus = "updated" if replaced or dropped else "added"
-    return FileOutcome(
-        shown(path),
-        status,
-        documents=len(batch),
-        chunks=sum(len(chunks) for _, chunks, _ in batch),
-        removed=dropped,
-    )
+    return outcomes
+
+
+def _failed(path: Path, exc: Exception) -> FileOutcome:
+    """The outcome of a file that failed: an assay error says itself, another is named."""
+    if isinstance(exc, AssayError):
+        return FileOutcome(shown(path), "failed", error=str(exc))
+    error = f"{shown(path)}: {type(exc).__name__}: {exc}"
+    return FileOutcome(shown(path), "failed", error=error)
 
 
 _EMBED_BATCH = 256

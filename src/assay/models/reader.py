@@ -54,7 +54,7 @@ MAX_TOKENS = 256  #: tokens in one window, question included
 STRIDE = 64  #: tokens two windows of a long passage share
 QUESTION_TOKENS = 64  #: a longer question is cut to this many
 MAX_ANSWER_TOKENS = 30  #: the longest span read as an answer
-CACHED_READINGS = 512  #: readings kept per reader: a passage is cited and among the best hits
+CACHED_READINGS = 4096  #: readings kept per reader: a passage is cited and among the best hits
 
 
 @dataclass(frozen=True, slots=True)
