@@ -44,6 +44,7 @@ KB = ROOT / "examples" / "kb"
 ASSAY = str(Path(sys.executable).with_name("assay"))
 SECTION = "## HTTP service (bench/serve.py)"
 TARGET_RPS, TARGET_P99_MS = 300.0, 50.0
+TARGET_ASK_SCALING = 1.7
 SOURCES = [
     ("halden-sds-2026", "official", "Halden Power", "2026-10-15"),
     ("halden-manual-2019", "official", "Halden Power", "2019-04-11"),
@@ -346,8 +347,29 @@ def render(results: list[Result], args: argparse.Namespace) -> str:
             "2 cores):",
             *verdicts,
             "",
+            f"`/v1/ask` throughput as workers are added (target: >= {TARGET_ASK_SCALING}x from "
+            "1 to 2 workers; the model work runs in the thread pool, never on the event loop):",
+            *ask_scaling(results),
+            "",
         ]
     )
+
+
+def ask_scaling(results: list[Result]) -> list[str]:
+    """One line per backend: each worker count's /v1/ask throughput against 1 worker's."""
+    ask = {(r.backend, r.workers): r for r in results if r.endpoint == "POST /v1/ask"}
+    lines = []
+    for backend in dict.fromkeys(b for b, _ in ask):
+        one = ask.get((backend, 1))
+        if one is None or one.rps == 0:
+            continue
+        ratios = {w: r.rps / one.rps for (b, w), r in ask.items() if b == backend and w > 1}
+        verdict = ""
+        if 2 in ratios:
+            verdict = f" ({'PASS' if ratios[2] >= TARGET_ASK_SCALING else 'MISS'})"
+        shown = ", ".join(f"{w} workers {x:.2f}x" for w, x in sorted(ratios.items()))
+        lines.append(f"- {backend}: {shown}{verdict}")
+    return lines
 
 
 if __name__ == "__main__":

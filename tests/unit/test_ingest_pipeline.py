@@ -199,3 +199,37 @@ def test_the_engine_takes_its_limits_from_settings(db_path: Path, tmp_path: Path
     big = write(tmp_path / "big.txt", "Charge between 0 and 45 degrees.\n" * 100)
     report = engine.ingest([big], options=IngestOptions(source_id="manual"))
     assert "over the limit of 1,048" in (report.files[0].error or "")
+
+
+class CountingEmbedder(HashingEmbedder):
+    """The hashing embedder, recording how many texts each call embeds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[int] = []
+
+    def embed(self, texts):  # type: ignore[no-untyped-def]
+        self.calls.append(len(texts))
+        return super().embed(texts)
+
+
+def test_records_and_small_files_are_embedded_together_and_written_apart(
+    kb: Assay, tmp_path: Path
+) -> None:
+    """One embedding call for many records and files; still one outcome per file, in
+    order, and a bad file in the middle fails alone."""
+    lines = "".join(f'{{"id": "r{i}", "text": "Record {i} about charging."}}\n' for i in range(30))
+    records = write(tmp_path / "a" / "1-records.jsonl", lines)
+    bad = write(tmp_path / "a" / "2-bad.jsonl", '{"id": "x", "text": ')
+    notes = [write(tmp_path / "a" / f"3-note{i}.md", f"Note {i} on storage.\n") for i in range(3)]
+    embedder = CountingEmbedder()
+    report = ingest(
+        [tmp_path / "a"], store=kb.store, embedder=embedder, registry=kb.sources,
+        options=IngestOptions(source_id="manual"),
+    )  # fmt: skip
+    assert [f.status for f in report.files] == ["added", "failed", "added", "added", "added"]
+    assert report.files[0].path.endswith(records.name) and bad.name in report.files[1].path
+    assert embedder.calls == [30, 3]  # the records together; the notes after the bad file
+    assert report.chunks == 33 == kb.store.stats().chunks
+    assert [f.chunks for f in report.files] == [30, 0, 1, 1, 1]
+    assert all(n.name in f.path for n, f in zip(notes, report.files[2:], strict=True))

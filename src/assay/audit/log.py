@@ -28,7 +28,6 @@ the key is named too; checkpoints kept elsewhere catch rows removed from the *en
 from __future__ import annotations
 
 import builtins
-import json
 import re
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -97,6 +96,7 @@ class AuditLog:
         if not isinstance(record, AuditRecord):
             raise InvalidInputError("record", record, "build the event's record from assay.events")
         created_at = (now or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="microseconds")
+        # JSON types already (model_dump mode="json"): what reading the row back gives
         payload = record.payload()
         columns: AuditRow = {
             "event_id": uuid.uuid4().hex,
@@ -121,7 +121,7 @@ class AuditLog:
             seq=seq + 1, event_id=str(columns["event_id"]), created_at=created_at,
             kind=record.kind, query=query, query_hash=str(columns["query_hash"]),
             policy_name=policy_name, policy_version=policy_version,
-            payload=json.loads(str(columns["payload"])), prev_hash=prev_hash,
+            payload=payload, prev_hash=prev_hash,
             row_hash=row_hash, actor=self.actor, seal=seal, schema_version=SCHEMA_VERSION,
         )  # fmt: skip
 

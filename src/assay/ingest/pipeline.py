@@ -296,10 +296,12 @@ class _Embedding:
         self.encodings = encodings if keeps else None
 
     def vectors(self, texts: list[str], deadline: _Deadline) -> Vectors:
-        """Embed in slices, checking the deadline between them."""
+        """Embed in slices of similar lengths (the model pads a batch to its longest
+        text), checking the deadline between them; rows in the order of ``texts``."""
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         parts = []
         for start in range(0, len(texts), _EMBED_BATCH):
-            part = texts[start : start + _EMBED_BATCH]
+            part = [texts[i] for i in order[start : start + _EMBED_BATCH]]
             if self.encodings is not None and isinstance(self.embedder, MiniLMEmbedder):
                 # a text's first window holds the tokens embed() keeps: the same vector
                 windows = self.embedder.encode_tokens(part)
@@ -308,7 +310,11 @@ class _Embedding:
             else:
                 parts.append(self.embedder.embed(part))
             deadline.check("embedding")
-        return np.concatenate(parts) if parts else self.embedder.embed([])
+        if not parts:
+            return self.embedder.embed([])
+        vectors = np.empty_like(np.concatenate(parts))
+        vectors[order] = np.concatenate(parts)
+        return vectors
 
 
 class _Deadline:
