@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from assay.audit import AuditLog
 from assay.audit.replay import Replay
@@ -58,6 +58,8 @@ if TYPE_CHECKING:
     from assay.models.support import SupportModel
     from assay.monitor import Monitor
     from assay.review import ReviewQueue
+
+_S = TypeVar("_S")
 
 
 @dataclass(slots=True)
@@ -301,31 +303,31 @@ class Assay:
     @property
     def review(self) -> ReviewQueue:
         """The queue of answers held for human review (built on first use)."""
-        if "review" not in self._services:
-            from assay.review import ReviewQueue
+        from assay.review import ReviewQueue
 
-            self._services["review"] = ReviewQueue(self.db, self.audit)
-        service: ReviewQueue = self._services["review"]
-        return service
+        return self._service("review", lambda: ReviewQueue(self.db, self.audit))
 
     @property
     def keys(self) -> KeyStore:
         """The API keys of the HTTP service (built on first use)."""
-        if "keys" not in self._services:
-            from assay.keys import KeyStore
+        from assay.keys import KeyStore
 
-            self._services["keys"] = KeyStore(self.db, self.audit)
-        service: KeyStore = self._services["keys"]
-        return service
+        return self._service("keys", lambda: KeyStore(self.db, self.audit))
 
     @property
     def monitor(self) -> Monitor:
         """Drift checks over the audit log (built on first use)."""
-        if "monitor" not in self._services:
-            from assay.monitor import Monitor
+        from assay.monitor import Monitor
 
-            self._services["monitor"] = Monitor(self.db, self.audit, self.settings, self.policies)
-        service: Monitor = self._services["monitor"]
+        return self._service(
+            "monitor", lambda: Monitor(self.db, self.audit, self.settings, self.policies)
+        )
+
+    def _service(self, name: str, build: Callable[[], _S]) -> _S:
+        """The service ``name`` of this engine's audit log, built once."""
+        if name not in self._services:
+            self._services[name] = build()
+        service: _S = self._services[name]
         return service
 
     def close(self) -> None:
