@@ -177,3 +177,16 @@ def test_a_cross_encoder_pair_is_run_once() -> None:
     finally:
         del model._run
     assert calls == []
+
+
+def test_more_texts_than_one_query_takes_come_from_disk(
+    minilm: MiniLMEmbedder, tmp_path: Path
+) -> None:
+    texts = [f"Clause {n} of the contract." for n in range(1200)]
+    fake = TokenWindow(
+        np.arange(3), [(0, 1), (1, 2), (2, 3)], np.ones((3, 4), "f4"), np.ones(4, "f4")
+    )
+    EncodingCache(disk=tmp_path / "many.db").put(MODEL, texts, [[fake]] * len(texts))
+    later = EncodingCache(disk=tmp_path / "many.db")
+    got = later.windows(MODEL, texts, lambda missing: pytest.fail(f"encoded {len(missing)}"))
+    assert len(got) == 1200 and later.hits["disk"] == 1200 and later._disk is not None

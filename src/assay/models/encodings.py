@@ -44,6 +44,7 @@ T = TypeVar("T")
 Encode = Callable[[list[str]], list[list[TokenWindow]]]
 MIB = 2**20
 _HEADER = struct.Struct("<III")  # tokens, state columns, pooled length of one window
+_PER_QUERY = 500  # keys looked up per SQL query
 _PER_TOKEN = 120  # bytes of Python objects per token beside the arrays (offset tuples)
 
 
@@ -119,15 +120,20 @@ class _Disk:
         self.total = int(total)
 
     def get(self, keys: list[bytes]) -> dict[bytes, bytes]:
-        marks = ",".join("?" * len(keys))
-        rows = self._db.execute(f"SELECT key, data FROM encodings WHERE key IN ({marks})", keys)
-        found = {bytes(k): bytes(d) for k, d in rows}
-        if found:
-            with self._db:
-                self._db.execute(
-                    f"UPDATE encodings SET used = ? WHERE key IN ({','.join('?' * len(found))})",
-                    [time.time_ns(), *found],
-                )
+        found: dict[bytes, bytes] = {}
+        now = time.time_ns()
+        for start in range(0, len(keys), _PER_QUERY):  # SQLite caps a query's parameters
+            part = keys[start : start + _PER_QUERY]
+            marks = ",".join("?" * len(part))
+            rows = self._db.execute(f"SELECT key, data FROM encodings WHERE key IN ({marks})", part)
+            hits = {bytes(k): bytes(d) for k, d in rows}
+            if hits:
+                with self._db:
+                    self._db.execute(
+                        f"UPDATE encodings SET used = ? WHERE key IN ({','.join('?' * len(hits))})",
+                        [now, *hits],
+                    )
+            found |= hits
         return found
 
     def put(self, rows: list[tuple[bytes, bytes]]) -> None:
