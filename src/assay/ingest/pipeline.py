@@ -36,8 +36,8 @@ from assay.errors import AssayError, InvalidInputError
 from assay.ingest.chunking import approximate_tokens, chunk_document
 from assay.ingest.loaders import iter_files, load_file
 from assay.ingest.textutil import bad_file, file_uri, safe_text, shown
-from assay.models.embedder import Embedder, MiniLMEmbedder, Vectors
-from assay.models.encodings import EncodingCache
+from assay.models.embedder import Embedder, Vectors
+from assay.models.encodings import EncodingCache, embed_through_cache
 from assay.sources import SourceRegistry
 from assay.store.base import DocumentBatch, Store, StoredDocument
 
@@ -291,9 +291,7 @@ class _Embedding:
     """Embeds chunk texts, keeping their token states in ``encodings`` when it can."""
 
     def __init__(self, embedder: Embedder, encodings: EncodingCache | None) -> None:
-        self.embedder = embedder
-        keeps = encodings is not None and isinstance(embedder, MiniLMEmbedder)
-        self.encodings = encodings if keeps else None
+        self.embedder, self.encodings = embedder, encodings
 
     def vectors(self, texts: list[str], deadline: _Deadline) -> Vectors:
         """Embed in slices of similar lengths (the model pads a batch to its longest
@@ -302,11 +300,8 @@ class _Embedding:
         parts = []
         for start in range(0, len(texts), _EMBED_BATCH):
             part = [texts[i] for i in order[start : start + _EMBED_BATCH]]
-            if self.encodings is not None and isinstance(self.embedder, MiniLMEmbedder):
-                # a text's first window holds the tokens embed() keeps: the same vector
-                windows = self.embedder.encode_tokens(part)
-                self.encodings.put(self.embedder.name, part, windows)
-                parts.append(np.stack([w[0].pooled for w in windows]))
+            if self.encodings is not None:
+                parts.append(embed_through_cache(self.embedder, part, self.encodings))
             else:
                 parts.append(self.embedder.embed(part))
             deadline.check("embedding")

@@ -292,10 +292,14 @@ def configure_encodings(memory_bytes: int, disk: Path | None, disk_bytes: int) -
         return _shared
 
 
-def embed_through_cache(embedder: Embedder, texts: Sequence[str]) -> Vectors:
-    """``embedder.embed(texts)``, with MiniLM's token states kept in the process's cache:
-    the relevance model then reads the question without running the network again."""
+def embed_through_cache(
+    embedder: Embedder, texts: Sequence[str], cache: EncodingCache | None = None
+) -> Vectors:
+    """``embedder.embed(texts)``, with MiniLM's token states kept in ``cache`` (default:
+    the process's): the relevance model then reads the question, or a chunk ingest
+    embedded, without running the network again; a text already there is not re-run."""
     if not isinstance(embedder, MiniLMEmbedder) or not texts:
         return embedder.embed(texts)
-    windows = shared_encodings().windows(embedder.name, texts, embedder.encode_tokens)
+    cache = cache or shared_encodings()
+    windows = cache.windows(embedder.name, texts, embedder.encode_tokens)
     return np.stack([w[0].pooled for w in windows])  # what embed() keeps: the first window
