@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import functools
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +27,7 @@ import numpy.typing as npt
 
 from assay.errors import ModelUnavailableError
 from assay.hashing import mismatched_file
+from assay.models.recent import Recent
 
 __all__ = ["SHIPPED_CROSS_ENCODER", "PairClassifier", "PairLogits", "shipped_pair_classifier"]
 
@@ -91,9 +90,7 @@ class PairClassifier:
         self.name = f"{info.get('name', folder.name)}@{self.version}"
         self.sha256 = str(info["sha256"]["model.onnx"])
         self.batch_size = batch_size
-        self.cache_size = cache_size
-        self._cache: OrderedDict[tuple[str, str], PairLogits] = OrderedDict()
-        self._lock = threading.Lock()
+        self._cache: Recent[tuple[str, str], PairLogits] = Recent(cache_size)
 
     def _windows(self, first: str, second: str) -> tuple[list[int], list[list[int]], bool]:
         """Token ids of ``first`` (cut to half the window) and of each window of ``second``."""
@@ -129,19 +126,13 @@ class PairClassifier:
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> list[PairLogits]:
         """Aggregated probabilities per pair (see the module docstring); a pair scored
-        recently (:attr:`cache_size`) is not run again."""
-        with self._lock:
-            found = {p: self._cache[p] for p in pairs if p in self._cache}
-            for pair in found:
-                self._cache.move_to_end(pair)
+        recently (the last ``cache_size``) is not run again."""
+        found = self._cache.found(pairs)
         missing = list(dict.fromkeys(p for p in pairs if p not in found))
         if missing:
-            scored = self._score(missing)
-            found |= dict(zip(missing, scored, strict=True))
-            with self._lock:
-                self._cache.update(zip(missing, scored, strict=True))
-                while len(self._cache) > self.cache_size:
-                    self._cache.popitem(last=False)
+            scored = dict(zip(missing, self._score(missing), strict=True))
+            self._cache.keep(scored)
+            found |= scored
         return [found[p] for p in pairs]
 
     def _score(self, pairs: Sequence[tuple[str, str]]) -> list[PairLogits]:

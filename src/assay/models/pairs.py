@@ -74,7 +74,7 @@ class PairScorer:
     def views(self, texts: Sequence[str]) -> list[list[TextView]]:
         """The windows of each text as :class:`TextView`; encoded texts come from the
         cache, which every model reading the same encoder's states shares."""
-        if self.encoder is None:  # word pieces only: cheaper to redo than to look up
+        if self.encoder is None:  # word pieces only: no network run to save
             windows = self._tokenizer.token_windows(list(texts))
         else:
             cache = self._cache or shared_encodings()

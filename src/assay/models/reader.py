@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +30,7 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.hashing import mismatched_file
+from assay.models.recent import Recent
 
 __all__ = [
     "DEFAULT_READER_MODEL",
@@ -150,8 +149,7 @@ class Reader:
             str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"]
         )
         self._tok = reader_tokenizer(folder / "tokenizer.json")
-        self._cache: OrderedDict[tuple[str, str], Reading] = OrderedDict()
-        self._lock = threading.Lock()
+        self._cache: Recent[tuple[str, str], Reading] = Recent(CACHED_READINGS)
 
     def read(self, question: str, passage: str) -> Reading:
         """The best answer span of ``passage`` for ``question`` (empty if it has none)."""
@@ -160,15 +158,11 @@ class Reader:
         if not isinstance(passage, str):
             raise InvalidInputError("passage", passage, "give the passage as text")
         key = (question, passage)
-        with self._lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return self._cache[key]
+        kept = self._cache.found([key])
+        if key in kept:
+            return kept[key]
         reading = self._read(question, passage)
-        with self._lock:
-            self._cache[key] = reading
-            while len(self._cache) > CACHED_READINGS:
-                self._cache.popitem(last=False)
+        self._cache.keep({key: reading})
         return reading
 
     def _read(self, question: str, passage: str) -> Reading:
