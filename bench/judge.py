@@ -39,13 +39,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
+from cold import forget_models_caches
 from docs_section import write_section
 
 from assay.actions import ACTIONS
 from assay.judge.evaluate import evaluate, get_judge
 from assay.metrics import auroc
 from assay.models.embedder import get_embedder
-from assay.models.pairs import clear_encoding_caches
 from assay.models.support import DEFAULT_SUPPORT_MODEL, get_support_model
 from assay.training.bm25 import BM25
 from assay.training.datasets import halueval_pairs, halueval_rows, scifact_pairs
@@ -170,7 +170,7 @@ def score_items(items: Sequence[Item], support: str) -> Scores:
     """The judge (timed, cold cache) and the baselines on ``items``."""
     judge = get_judge(support=support)
     evaluate(items[0].query, items[0].answer, [{"id": CONTEXT_ID, "text": items[0].context}])
-    clear_encoding_caches()  # models loaded; every text is encoded again inside the clock
+    forget_models_caches()  # models loaded; every text is encoded again inside the clock
     scores, actions = [], []
     start = time.perf_counter()
     for i, item in enumerate(items, start=1):

@@ -48,13 +48,13 @@ from typing import Any
 
 import numpy as np
 from abstention import section as abstention_section
+from cold import forget_models_caches
 from docs_section import write_section
 
 from assay import Assay
 from assay.answer.citations import strip_citations
 from assay.calibration.scored import normalize_answer as normalize
 from assay.flow.respond import Status
-from assay.models.pairs import clear_encoding_caches
 from assay.settings import load_settings
 from assay.training.answer_rows import AS_OF, PUBLISHED, REVIEWED, build_knowledge_base
 from assay.training.datasets import squad_splits
@@ -182,7 +182,7 @@ class Outcome:
 
 def run_assay(engine: Assay, questions: Sequence[Question], policy: str) -> Outcome:
     """Ask every question under ``policy``; a cold encoding cache at the start."""
-    clear_encoding_caches()
+    forget_models_caches(engine.reader)
     out = Outcome()
     start = time.perf_counter()
     for i, q in enumerate(questions, start=1):

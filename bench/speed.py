@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 from asgi_driver import Driver
+from cold import forget_models_caches
 from docs_section import write_section
 from serve import SOURCES, load, request_bytes, score_body, serve
 
@@ -56,8 +57,7 @@ from assay.documents import Chunk
 from assay.ingest.chunking import chunk_document
 from assay.ingest.loaders import load_file
 from assay.ingest.pipeline import IngestOptions, embedding_text
-from assay.models.encodings import shared_encodings
-from assay.models.pair_classifier import PairClassifier, shipped_pair_classifier
+from assay.models.pair_classifier import PairClassifier
 from assay.models.reader import Reader
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data"
@@ -182,14 +182,6 @@ def ask_pass(engine: Assay, questions: list[str]) -> tuple[list[float], list[flo
             totals.append((time.perf_counter() - start) * 1000)
             floors.append(clock.seconds * 1000)
     return totals, floors
-
-
-def forget_models_caches(engine: Assay) -> None:
-    """A process that starts now: what ingest left on disk, nothing in memory."""
-    shared_encodings().clear_memory()
-    shipped_pair_classifier()._cache.clear()
-    if engine.reader is not None:
-        engine.reader._cache.clear()
 
 
 def ask_throughput(db: Path, questions: list[str], workers: int, seconds: float) -> float:
@@ -347,7 +339,7 @@ def main() -> None:
         with Assay(folder / "squad.db") as engine:
             ing = ingest_figures(engine, folder, records)
             engine.ask("Which models load before the clock starts?", policy="informational")
-            forget_models_caches(engine)
+            forget_models_caches(engine.reader)
             cold = ask_pass(engine, picked)
             log(f"first pass: p50 {np.median(cold[0]):.0f} ms, floor {np.median(cold[1]):.0f}")
             warm, _ = ask_pass(engine, picked)
