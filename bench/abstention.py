@@ -15,7 +15,11 @@ score decides: "support only"). Per set, policy and release:
 * the J1 ``confidence_score`` of every drafted answer (given or withheld) against
   right/wrong, all conditions pooled: AUROC, Brier, ECE over 15 equal-width bins;
 * selective accuracy at 50% coverage: the questions of ``present`` and ``unanswerable``
-  ranked by that score (0 when nothing was drafted), the better half answered.
+  ranked by that score (0 when nothing was drafted), the better half answered; beside
+  it the most any score could reach (every right draft ranked first: the right drafts
+  of those questions over half their number). With SQuAD's unanswerable questions half
+  of the pool, that ceiling is the share of answerable questions drafted right, so
+  0.90 needs an answerer right on 90% of them, whatever the score.
 """
 
 from __future__ import annotations
@@ -113,6 +117,7 @@ def figures(rows: Sequence[AnswerRow]) -> dict[str, Any]:
         "brier": brier_score(y, p) if len(y) else None,
         "ece": expected_calibration_error(y, p, n_bins=15) if len(y) else None,
         "selective@50": share(half, "correct"),
+        "ceiling@50": min(1.0, sum(r.correct for r in ranked) / len(half)) if half else None,
     }
 
 
@@ -126,6 +131,7 @@ COLUMNS = (
     ("brier", "Brier", "{:.3f}"),
     ("ece", "ECE", "{:.3f}"),
     ("selective@50", "selective acc. @50%", "{:.3f}"),
+    ("ceiling@50", "best possible @50%", "{:.3f}"),
 )
 
 

@@ -22,6 +22,7 @@ from assay.answer.correctness import (
     CorrectnessModel,
     CorrectnessRater,
     answer_features,
+    first_statement,
     load_correctness_model,
     reader_belief,
 )
@@ -86,6 +87,7 @@ def test_features_read_the_question_the_answer_and_the_evidence() -> None:
         conflicts=5,
         reader_cited=0.8,
         reader_best=0.9,
+        reader_statement=0.7,
     )
     assert list(values) == list(FEATURES)
     assert values["best_relevance"] == 0.9
@@ -95,13 +97,22 @@ def test_features_read_the_question_the_answer_and_the_evidence() -> None:
     assert values["conflicts"] == 1.0  # capped at three
     assert values["question_overlap"] == pytest.approx(3 / 5)  # full charge takes, not 3 hours
     assert (values["reader_cited"], values["reader_best"]) == (0.8, 0.9)
+    assert values["reader_statement"] == 0.7
+
+
+def test_the_first_statement_is_what_the_answer_says_before_its_first_citation() -> None:
+    assert first_statement("It takes 3 hours. [Source: a] Use the dock. [Source: b]") == (
+        "It takes 3 hours."
+    )
+    assert first_statement("No citation at all.") == "No citation at all."
+    assert first_statement("[Source: a] nothing before") == ""
 
 
 def test_an_answer_without_the_type_asked_for_is_marked() -> None:
     values = answer_features(
         "When was the plant built?", "The plant is large.", relevances=[], cited_relevances=[],
         answer_relevance=0.0, set_confidence=0.0, coverage=0.0, support=0.0, conflicts=0,
-        reader_cited=0.0, reader_best=0.0,
+        reader_cited=0.0, reader_best=0.0, reader_statement=0.0,
     )  # fmt: skip
     assert values["kind_missing"] == 1.0
     assert values["best_relevance"] == values["relevance_margin"] == 0.0

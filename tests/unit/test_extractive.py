@@ -7,6 +7,7 @@ import pytest
 
 from assay.answer.base import Uncertainty
 from assay.answer.citations import validate_citations
+from assay.answer.correctness import first_statement
 from assay.answer.expansion import feedback_terms, pseudo_relevance_phrasings
 from assay.answer.expected import expected_kind
 from assay.answer.extractive import ExtractiveAnswerer
@@ -148,3 +149,26 @@ def test_the_readers_short_span_of_the_first_sentence_is_stated_first(
     draft = answerer.answer(question, [SDS])
     assert draft.quoted == "A full charge from empty takes about 3 hours. [Source: sds]"
     assert draft.short == (short[0].upper() + short[1:] if short else None)
+
+
+class RecordingReader(ScriptedReader):
+    """A scripted reader that keeps every passage it is asked to read."""
+
+    def __init__(self, span: str) -> None:
+        super().__init__(span)
+        self.passages: list[str] = []
+
+    def read(self, question: str, passage: str) -> Reading:
+        self.passages.append(passage)
+        return super().read(question, passage)
+
+
+def test_the_statement_the_correctness_model_reads_is_the_one_the_answerer_read() -> None:
+    """The correctness rater's ``reader_statement`` must hit the reader's cache: the
+    answer's first statement, as :func:`first_statement` recovers it, is the very text
+    the answerer read for its short answer."""
+    reader = RecordingReader("about 3 hours")
+    draft = ExtractiveAnswerer(get_relevance_model(), reader=reader).answer(
+        "What does a full charge from empty take?", [SDS, WIKI]
+    )
+    assert reader.passages and first_statement(draft.quoted) == reader.passages[0]

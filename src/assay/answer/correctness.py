@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assay.actions import stricter_action
-from assay.answer.citations import defuse_citations, strip_citations
+from assay.answer.citations import CITATION, defuse_citations, strip_citations
 from assay.answer.expected import expected_kind
 from assay.errors import InvalidInputError
 from assay.judge.base import Judgment
@@ -50,6 +50,7 @@ __all__ = [
     "CorrectnessRater",
     "answer_features",
     "features_of",
+    "first_statement",
     "load_correctness_model",
     "rated_by",
     "reader_belief",
@@ -76,6 +77,7 @@ FEATURES = (
     "conflicts",  # conflicts among the admitted evidence (0, 1, 2, 3 or more) / 3
     "reader_cited",  # the reader's belief that a cited passage holds an answer
     "reader_best",  # the same for the best retrieved passages: is the answer anywhere?
+    "reader_statement",  # the same for the answer's first statement read alone
 )
 
 
@@ -97,6 +99,7 @@ def answer_features(
     conflicts: int,
     reader_cited: float,
     reader_best: float,
+    reader_statement: float,
 ) -> dict[str, float]:
     """The :data:`FEATURES` of one answer (its text without citations).
 
@@ -121,6 +124,7 @@ def answer_features(
         "conflicts": min(conflicts, 3) / 3,
         "reader_cited": reader_cited,
         "reader_best": reader_best,
+        "reader_statement": reader_statement,
     }
     return {name: round(float(values[name]), 6) for name in FEATURES}
 
@@ -150,6 +154,9 @@ def features_of(
     best_hits = sorted(hits, key=lambda h: -float(h.relevance or 0.0))[:READ_HITS]
     margins = [reader.read(question, defuse_citations(h.chunk.text)).margin for h in best_hits]
     cited_margin = max(cited_margins, default=-math.inf)
+    # the extractive answerer read this statement to find its short answer: a cache hit
+    statement = first_statement(answer)
+    statement_margin = reader.read(question, statement).margin if statement else -math.inf
     # the answer is read under its passage's title, as the passage was: "A full charge
     # takes 3 hours" answers about the HX-40 because it sits under "HX-40 > Charging"
     title = next((h.chunk.title for h in hits if h.chunk.id in wanted and h.chunk.title), "")
@@ -166,7 +173,15 @@ def features_of(
         conflicts=len(result.conflicts),
         reader_cited=reader_belief(cited_margin),
         reader_best=reader_belief(max(margins, default=-math.inf)),
+        reader_statement=reader_belief(statement_margin),
     )
+
+
+def first_statement(answer: str) -> str:
+    """What ``answer`` says before its first citation (all of it if it cites nothing),
+    citations defused: the statement the answer leads with, as the extractive answerer
+    quoted it from its passage."""
+    return defuse_citations(CITATION.split(answer, maxsplit=1)[0]).strip()
 
 
 @dataclass(frozen=True, slots=True)
