@@ -14,6 +14,10 @@ score decides: "support only"). Per set, policy and release:
   hold a gold answer ("right");
 * the J1 ``confidence_score`` of every drafted answer (given or withheld) against
   right/wrong, all conditions pooled: AUROC, Brier, ECE over 15 equal-width bins;
+  Beside the ECE, the ECE a perfectly calibrated score would show on as many answers
+  (outcomes drawn from the scores themselves, 200 seeded draws): with a few hundred
+  answers in 15 bins that noise alone is 0.05-0.10, so an ECE near it says "calibrated
+  as far as this sample can tell", and a target of 0.03 needs thousands of answers;
 * selective accuracy at 50% coverage: the questions of ``present`` and ``unanswerable``
   ranked by that score (0 when nothing was drafted), the better half answered; beside
   it the most any score could reach (every right draft ranked first: the right drafts
@@ -93,6 +97,17 @@ def run_set(
     return rows
 
 
+def ece_of_a_calibrated_score(p: np.ndarray, draws: int = 200, seed: int = 13) -> float:
+    """The mean ECE (15 bins) of scores ``p`` against outcomes drawn with probability
+    ``p``: what sampling noise alone gives a perfectly calibrated score this many times."""
+    rng = np.random.default_rng(seed)
+    return float(
+        np.mean(
+            [expected_calibration_error(rng.binomial(1, p), p, n_bins=15) for _ in range(draws)]
+        )
+    )
+
+
 def figures(rows: Sequence[AnswerRow]) -> dict[str, Any]:
     """The figures of one set, policy and release (see the module docstring)."""
 
@@ -116,6 +131,7 @@ def figures(rows: Sequence[AnswerRow]) -> dict[str, Any]:
         "auroc": auroc(y, p) if separable else None,
         "brier": brier_score(y, p) if len(y) else None,
         "ece": expected_calibration_error(y, p, n_bins=15) if len(y) else None,
+        "ece floor": ece_of_a_calibrated_score(p) if len(y) else None,
         "selective@50": share(half, "correct"),
         "ceiling@50": min(1.0, sum(r.correct for r in ranked) / len(half)) if half else None,
     }
@@ -130,6 +146,7 @@ COLUMNS = (
     ("auroc", "right vs wrong AUROC", "{:.3f}"),
     ("brier", "Brier", "{:.3f}"),
     ("ece", "ECE", "{:.3f}"),
+    ("ece floor", "ECE if calibrated", "{:.3f}"),
     ("selective@50", "selective acc. @50%", "{:.3f}"),
     ("ceiling@50", "best possible @50%", "{:.3f}"),
 )
