@@ -26,14 +26,15 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from assay.audit import AuditLog
-from assay.audit.replay import Replay
 from assay.audit.seal import AuditKey
+from assay.audit.verify import RowCheck
 from assay.calibration.apply import Calibrator, evidence_key, set_key
 from assay.calibration.store import CalibrationStore
 from assay.errors import InvalidInputError, UnknownSourceError
 from assay.events import AskRecord, ScoreRecord
 from assay.flow.score import ScoreResult, score_candidates, score_record
 from assay.models.encodings import MIB, configure_encodings
+from assay.monitor.tighten import effective_policy
 from assay.policy import Policy, PolicyBook
 from assay.scoring.corroboration import TextSimilarity, lexical_similarity
 from assay.scoring.evidence import SourceFacts
@@ -139,7 +140,7 @@ class Assay:
         self.calibration = CalibrationStore(self.db)
         self.calibrator = Calibrator(self.calibration) if calibrate else None
         self._record_with(
-            AuditLog(self.db, actor=actor, key=key, retired_keys=retired, replay=Replay)
+            AuditLog(self.db, actor=actor, key=key, retired_keys=retired, replay=_replay)
         )
         self._models = _LoadedModels(
             embedder=None if isinstance(embedder, str) else embedder,
@@ -643,7 +644,9 @@ class Assay:
         if name is None and severity is None:
             name = self.settings.default_policy
         # E12: while a drift alert with tightening is open, the policy asks for more
-        return self.monitor.effective(self.policies.resolve(name=name, severity=severity))
+        return effective_policy(
+            self.db.monitor, self.policies.resolve(name=name, severity=severity)
+        )
 
     def score(
         self,
@@ -681,6 +684,13 @@ class Assay:
         )
         event_id = self._record(query, chosen, score_record(result, models=models))
         return replace(result, event_id=event_id)
+
+
+def _replay() -> RowCheck:
+    """A fresh replay check for ``audit verify``, its module loaded only when one runs."""
+    from assay.audit.replay import Replay
+
+    return Replay()
 
 
 def _name(fn: object) -> str:

@@ -11,11 +11,13 @@ from pathlib import Path
 
 from assay.cli.main import COMMANDS, cli
 
-#: the plots, the HTTP service, the models and the question path
+#: the plots, the HTTP service, the models, the question path, the monitor's reports and
+#: checks (a score reads only whether its policy is tightened) and the audit replay
 HEAVY = (
     "matplotlib", "fastapi", "uvicorn", "onnxruntime", "tokenizers", "assay.models.relevance",
     "assay.models.support", "assay.models.reader", "assay.answer.extractive",
-    "assay.answer.correctness", "assay.flow.respond", "assay.server",
+    "assay.answer.correctness", "assay.flow.respond", "assay.server", "assay.monitor.service",
+    "assay.audit.replay",
 )  # fmt: skip
 
 
