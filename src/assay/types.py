@@ -181,7 +181,8 @@ class Candidate:
         if not isinstance(self.metadata, Mapping):
             raise InvalidInputError(where + "metadata", self.metadata, "give a JSON object")
         try:
-            json.dumps(dict(self.metadata))
+            if self.metadata:  # most candidates carry none: skip the encoder
+                json.dumps(dict(self.metadata))
         except (TypeError, ValueError, RecursionError) as exc:
             raise InvalidInputError(
                 where + "metadata",
