@@ -154,7 +154,8 @@ def features_of(
     best_hits = sorted(hits, key=lambda h: -float(h.relevance or 0.0))[:READ_HITS]
     margins = [reader.read(question, defuse_citations(h.chunk.text)).margin for h in best_hits]
     cited_margin = max(cited_margins, default=-math.inf)
-    # the extractive answerer read this statement to find its short answer: a cache hit
+    # for a question of fact the extractive answerer has read this statement for its
+    # short answer already: the reader's cache answers
     statement = first_statement(answer)
     statement_margin = reader.read(question, statement).margin if statement else -math.inf
     # the answer is read under its passage's title, as the passage was: "A full charge
