@@ -179,10 +179,10 @@ def features_of(
 
 
 def first_statement(answer: str) -> str:
-    """What ``answer`` says before its first citation (all of it if it cites nothing),
-    citations defused: the statement the answer leads with, as the extractive answerer
-    quoted it from its passage."""
-    return defuse_citations(CITATION.split(answer, maxsplit=1)[0]).strip()
+    """What ``answer`` says before its first citation (all of it if it cites nothing):
+    the statement the answer leads with, as the extractive answerer quoted it from its
+    passage (whose own citation-like brackets it had already defused)."""
+    return CITATION.split(answer, maxsplit=1)[0].strip()
 
 
 @dataclass(frozen=True, slots=True)

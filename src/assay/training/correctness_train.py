@@ -109,7 +109,11 @@ def measure(model: CorrectnessModel, rows: Sequence[AnswerRow]) -> dict[str, flo
     """AUROC, Brier and ECE (15 bins) of the model on the drafted answers of ``rows``."""
     usable = [r for r in rows if r.features is not None]
     p = np.array([model.probability(r.features or {}) for r in usable])
-    y = np.array([int(r.correct) for r in usable])
+    return _figures(np.array([int(r.correct) for r in usable]), p)
+
+
+def _figures(y: npt.NDArray[np.int64], p: npt.NDArray[np.float64]) -> dict[str, float]:
+    """How probabilities ``p`` rate outcomes ``y``: the card's columns."""
     return {
         "answers": len(y),
         "right": round(float(y.mean()), 3),
@@ -132,13 +136,7 @@ def cross_validated(rows: Sequence[AnswerRow], folds: int = 5) -> dict[str, floa
     for train, test in GroupKFold(folds).split(x, y, groups):
         model = fit([usable[i] for i in train], "-", "-")
         p[test] = [model.probability(usable[i].features or {}) for i in test]
-    return {
-        "answers": len(y),
-        "right": round(float(y.mean()), 3),
-        "auroc": round(auroc(y, p), 3),
-        "brier": round(brier_score(y, p), 3),
-        "ece": round(expected_calibration_error(y, p, n_bins=15), 3),
-    }
+    return _figures(y, p)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
