@@ -99,6 +99,7 @@ appears in a repr, a log line or a dump of the settings.
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from collections.abc import Mapping
@@ -115,14 +116,6 @@ from pydantic import (
     ValidationError,
     field_validator,
 )
-from pydantic_settings import (
-    BaseSettings,
-    NoDecode,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-    SettingsError,
-    TomlConfigSettingsSource,
-)
 
 from assay.errors import InvalidInputError
 
@@ -130,13 +123,11 @@ MIB = 1 << 20
 _SERVE = "ASSAY_SERVE_"
 
 
-class LLMSettings(BaseSettings):
+class LLMSettings(BaseModel):
     """The OpenAI-compatible endpoint: ``ASSAY_LLM_URL``, ``_MODEL``, ``_API_KEY``,
     ``_TIMEOUT``, from arguments or the environment only (never a file)."""
 
-    model_config = SettingsConfigDict(
-        env_prefix="ASSAY_LLM_", extra="forbid", frozen=True, env_ignore_empty=True
-    )
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     url: str = ""
     model: str = "default"
@@ -158,31 +149,23 @@ class LLMSettings(BaseSettings):
         """Whether an endpoint is set at all (no URL: assay stays offline)."""
         return bool(self.url)
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Arguments > environment; no file, so that the key is never written down."""
-        return (init_settings, env_settings)
+
+def _variables(prefix: str, names: Any, environ: Mapping[str, str] | None) -> dict[str, str]:
+    """The set variables ``<prefix><NAME>`` of ``environ`` (default: this process's), by
+    field name. Names match in any case; an empty variable counts as unset."""
+    env = os.environ if environ is None else environ
+    by_upper = {key.upper(): value for key, value in env.items() if value != ""}
+    return {name: by_upper[f"{prefix}{name.upper()}"] for name in names
+            if f"{prefix}{name.upper()}" in by_upper}  # fmt: skip
 
 
 def load_llm_settings(environ: Mapping[str, str] | None = None) -> LLMSettings:
     """The endpoint from ``environ`` (default: this process's environment), validated;
     a value that does not parse is an error naming its variable."""
     try:
-        if environ is None:
-            return LLMSettings()
-        given = {
-            name: environ[f"ASSAY_LLM_{name.upper()}"]
-            for name in LLMSettings.model_fields
-            if f"ASSAY_LLM_{name.upper()}" in environ
-        }
-        return LLMSettings.model_validate(given)
+        return LLMSettings.model_validate(
+            _variables("ASSAY_LLM_", LLMSettings.model_fields, environ)
+        )
     except ValidationError as exc:
         error = exc.errors()[0]
         name = f"ASSAY_LLM_{str(error['loc'][0]).upper()}"
@@ -254,15 +237,14 @@ def database_target(value: Any) -> Any:
     return Path(value) if isinstance(value, str) else value
 
 
-class Settings(BaseSettings):
-    """Process-wide configuration of assay; see the module docstring for precedence."""
+class Settings(BaseModel):
+    """Process-wide configuration of assay; :func:`load_settings` builds it from its
+    sources (see the module docstring for their precedence)."""
 
-    model_config = SettingsConfigDict(
-        env_prefix="ASSAY_", extra="forbid", frozen=True, env_ignore_empty=True
-    )
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     db: Annotated[Path | str, BeforeValidator(database_target)] = Path("assay.db")
-    policy_dirs: Annotated[list[Path], NoDecode] = []
+    policy_dirs: list[Path] = []
     default_policy: str = "informational"
     embedder: str = "minilm"
     relevance_model: str = "assay-relevance"
@@ -276,7 +258,7 @@ class Settings(BaseSettings):
     monitor_baseline: Annotated[int, Field(ge=1, le=1_000_000)] = 1000
     auto_tighten: Annotated[float, Field(ge=0.0, le=0.5)] = 0.0
     audit_key_file: Path | None = None
-    audit_retired_key_files: Annotated[list[Path], NoDecode] = []
+    audit_retired_key_files: list[Path] = []
     ingest_max_file_mb: Annotated[float, Field(gt=0)] = 64.0
     ingest_max_file_seconds: Annotated[float, Field(gt=0)] = 1800.0
     encoding_cache_mb: Annotated[float, Field(ge=0)] = 256.0
@@ -336,40 +318,51 @@ class Settings(BaseSettings):
             return [Path(p) for p in value.split(os.pathsep) if p.strip()]
         return value
 
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Arguments > environment > TOML file > defaults (the LLM endpoint: never a file)."""
-        return (init_settings, env_settings, _TomlWithoutSecrets(settings_cls, config_file()))
+
+_FROM_JSON = ("severity_policies",)  #: variables that hold JSON (the rest: plain text)
+_OWN_VARIABLES = ("llm", "serve")  #: read by their own loaders (``ASSAY_LLM_*``, ``ASSAY_SERVE_*``)
 
 
-class _TomlWithoutSecrets(TomlConfigSettingsSource):
-    """The TOML file, refusing an ``[llm]`` table: the endpoint and its key come from the
-    environment only."""
+def environment_settings(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The settings that ``ASSAY_*`` variables give, unvalidated; JSON ones decoded."""
+    names = [name for name in Settings.model_fields if name not in _OWN_VARIABLES]
+    given: dict[str, Any] = _variables("ASSAY_", names, environ)
+    for name in _FROM_JSON:
+        if name in given:
+            try:
+                given[name] = json.loads(given[name])
+            except json.JSONDecodeError:
+                raise InvalidInputError(
+                    f"ASSAY_{name.upper()}", given[name],
+                    'fix the ASSAY_* variable: give a JSON object, e.g. {"high": "financial"}',
+                ) from None  # fmt: skip
+    return given
 
-    def __call__(self) -> dict[str, Any]:
-        values = super().__call__()
-        if "serve" in values:
-            raise InvalidInputError(
-                "config file", str(config_file()),
-                "remove the [serve] table: give them as `assay serve` options",
-                problem="holds the options of assay serve",
-            )  # fmt: skip
-        if "llm" in values:
-            raise InvalidInputError(
-                "config file",
-                str(config_file()),
-                "remove the [llm] table: set ASSAY_LLM_URL, ASSAY_LLM_MODEL, ASSAY_LLM_API_KEY "
-                "and ASSAY_LLM_TIMEOUT in the environment instead",
-                problem="holds the LLM endpoint",
-            )
-        return values
+
+def file_settings() -> dict[str, Any]:
+    """The settings of the TOML file in force (:func:`config_file`; none: ``{}``). An
+    ``[llm]`` or ``[serve]`` table is refused: the endpoint and its key come from the
+    environment only, the serve options from the command."""
+    path = config_file()
+    if path is None:
+        return {}
+    with path.open("rb") as handle:
+        values = tomllib.load(handle)
+    if "serve" in values:
+        raise InvalidInputError(
+            "config file", str(path),
+            "remove the [serve] table: give them as `assay serve` options",
+            problem="holds the options of assay serve",
+        )  # fmt: skip
+    if "llm" in values:
+        raise InvalidInputError(
+            "config file",
+            str(path),
+            "remove the [llm] table: set ASSAY_LLM_URL, ASSAY_LLM_MODEL, ASSAY_LLM_API_KEY "
+            "and ASSAY_LLM_TIMEOUT in the environment instead",
+            problem="holds the LLM endpoint",
+        )
+    return values
 
 
 def with_names(settings: Settings, names: Mapping[str, str]) -> Settings:
@@ -397,17 +390,19 @@ def config_file() -> Path | None:
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Build :class:`Settings`, turning validation errors into one clear message."""
+    """Build :class:`Settings` from the arguments given (``None``: not given), the
+    ``ASSAY_*`` environment and the TOML file, highest first; a source replaces a
+    lower one's value whole. A bad value fails with one message that names it."""
     try:
-        return Settings(**{k: v for k, v in overrides.items() if v is not None})
-    except SettingsError as exc:  # an environment value that does not parse
-        raise InvalidInputError(
-            "settings", str(exc), "fix the ASSAY_* variable (dicts are JSON)"
-        ) from None
+        values = file_settings()
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InvalidInputError(
             "config file", str(config_file()), f"fix the TOML syntax ({exc})"
         ) from None
+    values |= environment_settings()
+    values |= {name: value for name, value in overrides.items() if value is not None}
+    try:
+        return Settings.model_validate(values)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "settings"

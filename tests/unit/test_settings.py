@@ -87,3 +87,29 @@ def test_an_empty_variable_is_unset_and_a_bare_name_is_not_a_setting(
     monkeypatch.setenv("DATA", "/elsewhere")  # only ASSAY_* variables are settings
     s = load_settings()
     assert s.debug is False and s.data == Path("../shared/data")
+
+
+def test_a_variable_that_is_not_json_is_named_with_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASSAY_SEVERITY_POLICIES", "high=financial")
+    with pytest.raises(InvalidInputError, match=r"ASSAY_SEVERITY_POLICIES='high=financial'.*JSON"):
+        load_settings()
+
+
+def test_a_higher_source_replaces_a_table_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "assay.toml").write_text('[severity_policies]\nhigh = "financial"\n')
+    assert load_settings().severity_policies == {"high": "financial"}
+    monkeypatch.setenv("ASSAY_SEVERITY_POLICIES", '{"low": "informational"}')
+    assert load_settings().severity_policies == {"low": "informational"}
+
+
+def test_broken_toml_is_named_with_the_fix(tmp_path: Path) -> None:
+    (tmp_path / "assay.toml").write_text('db = "unterminated\n')
+    with pytest.raises(InvalidInputError, match=r"config file='assay\.toml'.*TOML syntax"):
+        load_settings()
+
+
+def test_variables_match_in_any_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("assay_default_policy", "legal")
+    assert load_settings().default_policy == "legal"
