@@ -127,7 +127,7 @@ def test_the_reader_names_the_answerer_but_does_not_choose_the_sentence() -> Non
     answerer = ExtractiveAnswerer(get_relevance_model(), reader=reader)
     draft = answerer.answer("How long does a full charge of the HX-40 take?", [SDS])
     assert draft.quoted == "A full charge from empty takes about 3 hours. [Source: sds]"
-    assert draft.answerer == "extractive-v2[assay-relevance@1.0.0+scripted-reader@0]"
+    assert draft.answerer == "extractive-v2[assay-relevance@1.0.0 shortlist 8+scripted-reader@0]"
 
 
 @pytest.mark.parametrize(
@@ -172,3 +172,47 @@ def test_the_statement_the_correctness_model_reads_is_the_one_the_answerer_read(
         "What does a full charge from empty take?", [SDS, WIKI]
     )
     assert reader.passages and first_statement(draft.quoted) == reader.passages[0]
+
+
+class RecordingRelevance:
+    """The shipped relevance model, remembering which sentences it was asked to read."""
+
+    def __init__(self) -> None:
+        self.model = get_relevance_model()
+        self.name = self.model.name
+        self.read: list[str] = []
+
+    def score(self, query: str, passages: list[str]) -> list[float]:
+        self.read += passages
+        return self.model.score(query, passages)
+
+
+def test_the_relevance_model_reads_the_strongest_passage_then_the_best_by_shared_words() -> None:
+    """Each sentence new to the relevance model costs an encoding: it reads every sentence
+    of the strongest passage, then those of the others sharing most words with the
+    question; the rest are left unread, and so unquoted."""
+    filler = [
+        Context(f"other-{i}", f"Warehouse {i} ships pallets on Tuesdays. It opens at {i} am.", 0.9)
+        for i in range(3)
+    ]
+    question = "How long does a full charge of the HX-40 take?"
+    relevance = RecordingRelevance()
+    draft = ExtractiveAnswerer(relevance, shortlist=4).answer(question, [*filler, SDS, WIKI])
+    assert relevance.read == [
+        "Charge the HX-40 only between 0 °C and 45 °C.",
+        "A full charge from empty takes about 3 hours.",
+        "Use only the supplied charger.",
+        "The HX-40 may be charged between 0 °C and 45 °C.",
+    ]
+    assert draft.quoted.startswith("A full charge from empty takes about 3 hours. [Source: sds]")
+    assert "other-" not in draft.quoted
+    everything = RecordingRelevance()
+    ExtractiveAnswerer(everything, shortlist=None).answer(question, [*filler, SDS, WIKI])
+    assert len(everything.read) == 10
+    assert ExtractiveAnswerer(relevance).answer(question, []).text == ""
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, 2.5])
+def test_a_shortlist_that_is_no_count_is_refused(bad: object) -> None:
+    with pytest.raises(InvalidInputError, match=r"shortlist=.*give 1 or more"):
+        ExtractiveAnswerer(get_relevance_model(), shortlist=bad)  # type: ignore[arg-type]

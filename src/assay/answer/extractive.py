@@ -15,6 +15,9 @@ for a fact and the span is short, else the date, quantity or name the question a
 hours. [Source: ...]". The reader does not choose the sentence: on SQuAD 2.0's test
 articles, quoting first the sentence that holds its span held the answer less often
 than the relevance model's choice (75% against 78% of 118 questions).
+The relevance model reads a shortlist of the sentences (:data:`SHORTLIST`), as each
+sentence new to it costs an encoding: all of the strongest passage's, then those of
+the others that share the most words with the question.
 Hedged answers carry the same text; the pipeline states the uncertainty. There is no
 ``llm_only`` answer without a language model. Clarifying questions come from a
 template, phrasings from pseudo-relevance feedback (:mod:`assay.answer.expansion`).
@@ -45,6 +48,12 @@ _SECOND_WITHIN = 0.8  # a second sentence must score at least this share of the 
 _REDUNDANT = 0.6  # content-word cosine above which a second sentence repeats the first
 _WRONG_KIND = 0.25  # weight of a sentence without the kind of answer asked for
 _SHORT_WORDS = 10  # a longer span is no short answer
+#: sentences the relevance model reads (it encodes each one it has not seen): those of
+#: the strongest passage, then the others sharing the most words with the question. On
+#: 623 SQuAD 2.0 questions against the 35 dev articles the quoted sentence stayed the
+#: same for 96.8% of them and held the answer 487 times against 484, while a new
+#: question encoded 7.2 sentences instead of 19.3
+SHORTLIST = 8
 #: questions that want an explanation, not a span
 _EXPLAIN = re.compile(
     r"^\W*(?:why|how)\b(?!\s+(?:many|much|long|old|far|tall|big|large|often))", re.I
@@ -76,17 +85,24 @@ class ExtractiveAnswerer:
         *,
         reader: SpanReader | None = None,
         max_sentences: int = 2,
+        shortlist: int | None = SHORTLIST,
     ) -> None:
         """``relevance`` ranks sentences (``None``: by the question's words they share);
-        ``reader`` (:mod:`assay.models.reader`) finds the span that answers."""
-        if isinstance(max_sentences, bool) or not isinstance(max_sentences, int):
-            raise InvalidInputError("max_sentences", max_sentences, "give 1 or more")
-        if max_sentences < 1:
-            raise InvalidInputError("max_sentences", max_sentences, "give 1 or more")
+        ``reader`` (:mod:`assay.models.reader`) finds the span that answers;
+        ``shortlist`` is how many sentences ``relevance`` reads (see :meth:`_rank`; all
+        of the strongest passage's even when they are more; ``None``: every sentence);
+        the rest are not quoted."""
+        given = {"max_sentences": max_sentences, "shortlist": 1 if shortlist is None else shortlist}
+        for name, value in given.items():
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InvalidInputError(name, value, "give 1 or more")
         self.relevance = relevance
         self.reader = reader
         self.max_sentences = max_sentences
-        ranker = relevance.name if relevance is not None else "word overlap"
+        self.shortlist = shortlist
+        ranker = "word overlap"
+        if relevance is not None:
+            ranker = relevance.name + ("" if shortlist is None else f" shortlist {shortlist}")
         self.name = f"extractive-v1[{ranker}]"
         if reader is not None:
             self.name = f"extractive-v2[{ranker}+{reader.name}]"
@@ -107,22 +123,25 @@ class ExtractiveAnswerer:
             )  # fmt: skip
         if mode == "hedged" and uncertainty is None:
             raise InvalidInputError("uncertainty", None, "give the hedged answer's uncertainty")
-        sentences = [
-            (context.id, sentence.strip(), context.confidence)
-            for context in evidence
-            for sentence in SENTENCE_BREAK.split(defuse_citations(context.text).strip())
-            if content_terms(sentence)
-        ]
+        strongest = max(
+            evidence, key=lambda c: -1.0 if c.confidence is None else c.confidence, default=None
+        )
+        sentences, of_strongest = [], []
+        for context in evidence:
+            for sentence in SENTENCE_BREAK.split(defuse_citations(context.text).strip()):
+                if content_terms(sentence):
+                    sentences.append((context.id, sentence.strip(), context.confidence))
+                    of_strongest.append(context is strongest)
         if not sentences:
             return Draft("", self.name, None, mode)
-        relevance = self._rank(question, [s for _, s, _ in sentences])
         kind = expected_kind(question)
-        scores = [
-            r
-            * (1.0 if c is None else 0.5 + 0.5 * c)
+        weights = [
+            (1.0 if c is None else 0.5 + 0.5 * c)
             * (1.0 if kind is None or kind.found_in(s) else _WRONG_KIND)
-            for r, (_, s, c) in zip(relevance, sentences, strict=True)
+            for _, s, c in sentences
         ]
+        relevance = self._rank(question, [s for _, s, _ in sentences], weights, of_strongest)
+        scores = [r * w for r, w in zip(relevance, weights, strict=True)]
         order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
         chosen = [order[0]]
         for i in order[1:]:
@@ -156,11 +175,29 @@ class ExtractiveAnswerer:
                 return span
         return short_answer(question, sentence)
 
-    def _rank(self, question: str, sentences: list[str]) -> list[float]:
-        if self.relevance is not None:
-            return self.relevance.score(question, sentences)
+    def _rank(
+        self, question: str, sentences: list[str], weights: list[float], strongest: list[bool]
+    ) -> list[float]:
+        """Relevance of each sentence; without a model, the share of the question's words
+        it holds. The model reads the shortlist: every sentence of the strongest passage
+        (``strongest``), then the others with the most shared words times ``weights``;
+        the rest score 0."""
         asked = _terms(question)
-        return [term_cosine(asked, _terms(s)) for s in sentences]
+        overlap = [term_cosine(asked, _terms(s)) for s in sentences]
+        if self.relevance is None:
+            return overlap
+        keep = list(range(len(sentences)))
+        if self.shortlist is not None and len(sentences) > self.shortlist:
+            sure = [i for i in keep if strongest[i]]
+            others = sorted(
+                (i for i in keep if not strongest[i]), key=lambda i: (-overlap[i] * weights[i], i)
+            )
+            keep = sorted(sure + others[: max(0, self.shortlist - len(sure))])
+        read = self.relevance.score(question, [sentences[i] for i in keep])
+        out = [0.0] * len(sentences)
+        for i, score in zip(keep, read, strict=True):
+            out[i] = score
+        return out
 
     def clarify(self, question: str, evidence: Sequence[Context], missing: Sequence[str]) -> Draft:
         """Say what the evidence covers and ask about what it does not."""
