@@ -16,11 +16,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 from assay import Assay
+from assay.cli.serve import BLAS_THREADS, blas_threads_per_worker
 from assay.errors import InvalidInputError
 from assay.server import create_app
 from assay.server.access import SESSION_COOKIE
 from assay.server.ingest_worker import IngestWorker
 from assay.settings import ServeSettings, load_settings
+from tests.conftest import run_cli
 from tests.e2e.conftest import demo_db  # noqa: F401  (a module-scoped fixture)
 from tests.http.conftest import Service
 
@@ -331,6 +333,29 @@ def test_b4_uploads_survive_the_ingestion_process_being_killed(service: Service)
     folder = next((service.db.parent / "uploads").rglob("first.md")).parent
     assert not (folder / "second.md").exists()
     assert upload("third.md", "# Third\n\nThe third note.\n")["status"] == "added"
+
+
+def test_b4_workers_share_the_cores_among_their_blas_threads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """numpy's OpenBLAS starts a thread per core in every worker; workers sharing the
+    cores then wait on each other's threads. ``assay serve --workers N`` gives each
+    worker its share of the cores (at least one thread), unless the user set one."""
+    assert [blas_threads_per_worker(w, cores=2) for w in (1, 2, 4)] == [2, 1, 1]
+    assert blas_threads_per_worker(2, cores=8) == 4
+    started: list[dict[str, str]] = []
+    monkeypatch.setattr("uvicorn.run", lambda *a, **k: started.append(dict(os.environ)))
+    for name in (*BLAS_THREADS, "ASSAY_DB", "PROMETHEUS_MULTIPROC_DIR"):
+        monkeypatch.delenv(name, raising=False)  # restored after the test, as serve sets them
+    for name in ServeSettings().to_environment():
+        monkeypatch.delenv(name, raising=False)
+    run_cli("serve", "--workers", "1", db=tmp_path / "a.db")
+    assert not set(BLAS_THREADS) & set(started[-1])  # one worker: the library's own choice
+    run_cli("serve", "--workers", "2", db=tmp_path / "a.db")
+    assert started[-1]["OPENBLAS_NUM_THREADS"] == str(blas_threads_per_worker(2))
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")
+    run_cli("serve", "--workers", "2", db=tmp_path / "a.db")
+    assert started[-1]["OPENBLAS_NUM_THREADS"] == "3"
 
 
 def test_b4_serve_options_travel_to_workers_and_a_bad_one_is_named() -> None:
