@@ -102,7 +102,7 @@ from __future__ import annotations
 import json
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -150,7 +150,9 @@ class LLMSettings(BaseModel):
         return bool(self.url)
 
 
-def _variables(prefix: str, names: Any, environ: Mapping[str, str] | None) -> dict[str, str]:
+def _variables(
+    prefix: str, names: Iterable[str], environ: Mapping[str, str] | None
+) -> dict[str, str]:
     """The set variables ``<prefix><NAME>`` of ``environ`` (default: this process's), by
     field name. Names match in any case; an empty variable counts as unset."""
     env = os.environ if environ is None else environ
