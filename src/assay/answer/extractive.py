@@ -183,15 +183,17 @@ class ExtractiveAnswerer:
         (``strongest``), then the others with the most shared words times ``weights``;
         the rest score 0."""
         asked = _terms(question)
-        overlap = [term_cosine(asked, _terms(s)) for s in sentences]
         if self.relevance is None:
-            return overlap
+            return [term_cosine(asked, _terms(s)) for s in sentences]
         keep = list(range(len(sentences)))
         if self.shortlist is not None and len(sentences) > self.shortlist:
             sure = [i for i in keep if strongest[i]]
-            others = sorted(
-                (i for i in keep if not strongest[i]), key=lambda i: (-overlap[i] * weights[i], i)
-            )
+            shared = {
+                i: term_cosine(asked, _terms(sentences[i])) * weights[i]
+                for i in keep
+                if not strongest[i]
+            }
+            others = sorted(shared, key=lambda i: (-shared[i], i))
             keep = sorted(sure + others[: max(0, self.shortlist - len(sure))])
         read = self.relevance.score(question, [sentences[i] for i in keep])
         out = [0.0] * len(sentences)
