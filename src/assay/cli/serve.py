@@ -100,8 +100,9 @@ def serve(
     with tempfile.TemporaryDirectory(prefix="assay-metrics-") as metrics_dir:
         if workers > 1:  # each worker writes its samples here; /metrics merges them
             os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+            threads = str(blas_threads_per_worker(workers))
             for name in BLAS_THREADS:  # a value the user set stands
-                os.environ.setdefault(name, str(blas_threads_per_worker(workers)))
+                os.environ.setdefault(name, threads)
         uvicorn.run(
             "assay.server.app:app_from_environment",
             factory=True,
