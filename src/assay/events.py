@@ -59,13 +59,13 @@ JsonObject = dict[str, JsonValue]
 class _Part(BaseModel):
     """A strictly shaped piece of a payload."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class _Open(BaseModel):
     """A piece whose typed fields assay reads; the rest of its keys are kept as stored."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True, defer_build=True)
 
 
 class AuditRecord(_Part):
