@@ -33,7 +33,7 @@ from assay.calibration.store import CalibrationStore
 from assay.errors import InvalidInputError, UnknownSourceError
 from assay.events import AskRecord, ScoreRecord
 from assay.flow.score import ScoreResult, score_candidates, score_record
-from assay.models.encodings import MIB, configure_encodings
+from assay.models.encoding_settings import MIB, configure_encodings
 from assay.monitor.tighten import effective_policy
 from assay.policy import Policy, PolicyBook
 from assay.scoring.corroboration import TextSimilarity, lexical_similarity
@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from assay.models.support import SupportModel
     from assay.monitor import Monitor
     from assay.review import ReviewQueue
+    from assay.store.base import Store
 
 _S = TypeVar("_S")
 
@@ -136,7 +137,6 @@ class Assay:
                 int(self.settings.encoding_store_mb * MIB),
             )
         self.sources = SourceRegistry(self.db)
-        self.store = self.db.knowledge
         self.calibration = CalibrationStore(self.db)
         self.calibrator = Calibrator(self.calibration) if calibrate else None
         self._record_with(
@@ -149,6 +149,11 @@ class Assay:
             answerer=None if isinstance(answerer, str) else answerer,
             judge=None if isinstance(judge, str) else judge,
         )
+
+    @property
+    def store(self) -> Store:
+        """The knowledge base (opened on first use: ``score`` never reads it)."""
+        return self.db.knowledge
 
     @property
     def embedder(self) -> Embedder:

@@ -11,13 +11,14 @@ from pathlib import Path
 
 from assay.cli.main import COMMANDS, cli
 
-#: the plots, the HTTP service, the models, the question path, the monitor's reports and
-#: checks (a score reads only whether its policy is tightened) and the audit replay
+#: the plots, the HTTP service, the models, numpy (the knowledge base, the calibration
+#: maps), the question path, the monitor's reports and checks (a score reads only whether
+#: its policy is tightened) and the audit replay
 HEAVY = (
-    "matplotlib", "fastapi", "uvicorn", "onnxruntime", "tokenizers", "assay.models.relevance",
-    "assay.models.support", "assay.models.reader", "assay.answer.extractive",
-    "assay.answer.correctness", "assay.flow.respond", "assay.server", "assay.monitor.service",
-    "assay.audit.replay",
+    "matplotlib", "fastapi", "numpy", "uvicorn", "onnxruntime", "tokenizers",
+    "assay.models.relevance", "assay.models.support", "assay.models.reader",
+    "assay.answer.extractive", "assay.answer.correctness", "assay.flow.respond",
+    "assay.server", "assay.monitor.service", "assay.audit.replay",
 )  # fmt: skip
 
 
@@ -51,4 +52,5 @@ def test_help_and_score_load_no_models_server_or_plots(tmp_path: Path) -> None:
     assert _loaded_after(run.format(args=["--help"]), tmp_path) == set()
     score = ["score", "--query", "charging?", "--candidates", str(candidates), "--json"]
     score += ["--policy", "informational", "--db", str(tmp_path / "s.db")]
+    _loaded_after(run.format(args=score), tmp_path)  # creates the database (migrations use numpy)
     assert _loaded_after(run.format(args=score), tmp_path) == set()

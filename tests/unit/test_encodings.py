@@ -14,6 +14,7 @@ from assay.errors import InvalidInputError
 from assay.flow.retrieval import search
 from assay.ingest.pipeline import IngestOptions, embedding_text
 from assay.models.embedder import MiniLMEmbedder, TokenWindow, get_embedder
+from assay.models.encoding_settings import MIB, configure_encodings, wanted_encodings
 from assay.models.encodings import EncodingCache, embed_through_cache, shared_encodings
 from assay.models.pair_classifier import shipped_pair_classifier
 
@@ -130,6 +131,24 @@ def test_a_broken_disk_file_turns_the_tier_off_and_loses_nothing(
 def test_sizes_are_validated() -> None:
     with pytest.raises(InvalidInputError, match="memory_bytes"):
         EncodingCache(memory_bytes=-1)
+    with pytest.raises(InvalidInputError, match="disk_bytes"):
+        configure_encodings(MIB, None, -5)
+
+
+def test_the_process_cache_follows_the_sizes_configured_last(tmp_path: Path) -> None:
+    """Opening an engine only states the sizes; the cache is built on first use, once,
+    and built again (the old one closed) when the sizes change."""
+    before = wanted_encodings()
+    try:
+        configure_encodings(3 * MIB, tmp_path / "a.db", 0)  # no disk bytes: memory only
+        first = shared_encodings()
+        assert first.sizes == (3 * MIB, None, 0) and shared_encodings() is first
+        configure_encodings(4 * MIB, tmp_path / "b.db", 5 * MIB)
+        second = shared_encodings()
+        assert second is not first and second.sizes == (4 * MIB, tmp_path / "b.db", 5 * MIB)
+        assert (tmp_path / "b.db").exists()
+    finally:
+        configure_encodings(*before)
 
 
 def test_the_question_vector_comes_with_its_token_states(minilm: MiniLMEmbedder) -> None:

@@ -16,13 +16,15 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from assay.calibration.maps import IsotonicMap, PlattMap, ScoreMap
 from assay.errors import InvalidInputError, NotFoundError, did_you_mean
 from assay.hashing import canonical_json, sha256_hex
 from assay.store.records import StoredMap
 from assay.store.repositories import Database
+
+if TYPE_CHECKING:  # numpy loads only where a map is fitted or saved
+    from assay.calibration.maps import ScoreMap
 
 __all__ = ["TARGETS", "CalibrationStore", "StoredMap", "labels_digest"]
 
@@ -69,6 +71,8 @@ class CalibrationStore:
         ``on_saved`` runs inside the same transaction (it appends the map's audit event),
         so the map and its record land together.
         """
+        from assay.calibration.maps import IsotonicMap, PlattMap
+
         _check_target(target)
         if not isinstance(model_key, str) or not model_key.strip():
             raise InvalidInputError(

@@ -36,13 +36,18 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.models.embedder import Embedder, MiniLMEmbedder, TokenWindow, Vectors
+from assay.models.encoding_settings import (
+    MIB,
+    EncodingSizes,
+    configure_encodings,
+    wanted_encodings,
+)
 
 __all__ = ["EncodingCache", "configure_encodings", "embed_through_cache", "shared_encodings"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 Encode = Callable[[list[str]], list[list[TokenWindow]]]
-MIB = 2**20
 _HEADER = struct.Struct("<III")  # tokens, state columns, pooled length of one window
 _PER_QUERY = 500  # keys looked up per SQL query
 _PER_TOKEN = 120  # bytes of Python objects per token beside the arrays (offset tuples)
@@ -187,6 +192,11 @@ class EncodingCache:
                 log.warning("encoding cache %s is unusable (%s); keeping memory only", disk, exc)
         self.hits = {"memory": 0, "disk": 0, "encoded": 0}
 
+    @property
+    def sizes(self) -> EncodingSizes:
+        """(memory bytes, disk file or None, disk bytes), as configured."""
+        return self.memory_bytes, self.disk_path, self.disk_bytes
+
     @staticmethod
     def key(model: str, text: str) -> bytes:
         """The entry of ``text`` under ``model``: 16 bytes of sha256."""
@@ -269,27 +279,23 @@ class EncodingCache:
                 return fallback
 
 
-_shared = EncodingCache()
+_shared: EncodingCache | None = None
 _shared_lock = threading.Lock()
 
 
 def shared_encodings() -> EncodingCache:
-    """The process's cache, used by every shipped model that reads token states."""
-    return _shared
-
-
-def configure_encodings(memory_bytes: int, disk: Path | None, disk_bytes: int) -> EncodingCache:
-    """Make the process's cache hold ``memory_bytes`` in memory and use the ``disk`` file
-    (``None`` or ``disk_bytes == 0``: memory only); unchanged settings keep it as it is."""
+    """The process's cache, used by every shipped model that reads token states; built
+    on first use as :func:`~assay.models.encoding_settings.configure_encodings` last
+    said, and built again (the old one closed) when that changed."""
     global _shared
+    wanted = wanted_encodings()
     with _shared_lock:
         current = _shared
-        wanted = (memory_bytes, disk if disk_bytes else None, disk_bytes)
-        have = (current.memory_bytes, current.disk_path, current.disk_bytes)
-        if wanted != have:
-            current.close()
-            _shared = EncodingCache(memory_bytes, wanted[1], disk_bytes)
-        return _shared
+        if current is None or current.sizes != wanted:
+            if current is not None:
+                current.close()
+            _shared = current = EncodingCache(*wanted)
+        return current
 
 
 def embed_through_cache(

@@ -24,14 +24,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any, Literal
 
 from assay.errors import InvalidInputError
 from assay.text import content_terms, stem
 from assay.types import Evidence, check_unit_interval, round_score
+
+if TYPE_CHECKING:  # numpy loads where the signals are computed, not where policies are read
+    import numpy as np
+    from numpy.typing import NDArray
 
 JudgmentMode = Literal["cap", "blend"]
 SIGNAL_NAMES = ("top", "gap", "concentration", "coherence", "coverage")
@@ -147,6 +148,8 @@ def coherence_score(
     Per-source values are given only when the chunks come from more than one source
     and that source has at least two chunks.
     """
+    import numpy as np
+
     n = len(vectors)
     if n == 0:
         return 0.0, {}

@@ -11,14 +11,15 @@ from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import date
-from typing import Protocol
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from assay.documents import Chunk
 
-Vectors = NDArray[np.float32]
+if TYPE_CHECKING:  # numpy loads with the stores, not with this interface
+    import numpy as np
+    from numpy.typing import NDArray
+
+Vectors: TypeAlias = "NDArray[np.float32]"
 DocumentBatch = tuple["StoredDocument", Sequence[Chunk], Vectors]
 
 

@@ -6,7 +6,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from assay.calibration.maps import map_from_dict
 from assay.errors import InvalidInputError, StorageError
 from assay.store.records import StoredMap
 from assay.store.sql.session import Session
@@ -63,6 +62,8 @@ class SQLCalibrationRepository:
 
 def _stored(row: dict[str, Any]) -> StoredMap:
     """A row as a StoredMap; a damaged row is refused, never applied as some other map."""
+    from assay.calibration.maps import map_from_dict  # numpy only where a map is stored
+
     try:
         fitted = map_from_dict(json.loads(row["params"]))
         metrics = json.loads(row["metrics"])

@@ -8,6 +8,5 @@ the shared SQL of :mod:`assay.store.sql` (``audit``, ``monitor``, ``tables``) an
 """
 
 from assay.store.sqlite.database import SQLiteDatabase
-from assay.store.sqlite.knowledge import SQLiteStore
 
-__all__ = ["SQLiteDatabase", "SQLiteStore"]
+__all__ = ["SQLiteDatabase"]  # the knowledge store loads with its first use (it needs numpy)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.store.sql.calibration import SQLCalibrationRepository
 from assay.store.sql.keys import SQLKeyRepository
@@ -11,9 +13,11 @@ from assay.store.sql.review import SQLReviewRepository
 from assay.store.sql.sources import SQLSourceRepository
 from assay.store.sqlite.audit import SQLiteAuditRepository
 from assay.store.sqlite.connection import connect, transaction
-from assay.store.sqlite.knowledge import SQLiteStore
 from assay.store.sqlite.monitor import SQLiteMonitorRepository
-from assay.store.sqlite.tables import SQLiteTables
+
+if TYPE_CHECKING:
+    from assay.store.sqlite.knowledge import SQLiteStore
+    from assay.store.sqlite.tables import SQLiteTables
 
 
 class SQLiteDatabase:
@@ -26,15 +30,27 @@ class SQLiteDatabase:
         """Open (and migrate) the database; ``create=False``: it must already exist."""
         self._conn = connect(path, create=create)
         self.applied: list[str] = getattr(self._conn, "applied", [])  # migrations run just now
-        file = None if str(path) == ":memory:" else Path(path).expanduser().resolve()
-        self.knowledge = SQLiteStore(self._conn, file)
+        self._file = None if str(path) == ":memory:" else Path(path).expanduser().resolve()
         self.sources = SQLSourceRepository(self._conn)
         self.audit = SQLiteAuditRepository(self._conn)
         self.review = SQLReviewRepository(self._conn)
         self.keys = SQLKeyRepository(self._conn)
         self.calibration = SQLCalibrationRepository(self._conn)
         self.monitor = SQLiteMonitorRepository(self._conn)
-        self.tables = SQLiteTables(self._conn)
+
+    @cached_property
+    def knowledge(self) -> SQLiteStore:
+        """The knowledge base, opened on first use (it loads numpy; scoring never reads it)."""
+        from assay.store.sqlite.knowledge import SQLiteStore
+
+        return SQLiteStore(self._conn, self._file)
+
+    @cached_property
+    def tables(self) -> SQLiteTables:
+        """Whole-table reads and writes, for ``assay db copy``."""
+        from assay.store.sqlite.tables import SQLiteTables
+
+        return SQLiteTables(self._conn)
 
     def unit_of_work(self) -> AbstractContextManager[object]:
         """One write transaction; inside another it joins that one."""

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from assay.store.sql.tables import SQLTables
 from assay.store.sqlite.knowledge import blob_vector, bump_generation, vector_blob
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class SQLiteTables(SQLTables):
