@@ -75,6 +75,28 @@ def is_stopword(word: str) -> bool:
 
 #: where one sentence ends and the next begins (after . ! ? or ;)
 SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+")
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence of ``text``, split at :data:`SENTENCE_BREAK`, each
+    without its surrounding spaces; blank ones left out. The sentences are those of
+    ``[s.strip() for s in SENTENCE_BREAK.split(text.strip())]``, with where they sit."""
+    spans, start = [], 0
+    breaks = [(m.start(), m.end()) for m in SENTENCE_BREAK.finditer(text)]
+    for end, after in [*breaks, (len(text), len(text))]:
+        piece = text[start:end]
+        if piece.strip():
+            lead = len(piece) - len(piece.lstrip())
+            spans.append((start + lead, start + len(piece.rstrip())))
+        start = after
+    return spans
+
+
+def titled(title: str | None, text: str) -> str:
+    """A passage as it is embedded and read: its title path, a line break, its text."""
+    return f"{title}\n{text}" if title else text
+
+
 #: a figure as written: "45", "4.5", "1,200"
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 #: a capitalised word that does not start a sentence: most often a name

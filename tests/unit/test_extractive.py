@@ -14,7 +14,7 @@ from assay.answer.extractive import ExtractiveAnswerer
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context
 from assay.models.reader import Reading
-from assay.models.relevance import get_relevance_model
+from assay.models.relevance import SpanRelevanceModel, get_relevance_model
 
 SDS = Context(
     "sds",
@@ -127,7 +127,8 @@ def test_the_reader_names_the_answerer_but_does_not_choose_the_sentence() -> Non
     answerer = ExtractiveAnswerer(get_relevance_model(), reader=reader)
     draft = answerer.answer("How long does a full charge of the HX-40 take?", [SDS])
     assert draft.quoted == "A full charge from empty takes about 3 hours. [Source: sds]"
-    assert draft.answerer == "extractive-v2[assay-relevance@1.0.0 shortlist 8+scripted-reader@0]"
+    ranker = "assay-relevance@1.0.0 shortlist 8 in passage"
+    assert draft.answerer == f"extractive-v2[{ranker}+scripted-reader@0]"
 
 
 @pytest.mark.parametrize(
@@ -210,6 +211,41 @@ def test_the_relevance_model_reads_the_strongest_passage_then_the_best_by_shared
     ExtractiveAnswerer(everything, shortlist=None).answer(question, [*filler, SDS, WIKI])
     assert len(everything.read) == 10
     assert ExtractiveAnswerer(relevance).answer(question, []).text == ""
+
+
+class RecordingSpans:
+    """The shipped relevance model reading sentences inside their passages, remembering
+    each (passage, sentence) it read; it reads no sentence on its own."""
+
+    def __init__(self) -> None:
+        self.model = get_relevance_model()
+        assert isinstance(self.model, SpanRelevanceModel)
+        self.name = self.model.name
+        self.read: list[tuple[str, str]] = []
+
+    def score(self, query: str, passages: list[str]) -> list[float]:
+        raise AssertionError(f"a sentence was encoded on its own: {passages}")
+
+    def score_spans(self, query: str, passage: str, spans: list[tuple[int, int]]) -> list[float]:
+        self.read += [(passage, passage[a:b]) for a, b in spans]
+        return self.model.score_spans(query, passage, spans)
+
+
+def test_sentences_are_read_inside_the_titled_passage_ingest_encoded() -> None:
+    """The passage is found as it was embedded (title path, line break, text) and each
+    sentence read at its place in it, brackets of the passage's own included."""
+    sds = Context("sds", SDS.text.replace("the supplied", "the [supplied]"), 0.95, "HX-40 > Power")
+    relevance = RecordingSpans()
+    answerer = ExtractiveAnswerer(relevance)
+    draft = answerer.answer("How long does a full charge of the HX-40 take?", [sds, WIKI])
+    assert relevance.read == [
+        (f"HX-40 > Power\n{sds.text}", "Charge the HX-40 only between 0 °C and 45 °C."),
+        (f"HX-40 > Power\n{sds.text}", "A full charge from empty takes about 3 hours."),
+        (f"HX-40 > Power\n{sds.text}", "Use only the [supplied] charger."),
+        (WIKI.text, WIKI.text),
+    ]
+    assert draft.quoted == "A full charge from empty takes about 3 hours. [Source: sds]"
+    assert answerer.name.endswith("shortlist 8 in passage]")
 
 
 @pytest.mark.parametrize("bad", [0, -1, True, 2.5])

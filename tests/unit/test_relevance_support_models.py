@@ -22,6 +22,7 @@ from tokenizers import Tokenizer
 from assay.errors import InvalidInputError, ModelUnavailableError
 from assay.models import relevance as relevance_module
 from assay.models import support as support_module
+from assay.models.embedder import MiniLMEmbedder, TokenWindow, get_embedder
 from assay.models.relevance import (
     CascadeRelevanceModel,
     CrossEncoderRelevanceModel,
@@ -29,6 +30,7 @@ from assay.models.relevance import (
     LLMRelevanceModel,
     PairClassifierRelevanceModel,
     RelevanceModel,
+    SpanRelevanceModel,
     get_relevance_model,
     register_relevance_model,
 )
@@ -269,6 +271,42 @@ def test_relevance_rejects_bad_input(
     with pytest.raises(InvalidInputError) as info:
         relevance.score(query, passages)  # type: ignore[arg-type]
     assert info.value.field == field
+
+
+@pytest.mark.parametrize("name", ["assay-relevance", "assay-relevance-lexical"])
+def test_r4_sentences_are_read_out_of_their_passage_without_an_encoding_of_their_own(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The extractive answerer ranks a passage's sentences from the token states the
+    passage was read with (ingest keeps them): the network runs for no sentence."""
+    model = get_relevance_model(name)
+    assert isinstance(model, SpanRelevanceModel)
+    sentences = [
+        "Charge the pack only between 0 and 45 degrees.",
+        "A full charge from empty takes about three hours.",
+        "Use only the supplied charger.",
+    ]
+    passage = "HX-40 > Charging\n" + " ".join(sentences)
+    spans = [(passage.index(s), passage.index(s) + len(s)) for s in sentences]
+    question = "How long does a full charge of the HX-40 take?"
+    model.score(question, [passage])  # retrieval read both: their states are kept
+    encoded: list[str] = []
+    minilm = get_embedder("minilm")
+    assert isinstance(minilm, MiniLMEmbedder)
+    original = minilm.encode_tokens
+
+    def counted(texts: list[str]) -> list[list[TokenWindow]]:
+        encoded.extend(texts)
+        return original(texts)
+
+    monkeypatch.setattr(minilm, "encode_tokens", counted)
+    scores = model.score_spans(question, passage, spans)
+    assert encoded == []
+    assert len(scores) == 3 and all(0.0 <= s <= 1.0 for s in scores)
+    assert scores[1] == max(scores)  # the sentence that says how long
+    for bad in [(0, 0), (5, 2), (-1, 4), (0, len(passage) + 1)]:
+        with pytest.raises(InvalidInputError, match="spans"):
+            model.score_spans(QUERY, passage, [bad])
 
 
 @pytest.mark.parametrize(

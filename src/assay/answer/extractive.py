@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from assay.answer.base import AnswerMode, Draft, Uncertainty
 from assay.answer.citations import cite, defuse_citations
@@ -38,9 +39,9 @@ from assay.errors import InvalidInputError
 from assay.judge.checks import out_of_range
 from assay.judge.schema import Context
 from assay.models.reader import SpanReader
-from assay.models.relevance import RelevanceModel
+from assay.models.relevance import RelevanceModel, SpanRelevanceModel
 from assay.scoring.agreement import aligned_sentences, face_conflict
-from assay.text import SENTENCE_BREAK, content_terms, stem, term_cosine
+from assay.text import content_terms, sentence_spans, stem, term_cosine, titled
 
 __all__ = ["ExtractiveAnswerer"]
 
@@ -74,6 +75,15 @@ def _disagree(a: str, b: str) -> bool:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Span:
+    """Where a sentence sits: characters ``[start, end)`` of its context's text."""
+
+    context: Context
+    start: int
+    end: int
+
+
 class ExtractiveAnswerer:
     """Answers with cited sentences of the evidence; see the module docstring."""
 
@@ -103,6 +113,7 @@ class ExtractiveAnswerer:
         ranker = "word overlap"
         if relevance is not None:
             ranker = relevance.name + ("" if shortlist is None else f" shortlist {shortlist}")
+            ranker += " in passage" if isinstance(relevance, SpanRelevanceModel) else ""
         self.name = f"extractive-v1[{ranker}]"
         if reader is not None:
             self.name = f"extractive-v2[{ranker}+{reader.name}]"
@@ -126,12 +137,14 @@ class ExtractiveAnswerer:
         strongest = max(
             evidence, key=lambda c: -1.0 if c.confidence is None else c.confidence, default=None
         )
-        sentences, of_strongest = [], []
+        sentences, of_strongest, where = [], [], []
         for context in evidence:
-            for sentence in SENTENCE_BREAK.split(defuse_citations(context.text).strip()):
-                if content_terms(sentence):
-                    sentences.append((context.id, sentence.strip(), context.confidence))
+            text = defuse_citations(context.text)  # as long as the text: its spans hold
+            for start, end in sentence_spans(text):
+                if content_terms(text[start:end]):
+                    sentences.append((context.id, text[start:end], context.confidence))
                     of_strongest.append(context is strongest)
+                    where.append(_Span(context, start, end))
         if not sentences:
             return Draft("", self.name, None, mode)
         kind = expected_kind(question)
@@ -140,7 +153,7 @@ class ExtractiveAnswerer:
             * (1.0 if kind is None or kind.found_in(s) else _WRONG_KIND)
             for _, s, c in sentences
         ]
-        relevance = self._rank(question, [s for _, s, _ in sentences], weights, of_strongest)
+        relevance = self._rank(question, [s for _, s, _ in sentences], weights, of_strongest, where)
         scores = [r * w for r, w in zip(relevance, weights, strict=True)]
         order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
         chosen = [order[0]]
@@ -176,12 +189,18 @@ class ExtractiveAnswerer:
         return short_answer(question, sentence)
 
     def _rank(
-        self, question: str, sentences: list[str], weights: list[float], strongest: list[bool]
+        self,
+        question: str,
+        sentences: list[str],
+        weights: list[float],
+        strongest: list[bool],
+        where: list[_Span],
     ) -> list[float]:
         """Relevance of each sentence; without a model, the share of the question's words
         it holds. The model reads the shortlist: every sentence of the strongest passage
         (``strongest``), then the others with the most shared words times ``weights``;
-        the rest score 0."""
+        the rest score 0. A model that reads spans reads each sentence out of its
+        passage's encoding (``where``), which ingest kept: no sentence is encoded."""
         asked = _terms(question)
         if self.relevance is None:
             return [term_cosine(asked, _terms(s)) for s in sentences]
@@ -195,10 +214,23 @@ class ExtractiveAnswerer:
             }
             others = sorted(shared, key=lambda i: (-shared[i], i))
             keep = sorted(sure + others[: max(0, self.shortlist - len(sure))])
-        read = self.relevance.score(question, [sentences[i] for i in keep])
         out = [0.0] * len(sentences)
-        for i, score in zip(keep, read, strict=True):
-            out[i] = score
+        if not isinstance(self.relevance, SpanRelevanceModel):
+            read = self.relevance.score(question, [sentences[i] for i in keep])
+            for i, score in zip(keep, read, strict=True):
+                out[i] = score
+            return out
+        by_context: dict[int, list[int]] = {}
+        for i in keep:
+            by_context.setdefault(id(where[i].context), []).append(i)
+        for group in by_context.values():
+            context = where[group[0]].context
+            passage = titled(context.title, context.text)
+            shift = len(passage) - len(context.text)  # the title path before the text
+            spans = [(where[i].start + shift, where[i].end + shift) for i in group]
+            read = self.relevance.score_spans(question, passage, spans)
+            for i, score in zip(group, read, strict=True):
+                out[i] = score
         return out
 
     def clarify(self, question: str, evidence: Sequence[Context], missing: Sequence[str]) -> Draft:

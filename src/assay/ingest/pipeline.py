@@ -40,6 +40,7 @@ from assay.models.embedder import Embedder, Vectors
 from assay.models.encodings import EncodingCache, embed_through_cache
 from assay.sources import SourceRegistry
 from assay.store.base import DocumentBatch, Store, StoredDocument
+from assay.text import titled
 
 FileStatus = Literal["added", "updated", "unchanged", "failed"]
 
@@ -348,7 +349,7 @@ def _check_regular_file(path: Path, max_bytes: int | None) -> None:
 
 def embedding_text(chunk: Chunk) -> str:
     """What is embedded for a chunk: its title path, then its text."""
-    return f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
+    return titled(chunk.title, chunk.text)
 
 
 def _resolve(

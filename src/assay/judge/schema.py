@@ -92,11 +92,14 @@ class Context:
     ``confidence`` is the evidence confidence assay gave it, when known: a judge may
     use it to tell a conflict the evidence resolves (an official source against a forum
     post) from one it does not. The evaluate contract carries no confidence.
+    ``title`` is the title path the passage was embedded under, when it has one: a model
+    that kept the passage's encoding finds it by ``titled(title, text)``.
     """
 
     id: str
     text: str
     confidence: float | None = None
+    title: str | None = None
 
     def to_dict(self) -> dict[str, str]:
         """The ``{"id", "text"}`` form of the evaluate contract."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from assay.models.embedder import MiniLMEmbedder
+from assay.models.embedder import MiniLMEmbedder, TokenWindow
 from assay.models.encodings import EncodingCache, shared_encodings
 from assay.models.features import FEATURE_NAMES, TextView, pair_features, view
 from assay.models.head import Head
@@ -96,11 +96,32 @@ class PairScorer:
         if not pairs:
             return []
         all_views = self.views([text for pair in pairs for text in pair])
-        rows = [self.features(all_views[2 * i][0], all_views[2 * i + 1]) for i in range(len(pairs))]
+        return self._scored([(all_views[2 * i], all_views[2 * i + 1]) for i in range(len(pairs))])
+
+    def score_spans(
+        self, first: str, second: str, spans: Sequence[tuple[int, int]]
+    ) -> list[PairScore]:
+        """Score each character span of ``second`` against ``first`` as a text of its own,
+        read out of ``second``'s token states: the sentences of a passage cost no run of
+        the network when the passage's states are kept (ingest keeps every chunk's), and
+        one run of the whole passage otherwise. A span is read from the window holding
+        most of its word pieces; a span with none is encoded on its own."""
+        if not spans:
+            return []
+        query, passage = self.views([first, second])
+        pieces = [_cut(passage, start, end) for start, end in spans]
+        alone = [second[a:b] for (a, b), piece in zip(spans, pieces, strict=True) if piece is None]
+        encoded = iter(self.views(alone) if alone else [])
+        seconds = [[piece] if piece is not None else next(encoded) for piece in pieces]
+        return self._scored([(query, views) for views in seconds])
+
+    def _scored(self, pairs: Sequence[tuple[list[TextView], list[TextView]]]) -> list[PairScore]:
+        """The best window of each (first's windows, second's windows) pair."""
+        rows = [self.features(first[0], second) for first, second in pairs]
         probabilities = self.head.probabilities(np.vstack(rows))
         out = []
         start = 0
-        for i, block in enumerate(rows):
+        for (first, _), block in zip(pairs, rows, strict=True):
             mine = probabilities[start : start + len(block)]
             start += len(block)
             best = mine[int(np.argmax(mine[:, self.positive]))]
@@ -113,8 +134,35 @@ class PairScorer:
                         c: float(p)
                         for c, p in zip(self.head.classes, mine.max(axis=0), strict=True)
                     },
-                    truncated=len(all_views[2 * i]) > 1,
+                    truncated=len(first) > 1,
                     windows=len(block),
                 )
             )
         return out
+
+
+def _cut(windows: Sequence[TextView], start: int, end: int) -> TextView | None:
+    """Characters ``[start, end)`` of a text as a view of their own, cut out of the window
+    of ``windows`` that holds most of their word pieces: those pieces' states (in the
+    passage's context), offsets from ``start``, and as its pooled vector the unit mean of
+    their states. ``None`` when no window holds any of them."""
+    best, chosen = None, 0
+    for candidate in windows:
+        inside = np.asarray(
+            [start <= a and b <= end for a, b in candidate.window.offsets], dtype=np.bool_
+        )
+        if int(inside.sum()) > chosen:
+            best, chosen = (candidate.window, inside), int(inside.sum())
+    if best is None:
+        return None
+    window, inside = best
+    states = window.states[inside]
+    pooled = window.pooled[:0]  # lexical windows carry no vectors
+    if states.shape[1]:
+        mean = states.mean(axis=0)
+        pooled = (mean / (float(np.linalg.norm(mean)) or 1.0)).astype(np.float32)
+    offsets = [
+        (a - start, b - start) for (a, b), keep in zip(window.offsets, inside, strict=True) if keep
+    ]
+    piece = TokenWindow(window.ids[inside], offsets, states, pooled)
+    return view(windows[0].text[start:end], piece)

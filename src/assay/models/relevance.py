@@ -73,6 +73,18 @@ class RelevanceModel(Protocol):
         ...
 
 
+@runtime_checkable
+class SpanRelevanceModel(RelevanceModel, Protocol):
+    """A relevance model that also reads sentences inside a passage it has read."""
+
+    def score_spans(
+        self, query: str, passage: str, spans: Sequence[tuple[int, int]]
+    ) -> list[float]:
+        """One probability per character span of ``passage``, each read as a passage of its
+        own but from the whole passage's encoding (no encoding of its own)."""
+        ...
+
+
 def check_query(query: object, passages: object) -> tuple[str, list[str]]:
     """``query`` and ``passages`` validated: non-empty strings, passages a list."""
     if not isinstance(query, str) or not query.strip():
@@ -104,6 +116,21 @@ class HeadRelevanceModel:
         """P(relevant) per passage; the best window of a long passage counts."""
         query, items = check_query(query, passages)
         results = self._scorer.score([(query, p) for p in items])
+        return [r.probabilities["relevant"] for r in results]
+
+    def score_spans(
+        self, query: str, passage: str, spans: Sequence[tuple[int, int]]
+    ) -> list[float]:
+        """P(relevant) of each character span of ``passage`` (see :class:`SpanRelevanceModel`)."""
+        query, _ = check_query(query, [passage])
+        for start, end in spans:
+            if not 0 <= start < end <= len(passage) or not passage[start:end].strip():
+                raise InvalidInputError(
+                    "spans",
+                    (start, end),
+                    f"give non-blank spans within the passage's {len(passage)} characters",
+                )
+        results = self._scorer.score_spans(query, passage, spans)
         return [r.probabilities["relevant"] for r in results]
 
 
