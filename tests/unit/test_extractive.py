@@ -127,7 +127,7 @@ def test_the_reader_names_the_answerer_but_does_not_choose_the_sentence() -> Non
     answerer = ExtractiveAnswerer(get_relevance_model(), reader=reader)
     draft = answerer.answer("How long does a full charge of the HX-40 take?", [SDS])
     assert draft.quoted == "A full charge from empty takes about 3 hours. [Source: sds]"
-    ranker = "assay-relevance@1.0.0 shortlist 8 in passage"
+    ranker = "assay-relevance@1.0.0 shortlist 8 in passage, best 3 alone"
     assert draft.answerer == f"extractive-v2[{ranker}+scripted-reader@0]"
 
 
@@ -214,26 +214,29 @@ def test_the_relevance_model_reads_the_strongest_passage_then_the_best_by_shared
 
 
 class RecordingSpans:
-    """The shipped relevance model reading sentences inside their passages, remembering
-    each (passage, sentence) it read; it reads no sentence on its own."""
+    """The shipped relevance model, remembering each (passage, sentence) it read inside
+    its passage and each sentence it read on its own."""
 
     def __init__(self) -> None:
         self.model = get_relevance_model()
         assert isinstance(self.model, SpanRelevanceModel)
         self.name = self.model.name
         self.read: list[tuple[str, str]] = []
+        self.alone: list[str] = []
 
     def score(self, query: str, passages: list[str]) -> list[float]:
-        raise AssertionError(f"a sentence was encoded on its own: {passages}")
+        self.alone += passages
+        return self.model.score(query, passages)
 
     def score_spans(self, query: str, passage: str, spans: list[tuple[int, int]]) -> list[float]:
         self.read += [(passage, passage[a:b]) for a, b in spans]
         return self.model.score_spans(query, passage, spans)
 
 
-def test_sentences_are_read_inside_the_titled_passage_ingest_encoded() -> None:
+def test_sentences_are_read_inside_the_titled_passage_then_the_best_alone() -> None:
     """The passage is found as it was embedded (title path, line break, text) and each
-    sentence read at its place in it, brackets of the passage's own included."""
+    sentence read at its place in it, brackets of the passage's own included; only the
+    best 3 of them are encoded, to be read alone."""
     sds = Context("sds", SDS.text.replace("the supplied", "the [supplied]"), 0.95, "HX-40 > Power")
     relevance = RecordingSpans()
     answerer = ExtractiveAnswerer(relevance)
@@ -244,8 +247,10 @@ def test_sentences_are_read_inside_the_titled_passage_ingest_encoded() -> None:
         (f"HX-40 > Power\n{sds.text}", "Use only the [supplied] charger."),
         (WIKI.text, WIKI.text),
     ]
-    assert draft.quoted == "A full charge from empty takes about 3 hours. [Source: sds]"
-    assert answerer.name.endswith("shortlist 8 in passage]")
+    assert len(relevance.alone) == 3 and set(relevance.alone) < {s for _, s in relevance.read}
+    assert "A full charge from empty takes about 3 hours." in relevance.alone
+    assert draft.quoted.startswith("A full charge from empty takes about 3 hours. [Source: sds]")
+    assert answerer.name.endswith("shortlist 8 in passage, best 3 alone]")
 
 
 @pytest.mark.parametrize("bad", [0, -1, True, 2.5])
