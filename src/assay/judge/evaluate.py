@@ -66,7 +66,9 @@ def check_contexts(contexts: object) -> list[Context]:
     kept: dict[str, Context] = {}
     texts: set[str] = set()
     for i, item in enumerate(contexts):
-        confidence = item.confidence if isinstance(item, Context) else None
+        confidence, title = (
+            (item.confidence, item.title) if isinstance(item, Context) else (None, None)
+        )
         if isinstance(item, Context):
             item = item.to_dict()
         if not isinstance(item, Mapping) or set(item) != {"id", "text"}:
@@ -87,7 +89,7 @@ def check_contexts(contexts: object) -> list[Context]:
             continue
         if text in texts:
             continue  # the same passage under another id adds nothing
-        kept[cid] = Context(cid, text, confidence)
+        kept[cid] = Context(cid, text, confidence, title)
         texts.add(text)
     return list(kept.values())
 
