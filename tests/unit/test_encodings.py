@@ -184,6 +184,41 @@ def test_ingest_keeps_each_chunks_states_for_the_relevance_model(tmp_path: Path)
     engine.close()
 
 
+def test_a_question_encodes_no_passage_that_ingest_kept(tmp_path: Path) -> None:
+    """The answer path finds each admitted passage's states under its titled text (the
+    title path travels with the contexts): it encodes the question and a few sentences
+    to read alone, never a passage again."""
+    engine = Assay(tmp_path / "kb.db")
+    engine.sources.add("manual", "official", owner="Acme")
+    records = [
+        {"id": "charge", "title": "HX-40 > Charging", "text": "A full charge takes 3 hours. "
+         "Charge it between 0 and 45 degrees. Use only the supplied charger."},
+        {"id": "store", "title": "HX-40 > Storage", "text": "Store it below 35 degrees. "
+         "Keep it dry. Check the charge every six months."},
+    ]  # fmt: skip
+    data = tmp_path / "manual.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in records))
+    engine.ingest([data], options=IngestOptions(source_id="manual"))
+    shared_encodings().clear_memory()  # as a new process: only the disk holds them
+    minilm = engine.embedder
+    assert isinstance(minilm, MiniLMEmbedder)
+    encoded: list[str] = []
+    original = minilm.encode_tokens
+
+    def counted(texts: list[str]) -> list[list[TokenWindow]]:
+        encoded.extend(texts)
+        return original(texts)
+
+    minilm.encode_tokens = counted  # type: ignore[method-assign]
+    try:
+        engine.ask("How long does a full charge of the HX-40 take?", policy="informational")
+    finally:
+        minilm.encode_tokens = original  # type: ignore[method-assign]
+        engine.close()
+    passages = {r["text"] for r in records} | {f"{r['title']}\n{r['text']}" for r in records}
+    assert encoded and not passages & set(encoded)
+
+
 def test_a_cross_encoder_pair_is_run_once() -> None:
     model = shipped_pair_classifier()
     pair = ("The charger must stay dry.", "Keep the charger dry and away from water.")
