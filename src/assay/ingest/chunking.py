@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from itertools import islice
 
 from assay.documents import Block, Chunk, LoadedDocument, chunk_id, document_id
@@ -89,7 +90,7 @@ def chunk_document(
         )
     doc_id = document_id(source_id, doc.uri)
     end_lines = _end_lines(doc.blocks)
-    count_tokens = _remembered(count_tokens)  # a paragraph is counted to split, then to pack
+    count_tokens = cache(count_tokens)  # a paragraph is counted to split, then to pack
     chunks: list[Chunk] = []
     seen: set[str] = set()
     for section in _sections(doc.blocks, max_tokens // _TINY_PAGE_FRACTION, count_tokens):
@@ -119,18 +120,6 @@ def chunk_document(
                 )
             )
     return chunks
-
-
-def _remembered(count: TokenCounter) -> TokenCounter:
-    """``count``, each distinct text counted once (for one document)."""
-    counts: dict[str, int] = {}
-
-    def remembered(text: str) -> int:
-        if text not in counts:
-            counts[text] = count(text)
-        return counts[text]
-
-    return remembered
 
 
 @dataclass(frozen=True, slots=True)
