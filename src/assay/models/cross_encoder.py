@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from assay.errors import InvalidInputError, ModelUnavailableError
+from assay.models.onnx_sessions import open_session
 
 __all__ = ["CrossEncoder"]
 
@@ -45,15 +46,10 @@ class CrossEncoder:
                     problem=f"has no {needed.name}",
                 )
         try:
-            import onnxruntime as ort
             from tokenizers import Tokenizer
 
             self._tokenizer = Tokenizer.from_file(str(tokenizer))
-            options = ort.SessionOptions()
-            options.log_severity_level = 3
-            self._session = ort.InferenceSession(
-                str(model), options, providers=["CPUExecutionProvider"]
-            )
+            self._session = open_session(model)
         except Exception as exc:
             raise ModelUnavailableError(f"cannot load the cross-encoder {model} ({exc})") from exc
         self._tokenizer.no_padding()

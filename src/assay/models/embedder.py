@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from assay.errors import InvalidInputError, ModelUnavailableError, did_you_mean
+from assay.models.onnx_sessions import open_session
 
 __all__ = [
     "DEFAULT_EMBEDDER",
@@ -138,7 +139,7 @@ class MiniLMEmbedder:
 
     def _build(self) -> tuple[Any, Any, Any, set[str]]:
         try:
-            import onnxruntime as ort
+            import onnxruntime  # noqa: F401  (a missing runtime is reported here)
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise ModelUnavailableError(
@@ -147,14 +148,7 @@ class MiniLMEmbedder:
         try:
             embed_tok = Tokenizer.from_file(str(self._tokenizer_file))
             count_tok = Tokenizer.from_file(str(self._tokenizer_file))
-            options = ort.SessionOptions()
-            options.enable_cpu_mem_arena = False
-            options.enable_mem_pattern = False
-            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-            options.log_severity_level = 3
-            session = ort.InferenceSession(
-                str(self._model_file), options, providers=["CPUExecutionProvider"]
-            )
+            session = open_session(self._model_file, memory_arena=False)
         except Exception as exc:
             raise ModelUnavailableError(
                 f"cannot load the MiniLM model ({exc}); reinstall it with `{_INSTALL}`"

@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from assay.errors import ModelUnavailableError
 from assay.hashing import mismatched_file
+from assay.models.onnx_sessions import open_session
 from assay.models.recent import Recent
 
 __all__ = ["SHIPPED_CROSS_ENCODER", "PairClassifier", "PairLogits", "shipped_pair_classifier"]
@@ -70,14 +71,9 @@ class PairClassifier:
                     f"{path} has sha256 {actual[:12]}..., expected {digest[:12]}...: "
                     "the file is corrupted or was replaced; reinstall assay"
                 )
-            import onnxruntime as ort
             from tokenizers import Tokenizer
 
-            options = ort.SessionOptions()
-            options.log_severity_level = 3
-            self._session = ort.InferenceSession(
-                str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"]
-            )
+            self._session = open_session(folder / "model.onnx")
             self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         except (OSError, KeyError, ValueError) as exc:
             raise ModelUnavailableError(

@@ -30,6 +30,7 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 from assay.hashing import mismatched_file
+from assay.models.onnx_sessions import open_session
 from assay.models.recent import Recent
 
 __all__ = [
@@ -136,18 +137,11 @@ class Reader:
     """Reads passages for the span that answers a question; see the module docstring."""
 
     def __init__(self, folder: Path) -> None:
-        import onnxruntime as ort
-
         info = _verified(folder)
         self.name = f"{info['name']}@{info['version']}"
         self.version = str(info["version"])
         self.sha256 = hashlib.sha256((folder / "model.json").read_bytes()).hexdigest()
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        options.enable_cpu_mem_arena = False
-        self._session = ort.InferenceSession(
-            str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"]
-        )
+        self._session = open_session(folder / "model.onnx", threads=1, memory_arena=False)
         self._tok = reader_tokenizer(folder / "tokenizer.json")
         self._cache: Recent[tuple[str, str], Reading] = Recent(CACHED_READINGS)
 
