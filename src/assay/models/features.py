@@ -18,6 +18,7 @@ count more than common ones.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Sequence
@@ -164,6 +165,43 @@ def _names(text: str) -> set[str]:
     return {m.group().lower() for m in NAME.finditer(text) if not is_stopword(m.group().lower())}
 
 
+@dataclass(frozen=True, slots=True)
+class _Facts:
+    """What the features read of a text's words: the same for every pair it is in."""
+
+    lower: str
+    words: list[str]  #: its words, lowercase, in order
+    word_set: frozenset[str]
+    figures: frozenset[str]
+    names: frozenset[str]
+    negated: bool
+    has_year: bool
+    wh: str | None
+    asks_time: bool
+    asks_quantity: bool
+
+
+@functools.lru_cache(maxsize=4096)
+def _facts(text: str) -> _Facts:
+    """The :class:`_Facts` of ``text``; a question, a passage and its sentences recur
+    across the pairs of one question (8 hits, their sentences, the judge's claims)."""
+    lower = text.lower()
+    words = _WORD.findall(lower)
+    wh = _wh_type(text)
+    return _Facts(
+        lower=lower,
+        words=words,
+        word_set=frozenset(words),
+        figures=frozenset(figures(text)),
+        names=frozenset(_names(text)),
+        negated=bool(_NEGATION.search(text)),
+        has_year=bool(_YEAR.search(text) or _DATE_WORD.search(text)),
+        wh=wh,
+        asks_time=wh == "when" or bool(_ASKS_TIME.search(text)),
+        asks_quantity=wh in ("how_many", "how_much") or bool(_ASKS_QUANTITY.search(text)),
+    )
+
+
 def pair_features(query: TextView, passage: TextView, idf: Floats) -> Floats:
     """The :data:`FEATURE_NAMES` vector for ``query`` against ``passage``.
 
@@ -199,32 +237,20 @@ def pair_features(query: TextView, passage: TextView, idf: Floats) -> Floats:
     best_text = passage.sentences[best] if passage.sentences else ""
     new_content = float(np.mean(~np.isin(best_ids, q.ids))) if len(best_ids) else 0.0
 
-    wh = _wh_type(query.text)
-    best_numbers = figures(best_text) - figures(query.text)
-    best_has_year = bool(_YEAR.search(best_text) or _DATE_WORD.search(best_text))
-    new_names = _names(best_text) - _names(query.text)
-    passage_lower = passage.text.lower()
-    missing_numbers = len(figures(query.text) - figures(passage.text))
-    missing_names = sum(1 for n in _names(query.text) if n not in passage_lower)
-    negation = bool(_NEGATION.search(query.text)) != bool(_NEGATION.search(best_text))
+    asked, whole, said = _facts(query.text), _facts(passage.text), _facts(best_text)
+    wh = asked.wh
+    best_numbers = said.figures - asked.figures
+    new_names = said.names - asked.names
+    missing_numbers = len(asked.figures - whole.figures)
+    missing_names = sum(1 for n in asked.names if n not in whole.lower)
 
     ranked = sorted(scores, reverse=True)
     exact_best = np.isin(q_ids, best_ids)
     near_miss = ~in_passage & (best_match >= 0.5) & (best_match < 0.85)
-    best_words = set(_WORD.findall(best_text.lower()))
-    missing_modifiers = sum(
-        1 for w in _WORD.findall(query.text.lower()) if w in _MODIFIERS and w not in best_words
-    )
+    missing_modifiers = sum(1 for w in asked.words if w in _MODIFIERS and w not in said.word_set)
     rare = np.argsort(-weights)[: max(1, len(weights) // 2)]
     rare_cover = np.sort(best_cover[rare]) if len(weights) else np.zeros(0)
-    passage_words = set(_WORD.findall(passage_lower))
-    missing_words = sum(
-        1
-        for w in set(_WORD.findall(query.text.lower()))
-        if not is_stopword(w) and w not in passage_words
-    )
-    asks_time = wh == "when" or bool(_ASKS_TIME.search(query.text))
-    asks_quantity = wh in ("how_many", "how_much") or bool(_ASKS_QUANTITY.search(query.text))
+    missing_words = sum(1 for w in asked.word_set if not is_stopword(w) and w not in whole.word_set)
     values = {
         "align": weighted(best_match),
         "align_min": float(best_match.min()) if len(best_match) else 0.0,
@@ -244,7 +270,7 @@ def pair_features(query: TextView, passage: TextView, idf: Floats) -> Floats:
         "second_align": ranked[1] if len(ranked) > 1 else 0.0,
         "best_gap": ranked[0] - ranked[1] if len(ranked) > 1 else (ranked[0] if ranked else 0.0),
         "missing_modifiers": math.log1p(missing_modifiers),
-        "query_negation": float(bool(_NEGATION.search(query.text))),
+        "query_negation": float(asked.negated),
         "rare_min": float(rare_cover[0]) if len(rare_cover) else 0.0,
         "rare_second_min": float(rare_cover[min(1, len(rare_cover) - 1)])
         if len(rare_cover)
@@ -256,15 +282,15 @@ def pair_features(query: TextView, passage: TextView, idf: Floats) -> Floats:
         "bm25": _bm25(q_ids, p.ids, idf),
         "missing_numbers": math.log1p(missing_numbers),
         "missing_names": math.log1p(missing_names),
-        "negation_mismatch": float(negation),
+        "negation_mismatch": float(asked.negated != said.negated),
         "log_query_tokens": math.log1p(len(q.ids)),
         "log_passage_tokens": math.log1p(len(p.ids)),
         **{f"wh_{t}": float(wh == t) for t in _WH_TYPES},
         "best_has_number": float(bool(best_numbers)),
-        "best_has_year": float(best_has_year),
+        "best_has_year": float(said.has_year),
         "best_has_new_name": float(bool(new_names)),
-        "when_x_time": float(asks_time and best_has_year),
-        "count_x_number": float(asks_quantity and bool(best_numbers)),
+        "when_x_time": float(asked.asks_time and said.has_year),
+        "count_x_number": float(asked.asks_quantity and bool(best_numbers)),
         "who_where_x_name": float(wh in ("who", "where") and bool(new_names)),
     }
     return np.asarray([values[name] for name in FEATURE_NAMES], dtype=np.float64)
