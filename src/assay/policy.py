@@ -129,6 +129,12 @@ class Policy:
     #: the policy this one was tightened from while a drift alert is open (E12); not
     #: part of the definition (``as_dict``): calibration maps stay keyed on the original
     tightened_from: Policy | None = field(default=None, compare=False, repr=False)
+    _digest: str = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # every scored request states the digest twice (response, audit row): hashing
+        # the whole policy each time cost as much as scoring two candidates
+        object.__setattr__(self, "_digest", sha256_hex(canonical_json(self.as_dict())))
 
     def decay_rate_for(self, kind: str) -> float:
         """Freshness decay rate per day for items of this source kind (E4)."""
@@ -176,7 +182,7 @@ class Policy:
     @property
     def digest(self) -> str:
         """sha256 of the policy's canonical JSON: changes whenever any parameter does."""
-        return sha256_hex(canonical_json(self.as_dict()))
+        return self._digest
 
 
 def policy_from_mapping(data: Mapping[str, Any], *, origin: str = "policy") -> Policy:
