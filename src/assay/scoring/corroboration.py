@@ -33,6 +33,7 @@ Aggregate confidence
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable, Sequence
 
@@ -67,14 +68,20 @@ def lexical_similarity(a: str, b: str) -> float:
     corroboration boost, never grants one.
     """
     best = 0.0
-    for sentence_a in SENTENCE_BREAK.split(a.strip()):
-        terms_a = Counter(content_terms(sentence_a))
-        for sentence_b in SENTENCE_BREAK.split(b.strip()):
-            score = term_cosine(terms_a, Counter(content_terms(sentence_b)))
+    for sentence_a, terms_a in _claims(a):
+        for sentence_b, terms_b in _claims(b):
+            score = term_cosine(terms_a, terms_b)
             if score >= _ALIGNED and _disagree(sentence_a, sentence_b):
                 return 0.0
             best = max(best, score)
     return best
+
+
+@functools.lru_cache(maxsize=1024)
+def _claims(text: str) -> tuple[tuple[str, Counter[str]], ...]:
+    """Each sentence of ``text`` with its content-word counts (not mutated): a passage
+    is compared with every finding's leader, each of its sentences with each of theirs."""
+    return tuple((s, Counter(content_terms(s))) for s in SENTENCE_BREAK.split(text.strip()))
 
 
 def aggregate_confidence(confidences: Sequence[float], dependence: float) -> float:
