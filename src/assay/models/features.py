@@ -144,7 +144,10 @@ def view(text: str, window: TokenWindow) -> TextView:
     return TextView(text, window, content, sentence_of, sentences)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _is_content(piece: str) -> bool:
+    """Whether a word piece as written carries meaning; asked for each piece of each
+    text viewed (a passage: ~250), from a vocabulary of a few ten thousand."""
     word = piece.lower()
     return any(ch.isalnum() for ch in word) and not is_stopword(word)
 
