@@ -19,8 +19,7 @@ The relevance model reads a shortlist of the sentences (:data:`SHORTLIST`): all 
 strongest passage's, then those of the others that share the most words with the
 question. A model that reads spans (the shipped heads) reads them first out of their
 passages' token states, which ingest kept, and encodes only the best
-:data:`CONFIRMED` of them to read them alone (under their passage's title, as the
-correctness model reads the answer); any other model encodes each one.
+:data:`CONFIRMED` of them to read them alone; any other model encodes each one.
 Hedged answers carry the same text; the pipeline states the uncertainty. There is no
 ``llm_only`` answer without a language model. Clarifying questions come from a
 template, phrasings from pseudo-relevance feedback (:mod:`assay.answer.expansion`).
@@ -249,10 +248,7 @@ class ExtractiveAnswerer:
             in_passage = {i: r * weights[i] for i, r in zip(keep, read, strict=True)}
             keep = sorted(keep, key=lambda i: (-in_passage[i], i))[:CONFIRMED]
         out = [0.0] * len(sentences)
-        # under the passage's title, as the passage was embedded and read: the text the
-        # correctness model reads of a one-sentence answer, which then costs no encoding
-        alone = [titled(where[i].context.title, sentences[i]) for i in keep]
-        read = self.relevance.score(question, alone)
+        read = self.relevance.score(question, [sentences[i] for i in keep])
         for i, score in zip(keep, read, strict=True):
             out[i] = score
         return out
