@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from assay.models.support import SupportModel, SupportResult
 from assay.scoring.corroboration import TextSimilarity, lexical_similarity
+from assay.scoring.sentence_cosines import Sentences, shared_cosines
 from assay.text import (
     MONTH,
     NEGATION,
@@ -40,7 +41,6 @@ from assay.text import (
     YEAR,
     content_terms,
     squash_spaces,
-    term_cosine,
 )
 
 __all__ = [
@@ -88,24 +88,37 @@ def aligned_sentences(a: str, b: str, *, differing: bool = False) -> tuple[str, 
     """The most similar sentence of ``a`` and of ``b`` (content-word cosine, figures left
     out) and that cosine; with ``differing``, the most similar that are not the same
     sentence (two versions of a passage agree on every sentence but the changed one)."""
-    best = ("", "", -1.0)
-    for sa, terms, folded in _sentences(a):
-        for sb, other, folded_b in _sentences(b):
-            if differing and folded == folded_b:
-                continue
-            score = term_cosine(terms, other)
-            if score > best[2]:
-                best = (sa, sb, score)
-    return best
+    first, second = _sentences(a), _sentences(b)
+    folded_a, folded_b = (_folded(a), _folded(b)) if differing else ((), ())
+
+    def eligible(i: int, j: int) -> bool:
+        return not differing or folded_a[i] != folded_b[j]
+
+    top, best = 0.0, None  # pairs that share no word score 0: the first of them, if no other
+    for i, j, score in shared_cosines(first, second):
+        if score > top and eligible(i, j):
+            top, best = score, (i, j)
+    if best is None:
+        pairs = ((i, j) for i in range(len(first.texts)) for j in range(len(second.texts)))
+        best = next((pair for pair in pairs if eligible(*pair)), None)
+        if best is None:
+            return ("", "", -1.0)
+    return (first.texts[best[0]], second.texts[best[1]], top)
 
 
 @functools.lru_cache(maxsize=4096)
-def _sentences(text: str) -> tuple[tuple[str, Counter[str], str], ...]:
-    """Each sentence of ``text`` with its :func:`_words` and its folded form: a passage
-    is compared with many others within one question (the counters are not mutated)."""
-    return tuple(
-        (s, _words(s), squash_spaces(s).casefold()) for s in SENTENCE_BREAK.split(text.strip())
-    )
+def _sentences(text: str) -> Sentences:
+    """The sentences of ``text`` with their :func:`_words`: a passage is compared with
+    many others within one question."""
+    sentences = SENTENCE_BREAK.split(text.strip())
+    return Sentences.of(sentences, [_words(s) for s in sentences])
+
+
+@functools.lru_cache(maxsize=4096)
+def _folded(text: str) -> tuple[str, ...]:
+    """The sentences of ``text``, spaces squashed and case folded: the same sentence in
+    two versions of a passage."""
+    return tuple(squash_spaces(s).casefold() for s in SENTENCE_BREAK.split(text.strip()))
 
 
 class CachedSupport:

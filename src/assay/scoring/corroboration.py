@@ -38,7 +38,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from assay.policy import Policy
-from assay.text import NEGATION, NUMBER, SENTENCE_BREAK, content_terms, term_cosine
+from assay.scoring.sentence_cosines import Sentences, shared_cosines
+from assay.text import NEGATION, NUMBER, SENTENCE_BREAK, content_terms
 from assay.types import Evidence, Finding, FindingStatus, Label, round_score
 
 TextSimilarity = Callable[[str, str], float]
@@ -67,21 +68,21 @@ def lexical_similarity(a: str, b: str) -> float:
     "never", "n't", ...) in only one of them: erring that way only withholds a
     corroboration boost, never grants one.
     """
-    best = 0.0
-    for sentence_a, terms_a in _claims(a):
-        for sentence_b, terms_b in _claims(b):
-            score = term_cosine(terms_a, terms_b)
-            if score >= _ALIGNED and _disagree(sentence_a, sentence_b):
-                return 0.0
-            best = max(best, score)
+    first, second = _claims(a), _claims(b)
+    best = 0.0  # sentences that share no word score 0
+    for i, j, score in shared_cosines(first, second):
+        if score >= _ALIGNED and _disagree(first.texts[i], second.texts[j]):
+            return 0.0
+        best = max(best, score)
     return best
 
 
 @functools.lru_cache(maxsize=1024)
-def _claims(text: str) -> tuple[tuple[str, Counter[str]], ...]:
-    """Each sentence of ``text`` with its content-word counts (not mutated): a passage
-    is compared with every finding's leader, each of its sentences with each of theirs."""
-    return tuple((s, Counter(content_terms(s))) for s in SENTENCE_BREAK.split(text.strip()))
+def _claims(text: str) -> Sentences:
+    """The sentences of ``text`` with their content-word counts: a passage is compared
+    with every finding's leader, each of its sentences with each of theirs."""
+    sentences = SENTENCE_BREAK.split(text.strip())
+    return Sentences.of(sentences, [Counter(content_terms(s)) for s in sentences])
 
 
 def aggregate_confidence(confidences: Sequence[float], dependence: float) -> float:
