@@ -4,7 +4,7 @@ A question runs four networks in turn (MiniLM, the cross-encoder, the reader, Mi
 again). By default ONNX Runtime's worker threads spin for a while after each run,
 waiting for the next one of *their* session; on two cores the spinning threads of one
 session then take the cores from the next session's run. With spinning off, a cold
-``ask`` on the SQuAD knowledge base took 157-172 ms at p50 instead of 183-203 ms (four
+``ask`` on the SQuAD knowledge base took 151-172 ms at p50 instead of 183-203 ms (four
 runs of 60 new questions, each variant on a fresh copy of the knowledge base), while
 the embedder alone on 400 paragraphs kept its pace (49-53 against 48-54 texts/s).
 """
