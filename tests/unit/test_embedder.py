@@ -70,6 +70,18 @@ def test_batched_equals_one_by_one_so_padding_is_masked(minilm: MiniLMEmbedder) 
     assert np.all(np.sum(batched * single, axis=1) > 0.999)
 
 
+def test_a_text_that_would_pad_a_run_too_much_runs_on_its_own() -> None:
+    """Runs follow the sorted order; a text pads its run by len(run) * its extra tokens:
+    at most RUN_COST_TOKENS and it joins, beyond and it starts a run of its own."""
+    runs = MiniLMEmbedder(batch_size=32, batch_tokens=4096)._batches
+    # a question's sentences: 25 and 36 tokens run together, 68 would pad them by 64
+    assert list(runs([0, 1, 2], [25, 36, 68])) == [[0, 1], [2]]
+    # sorted chunks of an ingest, a few tokens apart, stay in one run
+    lengths = [200, 203, 205, 208, 210, 212]
+    assert list(runs(list(range(6)), lengths)) == [list(range(6))]
+    assert mod.RUN_COST_TOKENS == 32
+
+
 def test_order_is_preserved_despite_length_sorting(minilm: MiniLMEmbedder) -> None:
     forward = minilm.embed(TEXTS)
     backward = minilm.embed(TEXTS[::-1])
