@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from assay import (
     load_policy_file,
 )
 from assay.cli.policies import to_toml
+from assay.hashing import canonical_json, sha256_hex
 from assay.policy import builtin_policies, policy_from_mapping
 
 
@@ -119,6 +121,9 @@ def test_digest_changes_with_any_parameter() -> None:
     data = a.as_dict()
     data["freshness"]["decay_rate"] = 0.0011
     assert policy_from_mapping(data).digest != a.digest
+    # a policy derived with replace() (as a drift alert tightens one) is hashed anew
+    tightened = dataclasses.replace(a, threshold=0.91)
+    assert tightened.digest == sha256_hex(canonical_json(tightened.as_dict())) != a.digest
 
 
 def test_missing_policy_dir_is_reported(tmp_path: Path) -> None:
