@@ -35,7 +35,7 @@ from assay.errors import InvalidInputError
 from assay.judge.base import Judgment
 from assay.models.reader import SpanReader
 from assay.models.relevance import RelevanceModel
-from assay.text import content_terms, stem
+from assay.text import content_terms, stem, titled
 
 if TYPE_CHECKING:
     from assay.flow.assess import AskResult
@@ -161,13 +161,13 @@ def features_of(
     # the answer is read under its passage's title, as the passage was: "A full charge
     # takes 3 hours" answers about the HX-40 because it sits under "HX-40 > Charging"
     title = next((h.chunk.title for h in hits if h.chunk.id in wanted and h.chunk.title), "")
-    titled = f"{title}\n{plain}" if title else plain
+    alone = relevance.score(question, [titled(title, plain)])[0] if plain.strip() else 0.0
     return answer_features(
         question,
         plain,
         relevances=relevances,
         cited_relevances=[r for h, r in zip(hits, relevances, strict=True) if h.chunk.id in wanted],
-        answer_relevance=relevance.score(question, [titled])[0] if plain.strip() else 0.0,
+        answer_relevance=alone,
         set_confidence=result.signals.composite,
         coverage=result.signals.coverage,
         support=support,
