@@ -173,7 +173,7 @@ class _Facts:
     """What the features read of a text's words: the same for every pair it is in."""
 
     lower: str
-    words: list[str]  #: its words, lowercase, in order
+    words: tuple[str, ...]  #: its words, lowercase, in order
     word_set: frozenset[str]
     figures: frozenset[str]
     names: frozenset[str]
@@ -189,7 +189,7 @@ def _facts(text: str) -> _Facts:
     """The :class:`_Facts` of ``text``; a question, a passage and its sentences recur
     across the pairs of one question (8 hits, their sentences, the judge's claims)."""
     lower = text.lower()
-    words = _WORD.findall(lower)
+    words = tuple(_WORD.findall(lower))
     wh = _wh_type(text)
     return _Facts(
         lower=lower,
