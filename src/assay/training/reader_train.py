@@ -19,6 +19,11 @@ use and never from what the answer benchmarks measure on:
 * PolicyQA dev (MIT; its test file is benchmarked): each question against its segment,
   and for a third another segment of the same policy without the answer.
 
+``--continue-from`` trains a whole reader further instead: another epoch from its
+``checkpoint.pt`` (as ``make train-models`` does), or from a shipped reader's folder,
+whose int8 weights are read back as floats, where the checkpoint is gone or the user
+wants to teach the shipped reader their own questions.
+
 A passage longer than a window is cut as at run time (:func:`assay.models.reader.windows`);
 an example trains on the window holding its answer (the first one if it has none).
 """
@@ -33,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assay.errors import InvalidInputError
 from assay.models.reader import MAX_TOKENS, WindowTokenizer, reader_tokenizer, windows
 from assay.training.cross_train import batches, feeds
 from assay.training.datasets import halueval_rows, squad_splits
@@ -137,8 +143,11 @@ def encode(tok: WindowTokenizer, example: ReaderExample) -> tuple[Any, int, int]
     return None
 
 
-def build_model(init_from: str | None) -> Any:
-    """The MiniLM encoder (the cross-encoder's weights if given) + a 2-logit token head."""
+def build_model(init_from: str | None, continue_from: str | None = None) -> Any:
+    """The MiniLM encoder (the cross-encoder's weights if ``init_from``) + a 2-logit token
+    head; or, with ``continue_from``, a whole reader to train further: its
+    ``checkpoint.pt``, or a shipped reader's folder (its int8 ONNX weights dequantised by
+    :func:`assay.training.onnx_weights.float_weights`)."""
     import torch
     from transformers import AutoModel
 
@@ -162,7 +171,27 @@ def build_model(init_from: str | None) -> Any:
         state = torch.load(init_from, weights_only=False)["model"]
         encoder = {k[len("encoder.") :]: v for k, v in state.items() if k.startswith("encoder.")}
         model.encoder.load_state_dict(encoder)
+    if continue_from:
+        model.load_state_dict(_reader_weights(Path(continue_from), model.state_dict()))
     return model
+
+
+def _reader_weights(source: Path, current: dict[str, Any]) -> dict[str, Any]:
+    """The state dict of the reader in ``source`` (see :func:`build_model`)."""
+    import torch
+
+    from assay.training.onnx_weights import float_weights
+
+    if source.suffix == ".pt":
+        return dict(torch.load(source, weights_only=False)["model"])
+    onnx_file = source / "model.onnx" if source.is_dir() else source
+    if not onnx_file.is_file():
+        raise InvalidInputError(
+            "--continue-from", str(source), "give a reader's checkpoint.pt or its folder"
+        )
+    weights = float_weights(onnx_file)
+    # the exporter drops the unused pooler: it keeps its fresh weights
+    return {k: torch.tensor(weights[k]) if k in weights else v for k, v in current.items()}
 
 
 def train(args: argparse.Namespace) -> None:
@@ -180,7 +209,7 @@ def train(args: argparse.Namespace) -> None:
     if args.max_examples:
         encoded = random.Random(args.seed).sample(encoded, min(args.max_examples, len(encoded)))
     plan = batches([len(w.ids) for w, _, _ in encoded], args.batch, args.seed)
-    model = build_model(args.init_from)
+    model = build_model(args.init_from, args.continue_from)
     log(out, f"{len(encoded)} examples, {len(plan)} steps of {args.batch}")
 
     def loss(batch: Sequence[int]) -> Any:
@@ -237,6 +266,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     fit.add_argument("--more", default="../shared/data_more")
     fit.add_argument("--out", required=True, help="folder for checkpoint.pt and train.log")
     fit.add_argument("--init-from", help="the cross-encoder's checkpoint.pt (its encoder)")
+    fit.add_argument(
+        "--continue-from", help="a reader to train further: its checkpoint.pt or its folder"
+    )
     fit.add_argument("--batch", type=int, default=16)
     fit.add_argument("--lr", type=float, default=5e-5)
     fit.add_argument("--seed", type=int, default=SEED)
