@@ -15,7 +15,8 @@ SQuAD 2.0 dev's validation and test articles (the reader trained on its train ar
 XQuAD without any paragraph the reader trained on, PolicyQA test (it trained on PolicyQA
 dev) and COVID-QA (whole papers: read in windows).
 
-    .venv/bin/python bench/reader.py [--data PATH] [--more PATH] [--questions N] [--write]
+    .venv/bin/python bench/reader.py [--data PATH] [--more PATH] [--questions N]
+        [--reader FOLDER | --write]
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from pipeline import exact, f1
 
 from assay.metrics import auroc
 from assay.models.embedder import get_embedder
-from assay.models.reader import load_reader
+from assay.models.reader import SHIPPED_READER, Reader, load_reader
 from assay.models.relevance import get_relevance_model
 from assay.training.datasets import squad_splits
 from assay.training.reader_train import reader_examples
@@ -104,10 +105,12 @@ def separation(positive: Sequence[Read], negative: Sequence[Read]) -> dict[str, 
 
 
 def measure(
-    name: str, chosen: Sequence[tuple[str, str, str, list[str], str | None]], bert: dict[str, str]
+    name: str,
+    chosen: Sequence[tuple[str, str, str, list[str], str | None]],
+    bert: dict[str, str],
+    reader: Reader,
 ) -> dict[str, Any]:
     """The figures of one set (see the module docstring)."""
-    reader = load_reader()
     answerable: list[Read] = []
     unanswerable: list[Read] = []
     own: list[Read] = []
@@ -159,10 +162,17 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--more", type=Path, default=DATA.parent / "data_more")
     parser.add_argument("--questions", type=int, default=400, help="per set (seeded sample)")
+    parser.add_argument(
+        "--reader", type=Path, default=SHIPPED_READER,
+        help="a reader's folder (default: the shipped one); a candidate is measured as it is",
+    )  # fmt: skip
     parser.add_argument("--write", action="store_true", help="replace the docs section")
     args = parser.parse_args()
     if args.questions < 10:
         parser.error("--questions must be at least 10")
+    if args.write and args.reader != SHIPPED_READER:
+        parser.error("--write documents the shipped reader: leave out --reader")
+    reader = load_reader(args.reader)
     trained = {e.passage for e in reader_examples(args.data, args.more)}
     bert_file = args.data / "squad_v2_dev/model_predictions/BERT.json"
     bert = json.loads(bert_file.read_text()) if bert_file.is_file() else {}
@@ -178,14 +188,14 @@ def main() -> None:
             articles = [a for a in articles if a["title"] in titles]
         n = max(10, int(args.questions * share))
         chosen = items(articles, n, trained, random.Random(SEED))
-        results.append(measure(name, chosen, bert if split is not None else {}))
+        results.append(measure(name, chosen, bert if split is not None else {}, reader))
         log(json.dumps(results[-1]))
     command = "python bench/reader.py" + "".join(f" {a}" for a in sys.argv[1:] if a != "--write")
     lines = [
         SECTION,
         "",
         f"`{command}`, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; {os.cpu_count()} CPU cores, "
-        f"Python {platform.python_version()}. Reader: `{load_reader().name}`. Each question "
+        f"Python {platform.python_version()}. Reader: `{reader.name}`. Each question "
         "against the paragraph written for it; no paragraph the reader trained on. EM / F1: "
         "SQuAD's normalisation, answerable questions; BERT-large (official SQuAD 2.0 dev "
         "predictions) reads the same paragraphs. AUROC of the reader's margin beside cosine "
