@@ -60,8 +60,16 @@ PINS=(
   typing-inspection==0.4.5
   uvicorn==0.54.0
 )
-# Building llama.cpp from source: skip the multimodal (llava/mtmd) targets.
+# Building llama.cpp from source: skip the multimodal (llava/mtmd) targets. On x86-64,
+# build for the vector extensions by name, not for the build machine (-march=native):
+# on a Xeon with AMX the native build compiled llama.cpp's AMX kernels and crashed with a
+# segmentation fault in its first decode, where this build runs. AVX2 on every x86-64,
+# AVX-512 where the CPU has it, never AMX.
 LLAMA_CMAKE_ARGS="-DLLAVA_BUILD=OFF"
+if [ "$(uname -m)" = x86_64 ]; then
+  LLAMA_CMAKE_ARGS+=" -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"
+  if grep -qw avx512f /proc/cpuinfo 2>/dev/null; then LLAMA_CMAKE_ARGS+=" -DGGML_AVX512=ON"; fi
+fi
 
 log() { printf '[llm] %s\n' "$*" >&2; }
 die() { printf '[llm] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -121,15 +129,19 @@ setup_venv() {
     return
   fi
   command -v "$BASE_PYTHON" >/dev/null || die "$BASE_PYTHON not found (set ASSAY_LLM_PYTHON)"
-  if [ ! -x "$VENV/bin/python" ]; then
-    log "venv: creating $VENV"
-    "$BASE_PYTHON" -m venv "$VENV"
+  if [ -x "$VENV/bin/python" ]; then
+    # built from other pins or flags (or half built): pip would keep the installed
+    # llama-cpp-python as it is, so start the venv again
+    log "venv: $VENV does not match this script's pins and build flags, rebuilding it"
+    rm -rf "$VENV"
   fi
-  log "venv: installing $LLAMA_REQ (builds llama.cpp from source on first run; pip caches the wheel)"
+  log "venv: creating $VENV"
+  "$BASE_PYTHON" -m venv "$VENV"
+  log "venv: installing $LLAMA_REQ (builds llama.cpp from source: minutes)"
   local t0=$SECONDS
   CMAKE_ARGS="$LLAMA_CMAKE_ARGS" \
   CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
-    "$VENV/bin/python" -m pip install --disable-pip-version-check \
+    "$VENV/bin/python" -m pip install --disable-pip-version-check --no-cache-dir \
       "$LLAMA_REQ" "${PINS[@]}"
   venv_stamp_value >"$VENV/.assay-llm-stamp"
   venv_ok || die "venv: llama_cpp does not import after install"
@@ -226,10 +238,30 @@ EOF
   log "model: $MODEL_FILE ready in $((SECONDS - t0))s"
 }
 
+# A server whose build cannot run the model still answers GET /v1/models; only a
+# completion shows it. One token, here, instead of a crash at the first question.
+check_completion() {
+  log "check: one token from the model"
+  if ! "$VENV/bin/python" - "$MODEL_FILE" <<'EOF'
+import sys
+
+import llama_cpp
+
+llm = llama_cpp.Llama(model_path=sys.argv[1], n_ctx=256, n_threads=2, verbose=False)
+out = llm.create_completion("The capital of France is", max_tokens=1, temperature=0.0)
+assert out["choices"][0]["text"].strip(), out
+EOF
+  then
+    die "check: llama.cpp failed on a one-token completion (a crash means a build for the wrong CPU: see LLAMA_CMAKE_ARGS in $0, then rm -rf $VENV and rerun setup)"
+  fi
+  log "check: ok"
+}
+
 cmd_setup() {
   [ $# -eq 0 ] || die "setup takes no arguments"
   setup_venv
   setup_model
+  check_completion
   log "setup complete"
 }
 
