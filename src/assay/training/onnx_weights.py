@@ -1,8 +1,8 @@
 """The float weights of an int8 ONNX model that :func:`assay.training.torch_loop.export_int8`
 wrote, under the PyTorch names of the module it was exported from.
 
-A shipped model keeps only its ONNX file, so training it further (on a user's own
-questions, or for another epoch) starts from these: each int8 tensor dequantised,
+A shipped model keeps only its ONNX file (the fp32 checkpoint stays on the machine that
+trained it), so training it further starts from these: each int8 tensor dequantised,
 ``(q - zero_point) * scale``, and each matrix of a ``MatMulInteger`` named after the
 ``Linear`` layer whose output it computes (the exporter names that node after the layer,
 ``/encoder/encoder/layer.0/attention/self/query/MatMul``) and transposed back to

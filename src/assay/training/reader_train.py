@@ -19,10 +19,9 @@ use and never from what the answer benchmarks measure on:
 * PolicyQA dev (MIT; its test file is benchmarked): each question against its segment,
   and for a third another segment of the same policy without the answer.
 
-``--continue-from`` trains a whole reader further instead: another epoch from its
-``checkpoint.pt`` (as ``make train-models`` does), or from a shipped reader's folder,
-whose int8 weights are read back as floats, where the checkpoint is gone or the user
-wants to teach the shipped reader their own questions.
+``--continue-from`` trains a whole reader further instead, head and all: from its
+``checkpoint.pt``, or, where that is gone, from a shipped reader's folder, whose int8
+weights are read back as floats.
 
 A passage longer than a window is cut as at run time (:func:`assay.models.reader.windows`);
 an example trains on the window holding its answer (the first one if it has none).
