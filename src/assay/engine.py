@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from assay.ingest.pipeline import FileOutcome, IngestOptions, IngestReport
     from assay.judge.base import Judge
     from assay.keys import KeyStore
+    from assay.models.answerability import LLMAnswerability
     from assay.models.embedder import Embedder
     from assay.models.reader import Reader
     from assay.models.relevance import RelevanceModel
@@ -73,7 +74,8 @@ class _LoadedModels:
     relevance: RelevanceModel | None = None
     cascade: RelevanceModel | None = None
     support: SupportModel | None = None
-    correctness: CorrectnessModel | None = None
+    correctness: dict[Path, CorrectnessModel] = field(default_factory=dict)
+    answerability: LLMAnswerability | None = None
     reader: Reader | None = None
     answerer: Answerer | None = None
     judge: Judge | None = None
@@ -215,12 +217,17 @@ class Assay:
         return self._models.support
 
     def correctness_for(self, policy: Policy) -> CorrectnessRater | None:
-        """Rates whether an answer is right (setting ``correctness_model``): ``None`` when
-        set to ``none``, or when the relevance model that ``policy`` gets is not the one
-        the correctness model was fitted with (its features would mean something else)."""
+        """Rates whether an answer is right (setting ``correctness_model``).
+
+        The default is ``assay-correctness-llm`` when a chat endpoint is configured whose
+        model it was fitted with (it asks that model about the cited passage), else
+        ``assay-correctness``. ``None`` when set to ``none``, or when the relevance model
+        that ``policy`` gets is not the one the model was fitted with (its features would
+        mean something else)."""
         from assay.answer.correctness import (
             DEFAULT_CORRECTNESS_MODEL,
             SHIPPED_CORRECTNESS,
+            SHIPPED_CORRECTNESS_LLM,
             CorrectnessRater,
             load_correctness_model,
         )
@@ -229,12 +236,32 @@ class Assay:
         relevance, reader = self.relevance_for(policy), self.reader
         if spec.lower() == "none" or relevance is None or reader is None:
             return None
-        if self._models.correctness is None:
-            path = SHIPPED_CORRECTNESS if spec == DEFAULT_CORRECTNESS_MODEL else Path(spec)
-            self._models.correctness = load_correctness_model(path)
-        if not self._models.correctness.applies_to(relevance.name, reader.name):
-            return None
-        return CorrectnessRater(self._models.correctness, relevance, reader)
+        if spec == DEFAULT_CORRECTNESS_MODEL:
+            with_llm = [SHIPPED_CORRECTNESS_LLM] if self._answerability() is not None else []
+            paths = [*with_llm, SHIPPED_CORRECTNESS]
+        else:
+            paths = [Path(spec)]
+        for path in paths:
+            if path not in self._models.correctness:
+                self._models.correctness[path] = load_correctness_model(path)
+            model = self._models.correctness[path]
+            answerability = self._answerability() if model.answerability else None
+            asked = answerability.name if answerability is not None else None
+            if model.applies_to(relevance.name, reader.name, asked):
+                return CorrectnessRater(model, relevance, reader, answerability)
+        return None
+
+    def _answerability(self) -> LLMAnswerability | None:
+        """The configured chat endpoint asked whether a passage states the answer;
+        ``None`` without an endpoint."""
+        if self._models.answerability is None:
+            from assay.models.answerability import LLMAnswerability
+            from assay.models.llm import client_for
+
+            client = client_for(self.settings.llm)
+            if client is not None:
+                self._models.answerability = LLMAnswerability(client)
+        return self._models.answerability
 
     @property
     def reader(self) -> Reader | None:

@@ -37,7 +37,11 @@ setting                   environment                 meaning
 ``correctness_model``     ``ASSAY_CORRECTNESS_MODEL`` rates whether an answer is right
                                                       (``assay-correctness``, a folder
                                                       with ``model.json``; ``none``:
-                                                      the judge's support score only)
+                                                      the judge's support score only;
+                                                      the default asks the LLM endpoint
+                                                      too when it serves the model
+                                                      ``assay-correctness-llm`` was
+                                                      fitted with)
 ``reader_model``          ``ASSAY_READER_MODEL``      finds the span that answers
                                                       (``assay-reader``, a folder;
                                                       ``none``: no reader, and no

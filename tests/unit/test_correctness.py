@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 from assay.actions import ActionThresholds
 from assay.answer.correctness import (
     FEATURES,
+    LLM_FEATURE,
+    LLM_FEATURES,
     SHIPPED_CORRECTNESS,
     CorrectnessModel,
     CorrectnessRater,
@@ -28,8 +30,10 @@ from assay.answer.correctness import (
 )
 from assay.errors import InvalidInputError
 from assay.flow.respond import Responder, Response, Status
+from assay.models.answerability import LLMAnswerability
 from assay.models.reader import Reading, load_reader
 from assay.routing import Decision
+from tests.fake_llm import serve
 from tests.unit.test_respond import ScriptedAnswerer, ScriptedJudge, result
 
 N = len(FEATURES)
@@ -193,3 +197,48 @@ def test_an_answer_unlikely_to_be_right_is_withheld_though_fully_supported() -> 
     response = respond_rated(wrong, support=1.0, relevance=0.5)
     assert response.status is Status.ABSTAINED_JUDGE
     assert response.assessment.recommended_action == "suppress"
+
+
+def llm_model(**coef: float) -> CorrectnessModel:
+    """:func:`model` over :data:`LLM_FEATURES`, fitted on the beliefs of ``test-llm``."""
+    n = len(LLM_FEATURES)
+    return CorrectnessModel(
+        "test-correctness-llm", "0.1", "test-relevance", "test-reader", (0.0,) * n, (1.0,) * n,
+        tuple(coef.get(f, 0.0) for f in LLM_FEATURES), 0.0, LLM_FEATURES, "answerability-v1:test",
+    )  # fmt: skip
+
+
+def test_a_model_of_a_chat_models_beliefs_applies_only_with_that_model(tmp_path: Path) -> None:
+    m = llm_model(llm_cited=2.0)
+    assert m.applies_to("test-relevance", "test-reader", "answerability-v1:test")
+    assert not m.applies_to("test-relevance", "test-reader", "answerability-v1:other")
+    assert not m.applies_to("test-relevance", "test-reader", None)
+    assert model().applies_to("test-relevance", "test-reader", "answerability-v1:other")
+    (tmp_path / "model.json").write_text(json.dumps(m.to_dict()))
+    assert load_correctness_model(tmp_path) == m
+    values = features() | {LLM_FEATURE: 0.9}
+    assert m.probability(values) > m.probability(values | {LLM_FEATURE: 0.1})
+    with pytest.raises(InvalidInputError, match=LLM_FEATURE):
+        m.probability(features())
+    with pytest.raises(InvalidInputError, match="answerability"):
+        replace(m, answerability=None)
+    with pytest.raises(InvalidInputError, match="answerability"):
+        replace(model(), answerability="answerability-v1:test")
+
+
+def test_a_model_of_a_chat_models_beliefs_cannot_rate_without_the_chat_model() -> None:
+    with pytest.raises(InvalidInputError, match="LLMAnswerability"):
+        CorrectnessRater(llm_model(), ConstantRelevance(0.9), SilentReader())
+
+
+def test_an_answer_citing_no_retrieved_passage_has_no_belief_to_ask_for() -> None:
+    """The chat model reads the most relevant cited passage; an answer whose citations
+    name none of the retrieved passages has none, and the endpoint is not asked."""
+    with serve() as endpoint:
+        asker = LLMAnswerability(endpoint.client())
+        rater = CorrectnessRater(llm_model(), ConstantRelevance(0.9), SilentReader(), asker)
+        responder = Responder(ScriptedAnswerer(), ScriptedJudge(0.9), correctness=rater)
+        response = responder.respond("How warm may the anode get?", result(Decision.PROCEED, 0.9))
+        assert endpoint.requests == []
+    assert response.judgment is not None and response.judgment.correctness is not None
+    assert response.judgment.correctness["features"][LLM_FEATURE] == 0.0

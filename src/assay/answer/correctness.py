@@ -14,9 +14,16 @@ combines these :data:`FEATURES` with a logistic regression fitted on labeled ans
 hold the gold passage and from the same knowledge bases without it, so that on-topic
 passages without the answer are its negatives.
 
-A model is fitted with one relevance model's and one reader's scores and applies only
-with those (:meth:`CorrectnessModel.applies_to`). The shipped one sits in
-``models/shipped/assay-correctness/`` with its card.
+With a chat endpoint configured, a second model reads one more feature,
+:data:`LLM_FEATURE`: the chat model's belief that the most relevant cited passage states
+the answer (:mod:`assay.models.answerability`), which tells SQuAD 2.0's unanswerable
+questions (written to look answerable from their paragraph) from answerable ones better
+than the reader does.
+
+A model is fitted with one relevance model's and one reader's scores (and one chat
+model's beliefs) and applies only with those (:meth:`CorrectnessModel.applies_to`). The
+shipped ones sit in ``models/shipped/assay-correctness/`` and
+``models/shipped/assay-correctness-llm/`` with their cards.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from assay.answer.citations import CITATION, defuse_citations, strip_citations
 from assay.answer.expected import expected_kind
 from assay.errors import InvalidInputError
 from assay.judge.base import Judgment
+from assay.models.answerability import LLMAnswerability
 from assay.models.reader import SpanReader
 from assay.models.relevance import RelevanceModel
 from assay.text import content_terms, stem, titled
@@ -45,7 +53,10 @@ __all__ = [
     "CLIP",
     "DEFAULT_CORRECTNESS_MODEL",
     "FEATURES",
+    "LLM_FEATURE",
+    "LLM_FEATURES",
     "SHIPPED_CORRECTNESS",
+    "SHIPPED_CORRECTNESS_LLM",
     "CorrectnessModel",
     "CorrectnessRater",
     "answer_features",
@@ -58,6 +69,7 @@ __all__ = [
 
 DEFAULT_CORRECTNESS_MODEL = "assay-correctness"
 SHIPPED_CORRECTNESS = Path(__file__).resolve().parents[1] / "models/shipped/assay-correctness"
+SHIPPED_CORRECTNESS_LLM = SHIPPED_CORRECTNESS.with_name("assay-correctness-llm")
 
 CLIP = 3.0  #: standardised features beyond +-3 (outside what was fitted) count as 3
 READ_HITS = 3  #: the best retrieved passages the reader reads for ``reader_best``
@@ -79,6 +91,9 @@ FEATURES = (
     "reader_best",  # the same for the best retrieved passages: is the answer anywhere?
     "reader_statement",  # the same for the answer's first statement read alone
 )
+#: the chat model's belief that the most relevant cited passage states the answer
+LLM_FEATURE = "llm_cited"
+LLM_FEATURES = (*FEATURES, LLM_FEATURE)  #: what a model fitted with a chat endpoint reads
 
 
 def reader_belief(margin: float) -> float:
@@ -137,10 +152,13 @@ def features_of(
     answer: str,
     cited: Sequence[str],
     support: float,
+    answerability: LLMAnswerability | None = None,
 ) -> dict[str, float]:
     """The :data:`FEATURES` of ``answer`` (with its citations; without a short answer
     stated first, :attr:`assay.answer.base.Draft.quoted`) drafted for ``result``, whose
-    hits ``relevance`` scored and ``reader`` reads; ``support`` is the judge's score."""
+    hits ``relevance`` scored and ``reader`` reads; ``support`` is the judge's score.
+    With ``answerability``, :data:`LLM_FEATURES`: its belief about the most relevant cited
+    passage (0.0 when the answer cites none)."""
     hits = result.retrieval.hits
     relevances = [float(h.relevance or 0.0) for h in hits]
     wanted = set(cited)
@@ -162,7 +180,7 @@ def features_of(
     # takes 3 hours" answers about the HX-40 because it sits under "HX-40 > Charging"
     title = next((h.chunk.title for h in hits if h.chunk.id in wanted and h.chunk.title), "")
     alone = relevance.score(question, [titled(title, plain)])[0] if plain.strip() else 0.0
-    return answer_features(
+    features = answer_features(
         question,
         plain,
         relevances=relevances,
@@ -176,6 +194,14 @@ def features_of(
         reader_best=reader_belief(max(margins, default=-math.inf)),
         reader_statement=reader_belief(statement_margin),
     )
+    if answerability is not None:
+        cited_hits = [h for h in hits if h.chunk.id in wanted]
+        best = max(cited_hits, key=lambda h: float(h.relevance or 0.0), default=None)
+        features[LLM_FEATURE] = 0.0
+        if best is not None:
+            passage = defuse_citations(best.chunk.text)
+            features[LLM_FEATURE] = answerability.belief(question, passage, best.chunk.title or "")
+    return features
 
 
 def first_statement(answer: str) -> str:
@@ -187,8 +213,10 @@ def first_statement(answer: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class CorrectnessModel:
-    """A logistic regression over standardised :data:`FEATURES`, each clipped to three
-    standard deviations: one value far outside the fitting data must not decide alone."""
+    """A logistic regression over standardised :data:`FEATURES` (or :data:`LLM_FEATURES`,
+    fitted with the chat model whose beliefs ``answerability`` names), each clipped to
+    three standard deviations: one value far outside the fitting data must not decide
+    alone."""
 
     name: str
     version: str
@@ -198,13 +226,29 @@ class CorrectnessModel:
     scale: tuple[float, ...]
     coef: tuple[float, ...]
     intercept: float
+    features: tuple[str, ...] = FEATURES
+    #: :attr:`assay.models.answerability.LLMAnswerability.name` of the beliefs it was
+    #: fitted on; ``None`` for a model of :data:`FEATURES`
+    answerability: str | None = None
 
     def __post_init__(self) -> None:
+        if self.features not in (FEATURES, LLM_FEATURES):
+            raise InvalidInputError(
+                "correctness model features", list(self.features),
+                f"refit the model (`make train-models`): this assay reads {list(FEATURES)}, "
+                f"or those and {LLM_FEATURE!r} with a chat endpoint",
+            )  # fmt: skip
+        if (LLM_FEATURE in self.features) != bool(self.answerability):
+            raise InvalidInputError(
+                "correctness model answerability", self.answerability,
+                f"name the chat model's beliefs exactly when the features hold {LLM_FEATURE!r}",
+            )  # fmt: skip
         for field_name in ("mean", "scale", "coef"):
-            if len(getattr(self, field_name)) != len(FEATURES):
+            if len(getattr(self, field_name)) != len(self.features):
                 raise InvalidInputError(
                     f"correctness model {field_name}", len(getattr(self, field_name)),
-                    f"give one value per feature ({len(FEATURES)}: {', '.join(FEATURES)})",
+                    f"give one value per feature ({len(self.features)}: "
+                    f"{', '.join(self.features)})",
                 )  # fmt: skip
         if any(s <= 0 for s in self.scale):
             raise InvalidInputError("correctness model scale", self.scale, "give positive scales")
@@ -214,18 +258,30 @@ class CorrectnessModel:
         """``name@version``, as audit rows name it."""
         return f"{self.name}@{self.version}"
 
-    def applies_to(self, relevance_model: str | None, reader_model: str | None) -> bool:
-        """Whether this model's features mean what they did at fitting time."""
-        return relevance_model == self.relevance_model and reader_model == self.reader_model
+    def applies_to(
+        self,
+        relevance_model: str | None,
+        reader_model: str | None,
+        answerability: str | None = None,
+    ) -> bool:
+        """Whether this model's features mean what they did at fitting time: the same
+        relevance model and reader and, for a model of :data:`LLM_FEATURES`, the same
+        chat model asked the same way (``answerability``)."""
+        same_llm = self.answerability is None or answerability == self.answerability
+        return (
+            relevance_model == self.relevance_model
+            and reader_model == self.reader_model
+            and same_llm
+        )
 
     def probability(self, features: Mapping[str, float]) -> float:
         """P(the answer is right) for one answer's features."""
-        missing = [f for f in FEATURES if f not in features]
+        missing = [f for f in self.features if f not in features]
         if missing:
             raise InvalidInputError("features", sorted(features), f"give {', '.join(missing)}")
         z = self.intercept + sum(
             c * min(CLIP, max(-CLIP, (float(features[f]) - m) / s))
-            for f, m, s, c in zip(FEATURES, self.mean, self.scale, self.coef, strict=True)
+            for f, m, s, c in zip(self.features, self.mean, self.scale, self.coef, strict=True)
         )
         return round(1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z)))), 6)
 
@@ -236,7 +292,8 @@ class CorrectnessModel:
             "version": self.version,
             "relevance_model": self.relevance_model,
             "reader_model": self.reader_model,
-            "features": list(FEATURES),
+            **({"answerability": self.answerability} if self.answerability else {}),
+            "features": list(self.features),
             "mean": list(self.mean),
             "scale": list(self.scale),
             "coef": list(self.coef),
@@ -247,10 +304,12 @@ class CorrectnessModel:
     def from_dict(cls, data: Mapping[str, Any], origin: str = "model.json") -> CorrectnessModel:
         """Read the ``model.json`` form; a model over other features is refused."""
         try:
-            if list(data["features"]) != list(FEATURES):
+            features = tuple(data["features"])
+            if features not in (FEATURES, LLM_FEATURES):
                 raise InvalidInputError(
                     f"{origin} features", data["features"],
-                    f"refit the model (`make train-models`): this assay reads {list(FEATURES)}",
+                    f"refit the model (`make train-models`): this assay reads {list(FEATURES)}, "
+                    f"or those and {LLM_FEATURE!r} with a chat endpoint",
                 )  # fmt: skip
             return cls(
                 str(data["name"]),
@@ -261,6 +320,8 @@ class CorrectnessModel:
                 tuple(float(v) for v in data["scale"]),
                 tuple(float(v) for v in data["coef"]),
                 float(data["intercept"]),
+                features,
+                str(data["answerability"]) if data.get("answerability") else None,
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise InvalidInputError(
@@ -283,12 +344,21 @@ def load_correctness_model(path: str | Path = SHIPPED_CORRECTNESS) -> Correctnes
 
 @dataclass(frozen=True, slots=True)
 class CorrectnessRater:
-    """Rates a judged answer with a :class:`CorrectnessModel` and the relevance model
-    and reader whose scores it was fitted on."""
+    """Rates a judged answer with a :class:`CorrectnessModel` and the relevance model,
+    reader (and, for a model of :data:`LLM_FEATURES`, chat model) it was fitted with."""
 
     model: CorrectnessModel
     relevance: RelevanceModel
     reader: SpanReader
+    answerability: LLMAnswerability | None = None
+
+    def __post_init__(self) -> None:
+        if self.model.answerability is not None and self.answerability is None:
+            raise InvalidInputError(
+                "answerability", None,
+                f"{self.model.ref} reads a chat model's beliefs: give an LLMAnswerability "
+                "of the configured endpoint, or rate with assay-correctness",
+            )  # fmt: skip
 
     def rate(
         self,
@@ -309,8 +379,9 @@ class CorrectnessRater:
         if judgment.no_answer:
             return judgment
         support = judgment.assessment.confidence_score
+        asked = self.answerability if self.model.answerability is not None else None
         features = features_of(
-            self.relevance, self.reader, question, result, answer, cited, support
+            self.relevance, self.reader, question, result, answer, cited, support, asked
         )
         probability = self.model.probability(features)
         action = stricter_action(

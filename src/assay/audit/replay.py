@@ -161,24 +161,30 @@ def _route_problems(
 
 
 @cache
-def _shipped_correctness() -> CorrectnessModel:
-    """The shipped correctness model, loaded on the first answered row (not at import:
-    verifying or replaying scoring events never loads the question path)."""
-    from assay.answer.correctness import load_correctness_model
+def _shipped_correctness(name: str) -> CorrectnessModel | None:
+    """The shipped correctness model called ``name``, loaded on the first answered row it
+    rated (not at import: verifying or replaying scoring events never loads the question
+    path); ``None`` for a name assay does not ship."""
+    from assay.answer.correctness import (
+        SHIPPED_CORRECTNESS,
+        SHIPPED_CORRECTNESS_LLM,
+        load_correctness_model,
+    )
 
-    return load_correctness_model()
+    shipped = {p.name: p for p in (SHIPPED_CORRECTNESS, SHIPPED_CORRECTNESS_LLM)}
+    return load_correctness_model(shipped[name]) if name in shipped else None
 
 
 def _correctness_problems(record: AskRecord, policy: Policy) -> list[str]:
     """The answer-correctness probability from its stored features, the score as the
     lower of it and the judge's support, and (when no map calibrated it) the action: the
     stricter of the policy's two threshold sets.
-    Rows rated by a model other than the shipped one are not rechecked here."""
+    Rows rated by a model other than the shipped ones are not rechecked here."""
     rated = record.judgment.correctness if record.judgment else None
     if rated is None:
         return []
-    model = _shipped_correctness()
-    if rated.model != model.ref:
+    model = _shipped_correctness(rated.model.rsplit("@", 1)[0])
+    if model is None or model.ref != rated.model:
         return []
     problems = []
     probability = model.probability({k: float(v) for k, v in rated.features.items()})

@@ -39,6 +39,7 @@ from assay.engine import Assay
 from assay.errors import InvalidInputError
 from assay.flow.respond import Status
 from assay.ingest.pipeline import IngestOptions
+from assay.models.answerability import LLMAnswerability
 from assay.settings import load_settings
 from assay.training.datasets import squad_splits
 
@@ -229,8 +230,13 @@ def ask_rows(
     policies: Sequence[str],
     *,
     progress: Callable[[int, int], None] | None = None,
+    answerability: LLMAnswerability | None = None,
 ) -> list[AnswerRow]:
-    """Ask each question under each policy; one row each (see the module docstring)."""
+    """Ask each question under each policy; one row each (see the module docstring).
+
+    An answer the engine did not rate gets its features computed here, with the chat
+    model's belief too when ``answerability`` is given (to fit a model of
+    :data:`assay.answer.correctness.LLM_FEATURES`)."""
     rows = []
     relevance, reader = engine.relevance, engine.reader
     for i, item in enumerate(questions):
@@ -254,7 +260,7 @@ def ask_rows(
                     support = judgment.assessment.confidence_score
                     features = features_of(
                         relevance, reader, item.question, response.result, draft.quoted,
-                        cited, support,
+                        cited, support, answerability,
                     )  # fmt: skip
             rows.append(
                 AnswerRow(
