@@ -12,12 +12,16 @@ from typing import Any
 
 import pytest
 
-from assay.answer.correctness import load_correctness_model
+from assay.answer.correctness import (
+    LLM_FEATURE,
+    SHIPPED_CORRECTNESS_LLM,
+    load_correctness_model,
+)
 from assay.audit.replay import replay_problems
 from assay.judge.schema import Assessment
 from tests.conftest import AS_OF, run_cli
 from tests.e2e.conftest import ask
-from tests.fake_llm import Endpoint, Reply, serve, text_reply
+from tests.fake_llm import Endpoint, Reply, logprobs_reply, serve, text_reply
 
 POLICIES = Path(__file__).resolve().parents[2] / "src" / "assay" / "policies"
 SAFE_RANGE = "What ambient temperature range is safe for charging the HX-40?"
@@ -224,6 +228,42 @@ def test_the_answers_confidence_is_its_rated_correctness_and_replays(demo_db: Pa
     forged = copy.deepcopy(payload)
     forged["judgment"]["correctness"]["features"]["cited_relevance"] = 0.0
     assert any("answer correctness" in p for p in replay_problems("ask", forged, SAFE_RANGE))
+
+
+def test_with_the_chat_model_it_was_fitted_with_the_answer_is_rated_by_its_belief(
+    demo_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ASSAY_LLM_URL serving the chat model ``assay-correctness-llm`` was fitted
+    with, the offline answer is rated by that model: the endpoint is asked once whether
+    the cited passage states the answer, its P(yes) is the ``llm_cited`` feature, and the
+    row replays. Another chat model leaves the rating to ``assay-correctness``."""
+    fitted = load_correctness_model(SHIPPED_CORRECTNESS_LLM)
+    assert fitted.answerability is not None
+    with serve() as endpoint:
+        monkeypatch.setenv("ASSAY_LLM_URL", endpoint.base_url)
+        monkeypatch.setenv("ASSAY_LLM_MODEL", fitted.answerability.split(":", 1)[1])
+        endpoint.script(Reply(logprobs_reply({"No": 0.75, "Yes": 0.25}, "No")))
+        doubted = ask(demo_db, SAFE_RANGE, "--policy", "financial")
+        asked = [m["content"] for m in endpoint.messages(0)]
+        assert len(endpoint.requests) == 1
+        monkeypatch.setenv("ASSAY_LLM_MODEL", "another-model")
+        other = ask(demo_db, SAFE_RANGE, "--policy", "financial")
+        assert len(endpoint.requests) == 1
+    assert SAFE_RANGE in asked[1] and asked[1].startswith("Passage (")
+    event = json.loads(run_cli("audit", "show", doubted["event_id"], "--json", db=demo_db).stdout)
+    payload = event["payload"]
+    rated = payload["judgment"]["correctness"]
+    assert rated["model"] == fitted.ref and rated["features"][LLM_FEATURE] == 0.25
+    believed = fitted.probability(rated["features"] | {LLM_FEATURE: 0.95})
+    assert rated["probability"] < believed  # the chat model's doubt lowers P(right)
+    assert doubted["assessment"]["confidence_score"] == rated["score"]
+    assert replay_problems("ask", payload, SAFE_RANGE) == []
+    forged = copy.deepcopy(payload)
+    forged["judgment"]["correctness"]["features"][LLM_FEATURE] = 0.95
+    assert any("answer correctness" in p for p in replay_problems("ask", forged, SAFE_RANGE))
+    assert other["event_id"] != doubted["event_id"]
+    shown = json.loads(run_cli("audit", "show", other["event_id"], "--json", db=demo_db).stdout)
+    assert shown["payload"]["judgment"]["correctness"]["model"] == load_correctness_model().ref
 
 
 # -- assay evaluate ----------------------------------------------------------------------

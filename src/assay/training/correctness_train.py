@@ -12,7 +12,13 @@ scores there are better than anywhere a user will be). PolicyQA dev (MIT) is mea
 in the card and not fitted (see the card for why). The held-aside sets (SQuAD test
 articles, COVID-QA, PolicyQA test) are measured by ``bench/pipeline.py``.
 
-    python -m assay.training.correctness_train --data DATA --more DATA_MORE --out DIR
+With ``--llm`` the model of :data:`~assay.answer.correctness.LLM_FEATURES`,
+``assay-correctness-llm``, is fitted instead: each drafted answer's cited passage is
+also read by the chat model at ``ASSAY_LLM_URL`` (``make llm`` serves the local one).
+PolicyQA dev is then not asked (a request per answer); ``make bench-pipeline-llm``
+measures the held-aside sets.
+
+    python -m assay.training.correctness_train --data DATA --more DATA_MORE --out DIR [--llm]
 """
 
 from __future__ import annotations
@@ -29,8 +35,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from assay.answer.correctness import CLIP, FEATURES, CorrectnessModel
+from assay.answer.correctness import CLIP, FEATURES, LLM_FEATURES, CorrectnessModel
 from assay.metrics import auroc, brier_score, expected_calibration_error
+from assay.models.answerability import LLMAnswerability
+from assay.models.llm import required_client
 from assay.models.reader import load_reader
 from assay.models.relevance import get_relevance_model
 from assay.training.answer_rows import (
@@ -48,6 +56,7 @@ __all__ = ["collect", "fit", "main"]
 FIT_SETS = (("squad", "data", "squad_v2_dev/dev-v2.0.reconstructed.json", "validation"),)
 CHECK_SETS = (("policyqa", "more", "policyqa/dev.json", None),)
 VERSION = "3.0.0"  # 2: the reader's two features; 3: its read of the first statement
+LLM_VERSION = "1.0.0"  #: of assay-correctness-llm
 C = 1.0  # inverse L2 strength of the logistic regression
 
 
@@ -61,6 +70,7 @@ def collect(
     split: str | None,
     questions: int,
     policies: Sequence[str],
+    answerability: LLMAnswerability | None = None,
     **settings: Any,
 ) -> list[AnswerRow]:
     """Rows of one set, every condition, every policy (see the module docstring)."""
@@ -70,31 +80,42 @@ def collect(
     with knowledge_bases(paragraphs, **settings) as engines:
         for condition, items in asked.items():
             start = time.perf_counter()
-            rows += ask_rows(name, condition, engines[condition], items, policies)
+            rows += ask_rows(
+                name, condition, engines[condition], items, policies, answerability=answerability
+            )
             log(
                 f"{name} {condition}: {len(items)} questions in {time.perf_counter() - start:.0f} s"
             )
     return rows
 
 
-def _matrix(rows: Sequence[AnswerRow]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+def _matrix(
+    rows: Sequence[AnswerRow], features: Sequence[str] = FEATURES
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
     usable = [r for r in rows if r.features is not None]
-    x = np.array([[r.features[f] for f in FEATURES] for r in usable if r.features], dtype=float)
+    x = np.array([[r.features[f] for f in features] for r in usable if r.features], dtype=float)
     return x, np.array([int(r.correct) for r in usable], dtype=np.int64)
 
 
 def fit(
-    rows: Sequence[AnswerRow], relevance_model: str, reader_model: str, version: str = VERSION
+    rows: Sequence[AnswerRow],
+    relevance_model: str,
+    reader_model: str,
+    version: str = VERSION,
+    answerability: str | None = None,
 ) -> CorrectnessModel:
-    """A logistic regression on the drafted answers of ``rows``."""
+    """A logistic regression on the drafted answers of ``rows``: over
+    :data:`~assay.answer.correctness.LLM_FEATURES` when ``answerability`` names the chat
+    model's beliefs they hold, else over :data:`~assay.answer.correctness.FEATURES`."""
     from sklearn.linear_model import LogisticRegression
 
-    x, y = _matrix(rows)
+    features = LLM_FEATURES if answerability else FEATURES
+    x, y = _matrix(rows, features)
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale < 1e-6] = 1.0
     head = LogisticRegression(C=C, max_iter=1000).fit(np.clip((x - mean) / scale, -CLIP, CLIP), y)
     return CorrectnessModel(
-        "assay-correctness",
+        "assay-correctness-llm" if answerability else "assay-correctness",
         version,
         relevance_model,
         reader_model,
@@ -102,6 +123,8 @@ def fit(
         tuple(round(float(v), 6) for v in scale),
         tuple(round(float(v), 6) for v in head.coef_[0]),
         round(float(head.intercept_[0]), 6),
+        features,
+        answerability,
     )
 
 
@@ -123,18 +146,20 @@ def _figures(y: npt.NDArray[np.int64], p: npt.NDArray[np.float64]) -> dict[str, 
     }
 
 
-def cross_validated(rows: Sequence[AnswerRow], folds: int = 5) -> dict[str, float]:
+def cross_validated(
+    rows: Sequence[AnswerRow], folds: int = 5, answerability: str | None = None
+) -> dict[str, float]:
     """:func:`measure`'s figures for out-of-fold probabilities: each fold's answers
     rated by a model fitted on the other folds, whole questions to a fold (a question's
     conditions and policies share its wording)."""
     from sklearn.model_selection import GroupKFold
 
     usable = [r for r in rows if r.features is not None]
-    x, y = _matrix(usable)
+    x, y = _matrix(usable, LLM_FEATURES if answerability else FEATURES)
     p = np.zeros(len(usable))
     groups = [r.question for r in usable]
     for train, test in GroupKFold(folds).split(x, y, groups):
-        model = fit([usable[i] for i in train], "-", "-")
+        model = fit([usable[i] for i in train], "-", "-", answerability=answerability)
         p[test] = [model.probability(usable[i].features or {}) for i in test]
     return _figures(y, p)
 
@@ -148,17 +173,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--policies", default="informational,financial")
     parser.add_argument("--relevance-model", default="assay-relevance")
     parser.add_argument("--rows", type=Path, help="folder to keep (and reuse) each set's rows in")
+    parser.add_argument(
+        "--llm", action="store_true",
+        help="fit assay-correctness-llm: also ask the chat model at ASSAY_LLM_URL",
+    )  # fmt: skip
     args = parser.parse_args(argv)
+    began = time.perf_counter()
     policies = args.policies.split(",")
+    answerability = LLMAnswerability(required_client("--llm")) if args.llm else None
+    asked = answerability.name if answerability else None
+    # with the chat model every answer costs a request (a second or two on 2 cores): the
+    # held-aside sets of `make bench-pipeline-llm` check it instead of PolicyQA dev
+    sets = FIT_SETS + (() if answerability else CHECK_SETS)
     rows = []
-    for name, root, file, split in FIT_SETS + CHECK_SETS:
-        kept = args.rows / f"{name}.jsonl" if args.rows else None
+    for name, root, file, split in sets:
+        suffix = "-llm" if answerability else ""
+        kept = args.rows / f"{name}{suffix}.jsonl" if args.rows else None
         if kept is not None and kept.is_file():
             rows += [AnswerRow(**json.loads(line)) for line in kept.read_text().splitlines()]
             continue
         folder = args.data if root == "data" else args.more
         collected = collect(
-            name, folder / file, split, args.questions, policies,
+            name, folder / file, split, args.questions, policies, answerability,
             relevance_model=args.relevance_model, correctness_model="none",
         )  # fmt: skip
         if kept is not None:
@@ -167,18 +203,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows += collected
     fitted = {name for name, *_ in FIT_SETS}
     relevance = get_relevance_model(args.relevance_model).name  # with its version
-    model = fit([r for r in rows if r.dataset in fitted], relevance, load_reader().name)
+    version = LLM_VERSION if answerability else VERSION
+    model = fit(
+        [r for r in rows if r.dataset in fitted], relevance, load_reader().name, version, asked
+    )
     checked = {}
     for name, *_ in FIT_SETS:
-        kept_out = cross_validated([r for r in rows if r.dataset == name])
+        kept_out = cross_validated([r for r in rows if r.dataset == name], answerability=asked)
         checked[f"{name}, 5 folds by question"] = kept_out
         log(f"{name}, out of fold: {kept_out}")
-    for name, *_ in FIT_SETS + CHECK_SETS:
+    for name, *_ in sets:
         checked[name] = measure(model, [r for r in rows if r.dataset == name])
         log(f"{name}: {checked[name]}")
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "model.json").write_text(json.dumps(model.to_dict(), indent=2) + "\n")
-    card = _card(model, rows, checked, policies, args.questions)
+    minutes = (time.perf_counter() - began) / 60
+    card = _card(model, rows, checked, policies, args.questions, minutes)
     (args.out / "MODEL_CARD.md").write_text(card)
     log(f"wrote {args.out / 'model.json'}")
     return 0
@@ -190,10 +230,11 @@ def _card(
     checked: dict[str, dict[str, float]],
     policies: Sequence[str],
     questions: int,
+    minutes: float,
 ) -> str:
     weights = "\n".join(
         f"| {f} | {m:.3f} | {s:.3f} | {c:+.3f} |"
-        for f, m, s, c in zip(FEATURES, model.mean, model.scale, model.coef, strict=True)
+        for f, m, s, c in zip(model.features, model.mean, model.scale, model.coef, strict=True)
     )
     held = "\n".join(
         f"| {name} | {v['answers']} | {v['right']:.3f} | {v['auroc']:.3f} | {v['brier']:.3f} "
@@ -203,16 +244,49 @@ def _card(
     fitted = [r for r in rows if r.dataset in {name for name, *_ in FIT_SETS}]
     drafted = sum(r.features is not None for r in fitted)
     when = datetime.now(UTC).strftime("%Y-%m-%d")
+    command = "`make train-correctness-llm` (`python -m assay.training.correctness_train --llm`)"
+    checked_on = (
+        "Held-aside sets (SQuAD test articles, COVID-QA, PolicyQA\n"
+        "test) are measured by `make bench-pipeline-llm`."
+    )
+    limits = _LLM_LIMITS
+    if model.answerability:
+        fitted_on = (
+            f"the scores of the relevance model `{model.relevance_model}`, the spans of the\n"
+            f"reader `{model.reader_model}` and the answers of the chat model asked as\n"
+            f"`{model.answerability}`; assay applies it only with those three, when\n"
+            "`ASSAY_LLM_URL` names an endpoint serving that model (`make llm` serves it\n"
+            "locally). With another chat model, or none, `assay-correctness` rates answers."
+        )
+        what = (
+            f"{len(model.features)} features of an answer and of the evidence it was drafted\n"
+            "from (`assay.answer.correctness.LLM_FEATURES`): those of `assay-correctness` and\n"
+            "`llm_cited`, the chat model's P(yes) that the most relevant cited passage states\n"
+            "the answer to this exact question (`assay.models.answerability`)."
+        )
+    else:
+        command = "`make train-models` (`python -m assay.training.correctness_train`)"
+        checked_on = (
+            "PolicyQA dev was never fitted. Held-aside sets (SQuAD test articles, COVID-QA,\n"
+            "PolicyQA test) are measured by `make bench-pipeline`."
+        )
+        limits = _LIMITS
+        fitted_on = (
+            f"the scores of the relevance model `{model.relevance_model}` and the spans of the\n"
+            f"reader `{model.reader_model}`; assay applies it only with those two."
+        )
+        what = (
+            f"{len(model.features)} features of an answer and of the evidence it was drafted\n"
+            "from (`assay.answer.correctness.FEATURES`)."
+        )
     return f"""# Model card: {model.name} {model.version}
 
-Written by `make train-models` (`python -m assay.training.correctness_train`), {when},
-about 6 minutes on 2 CPU cores (asking the questions; the fit takes a second). Fitted on
-the scores of the relevance model `{model.relevance_model}` and the spans of the reader
-`{model.reader_model}`; assay applies it only with those two.
+Written by {command},
+{when}, {minutes:.0f} minutes on 2 CPU cores (asking the questions; the fit takes a
+second). Fitted on {fitted_on}
 
 ## What it is
-P(the drafted answer is right): a logistic regression over {len(FEATURES)} features of
-an answer and of the evidence it was drafted from (`assay.answer.correctness.FEATURES`).
+P(the drafted answer is right): a logistic regression over {what}
 An answer counts as right when it holds a gold answer (SQuAD's normalisation). Each
 standardised feature is clipped to three standard deviations. In `ask` the J1
 `confidence_score` is the lower of this probability and the judge's support score; the
@@ -234,9 +308,7 @@ SQuAD's validation answers below chance (AUROC 0.44).
 ## Figures
 Drafted answers; ECE over 15 bins. SQuAD validation is the fitting set: in-sample, and
 out of fold (each fifth of its questions rated by a model fitted on the rest, as in the
-trial that chose `reader_statement`: 0.680 without it, 0.719 with it); PolicyQA dev was
-never fitted. Held-aside sets (SQuAD test articles, COVID-QA, PolicyQA test) are
-measured by `make bench-pipeline`.
+trial that chose `reader_statement`: 0.680 without it, 0.719 with it). {checked_on}
 
 | set | answers | right | AUROC | Brier | ECE |
 |---|---|---|---|---|---|
@@ -250,6 +322,10 @@ measured by `make bench-pipeline`.
 Intercept {model.intercept:+.3f}.
 
 ## Limits
+{limits}"""
+
+
+_COMMON_LIMITS = """\
 - It knows only what these features show. An answer the extractive answerer copies
   from the right passage but from the wrong sentence is often judged right; an LLM's
   paraphrase was never in the data.
@@ -257,13 +333,31 @@ Intercept {model.intercept:+.3f}.
 - SQuAD's extractive answers are nearly always fully supported and its passages never
   conflict, so `support` and `conflicts` carry little or no weight here; the judge's
   support still caps the score through the minimum.
-- Held-aside figures are far from the goals (AUROC >= 0.80): SQuAD 2.0's unanswerable
+"""
+_LIMITS = (
+    _COMMON_LIMITS
+    + """- Held-aside figures are far from the goals (AUROC >= 0.80): SQuAD 2.0's unanswerable
   questions, written to look answerable from their paragraph, are rated like answerable
   ones. See docs/benchmarks.md.
 - Refit it when the relevance model or the reader changes (`make train-models`); with
   another one (or `ASSAY_READER_MODEL=none`) assay does not apply it and the judge's
   support score stands alone.
 """
+)
+_LLM_LIMITS = (
+    _COMMON_LIMITS
+    + """- Each rated answer costs one request to the endpoint (one token; about 2 s with
+  the local model on 2 CPU cores); a failing endpoint fails the question, as the other
+  LLM parts do.
+- assay recognises the chat model by its name (`ASSAY_LLM_MODEL`) only: the same model
+  quantised otherwise, or served with another chat template, reads passages a little
+  differently under the same name.
+- Legal and safety-critical policies rerank with the LLM when an endpoint is set; their
+  relevance scores are then not those it was fitted on, and it does not apply to them.
+- Refit it when the relevance model, the reader or the prompt
+  (`assay.models.answerability`) changes (`make train-correctness-llm`).
+"""
+)
 
 
 if __name__ == "__main__":
