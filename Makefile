@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 DATA   ?= ../shared/data
 DATA_MORE ?= ../shared/data_more
 
-.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-calibration bench-ingest bench-serve bench-postgres serve train-models llm llm-stop clean
+.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-pipeline-llm bench-calibration bench-ingest bench-serve bench-postgres serve train-models train-correctness-llm llm llm-stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,11 @@ bench-judge: install  ## the answer judge's score, faithful vs hallucinated, on 
 bench-pipeline: install  ## ask's answers and abstentions on SQuAD 2.0 test articles beside BERT, and knowledge bases without the answer -> docs/benchmarks.md
 	$(BIN)/python bench/pipeline.py --data $(DATA) --more $(DATA_MORE) --write
 
+bench-pipeline-llm: install  ## the same, with a third release that asks the local LLM (`make llm` builds it) whether the cited passage answers (an hour on 2 cores)
+	bash scripts/llm.sh start
+	ASSAY_LLM_URL=$(LLM_URL) ASSAY_LLM_MODEL=$(LLM_MODEL) ASSAY_LLM_TIMEOUT=120 \
+	  $(BIN)/python bench/pipeline.py --data $(DATA) --more $(DATA_MORE) --write
+
 bench-calibration: install  ## calibration targets (Brier, ECE, AUROC, guaranteed thresholds) on held-out SQuAD 2.0 articles -> docs/benchmarks.md
 	$(BIN)/python bench/calibration.py --data $(DATA) --write
 
@@ -78,7 +83,7 @@ serve: install  ## the API and dashboard over the walkthrough's database (run `m
 
 CROSS_TRAIN := TOKENIZERS_PARALLELISM=false $(BIN)/python -m assay.training.cross_train
 
-train-models: install  ## retrain the shipped models: the v1 feature heads (minutes), the cross-encoder (3 epochs, about 3 hours on 2 cores; resumable), the support stack over it (2 minutes), the reader from it (40 minutes; resumable), the answer-correctness model (15 minutes)
+train-models: install  ## retrain the shipped models: the v1 feature heads (minutes), the cross-encoder (3 epochs, about 3 hours on 2 cores; resumable), the support stack over it (2 minutes), the reader from it (40 minutes; resumable), the answer-correctness model (15 minutes); then `make train-correctness-llm`
 	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
 	$(BIN)/python -m assay.training.train --data $(DATA) --out src/assay/models/shipped
 	$(CROSS_TRAIN) train --data $(DATA) --more $(DATA_MORE) --out .train/cross-encoder --resume
@@ -96,6 +101,13 @@ train-models: install  ## retrain the shipped models: the v1 feature heads (minu
 	  --version 1.0.0 --out src/assay/models/shipped/assay-reader
 	$(BIN)/python -m assay.training.correctness_train --data $(DATA) --more $(DATA_MORE) \
 	  --out src/assay/models/shipped/assay-correctness
+
+train-correctness-llm: install  ## refit assay-correctness-llm, which also asks the local LLM (`make llm` builds it) about the cited passage (30 minutes)
+	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
+	bash scripts/llm.sh start
+	ASSAY_LLM_URL=$(LLM_URL) ASSAY_LLM_MODEL=$(LLM_MODEL) ASSAY_LLM_TIMEOUT=120 \
+	  $(BIN)/python -m assay.training.correctness_train --data $(DATA) --more $(DATA_MORE) \
+	  --llm --out src/assay/models/shipped/assay-correctness-llm
 
 llm:  ## build the local OpenAI-compatible LLM server (first run: minutes) and start it
 	bash scripts/llm.sh setup

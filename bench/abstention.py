@@ -7,8 +7,12 @@ articles, COVID-QA, PolicyQA test), :mod:`assay.training.answer_rows` builds the
 the paragraphs in ``absent``) and draws questions from the removed half; SQuAD's
 unanswerable questions of that half are asked of ``present``. Every question is asked
 under each policy twice: as this release answers (the reader and the answer-correctness
-model) and as releases before the correctness model did (no reader; the judge's support
-score decides: "support only"). Per set, policy and release:
+model, offline) and as releases before the correctness model did (no reader; the
+judge's support score decides: "support only"). With ``ASSAY_LLM_URL`` set, a third
+release asks it under the informational and financial policies with that endpoint
+configured ("this release, LLM"): ``assay-correctness-llm`` rates its answers when the
+endpoint serves the chat model it was fitted with (``make bench-pipeline-llm`` starts the
+local one). Per set, policy and release:
 
 * answered share in each condition, and the share of answers given in ``present`` that
   hold a gold answer ("right");
@@ -38,7 +42,9 @@ from typing import Any
 import numpy as np
 
 from assay import Assay
+from assay.answer.correctness import SHIPPED_CORRECTNESS_LLM, load_correctness_model
 from assay.metrics import auroc, brier_score, expected_calibration_error
+from assay.settings import LLMSettings, load_llm_settings
 from assay.training.answer_rows import (
     CONDITIONS,
     AnswerRow,
@@ -58,11 +64,18 @@ SETS: tuple[tuple[str, str, str, str | None, int, tuple[str, ...]], ...] = (
      ("informational", "financial")),
     ("policyqa", "more", "policyqa/test.json", None, 100, ("informational", "financial")),
 )  # fmt: skip
-RELEASES = ("this release", "support only")
+#: each release's settings over the knowledge base's own; the first two run offline
+RELEASES: dict[str, dict[str, Any]] = {
+    "this release": {"llm": LLMSettings()},
+    "support only": {"correctness_model": "none", "reader_model": "none", "llm": LLMSettings()},
+    "this release, LLM": {},
+}
+LLM_RELEASE = "this release, LLM"
+#: the policies the LLM release asks under: legal and safety_critical rerank with the LLM
+#: when an endpoint is configured, so no correctness model applies to their answers
+LLM_POLICIES = ("informational", "financial")
 #: each set's name in the cross-encoder's training mix (assay.training.mix)
 MIX_NAMES = {"squad": "squad_v2", "policyqa": "policyqa", "covid_qa": "covid_qa"}
-#: what "support only" turns off
-SUPPORT_ONLY = {"correctness_model": "none", "reader_model": "none"}
 TARGETS = (
     "Targets: right vs wrong AUROC >= 0.80, Brier <= 0.17, ECE <= 0.03; without the answer "
     "abstain >= 90% (financial) and >= 75% (informational); with it answered >= 70% "
@@ -75,27 +88,36 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def releases() -> list[str]:
+    """The releases this run measures: the LLM one only with an endpoint configured."""
+    with_llm = load_llm_settings().configured
+    return [r for r in RELEASES if with_llm or r != LLM_RELEASE]
+
+
 def run_set(
     name: str, path: Path, split: str | None, n: int, policies: Sequence[str]
 ) -> dict[str, list[AnswerRow]]:
-    """Rows of one set per release; each question asked by both releases in turn, so the
-    second finds its passages already encoded."""
+    """Rows of one set per release; each question asked by every release in turn, so the
+    later ones find its passages already encoded."""
     paragraphs = load_documents(name, path, split)
     asked = sample_questions(paragraphs, n)
-    rows: dict[str, list[AnswerRow]] = {r: [] for r in RELEASES}
-    with knowledge_bases(paragraphs) as engines:
+    rows: dict[str, list[AnswerRow]] = {r: [] for r in releases()}
+    with knowledge_bases(paragraphs) as knowledge:
         for condition, items in asked.items():
-            engine = engines[condition]
-            previous = Assay(
-                engine.settings.db,
-                settings=engine.settings.model_copy(update=SUPPORT_ONLY),
-                calibrate=False,
-            )
+            settings = knowledge[condition].settings
+            engines = {
+                r: Assay(settings.db, settings=settings.model_copy(update=RELEASES[r]),
+                         calibrate=False)
+                for r in rows
+            }  # fmt: skip
             start = time.perf_counter()
             for item in items:
-                rows["this release"] += ask_rows(name, condition, engine, [item], policies)
-                rows["support only"] += ask_rows(name, condition, previous, [item], policies)
-            previous.close()
+                for release, engine in engines.items():
+                    asked_under = LLM_POLICIES if release == LLM_RELEASE else policies
+                    chosen = [p for p in policies if p in asked_under]
+                    rows[release] += ask_rows(name, condition, engine, [item], chosen)
+            for engine in engines.values():
+                engine.close()
             log(
                 f"{name} {condition}: {len(items)} questions in {time.perf_counter() - start:.0f} s"
             )
@@ -202,6 +224,8 @@ def section(data: Path, more: Path) -> list[str]:
         "which the judge's support model reads, trained on pairs from those outside its "
         "held-out groups, so each set is shown again on the documents it never trained on.",
         "",
+        llm_note(),
+        "",
         TARGETS,
         "",
     ]
@@ -224,6 +248,29 @@ def section(data: Path, more: Path) -> list[str]:
     return lines
 
 
+def llm_note() -> str:
+    """What the LLM release was in this run, or how to measure it."""
+    llm = load_llm_settings()
+    if not llm.configured:
+        return (
+            f'"{LLM_RELEASE}": not measured in this run (set ASSAY_LLM_URL, or run '
+            "`make bench-pipeline-llm`)."
+        )
+    fitted = load_correctness_model(SHIPPED_CORRECTNESS_LLM)
+    rater = fitted.ref if fitted.answerability == f"answerability-v1:{llm.model}" else None
+    how = (
+        f"`{rater}` rates its answers (P(right) also from the chat model's P(yes) that the "
+        "most relevant cited passage states the answer)"
+        if rater
+        else f"`{fitted.ref}` was fitted with another chat model, so `assay-correctness` "
+        "rates its answers"
+    )
+    return (
+        f'"{LLM_RELEASE}" asks with the chat endpoint serving `{llm.model}` configured '
+        f"({', '.join(LLM_POLICIES)} only): {how}. The answers are still drafted offline."
+    )
+
+
 def table(rows: dict[str, list[AnswerRow]], policies: Sequence[str]) -> list[str]:
     """One row of :func:`figures` per policy and release."""
     lines = [
@@ -231,7 +278,9 @@ def table(rows: dict[str, list[AnswerRow]], policies: Sequence[str]) -> list[str
         f"|---|---|{'---|' * len(COLUMNS)}",
     ]
     for policy in policies:
-        for release in RELEASES:
+        for release in rows:
+            if release == LLM_RELEASE and policy not in LLM_POLICIES:
+                continue
             values = figures([r for r in rows[release] if r.policy == policy])
             cells = [
                 "-" if values[key] is None else fmt.format(values[key]) for key, _, fmt in COLUMNS

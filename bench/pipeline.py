@@ -55,7 +55,7 @@ from assay import Assay
 from assay.answer.citations import strip_citations
 from assay.calibration.scored import normalize_answer as normalize
 from assay.flow.respond import Status
-from assay.settings import load_settings
+from assay.settings import LLMSettings, load_settings
 from assay.training.answer_rows import AS_OF, PUBLISHED, REVIEWED, build_knowledge_base
 from assay.training.datasets import squad_splits
 
@@ -374,7 +374,10 @@ def main() -> None:
         "",
     ]
     with tempfile.TemporaryDirectory(prefix="assay-bench-") as tmp:
-        engine = build(Path(tmp), rows, answerer="extractive", judge="assay-judge")
+        # offline, endpoint or not: the LLM's part is measured in its own rows below
+        engine = build(
+            Path(tmp), rows, answerer="extractive", judge="assay-judge", llm=LLMSettings()
+        )
         for q in warm:
             engine.ask(q.text, policy="informational", as_of=AS_OF)
         outcomes = {}
