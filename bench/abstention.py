@@ -44,6 +44,7 @@ import numpy as np
 from assay import Assay
 from assay.answer.correctness import SHIPPED_CORRECTNESS_LLM, load_correctness_model
 from assay.metrics import auroc, brier_score, expected_calibration_error
+from assay.models.answerability import ANSWERABILITY_PROMPT_VERSION
 from assay.settings import LLMSettings, load_llm_settings
 from assay.training.answer_rows import (
     CONDITIONS,
@@ -257,7 +258,8 @@ def llm_note() -> str:
             "`make bench-pipeline-llm`)."
         )
     fitted = load_correctness_model(SHIPPED_CORRECTNESS_LLM)
-    rater = fitted.ref if fitted.answerability == f"answerability-v1:{llm.model}" else None
+    asked = f"{ANSWERABILITY_PROMPT_VERSION}:{llm.model}"  # LLMAnswerability.name
+    rater = fitted.ref if fitted.answerability == asked else None
     how = (
         f"`{rater}` rates its answers (P(right) also from the chat model's P(yes) that the "
         "most relevant cited passage states the answer)"

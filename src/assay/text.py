@@ -126,6 +126,16 @@ def squash_spaces(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+def clip_words(text: str, max_chars: int) -> str:
+    """``text`` with its spaces squashed and, when longer than ``max_chars``, cut at the
+    last word boundary within them and marked " ...": what a model's finite context
+    is shown of a passage."""
+    text = squash_spaces(text)
+    if len(text) <= max_chars:
+        return text
+    return text[:max_chars].rsplit(" ", 1)[0] + " ..."
+
+
 def term_cosine(a: Counter[str], b: Counter[str]) -> float:
     """Cosine similarity of two term-count vectors, in [0, 1] (0 if either is empty)."""
     if not a or not b:

@@ -36,7 +36,7 @@ from assay.answer.prompts import (
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context
 from assay.models.llm import ChatClient, EndpointError, strip_code_fences
-from assay.text import squash_spaces
+from assay.text import clip_words, squash_spaces
 
 __all__ = ["LLMAnswerer", "parse_phrasings", "rewrite_labels"]
 
@@ -125,11 +125,7 @@ class LLMAnswerer:
     # -- prompts ---------------------------------------------------------------------------
 
     def _clip(self, text: str) -> str:
-        text = squash_spaces(text)
-        if len(text) <= self.max_context_chars:
-            return text
-        cut = text[: self.max_context_chars].rsplit(" ", 1)[0]
-        return cut + " ..."
+        return clip_words(text, self.max_context_chars)
 
     def _contexts(self, evidence: Sequence[Context]) -> str:
         return "\n\n".join(f"Source S{i}:\n{self._clip(c.text)}" for i, c in enumerate(evidence, 1))

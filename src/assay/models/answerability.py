@@ -19,7 +19,7 @@ import threading
 
 from assay.errors import InvalidInputError
 from assay.models.llm import ChatClient
-from assay.text import squash_spaces
+from assay.text import clip_words, squash_spaces
 
 __all__ = ["ANSWERABILITY_PROMPT_VERSION", "REMEMBERED", "LLMAnswerability"]
 
@@ -66,9 +66,7 @@ class LLMAnswerability:
         with self._lock:
             known = self._seen.get(key)
         if known is None:
-            text = squash_spaces(passage)
-            if len(text) > self._max_chars:
-                text = text[: self._max_chars].rsplit(" ", 1)[0] + " ..."
+            text = clip_words(passage, self._max_chars)
             head = f"Passage ({squash_spaces(title)}):" if title.strip() else "Passage:"
             user = _USER.format(passage=f"{head} {text}", question=squash_spaces(question))
             known = round(self._client.yes_probability(_SYSTEM, user), 6)
