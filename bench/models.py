@@ -189,37 +189,6 @@ def best_bacc(y: np.ndarray, score: np.ndarray) -> float:
     return best
 
 
-def conflict_rates(
-    sets: dict[str, list[LabeledPair]], n: int
-) -> dict[str, tuple[float, float, int]]:
-    """Per support model: the share of (passage, same passage with the answer swapped)
-    reported as a conflict, and of (passage, its own sentence) wrongly reported."""
-    from assay.scoring.agreement import find_conflicts
-
-    rows = []
-    for name in ("stress:xquad", "stress:policyqa", "stress:covid_qa"):
-        by_claim = {}
-        for p in sets.get(name, []):
-            by_claim.setdefault((p.first, p.group), {})[p.kind] = p
-        rows += [k for k in by_claim.values() if "answer_swap" in k and "verbatim" in k]
-    rows = rows[:n]
-    out = {}
-    for model_name in ("assay-support", "assay-support-ce", "assay-support-stack"):
-        model = get_support_model(model_name)
-        hit = sum(
-            bool(
-                find_conflicts([("a", r["verbatim"].second), ("b", r["answer_swap"].second)], model)
-            )
-            for r in rows
-        )
-        false = sum(
-            bool(find_conflicts([("a", r["verbatim"].second), ("b", r["verbatim"].first)], model))
-            for r in rows
-        )
-        out[model_name] = (hit / max(1, len(rows)), false / max(1, len(rows)), len(rows))
-    return out
-
-
 def fmt(x: float | None) -> str:
     return "" if x is None or np.isnan(x) else f"{x:.3f}"
 
@@ -229,9 +198,6 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=ROOT / "shared/data")
     parser.add_argument("--more", type=Path, default=ROOT / "shared/data_more")
     parser.add_argument("--per-set", type=int, default=400, help="pairs drawn per set (by group)")
-    parser.add_argument(
-        "--conflicts", type=int, default=200, help="passage pairs for the conflict check"
-    )
     parser.add_argument("--cross-encoder", type=Path, default=SHIPPED_CROSS_ENCODER)
     parser.add_argument("--json", type=Path, help="write every figure here too")
     parser.add_argument("--write", action="store_true", help="replace the docs section")
@@ -297,16 +263,10 @@ def main() -> None:
         if contra[name] is not None:
             figures[name]["contradiction:stack-lodo"] = auroc(contra[name], score)
     speed = {k: n / t for k, (t, n) in timing.items() if t}
-    log("conflicts")
-    conflicts = conflict_rates(sets, args.conflicts)
-    section = report(sets, figures, speed, conflicts, args)
+    section = report(sets, figures, speed, args)
     print(section)
     if args.json:
-        args.json.write_text(
-            json.dumps(
-                {"figures": figures, "pairs_per_second": speed, "conflicts": conflicts}, indent=1
-            )
-        )
+        args.json.write_text(json.dumps({"figures": figures, "pairs_per_second": speed}, indent=1))
     if args.write:
         write_section(SECTION, section)
 
@@ -393,7 +353,6 @@ def report(
     sets: dict[str, list[LabeledPair]],
     figures: dict[str, dict[str, float]],
     speed: dict[str, float],
-    conflicts: dict[str, tuple[float, float, int]],
     args: argparse.Namespace,
 ) -> str:
     lines = [
@@ -472,17 +431,6 @@ def report(
         f"| {fmt(figures[n].get('contradiction:stack-lodo'))} |"
         for n in rows
     ]
-    lines += [
-        "",
-        "### Conflicts between passages (`find_conflicts`)",
-        "",
-        "A passage against the same passage with its answer swapped must be a conflict; a "
-        "passage against one of its own sentences must not.",
-        "",
-        "| support model | swapped reported | agreeing reported (false) | pairs |",
-        "|---|---|---|---|",
-    ]
-    lines += [f"| {k} | {v[0]:.1%} | {v[1]:.1%} | {v[2]} |" for k, v in conflicts.items()]
     lines += [
         "",
         "### Speed",

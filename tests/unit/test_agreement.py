@@ -7,8 +7,10 @@ from collections.abc import Sequence
 
 import pytest
 
+from assay.errors import InvalidInputError
 from assay.models.support import SupportModel, SupportResult
 from assay.scoring.agreement import (
+    SAME_STATEMENT,
     Conflict,
     aligned_sentences,
     find_conflicts,
@@ -162,6 +164,28 @@ def test_j1_the_model_is_not_asked_about_unrelated_pairs() -> None:
     assert _kinds(CHARGE_45, PYTHONS, model) == []
     assert _kinds("The battery holds 45 Wh.", "Refunds are issued within 14 days.", model) == []
     assert model.pairs == []
+
+
+CHARGE_RANGE = "Charge the battery pack at room temperature, between 10 °C and 35 °C."
+STORE_RANGE = "Store the pack between \u221220 °C and 35 °C at 40\u201360 % charge."
+
+
+def test_j1_statements_that_share_only_some_words_are_not_compared() -> None:
+    """A charging range and a storage range share "charge" and "pack" (cosine 0.61): two
+    statements about different things, which a model that says contradicted cannot make
+    a conflict; below the cut they are not even asked about."""
+    overlap = aligned_sentences(CHARGE_RANGE, STORE_RANGE)[2]
+    assert 0.6 < overlap < SAME_STATEMENT
+    model = FakeSupport(SupportResult(0.0, "contradicted"))
+    assert _kinds(CHARGE_RANGE, STORE_RANGE, model) == [] and model.pairs == []
+    loose = find_conflicts([("a", CHARGE_RANGE), ("b", STORE_RANGE)], model, same_statement=0.6)
+    assert [c.kind for c in loose] == ["figures"]
+
+
+@pytest.mark.parametrize("cut", [0.0, -0.1, 1.5, float("nan")])
+def test_j1_a_same_statement_cut_outside_0_to_1_is_refused(cut: float) -> None:
+    with pytest.raises(InvalidInputError, match="same_statement"):
+        find_conflicts([("a", CHARGE_45), ("b", CHARGE_60)], same_statement=cut)
 
 
 def test_j1_the_same_number_written_with_a_thousands_separator_is_no_conflict() -> None:

@@ -169,3 +169,42 @@ def test_j1_conflicts_among_contexts_are_listed_only_where_they_bear_on_the_answ
     about_duration = judge.judge(QUESTION, duration, [sheet, manual], ActionThresholds())
     assert about_temperature.assessment.source_conflicts == []
     assert {c.source_b for c in about_duration.assessment.source_conflicts} == {"manual"}
+
+
+def test_j1_two_sources_that_disagree_over_a_claim_are_one_conflict(judge: ModelJudge) -> None:
+    """The manual contradicts the claim, and the same two passages disagree among the
+    contexts: one disagreement, listed and counted once (the walkthrough listed it twice,
+    once under the claim and once under the data sheet's sentence)."""
+    sheet = Context(
+        "sheet", "Use only the supplied 65 W charger. A full charge from empty takes about 3 "
+        "hours. Do not leave the pack charging unattended.", 0.95,
+    )  # fmt: skip
+    manual = Context(
+        "manual", "Use the 30 W charger supplied in the box. A full charge from empty takes "
+        "about 5 hours; the status light turns green when the pack is full.", 0.70,
+    )  # fmt: skip
+    answer = "3 hours: A full charge from empty takes about 3 hours [Source: sheet]."
+    result = judge.judge("How long does a full charge take?", answer, [sheet, manual],
+                         ActionThresholds())  # fmt: skip
+    (conflict,) = result.assessment.source_conflicts
+    assert (conflict.source_a, conflict.source_b) == ("sheet", "manual")
+    assert "1 source conflict(s), 1 settled" in result.assessment.score_rationale
+
+
+def test_j1_a_storage_range_is_no_conflict_for_an_answer_about_charging(
+    judge: ModelJudge,
+) -> None:
+    """The walkthrough's first answer listed the data sheet's storage range against the
+    manual's charging range: the shipped support model calls the two contradicted, but
+    they are different statements (``bench/conflicts.py``)."""
+    sheet = Context("sheet", "Charge the HX-40 only at an ambient temperature between 0 °C "
+                    "and 45 °C.", 0.95)  # fmt: skip
+    storage = Context(
+        "storage", "Store the pack between \u221220 °C and 35 °C at 40\u201360 % charge.", 0.95
+    )
+    manual = Context("manual", "Charge the battery pack at room temperature, between 10 °C "
+                     "and 35 °C. Do not charge the pack below freezing.", 0.70)  # fmt: skip
+    answer = f"{sheet.text[:-1]} [Source: sheet]."
+    result = judge.judge(QUESTION, answer, [sheet, storage, manual], ActionThresholds())
+    pairs = {(c.source_a, c.source_b) for c in result.assessment.source_conflicts}
+    assert pairs == {("sheet", "manual")}

@@ -167,12 +167,14 @@ class ModelJudge:
         ]
         claim_conflicts = [c for g in graded for c in g.conflicts]
         confidence = {c.id: c.confidence for c in contexts}
+        over_a_claim = {frozenset((c.source_a, c.source_b)) for c in claim_conflicts}
         context_conflicts = [
             SourceConflict(
                 claim=c.sentences[0], source_a=c.first, source_b=c.second, nature=_nature(c.kind)
             )
             for c in find_conflicts([(x.id, x.text) for x in contexts], support)
-            if _bears_on(c.sentences, claims)
+            # the same two sources already disagree over a claim: one conflict, told once
+            if _bears_on(c.sentences, claims) and {c.first, c.second} not in over_a_claim
         ] + [
             SourceConflict(claim=s, source_a=a, source_b=b, nature="definitional conflict")
             for s, a, b in definition_conflicts(contexts)
