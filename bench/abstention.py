@@ -43,7 +43,7 @@ import numpy as np
 
 from assay import Assay
 from assay.answer.correctness import SHIPPED_CORRECTNESS_LLM, load_correctness_model
-from assay.metrics import auroc, brier_score, expected_calibration_error
+from assay.metrics import auroc, brier_score, ece_noise_floor, expected_calibration_error
 from assay.models.answerability import ANSWERABILITY_PROMPT_VERSION
 from assay.settings import LLMSettings, load_llm_settings
 from assay.training.answer_rows import (
@@ -125,17 +125,6 @@ def run_set(
     return rows
 
 
-def ece_of_a_calibrated_score(p: np.ndarray, draws: int = 200, seed: int = 13) -> float:
-    """The mean ECE (15 bins) of scores ``p`` against outcomes drawn with probability
-    ``p``: what sampling noise alone gives a perfectly calibrated score this many times."""
-    rng = np.random.default_rng(seed)
-    return float(
-        np.mean(
-            [expected_calibration_error(rng.binomial(1, p), p, n_bins=15) for _ in range(draws)]
-        )
-    )
-
-
 def never_trained(name: str, path: Path, split: str | None) -> tuple[set[str], int, int]:
     """The questions (as asked) whose document the cross-encoder never trained on, and
     how many of the set's documents that is, of how many.
@@ -187,7 +176,7 @@ def figures(rows: Sequence[AnswerRow]) -> dict[str, Any]:
         "auroc": auroc(y, p) if separable else None,
         "brier": brier_score(y, p) if len(y) else None,
         "ece": expected_calibration_error(y, p, n_bins=15) if len(y) else None,
-        "ece floor": ece_of_a_calibrated_score(p) if len(y) else None,
+        "ece floor": ece_noise_floor(p, n_bins=15) if len(y) else None,
         "selective@50": share(half, "correct"),
         "ceiling@50": min(1.0, sum(r.correct for r in ranked) / len(half)) if half else None,
     }

@@ -14,7 +14,8 @@ offline judge). Reported on the held-out half:
 * answer level: Brier score and ECE (15 equal-width bins) of the judge's raw confidence
   and of the isotonic and Platt maps fitted on the fitting half, on the answers the
   pipeline drafted and judged, beside the targets (Brier <= 0.17, ECE <= 0.03) and the
-  base-rate predictor (the fitting half's accuracy, for every item); each policy also
+  base-rate predictor (the fitting half's accuracy, for every item) and the ECE that
+  sampling noise alone gives a calibrated score at this many answers; each policy also
   scored without the reader and the answer-correctness model ("support only"), as
   releases before the correctness model did;
 * set level: AUROC of the raw set confidence, answerable vs unanswerable, beside the
@@ -58,7 +59,7 @@ from assay.calibration.scored import ScoredSet, score_examples
 from assay.calibration.thresholds import RiskThreshold, risk_controlled_threshold
 from assay.errors import InvalidInputError
 from assay.flow.assess import AskResult
-from assay.metrics import auroc, brier_score, expected_calibration_error
+from assay.metrics import auroc, brier_score, ece_noise_floor, expected_calibration_error
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data"
 SECTION = "## Calibration (bench/calibration.py)"
@@ -179,7 +180,7 @@ def calibration_rows(run: PolicyRun) -> list[str]:
     top = f"{(s >= 1.0).mean():.1%}" if y.size else "-"
     head = f"| {run.policy} | {n} | {share} | {accuracy} | {ranks} | {top} |"
     if y.size == 0 or fit_y.size == 0:
-        return [f"{head} - | - | - | - | - |"]
+        return [f"{head} - | - | - | - | - | - |"]
     predictions: list[tuple[str, FloatArray | None]] = [("raw judge score", s)]
     for method in METHODS:
         fitted = run.maps[method]
@@ -188,12 +189,13 @@ def calibration_rows(run: PolicyRun) -> list[str]:
     rows = []
     for name, p in predictions:
         if p is None:
-            rows.append(f"{head} {name} | not fitted | - | - | - |")
+            rows.append(f"{head} {name} | not fitted | - | - | - | - |")
             continue
         brier, ece = brier_score(y, p), expected_calibration_error(y, p, n_bins=ECE_BINS)
+        floor = ece_noise_floor(p, n_bins=ECE_BINS)
         rows.append(
             f"{head} {name} | {brier:.3f} | {verdict(brier, BRIER_TARGET)} | {ece:.3f} | "
-            f"{verdict(ece, ECE_TARGET)} |"
+            f"{verdict(ece, ECE_TARGET)} | {floor:.3f} |"
         )
     return rows
 
@@ -201,8 +203,8 @@ def calibration_rows(run: PolicyRun) -> list[str]:
 CALIBRATION_HEADER = [
     "| policy | judged answers (fit / held out) | held out judged | accuracy of judged | "
     "AUROC of raw score | raw score 1.0 | scores | Brier | "
-    f"<= {BRIER_TARGET} | ECE | <= {ECE_TARGET} |",
-    "|---|---|---|---|---|---|---|---|---|---|---|",
+    f"<= {BRIER_TARGET} | ECE | <= {ECE_TARGET} | ECE if calibrated |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|",
 ]
 
 
@@ -370,7 +372,11 @@ def main() -> None:
         "1.0. The score is `min(P(right), judge support)` with the answer-correctness "
         "model (`assay-correctness`) over the reader's spans (`assay-reader`); \"support "
         'only" rows answer the same questions without the reader and score them by the '
-        "judge's support alone.",
+        "judge's support alone. ECE if calibrated: the mean ECE of these very scores "
+        "against outcomes drawn with their probability (`assay.metrics.ece_noise_floor`): "
+        "what sampling noise alone gives a perfect score at this many answers; an ECE near "
+        "it cannot be told from perfect calibration, and a target below it cannot be met "
+        "at this sample size.",
         "",
         *CALIBRATION_HEADER,
         *(row for run in runs for row in calibration_rows(run)),

@@ -9,7 +9,8 @@ definitions and, where scikit-learn has the same metric, against it.
 * ranking: :func:`auroc`, :func:`auprc` (average precision);
 * classification at a threshold: :func:`precision_recall_f1`, :func:`balanced_accuracy`;
 * calibration: :func:`brier_score`, :func:`expected_calibration_error` and
-  :func:`reliability_curve` with uniform or quantile bins;
+  :func:`reliability_curve` with uniform or quantile bins, and :func:`ece_noise_floor`,
+  the ECE that sampling noise alone gives at a sample's size;
 * selective prediction (answer only above a confidence): :func:`risk_coverage_curve`,
   its area :func:`aurc` (Geifman & El-Yaniv, NeurIPS 2017) and
   :func:`selective_accuracy` at a coverage.
@@ -30,6 +31,7 @@ __all__ = [
     "auroc",
     "balanced_accuracy",
     "brier_score",
+    "ece_noise_floor",
     "expected_calibration_error",
     "precision_recall_f1",
     "reliability_curve",
@@ -174,6 +176,28 @@ def expected_calibration_error(
         y_true, y_prob, n_bins=n_bins, strategy=strategy
     )
     return float(np.sum(counts * np.abs(mean_prob - observed)) / counts.sum())
+
+
+def ece_noise_floor(
+    y_prob: ArrayLike, *, n_bins: int = 10, draws: int = 200, seed: int = 13
+) -> float:
+    """The mean ECE of a perfectly calibrated score with these probabilities.
+
+    Outcomes are drawn with probability ``y_prob`` (seeded), ``draws`` times. ECE is
+    biased upwards on a finite sample: at a few hundred items even a perfect score shows
+    0.03-0.06. A measured ECE near this floor cannot be told from perfect calibration,
+    and a target below it cannot be met at this sample size.
+    """
+    p = np.asarray(y_prob, dtype=np.float64)
+    _probabilities(np.zeros(p.shape, dtype=np.int64), p)  # the same checks as the metrics
+    if isinstance(draws, bool) or not isinstance(draws, int) or draws < 1:
+        raise InvalidInputError("draws", draws, "give a whole number of draws, 1 or more")
+    rng = np.random.default_rng(seed)
+    return float(
+        np.mean(
+            [expected_calibration_error(rng.binomial(1, p), p, n_bins=n_bins) for _ in range(draws)]
+        )
+    )
 
 
 def risk_coverage_curve(

@@ -16,6 +16,7 @@ from assay.metrics import (
     auroc,
     balanced_accuracy,
     brier_score,
+    ece_noise_floor,
     expected_calibration_error,
     precision_recall_f1,
     reliability_curve,
@@ -183,6 +184,37 @@ def test_ece_known_value() -> None:
     assert expected_calibration_error(labels, probs, n_bins=5) == pytest.approx(
         (4 * 0.05 + 2 * 0.1) / 6
     )
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=60), st.integers(1, 15))
+def test_ece_noise_floor_is_zero_only_for_certain_scores_and_never_above_one(
+    probs: list[float], n_bins: int
+) -> None:
+    floor = ece_noise_floor(probs, n_bins=n_bins, draws=20)
+    assert 0.0 <= floor <= 1.0
+    if all(p in (0.0, 1.0) for p in probs):  # outcomes are certain: nothing to miss
+        assert floor == 0.0
+    assert ece_noise_floor(probs, n_bins=n_bins, draws=20) == floor  # seeded
+
+
+def test_ece_noise_floor_shrinks_as_the_sample_grows() -> None:
+    """A perfectly calibrated score shows ECE ~ sqrt(p(1-p)/n) per bin: 0.5 predicted for
+    every item, n items, expected |share - 0.5| = sqrt(0.25 / n) * sqrt(2 / pi)."""
+    for n in (100, 400, 1600):
+        expected = math.sqrt(0.25 / n) * math.sqrt(2 / math.pi)
+        assert ece_noise_floor([0.5] * n, draws=400) == pytest.approx(expected, rel=0.15)
+    spread = np.random.default_rng(0).uniform(0.1, 0.9, 365)
+    assert 0.03 < ece_noise_floor(spread, n_bins=15) < 0.09  # the targets' 0.03 is below it
+
+
+def test_ece_noise_floor_refuses_bad_input() -> None:
+    with pytest.raises(InvalidInputError, match="y_prob"):
+        ece_noise_floor([0.5, 1.5])
+    with pytest.raises(InvalidInputError, match="draws"):
+        ece_noise_floor([0.5], draws=0)
+    with pytest.raises(InvalidInputError, match="y_true"):
+        ece_noise_floor([])
 
 
 @settings(max_examples=100, deadline=None)
