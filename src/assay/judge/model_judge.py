@@ -174,7 +174,7 @@ class ModelJudge:
             )
             for c in find_conflicts([(x.id, x.text) for x in contexts], support)
             # the same two sources already disagree over a claim: one conflict, told once
-            if _bears_on(c.sentences, claims) and {c.first, c.second} not in over_a_claim
+            if _bears_on(c.sentences, claims) and frozenset((c.first, c.second)) not in over_a_claim
         ] + [
             SourceConflict(claim=s, source_a=a, source_b=b, nature="definitional conflict")
             for s, a, b in definition_conflicts(contexts)
