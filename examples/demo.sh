@@ -57,7 +57,8 @@ ask "How long does a full charge of the HX-40 take?" --policy informational
 say "6. Out of scope: nothing clears the gate, so retrieval abstains, with next steps"
 ask "How do I migrate my Python application to a new server?" --severity safety_critical
 
-say "7. An authoritative passage that shares almost no words with the question is kept"
+say "7. An authoritative passage that shares almost no words with the question is kept; its answer,
+   a description, is withheld: the correctness model was fitted on short answers and doubts it"
 ask "What happens if the battery pack overheats?" --policy informational
 
 say "8. Judge any answer against its contexts: exactly the J1 JSON object on stdout"

@@ -333,6 +333,11 @@ _COMMON_LIMITS = """\
 - SQuAD's extractive answers are nearly always fully supported and its passages never
   conflict, so `support` and `conflicts` carry little or no weight here; the judge's
   support still caps the score through the minimum.
+- Its fitting answers are SQuAD's short spans: a name, a date, a figure. A descriptive
+  answer (to "what happens if", "why", "how"), a whole sentence in which the reader
+  finds no short span, is rated low even when it is right: the walkthrough's "What
+  happens if the battery pack overheats?" gets 0.13 from `assay-correctness` for the data
+  sheet's right sentence.
 """
 _LIMITS = (
     _COMMON_LIMITS
