@@ -6,8 +6,8 @@ of the ``test`` split), as ``bench/pipeline.py`` builds it: one source of kind
 ``official``, the same review and publication dates, a fixed ``as_of``. The articles'
 questions (:func:`assay.calibration.labels.squad_labels`) are split by article, seeded:
 half of the articles to fit on, the other half held out, so no article has questions on
-both sides. From each half a seeded sample of ``--questions`` questions (half answerable,
-half not) is scored by :func:`assay.calibration.scored.score_examples` on an engine that
+both sides. Every question of each half (or a seeded sample of ``--questions``, half
+answerable, half not) is scored by :func:`assay.calibration.scored.score_examples` on an engine that
 applies no calibration (``Assay(calibrate=False)``), offline (extractive answerer,
 offline judge). Reported on the held-out half:
 
@@ -91,12 +91,14 @@ def split_articles(examples: Sequence[LabeledExample]) -> tuple[list[str], list[
 
 
 def sample(
-    examples: Sequence[LabeledExample], titles: Sequence[str], n: int
+    examples: Sequence[LabeledExample], titles: Sequence[str], n: int | None
 ) -> list[LabeledExample]:
     """``n`` seeded questions of the ``titles`` articles, half answerable where there are
-    enough, in a seeded order."""
+    enough (``None``: all of them), in a seeded order."""
     pool = [e for e in examples if e.category in set(titles)]
     rng = random.Random(SEED)
+    if n is None:
+        return rng.sample(pool, len(pool))
     answerable = [e for e in pool if e.label == 1]
     unanswerable = [e for e in pool if e.label == 0]
     n_un = min(len(unanswerable), n // 2)
@@ -286,7 +288,9 @@ def set_rows(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--questions", type=int, default=600, help="questions per half")
+    parser.add_argument(
+        "--questions", type=int, help="a sample of this many questions per half (default: all)"
+    )
     parser.add_argument("--policy", default="informational", help="policy of the set level")
     parser.add_argument(
         "--policies", default=",".join(POLICIES), help="policies scored at the answer level"
@@ -312,8 +316,9 @@ def main() -> None:
     def describe(name: str, chosen: Sequence[LabeledExample], titles: Sequence[str]) -> str:
         pool = sum(e.category in set(titles) for e in examples)
         answerable = sum(e.label for e in chosen)
+        asked = "all" if len(chosen) == pool else f"sample {len(chosen)}"
         return (
-            f"{name}: {', '.join(titles)} ({pool:,} questions; sample {len(chosen)}, "
+            f"{name}: {', '.join(titles)} ({pool:,} questions; {asked}, "
             f"{answerable} answerable and {len(chosen) - answerable} not)"
         )
 
@@ -350,7 +355,7 @@ def main() -> None:
         f"{REVIEWED}, paragraphs published {PUBLISHED}, `as_of` {AS_OF}; offline "
         "(extractive answerer, offline judge), no calibration applied "
         "(`Assay(calibrate=False)`). The articles are split in two, seeded, and no article "
-        "has questions on both sides; a seeded sample of each half:",
+        "has questions on both sides:",
         "",
         f"* {describe('fitting half', fit, fit_titles)};",
         f"* {describe('held-out half', held, held_titles)}.",
