@@ -67,7 +67,7 @@ bench-pipeline-llm: install  ## the same, with a third release that asks the loc
 	ASSAY_LLM_URL=$(LLM_URL) ASSAY_LLM_MODEL=$(LLM_MODEL) ASSAY_LLM_TIMEOUT=120 \
 	  $(BIN)/python bench/pipeline.py --data $(DATA) --more $(DATA_MORE) --write
 
-bench-calibration: install  ## calibration targets (Brier, ECE, AUROC, guaranteed thresholds) on held-out SQuAD 2.0 articles -> docs/benchmarks.md
+bench-calibration: install  ## calibration targets (Brier, ECE, AUROC, guaranteed thresholds) on held-out SQuAD 2.0 articles, every question (half an hour on 2 cores) -> docs/benchmarks.md
 	$(BIN)/python bench/calibration.py --data $(DATA) --write
 
 bench-ingest: install  ## hostile files (10 MB without a space, a 10 MB HTML page): seconds and peak memory; scoring during an upload -> docs/benchmarks.md
