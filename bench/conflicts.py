@@ -131,11 +131,13 @@ def measure(
     return out
 
 
-def report(results: list[tuple[str, float, str, dict[str, tuple[int, int]]]], took: float) -> str:
+def report(
+    results: list[tuple[str, float, str, dict[str, tuple[int, int]]]], took: float, command: str
+) -> str:
     lines = [
         SECTION,
         "",
-        f"`python bench/conflicts.py`, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
+        f"`{command}`, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
         f"{took / 60:.1f} minutes.",
         "",
         *[paragraph.replace("\n", " ") + "\n" for paragraph in (__doc__ or "").split("\n\n")[1:3]],
@@ -163,7 +165,8 @@ def main() -> None:
     args = parser.parse_args()
     started = time.perf_counter()
     rows = collect(args.data, args.more, args.per_source)
-    section = report(measure(rows), time.perf_counter() - started)
+    command = " ".join(["python bench/conflicts.py", *(a for a in sys.argv[1:] if a != "--write")])
+    section = report(measure(rows), time.perf_counter() - started, command)
     print(section)
     if args.write:
         write_section(SECTION, section)
