@@ -303,14 +303,7 @@ class CorrectnessModel:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], origin: str = "model.json") -> CorrectnessModel:
         """Read the ``model.json`` form; a model over other features is refused."""
-        try:
-            features = tuple(data["features"])
-            if features not in (FEATURES, LLM_FEATURES):
-                raise InvalidInputError(
-                    f"{origin} features", data["features"],
-                    f"refit the model (`make train-models`): this assay reads {list(FEATURES)}, "
-                    f"or those and {LLM_FEATURE!r} with a chat endpoint",
-                )  # fmt: skip
+        try:  # a model over other features is refused by __post_init__
             return cls(
                 str(data["name"]),
                 str(data["version"]),
@@ -320,7 +313,7 @@ class CorrectnessModel:
                 tuple(float(v) for v in data["scale"]),
                 tuple(float(v) for v in data["coef"]),
                 float(data["intercept"]),
-                features,
+                tuple(str(f) for f in data["features"]),
                 str(data["answerability"]) if data.get("answerability") else None,
             )
         except (KeyError, TypeError, ValueError) as exc:
