@@ -9,10 +9,13 @@ unanswerable questions of that half are asked of ``present``. Every question is 
 under each policy twice: as this release answers (the reader and the answer-correctness
 model, offline) and as releases before the correctness model did (no reader; the
 judge's support score decides: "support only"). With ``ASSAY_LLM_URL`` set, a third
-release asks it under the informational and financial policies with that endpoint
-configured ("this release, LLM"): ``assay-correctness-llm`` rates its answers when the
-endpoint serves the chat model it was fitted with (``make bench-pipeline-llm`` starts the
-local one). Per set, policy and release:
+release asks it with that endpoint configured ("this release, LLM"):
+``assay-correctness-llm`` rates its answers when the endpoint serves the chat model it
+was fitted with (``make bench-pipeline-llm`` starts the local one), and the legal and
+safety-critical policies rerank with the LLM cascade. Its drafted answers are shown once
+more scored by the judge's support alone ("this release, LLM, support as score"): what
+the rating adds on the very same answers, and what the two strict policies' answers got
+before the rating rescored the cascade's hits. Per set, policy and release:
 
 * answered share in each condition, and the share of answers given in ``present`` that
   hold a gold answer ("right");
@@ -28,14 +31,22 @@ local one). Per set, policy and release:
   of those questions over half their number). With SQuAD's unanswerable questions half
   of the pool, that ceiling is the share of answerable questions drafted right, so
   0.90 needs an answerer right on 90% of them, whatever the score.
+
+Run alone, for some sets and policies and fewer questions (``make bench-pipeline-llm``
+runs it whole, through ``bench/pipeline.py``)::
+
+    .venv/bin/python bench/abstention.py [--data PATH] [--more PATH] [--sets squad ...]
+                                         [--policies legal ...] [--questions N]
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +69,8 @@ from assay.training.datasets import squad_splits
 from assay.training.pairsets import in_test_split, normalized
 
 #: (set, path under --data or --more, split, questions per condition, policies)
-SETS: tuple[tuple[str, str, str, str | None, int, tuple[str, ...]], ...] = (
+SetSpec = tuple[str, str, str, str | None, int, tuple[str, ...]]
+SETS: tuple[SetSpec, ...] = (
     ("squad", "data", "squad_v2_dev/dev-v2.0.reconstructed.json", "test", 200,
      ("informational", "financial", "legal", "safety_critical")),
     ("covid_qa", "more", "covid_qa_prelim/200423_covidQA.json", None, 100,
@@ -72,9 +84,10 @@ RELEASES: dict[str, dict[str, Any]] = {
     "this release, LLM": {},
 }
 LLM_RELEASE = "this release, LLM"
-#: the policies the LLM release asks under: legal and safety_critical rerank with the LLM
-#: when an endpoint is configured, so no correctness model applies to their answers
-LLM_POLICIES = ("informational", "financial")
+#: the LLM release's drafted answers scored by the judge's support alone (no new asks)
+SUPPORT_AS_SCORE = "this release, LLM, support as score"
+#: figures of what was answered, which a score computed afterwards does not change
+ANSWERED = ("answered present", "right", "answered absent", "answered unanswerable")
 #: each set's name in the cross-encoder's training mix (assay.training.mix)
 MIX_NAMES = {"squad": "squad_v2", "policyqa": "policyqa", "covid_qa": "covid_qa"}
 TARGETS = (
@@ -114,14 +127,16 @@ def run_set(
             start = time.perf_counter()
             for item in items:
                 for release, engine in engines.items():
-                    asked_under = LLM_POLICIES if release == LLM_RELEASE else policies
-                    chosen = [p for p in policies if p in asked_under]
-                    rows[release] += ask_rows(name, condition, engine, [item], chosen)
+                    rows[release] += ask_rows(name, condition, engine, [item], policies)
             for engine in engines.values():
                 engine.close()
             log(
                 f"{name} {condition}: {len(items)} questions in {time.perf_counter() - start:.0f} s"
             )
+    if LLM_RELEASE in rows:
+        rows[SUPPORT_AS_SCORE] = [
+            replace(r, score=r.features["support"]) if r.features else r for r in rows[LLM_RELEASE]
+        ]
     return rows
 
 
@@ -197,7 +212,7 @@ COLUMNS = (
 )
 
 
-def section(data: Path, more: Path) -> list[str]:
+def section(data: Path, more: Path, sets: Sequence[SetSpec] = SETS) -> list[str]:
     """The docs subsection: one table per set."""
     lines = [
         "### Knowledge bases without the answer (bench/abstention.py)",
@@ -219,7 +234,7 @@ def section(data: Path, more: Path) -> list[str]:
         TARGETS,
         "",
     ]
-    for name, root, file, split, n, policies in SETS:
+    for name, root, file, split, n, policies in sets:
         path = (data if root == "data" else more) / file
         if not path.is_file():
             lines += [f"{name}: not measured ({file} is missing).", ""]
@@ -257,8 +272,10 @@ def llm_note() -> str:
         "rates its answers"
     )
     return (
-        f'"{LLM_RELEASE}" asks with the chat endpoint serving `{llm.model}` configured '
-        f"({', '.join(LLM_POLICIES)} only): {how}. The answers are still drafted offline."
+        f'"{LLM_RELEASE}" asks with the chat endpoint serving `{llm.model}` configured: '
+        f"{how}. Under legal and safety_critical the LLM cascade reranks, and the rating "
+        "scores the hits again with the base relevance model it was fitted with. The "
+        "answers are still drafted offline."
     )
 
 
@@ -270,11 +287,35 @@ def table(rows: dict[str, list[AnswerRow]], policies: Sequence[str]) -> list[str
     ]
     for policy in policies:
         for release in rows:
-            if release == LLM_RELEASE and policy not in LLM_POLICIES:
-                continue
             values = figures([r for r in rows[release] if r.policy == policy])
+            if release == SUPPORT_AS_SCORE:
+                values |= dict.fromkeys(ANSWERED)
             cells = [
                 "-" if values[key] is None else fmt.format(values[key]) for key, _, fmt in COLUMNS
             ]
             lines.append(f"| {policy} | {release} | {' | '.join(cells)} |")
     return [*lines, ""]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=Path(__file__).parents[2] / "shared/data")
+    parser.add_argument("--more", type=Path, default=Path(__file__).parents[2] / "shared/data_more")
+    names = [spec[0] for spec in SETS]
+    parser.add_argument("--sets", nargs="+", choices=names, default=names)
+    policies = ("informational", "financial", "legal", "safety_critical")
+    parser.add_argument("--policies", nargs="+", choices=policies, help="default: each set's")
+    parser.add_argument("--questions", type=int, help="per condition; default: each set's own")
+    args = parser.parse_args()
+    if args.questions is not None and args.questions < 1:
+        parser.error(f"--questions must be a positive integer, got {args.questions}")
+    sets = [
+        (name, root, file, split, args.questions or n, tuple(args.policies or policies))
+        for name, root, file, split, n, policies in SETS
+        if name in args.sets
+    ]
+    print("\n".join(section(args.data, args.more, sets)))
+
+
+if __name__ == "__main__":
+    main()

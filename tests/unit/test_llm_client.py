@@ -356,6 +356,9 @@ def test_r4_llm_relevance_asks_once_per_passage(endpoint: Endpoint) -> None:
     assert model.score("q", []) == [] and len(endpoint.requests) == 2
     with pytest.raises(InvalidInputError, match="passages"):
         model.score("q", "a bare string")
+    # the same pair again (another policy, a broadened search) is remembered, not asked
+    again = model.score("How hot may the battery get?", ["Pythons are snakes.", long_passage])
+    assert again == pytest.approx([1 / 3, 0.8]) and len(endpoint.requests) == 2
 
 
 def test_e10_llm_support_labels_by_p_yes(endpoint: Endpoint) -> None:

@@ -9,24 +9,21 @@ when an endpoint is configured (:mod:`assay.answer.correctness`).
 
 One request per (question, passage): the first reply token's log-probabilities, read by
 :meth:`~assay.models.llm.ChatClient.yes_probability`. The same pair is asked once per
-instance (the last :data:`REMEMBERED` pairs): a question asked under several policies
-cites the same passage.
+instance (:class:`~assay.models.llm.RememberedAnswers`): a question asked under several
+policies cites the same passage.
 """
 
 from __future__ import annotations
 
-import threading
-
 from assay.errors import InvalidInputError
-from assay.models.llm import ChatClient
+from assay.models.llm import ChatClient, RememberedAnswers
 from assay.text import clip_words, squash_spaces
 
-__all__ = ["ANSWERABILITY_PROMPT_VERSION", "REMEMBERED", "LLMAnswerability"]
+__all__ = ["ANSWERABILITY_PROMPT_VERSION", "LLMAnswerability"]
 
 #: bump with any change of the wording below: a correctness model fitted on one wording's
 #: beliefs does not apply to another's
 ANSWERABILITY_PROMPT_VERSION = "answerability-v1"
-REMEMBERED = 4096  #: (question, passage) pairs whose belief an instance keeps
 _SYSTEM = "You judge reading comprehension. Reply with one word: yes or no."
 _USER = (
     "{passage}\n\nQuestion: {question}\n\n"
@@ -47,8 +44,7 @@ class LLMAnswerability:
             raise InvalidInputError("max_chars", max_chars, "use an integer of at least 200")
         self._client = client
         self._max_chars = max_chars
-        self._seen: dict[tuple[str, str, str], float] = {}
-        self._lock = threading.Lock()  # engines are shared by threads
+        self._remembered = RememberedAnswers()  # engines are shared by threads
         #: what a fitted correctness model records: the prompt's version and the model
         #: (not the host: the same model answers alike wherever it runs)
         self.name = f"{ANSWERABILITY_PROMPT_VERSION}:{client.model}"
@@ -62,16 +58,9 @@ class LLMAnswerability:
             raise InvalidInputError("question", question, "give the question asked")
         if not isinstance(passage, str):
             raise InvalidInputError("passage", type(passage).__name__, "give the passage text")
-        key = (question, passage, title)
-        with self._lock:
-            known = self._seen.get(key)
-        if known is None:
-            text = clip_words(passage, self._max_chars)
-            head = f"Passage ({squash_spaces(title)}):" if title.strip() else "Passage:"
-            user = _USER.format(passage=f"{head} {text}", question=squash_spaces(question))
-            known = round(self._client.yes_probability(_SYSTEM, user), 6)
-            with self._lock:
-                if len(self._seen) >= REMEMBERED:
-                    del self._seen[next(iter(self._seen))]
-                self._seen[key] = known
-        return known
+        text = clip_words(passage, self._max_chars)
+        head = f"Passage ({squash_spaces(title)}):" if title.strip() else "Passage:"
+        user = _USER.format(passage=f"{head} {text}", question=squash_spaces(question))
+        return self._remembered.get(
+            user, lambda: round(self._client.yes_probability(_SYSTEM, user), 6)
+        )

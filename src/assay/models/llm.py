@@ -12,7 +12,9 @@ phrasings), optionally continuing a conversation (a judge's correction round, J5
 :meth:`ChatClient.yes_probability` asks a yes/no question for one reply token and
 reads the log-probabilities of the candidate first tokens: ``P(yes) = p_yes / (p_yes +
 p_no)`` over every spelling of "yes" and "no" among them. A ranking score, not a
-calibrated probability: small models say "yes" too often.
+calibrated probability: small models say "yes" too often. At temperature 0 the same
+question gets the same answer, so an asker keeps its recent answers in
+:class:`RememberedAnswers` and never asks one twice.
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,13 +34,17 @@ from assay.errors import EndpointError, InvalidInputError
 from assay.settings import LLMSettings, load_llm_settings
 
 __all__ = [
+    "REMEMBERED",
     "ChatClient",
     "EndpointError",
+    "RememberedAnswers",
     "client_for",
     "client_from_environment",
     "required_client",
     "strip_code_fences",
 ]
+
+REMEMBERED = 4096  #: yes/no answers an asker keeps (the oldest is forgotten first)
 
 _FENCE = re.compile(r"^\s*```[\w-]*\s*\n?|\n?\s*```\s*$")
 
@@ -177,6 +184,31 @@ class ChatClient:
                 return 1.0 if word == "yes" else 0.0
             raise EndpointError(f"{self.name} answered neither yes nor no: {text!r:.80}")
         return yes / (yes + no)
+
+
+class RememberedAnswers:
+    """The last :data:`REMEMBERED` answers of one asker, by question.
+
+    A question asked under several policies, or a broadened search that finds the same
+    passages again, costs no second request. Safe to share between threads: two threads
+    asking the same new question at once may both ask it, and get the same answer.
+    """
+
+    def __init__(self) -> None:
+        self._known: dict[Hashable, float] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, ask: Callable[[], float]) -> float:
+        """The answer kept for ``key``, or ``ask()``'s, kept from now on."""
+        with self._lock:
+            known = self._known.get(key)
+        if known is None:
+            known = ask()
+            with self._lock:
+                if len(self._known) >= REMEMBERED:
+                    del self._known[next(iter(self._known))]
+                self._known[key] = known
+        return known
 
 
 def client_for(llm: LLMSettings) -> ChatClient | None:

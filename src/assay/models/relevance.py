@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Protocol, runtime_checkable
 
 from assay.errors import InvalidInputError
 from assay.models.cross_encoder import CrossEncoder, softmax
 from assay.models.embedder import MiniLMEmbedder, get_embedder
 from assay.models.head import load_head, shipped_head_path
-from assay.models.llm import ChatClient
+from assay.models.llm import ChatClient, RememberedAnswers
 from assay.models.pair_classifier import shipped_pair_classifier
 from assay.models.pairs import PairScorer
 from assay.models.registry import ModelRegistry
@@ -173,16 +174,16 @@ class LLMRelevanceModel:
         """Passages longer than ``max_chars`` are cut (the endpoint's context is finite)."""
         self._client = client
         self._max_chars = max_chars
+        self._remembered = RememberedAnswers()
         self.name = f"llm-yes-no:{client.name}"
 
     def score(self, query: str, passages: Sequence[str]) -> list[float]:
-        """P(yes) per passage (one request each)."""
+        """P(yes) per passage: one request each, none for a pair asked before."""
         query, items = check_query(query, passages)
+        prompts = [_PROMPT.format(passage=p[: self._max_chars], query=query) for p in items]
         return [
-            self._client.yes_probability(
-                _SYSTEM, _PROMPT.format(passage=p[: self._max_chars], query=query)
-            )
-            for p in items
+            self._remembered.get(user, partial(self._client.yes_probability, _SYSTEM, user))
+            for user in prompts
         ]
 
 
