@@ -62,7 +62,7 @@ bench-judge: install  ## the answer judge's score, faithful vs hallucinated, on 
 bench-pipeline: install  ## ask's answers and abstentions on SQuAD 2.0 test articles beside BERT, and knowledge bases without the answer -> docs/benchmarks.md
 	$(BIN)/python bench/pipeline.py --data $(DATA) --more $(DATA_MORE) --write
 
-bench-pipeline-llm: install  ## the same, with a third release that asks the local LLM (`make llm` builds it) whether the cited passage answers (an hour on 2 cores)
+bench-pipeline-llm: install  ## the same, with a third release that asks the local LLM (`make llm` builds it) whether the cited passage answers, and reranks legal and safety_critical with it (about 3.5 hours on 2 cores)
 	bash scripts/llm.sh start
 	ASSAY_LLM_URL=$(LLM_URL) ASSAY_LLM_MODEL=$(LLM_MODEL) ASSAY_LLM_TIMEOUT=120 \
 	  $(BIN)/python bench/pipeline.py --data $(DATA) --more $(DATA_MORE) --write

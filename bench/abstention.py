@@ -2,20 +2,21 @@
 is right: the part of ``bench/pipeline.py`` that compares this release with the last.
 
 For each held-aside set (never used to fit the correctness model: SQuAD 2.0's test
-articles, COVID-QA, PolicyQA test), :mod:`assay.training.answer_rows` builds the
-``present`` and ``absent`` knowledge bases (the same documents, less a seeded half of
-the paragraphs in ``absent``) and draws questions from the removed half; SQuAD's
-unanswerable questions of that half are asked of ``present``. Every question is asked
-under each policy twice: as this release answers (the reader and the answer-correctness
-model, offline) and as releases before the correctness model did (no reader; the
-judge's support score decides: "support only"). With ``ASSAY_LLM_URL`` set, a third
-release asks it with that endpoint configured ("this release, LLM"):
-``assay-correctness-llm`` rates its answers when the endpoint serves the chat model it
-was fitted with (``make bench-pipeline-llm`` starts the local one), and the legal and
-safety-critical policies rerank with the LLM cascade. Its drafted answers are shown once
-more scored by the judge's support alone ("this release, LLM, support as score"): what
-the rating adds on the very same answers, and what the two strict policies' answers got
-before the rating rescored the cascade's hits. Per set, policy and release:
+articles, XQuAD's articles outside SQuAD 2.0 dev, COVID-QA, PolicyQA test),
+:mod:`assay.training.answer_rows` builds the ``present`` and ``absent`` knowledge bases
+(the same documents, less a seeded half of the paragraphs in ``absent``) and draws
+questions from the removed half; SQuAD's unanswerable questions of that half are asked
+of ``present``. Every question is asked under each policy twice: as this release answers
+(the reader and the answer-correctness model, offline) and as releases before the
+correctness model did (no reader; the judge's support score decides: "support only").
+With ``ASSAY_LLM_URL`` set, a third release asks it with that endpoint configured ("this
+release, LLM"): ``assay-correctness-llm`` rates its answers when the endpoint serves the
+chat model it was fitted with (``make bench-pipeline-llm`` starts the local one), and
+the legal and safety-critical policies rerank with the LLM cascade. Its drafted answers
+are shown once more scored by the judge's support alone ("this release, LLM, support as
+score"): what the rating adds on the very same answers, and what the two strict
+policies' answers got before the rating rescored the cascade's hits. Per set, policy and
+release:
 
 * answered share in each condition, and the share of answers given in ``present`` that
   hold a gold answer ("right");
@@ -60,6 +61,7 @@ from assay.settings import LLMSettings, load_llm_settings
 from assay.training.answer_rows import (
     CONDITIONS,
     AnswerRow,
+    Paragraph,
     ask_rows,
     knowledge_bases,
     load_documents,
@@ -73,6 +75,7 @@ SetSpec = tuple[str, str, str, str | None, int, tuple[str, ...]]
 SETS: tuple[SetSpec, ...] = (
     ("squad", "data", "squad_v2_dev/dev-v2.0.reconstructed.json", "test", 200,
      ("informational", "financial", "legal", "safety_critical")),
+    ("xquad", "more", "xquad_en/xquad.en.json", None, 100, ("informational", "financial")),
     ("covid_qa", "more", "covid_qa_prelim/200423_covidQA.json", None, 100,
      ("informational", "financial")),
     ("policyqa", "more", "policyqa/test.json", None, 100, ("informational", "financial")),
@@ -88,7 +91,9 @@ LLM_RELEASE = "this release, LLM"
 SUPPORT_AS_SCORE = "this release, LLM, support as score"
 #: figures of what was answered, which a score computed afterwards does not change
 ANSWERED = ("answered present", "right", "answered absent", "answered unanswerable")
-#: each set's name in the cross-encoder's training mix (assay.training.mix)
+SQUAD_DEV = "squad_v2_dev/dev-v2.0.reconstructed.json"  #: under --data
+#: each set's name in the cross-encoder's training mix (assay.training.mix); XQuAD is
+#: held aside from it whole
 MIX_NAMES = {"squad": "squad_v2", "policyqa": "policyqa", "covid_qa": "covid_qa"}
 TARGETS = (
     "Targets: right vs wrong AUROC >= 0.80, Brier <= 0.17, ECE <= 0.03; without the answer "
@@ -109,11 +114,10 @@ def releases() -> list[str]:
 
 
 def run_set(
-    name: str, path: Path, split: str | None, n: int, policies: Sequence[str]
+    paragraphs: Sequence[Paragraph], name: str, n: int, policies: Sequence[str]
 ) -> dict[str, list[AnswerRow]]:
     """Rows of one set per release; each question asked by every release in turn, so the
     later ones find its passages already encoded."""
-    paragraphs = load_documents(name, path, split)
     asked = sample_questions(paragraphs, n)
     rows: dict[str, list[AnswerRow]] = {r: [] for r in releases()}
     with knowledge_bases(paragraphs) as knowledge:
@@ -227,7 +231,9 @@ def section(data: Path, more: Path, sets: Sequence[SetSpec] = SETS) -> list[str]
         "releases before the correctness model did. The reader and the correctness model "
         "never saw these documents; the cross-encoder, from which the reader starts and "
         "which the judge's support model reads, trained on pairs from those outside its "
-        "held-out groups, so each set is shown again on the documents it never trained on.",
+        "held-out groups, so each set is shown again on the documents it never trained on "
+        "(XQuAD is held aside from every fitting whole, and SQuAD 2.0 dev's articles are "
+        "left out of it).",
         "",
         llm_note(),
         "",
@@ -239,17 +245,27 @@ def section(data: Path, more: Path, sets: Sequence[SetSpec] = SETS) -> list[str]
         if not path.is_file():
             lines += [f"{name}: not measured ({file} is missing).", ""]
             continue
-        rows = run_set(name, path, split, n, policies)
-        unseen, held_out, documents = never_trained(name, path, split)
+        if name == "xquad":  # SQuAD 2.0 dev's articles fitted the models or are its test set
+            dev = json.loads((data / SQUAD_DEV).read_text())["data"]
+            paragraphs = load_documents(name, path, leave_out={a["title"] for a in dev})
+            scope = f"the {len({p.title for p in paragraphs})} articles SQuAD 2.0 dev lacks"
+        else:
+            paragraphs = load_documents(name, path, split)
+            scope = f"{split} split" if split else ""
+        rows = run_set(paragraphs, name, n, policies)
         lines += [
-            f"**{name}**{f' ({split} split)' if split else ''}: up to {n} questions per condition.",
+            f"**{name}**{f' ({scope})' if scope else ''}: up to {n} questions per condition.",
             "",
             *table(rows, policies),
-            f"The same, only the questions on the {held_out} of {documents} documents the "
-            "cross-encoder never trained on:",
-            "",
-            *table({r: [x for x in rows[r] if x.question in unseen] for r in rows}, policies),
         ]
+        if name in MIX_NAMES:
+            unseen, held_out, documents = never_trained(name, path, split)
+            lines += [
+                f"The same, only the questions on the {held_out} of {documents} documents the "
+                "cross-encoder never trained on:",
+                "",
+                *table({r: [x for x in rows[r] if x.question in unseen] for r in rows}, policies),
+            ]
     return lines
 
 

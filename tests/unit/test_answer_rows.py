@@ -44,8 +44,14 @@ def test_absent_lacks_half_the_paragraphs_and_its_questions_come_from_that_half(
     assert asked["present"][0].question.startswith("shop.example: ")
 
 
+def test_the_articles_left_out_are_not_loaded(tmp_path: Path) -> None:
+    """XQuAD's articles that SQuAD 2.0 dev holds too are left out of its knowledge base."""
+    assert len(load_documents("xquad", squad_file(tmp_path))) == 10
+    assert load_documents("xquad", squad_file(tmp_path), leave_out={"shop.example"}) == []
+
+
 def test_an_unknown_set_or_a_squad_file_without_split_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(InvalidInputError, match="squad, policyqa or covid_qa"):
+    with pytest.raises(InvalidInputError, match="squad, xquad, policyqa or covid_qa"):
         load_documents("tatqa", squad_file(tmp_path))
     with pytest.raises(InvalidInputError, match="split"):
         load_documents("squad", squad_file(tmp_path))

@@ -14,9 +14,10 @@ and keeps, per answer, the status, the answer text, whether it holds a gold answ
 (SQuAD's normalisation) and the features of :mod:`assay.answer.correctness`.
 
 Sets, all SQuAD JSON: ``squad`` (SQuAD 2.0 dev, by the article splits of
-:func:`assay.training.datasets.squad_splits`), ``policyqa`` (privacy policies; each
-question is prefixed by its policy's name, since it asks about "this website") and
-``covid_qa`` (scientific articles, one long paragraph each).
+:func:`assay.training.datasets.squad_splits`), ``xquad`` (XQuAD's English original:
+Wikipedia articles of SQuAD 1.1 dev, every question answerable), ``policyqa`` (privacy
+policies; each question is prefixed by its policy's name, since it asks about "this
+website") and ``covid_qa`` (scientific articles, one long paragraph each).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import json
 import os
 import random
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from datetime import date
@@ -81,12 +82,15 @@ class Paragraph:
     questions: tuple[QAItem, ...]
 
 
-def load_documents(name: str, path: str | Path, split: str | None = None) -> list[Paragraph]:
-    """The paragraphs of set ``name`` (see the module docstring) in file order."""
+def load_documents(
+    name: str, path: str | Path, split: str | None = None, *, leave_out: Collection[str] = ()
+) -> list[Paragraph]:
+    """The paragraphs of set ``name`` (see the module docstring) in file order, but for
+    the articles titled in ``leave_out`` (XQuAD's articles that SQuAD 2.0 dev holds too)."""
     file = Path(path)
-    if name not in ("squad", "policyqa", "covid_qa"):
-        raise InvalidInputError("set", name, "use squad, policyqa or covid_qa")
-    articles = json.loads(file.read_text())["data"]
+    if name not in ("squad", "xquad", "policyqa", "covid_qa"):
+        raise InvalidInputError("set", name, "use squad, xquad, policyqa or covid_qa")
+    articles = [a for a in json.loads(file.read_text())["data"] if a.get("title") not in leave_out]
     if name == "squad":
         if split is None:
             raise InvalidInputError("split", None, "give train, validation or test for squad")
