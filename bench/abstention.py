@@ -14,8 +14,9 @@ release, LLM"): ``assay-correctness-llm`` rates its answers when the endpoint se
 chat model it was fitted with (``make bench-pipeline-llm`` starts the local one), and
 the legal and safety-critical policies rerank with the LLM cascade. Its drafted answers
 are shown once more scored by the judge's support alone ("this release, LLM, support as
-score"): what the rating adds on the very same answers, and what the two strict
-policies' answers got before the rating rescored the cascade's hits. Per set, policy and
+score"): what the rating adds on the very same answers. Under the two strict policies
+no correctness model applies with the cascade (it was fitted on the base relevance
+model's scores), so there the judge's support is the score. Per set, policy and
 release:
 
 * answered share in each condition, and the share of answers given in ``present`` that
@@ -289,9 +290,9 @@ def llm_note() -> str:
     )
     return (
         f'"{LLM_RELEASE}" asks with the chat endpoint serving `{llm.model}` configured: '
-        f"{how}. Under legal and safety_critical the LLM cascade reranks, and the rating "
-        "scores the hits again with the base relevance model it was fitted with. The "
-        "answers are still drafted offline."
+        f"{how}. Under legal and safety_critical the LLM cascade reranks, and the judge's "
+        "support is the score (no correctness model was fitted on the cascade's scores). "
+        "The answers are still drafted offline."
     )
 
 

@@ -221,10 +221,9 @@ class Assay:
 
         The default is ``assay-correctness-llm`` when a chat endpoint is configured whose
         model it was fitted with (it asks that model about the cited passage), else
-        ``assay-correctness``. A model applies only with the relevance model it was fitted
-        with: where ``policy`` reranks with the LLM cascade, a model fitted with the base
-        model rescores the hits with it (the cascade still decides what is admitted).
-        ``None`` when set to ``none``, or when no model applies."""
+        ``assay-correctness``. ``None`` when set to ``none``, or when the relevance model
+        that ``policy`` gets is not the one the model was fitted with (its features would
+        mean something else)."""
         from assay.answer.correctness import (
             DEFAULT_CORRECTNESS_MODEL,
             SHIPPED_CORRECTNESS,
@@ -234,11 +233,9 @@ class Assay:
         )
 
         spec = self.settings.correctness_model
-        scoring, base, reader = self.relevance_for(policy), self.relevance, self.reader
-        if spec.lower() == "none" or scoring is None or base is None or reader is None:
+        relevance, reader = self.relevance_for(policy), self.reader
+        if spec.lower() == "none" or relevance is None or reader is None:
             return None
-        # the hits' own scores first; failing that, the base model's, scored again
-        relevances = [(scoring, False)] if scoring is base else [(scoring, False), (base, True)]
         if spec == DEFAULT_CORRECTNESS_MODEL:
             with_llm = [SHIPPED_CORRECTNESS_LLM] if self._answerability() is not None else []
             paths = [*with_llm, SHIPPED_CORRECTNESS]
@@ -250,9 +247,8 @@ class Assay:
             model = self._models.correctness[path]
             answerability = self._answerability() if model.answerability else None
             asked = answerability.name if answerability is not None else None
-            for relevance, rescore in relevances:
-                if model.applies_to(relevance.name, reader.name, asked):
-                    return CorrectnessRater(model, relevance, reader, answerability, rescore)
+            if model.applies_to(relevance.name, reader.name, asked):
+                return CorrectnessRater(model, relevance, reader, answerability)
         return None
 
     def _answerability(self) -> LLMAnswerability | None:

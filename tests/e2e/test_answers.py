@@ -266,35 +266,6 @@ def test_with_the_chat_model_it_was_fitted_with_the_answer_is_rated_by_its_belie
     assert shown["payload"]["judgment"]["correctness"]["model"] == load_correctness_model().ref
 
 
-def test_under_the_llm_cascade_the_answer_is_rated_on_the_base_relevance_models_scores(
-    demo_db: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """With an endpoint configured, the legal policy reranks with the LLM cascade. The
-    correctness models were fitted on the base relevance model's scores, so the hits are
-    scored again with it: the answer is rated (it used to fall back to the judge's
-    support alone) and its relevance features are those of the question asked offline."""
-    offline = ask(demo_db, SAFE_RANGE, "--policy", "legal")
-    fitted = load_correctness_model(SHIPPED_CORRECTNESS_LLM)
-    assert fitted.answerability is not None
-    with serve() as endpoint:
-        monkeypatch.setenv("ASSAY_LLM_URL", endpoint.base_url)
-        monkeypatch.setenv("ASSAY_LLM_MODEL", fitted.answerability.split(":", 1)[1])
-        cascaded = ask(demo_db, SAFE_RANGE, "--policy", "legal")
-    # the cascade asks about its three best passages, then the cited one is asked about
-    assert len(endpoint.requests) == 4
-    rows = [
-        json.loads(run_cli("audit", "show", out["event_id"], "--json", db=demo_db).stdout)
-        for out in (offline, cascaded)
-    ]
-    before, after = (row["payload"]["judgment"]["correctness"] for row in rows)
-    assert after["model"] == fitted.ref and before["model"] == load_correctness_model().ref
-    assert after["score"] == min(after["probability"], after["support"])
-    assert cascaded["assessment"]["confidence_score"] == after["score"]
-    for name in ("best_relevance", "relevance_margin", "cited_relevance", "answer_relevance"):
-        assert after["features"][name] == before["features"][name], name
-    assert replay_problems("ask", rows[1]["payload"], SAFE_RANGE) == []
-
-
 # -- assay evaluate ----------------------------------------------------------------------
 
 CONTEXTS = [

@@ -153,23 +153,13 @@ def features_of(
     cited: Sequence[str],
     support: float,
     answerability: LLMAnswerability | None = None,
-    *,
-    rescore: bool = False,
 ) -> dict[str, float]:
     """The :data:`FEATURES` of ``answer`` (with its citations; without a short answer
     stated first, :attr:`assay.answer.base.Draft.quoted`) drafted for ``result``, whose
     hits ``relevance`` scored and ``reader`` reads; ``support`` is the judge's score.
     With ``answerability``, :data:`LLM_FEATURES`: its belief about the most relevant cited
-    passage (0.0 when the answer cites none). With ``rescore``, the hits were scored by
-    another model (the LLM cascade of the strict policies) and ``relevance`` scores them
-    again, so that each relevance feature means what it meant when the model was fitted."""
+    passage (0.0 when the answer cites none)."""
     hits = result.retrieval.hits
-    if rescore and hits:
-        texts = [titled(h.chunk.title, h.chunk.text) for h in hits]  # as the engine scores
-        hits = [
-            replace(h, relevance=s)
-            for h, s in zip(hits, relevance.score(question, texts), strict=True)
-        ]
     relevances = [float(h.relevance or 0.0) for h in hits]
     wanted = set(cited)
     plain = strip_citations(answer)
@@ -348,17 +338,12 @@ def load_correctness_model(path: str | Path = SHIPPED_CORRECTNESS) -> Correctnes
 @dataclass(frozen=True, slots=True)
 class CorrectnessRater:
     """Rates a judged answer with a :class:`CorrectnessModel` and the relevance model,
-    reader (and, for a model of :data:`LLM_FEATURES`, chat model) it was fitted with.
-
-    ``rescore``: the retrieved hits were scored by another relevance model than
-    ``relevance`` (the LLM cascade), so ``relevance`` scores them again for the features.
-    """
+    reader (and, for a model of :data:`LLM_FEATURES`, chat model) it was fitted with."""
 
     model: CorrectnessModel
     relevance: RelevanceModel
     reader: SpanReader
     answerability: LLMAnswerability | None = None
-    rescore: bool = False
 
     def __post_init__(self) -> None:
         if self.model.answerability is not None and self.answerability is None:
@@ -389,9 +374,8 @@ class CorrectnessRater:
         support = judgment.assessment.confidence_score
         asked = self.answerability if self.model.answerability is not None else None
         features = features_of(
-            self.relevance, self.reader, question, result, answer, cited, support, asked,
-            rescore=self.rescore,
-        )  # fmt: skip
+            self.relevance, self.reader, question, result, answer, cited, support, asked
+        )
         probability = self.model.probability(features)
         action = stricter_action(
             rules.thresholds.action(support), rules.correctness.action(probability)
