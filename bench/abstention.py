@@ -71,10 +71,11 @@ from assay.training.answer_rows import (
 from assay.training.datasets import squad_splits
 from assay.training.pairsets import in_test_split, normalized
 
+SQUAD_DEV = "squad_v2_dev/dev-v2.0.reconstructed.json"  #: under --data
 #: (set, path under --data or --more, split, questions per condition, policies)
 SetSpec = tuple[str, str, str, str | None, int, tuple[str, ...]]
 SETS: tuple[SetSpec, ...] = (
-    ("squad", "data", "squad_v2_dev/dev-v2.0.reconstructed.json", "test", 200,
+    ("squad", "data", SQUAD_DEV, "test", 200,
      ("informational", "financial", "legal", "safety_critical")),
     ("xquad", "more", "xquad_en/xquad.en.json", None, 100, ("informational", "financial")),
     ("covid_qa", "more", "covid_qa_prelim/200423_covidQA.json", None, 100,
@@ -92,7 +93,6 @@ LLM_RELEASE = "this release, LLM"
 SUPPORT_AS_SCORE = "this release, LLM, support as score"
 #: figures of what was answered, which a score computed afterwards does not change
 ANSWERED = ("answered present", "right", "answered absent", "answered unanswerable")
-SQUAD_DEV = "squad_v2_dev/dev-v2.0.reconstructed.json"  #: under --data
 #: each set's name in the cross-encoder's training mix (assay.training.mix); XQuAD is
 #: held aside from it whole
 MIX_NAMES = {"squad": "squad_v2", "policyqa": "policyqa", "covid_qa": "covid_qa"}
@@ -320,8 +320,8 @@ def main() -> None:
     parser.add_argument("--more", type=Path, default=Path(__file__).parents[2] / "shared/data_more")
     names = [spec[0] for spec in SETS]
     parser.add_argument("--sets", nargs="+", choices=names, default=names)
-    policies = ("informational", "financial", "legal", "safety_critical")
-    parser.add_argument("--policies", nargs="+", choices=policies, help="default: each set's")
+    known = ("informational", "financial", "legal", "safety_critical")
+    parser.add_argument("--policies", nargs="+", choices=known, help="default: each set's")
     parser.add_argument("--questions", type=int, help="per condition; default: each set's own")
     args = parser.parse_args()
     if args.questions is not None and args.questions < 1:
