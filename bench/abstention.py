@@ -2,13 +2,15 @@
 is right: the part of ``bench/pipeline.py`` that compares this release with the last.
 
 For each held-aside set (never used to fit the correctness model: SQuAD 2.0's test
-articles, XQuAD's articles outside SQuAD 2.0 dev, COVID-QA, PolicyQA test),
+articles, XQuAD's articles outside SQuAD 2.0 dev, COVID-QA, PolicyQA test, TAT-QA test),
 :mod:`assay.training.answer_rows` builds the ``present`` and ``absent`` knowledge bases
 (the same documents, less a seeded half of the paragraphs in ``absent``) and draws
 questions from the removed half; SQuAD's unanswerable questions of that half are asked
-of ``present``. Every question is asked under each policy twice: as this release answers
-(the reader and the answer-correctness model, offline) and as releases before the
-correctness model did (no reader; the judge's support score decides: "support only").
+of ``present``. TAT-QA's questions ask about "the company" of one annual report, so
+each report is a pair of knowledge bases of its own, less half of its own passages.
+Every question is asked under each policy twice: as this release answers (the reader and
+the answer-correctness model, offline) and as releases before the correctness model did
+(no reader; the judge's support score decides: "support only").
 With ``ASSAY_LLM_URL`` set, a third release asks it with that endpoint configured ("this
 release, LLM"): ``assay-correctness-llm`` rates its answers when the endpoint serves the
 chat model it was fitted with (``make bench-pipeline-llm`` starts the local one), and
@@ -61,11 +63,15 @@ from assay.models.answerability import ANSWERABILITY_PROMPT_VERSION
 from assay.settings import LLMSettings, load_llm_settings
 from assay.training.answer_rows import (
     CONDITIONS,
+    ONE_KNOWLEDGE_BASE_PER_DOCUMENT,
     AnswerRow,
     Paragraph,
+    QAItem,
     ask_rows,
+    by_document,
     knowledge_bases,
     load_documents,
+    removed_half,
     sample_questions,
 )
 from assay.training.datasets import squad_splits
@@ -81,6 +87,8 @@ SETS: tuple[SetSpec, ...] = (
     ("covid_qa", "more", "covid_qa_prelim/200423_covidQA.json", None, 100,
      ("informational", "financial")),
     ("policyqa", "more", "policyqa/test.json", None, 100, ("informational", "financial")),
+    ("tatqa", "more", "tatqa/tatqa_dataset_test_gold.json", None, 100,
+     ("informational", "financial")),
 )  # fmt: skip
 #: each release's settings over the knowledge base's own; the first two run offline
 RELEASES: dict[str, dict[str, Any]] = {
@@ -118,10 +126,39 @@ def run_set(
     paragraphs: Sequence[Paragraph], name: str, n: int, policies: Sequence[str]
 ) -> dict[str, list[AnswerRow]]:
     """Rows of one set per release; each question asked by every release in turn, so the
-    later ones find its passages already encoded."""
-    asked = sample_questions(paragraphs, n)
+    later ones find its passages already encoded. A set whose questions assume a single
+    document (TAT-QA's reports) is asked document by document, each its own pair of
+    knowledge bases."""
+    one_each = name in ONE_KNOWLEDGE_BASE_PER_DOCUMENT
+    removed = removed_half(paragraphs, per_document=one_each)
+    asked = sample_questions(paragraphs, n, removed=removed)
+    scopes = list(by_document(paragraphs).values()) if one_each else [list(paragraphs)]
     rows: dict[str, list[AnswerRow]] = {r: [] for r in releases()}
-    with knowledge_bases(paragraphs) as knowledge:
+    start = time.perf_counter()
+    for scope in scopes:
+        own = {q.id for p in scope for q in p.questions}
+        items = {c: [q for q in questions if q.id in own] for c, questions in asked.items()}
+        if any(items.values()):
+            ask_scope(scope, removed, items, name, policies, rows)
+    log(f"{name}: {len(asked['present'])} questions in {time.perf_counter() - start:.0f} s")
+    if LLM_RELEASE in rows:
+        rows[SUPPORT_AS_SCORE] = [
+            replace(r, score=r.features["support"]) if r.features else r for r in rows[LLM_RELEASE]
+        ]
+    return rows
+
+
+def ask_scope(
+    paragraphs: Sequence[Paragraph],
+    removed: set[str],
+    asked: dict[str, list[QAItem]],
+    name: str,
+    policies: Sequence[str],
+    rows: dict[str, list[AnswerRow]],
+) -> None:
+    """Ask each condition's questions of the knowledge bases of ``paragraphs`` (``absent``
+    lacks ``removed``) by every release in ``rows``, and add their rows there."""
+    with knowledge_bases(paragraphs, removed=removed) as knowledge:
         for condition, items in asked.items():
             settings = knowledge[condition].settings
             engines = {
@@ -129,20 +166,11 @@ def run_set(
                          calibrate=False)
                 for r in rows
             }  # fmt: skip
-            start = time.perf_counter()
             for item in items:
                 for release, engine in engines.items():
                     rows[release] += ask_rows(name, condition, engine, [item], policies)
             for engine in engines.values():
                 engine.close()
-            log(
-                f"{name} {condition}: {len(items)} questions in {time.perf_counter() - start:.0f} s"
-            )
-    if LLM_RELEASE in rows:
-        rows[SUPPORT_AS_SCORE] = [
-            replace(r, score=r.features["support"]) if r.features else r for r in rows[LLM_RELEASE]
-        ]
-    return rows
 
 
 def never_trained(name: str, path: Path, split: str | None) -> tuple[set[str], int, int]:
@@ -233,8 +261,10 @@ def section(data: Path, more: Path, sets: Sequence[SetSpec] = SETS) -> list[str]
         "never saw these documents; the cross-encoder, from which the reader starts and "
         "which the judge's support model reads, trained on pairs from those outside its "
         "held-out groups, so each set is shown again on the documents it never trained on "
-        "(XQuAD is held aside from every fitting whole, and SQuAD 2.0 dev's articles are "
-        "left out of it).",
+        "(XQuAD and TAT-QA are held aside from every fitting whole, and SQuAD 2.0 dev's "
+        "articles are left out of XQuAD). TAT-QA's questions ask about one annual report "
+        '("the company", "the table"), so each report is its own pair of knowledge bases, '
+        "the second less a seeded half of that report's passages.",
         "",
         llm_note(),
         "",
@@ -253,6 +283,11 @@ def section(data: Path, more: Path, sets: Sequence[SetSpec] = SETS) -> list[str]
         else:
             paragraphs = load_documents(name, path, split)
             scope = f"{split} split" if split else ""
+        if name in ONE_KNOWLEDGE_BASE_PER_DOCUMENT:
+            scope = (
+                f"each of its {len(by_document(paragraphs))} reports a knowledge base of its "
+                "own, its table as one sentence per row; span answers from one passage"
+            )
         rows = run_set(paragraphs, name, n, policies)
         lines += [
             f"**{name}**{f' ({scope})' if scope else ''}: up to {n} questions per condition.",

@@ -22,7 +22,7 @@ BERT-large's official dev predictions ("" = no answer) on the same questions giv
 reference; note that BERT reads each question's gold paragraph while assay must find it
 among all paragraphs. With ``ASSAY_LLM_URL`` set, ``--llm-questions`` of the sample are
 asked again with the LLM answerer (informational policy). Then ``bench/abstention.py``:
-knowledge bases without the answer, on SQuAD and three sets of ``--more``, beside the
+knowledge bases without the answer, on SQuAD and four sets of ``--more``, beside the
 answers rated by the judge's support alone.
 
     .venv/bin/python bench/pipeline.py [--data PATH] [--more PATH] [--questions N]

@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from assay.errors import InvalidInputError
-from assay.training.answer_rows import load_documents, removed_half, sample_questions
+from assay.training.answer_rows import (
+    by_document,
+    load_documents,
+    removed_half,
+    sample_questions,
+    table_text,
+)
 
 
 def squad_file(tmp_path: Path) -> Path:
@@ -51,7 +57,77 @@ def test_the_articles_left_out_are_not_loaded(tmp_path: Path) -> None:
 
 
 def test_an_unknown_set_or_a_squad_file_without_split_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(InvalidInputError, match="squad, xquad, policyqa or covid_qa"):
-        load_documents("tatqa", squad_file(tmp_path))
+    with pytest.raises(InvalidInputError, match="squad, xquad, policyqa, covid_qa, tatqa"):
+        load_documents("newsqa", squad_file(tmp_path))
     with pytest.raises(InvalidInputError, match="split"):
         load_documents("squad", squad_file(tmp_path))
+
+
+TABLE = [
+    ["", "Years Ended", ""],
+    ["", "2019", "2018"],
+    ["Deferred tax assets", "", ""],
+    ["Loss carryforwards", "$161,119", "$129,436"],
+    ["Other", "59,584", ""],
+]
+
+
+def test_a_table_reads_as_one_sentence_per_row_with_its_column_names() -> None:
+    assert table_text(TABLE).splitlines() == [
+        "Deferred tax assets.",
+        "Loss carryforwards: $161,119 (Years Ended 2019), $129,436 (2018).",
+        "Other: 59,584 (Years Ended 2019).",
+    ]
+
+
+def tatqa_file(tmp_path: Path, reports: int = 1) -> Path:
+    def question(uid: str, answer: object, kind: str, source: str, rel: list[str]) -> dict:
+        return {"uid": uid, "question": f"Question {uid}?", "answer": answer,
+                "answer_type": kind, "answer_from": source, "rel_paragraphs": rel}  # fmt: skip
+
+    def report(r: int) -> dict:
+        return {
+            "table": {"table": TABLE},
+            "paragraphs": [
+                {"order": 1, "text": "Restructuring charges were $4.1 million in fiscal 2019."},
+                {"order": 2, "text": "The loss carryforwards of $129,436 expire in 2030."},
+            ],
+            "questions": [
+                question(f"text{r}", ["$4.1 million"], "span", "text", ["1"]),
+                question(f"table{r}", ["$161,119"], "span", "table", []),
+                # in the table and in paragraph 2: without one, the other answers
+                question(f"twice{r}", ["$129,436"], "span", "text", ["2"]),
+                question(f"sum{r}", 290555, "arithmetic", "table", []),
+                question(f"both{r}", ["2019"], "span", "table-text", ["1"]),
+                question(f"many{r}", ["$161,119", "59,584"], "multi-span", "table", []),
+            ],
+        }
+
+    path = tmp_path / "tatqa.json"
+    path.write_text(json.dumps([report(r) for r in range(reports)]))
+    return path
+
+
+def test_tatqa_keeps_the_span_questions_one_passage_alone_answers(tmp_path: Path) -> None:
+    paragraphs = load_documents("tatqa", tatqa_file(tmp_path))
+    assert [p.id for p in paragraphs] == ["tatqa:0:table", "tatqa:0:1", "tatqa:0:2"]
+    assert {p.id: [q.id for q in p.questions] for p in paragraphs} == {
+        "tatqa:0:table": ["table0"],
+        "tatqa:0:1": ["text0"],
+        "tatqa:0:2": [],
+    }
+    assert paragraphs[0].text == table_text(TABLE)
+    assert paragraphs[0].questions[0].golds == ("$161,119",)
+
+
+def test_a_report_that_is_its_own_knowledge_base_keeps_half_its_passages(tmp_path: Path) -> None:
+    paragraphs = load_documents("tatqa", tatqa_file(tmp_path, reports=40))
+    removed = removed_half(paragraphs, per_document=True)
+    assert removed == removed_half(paragraphs, per_document=True)  # seeded
+    for document in by_document(paragraphs).values():
+        assert sum(p.id in removed for p in document) == 1  # 3 passages: one goes
+    # each report draws its own: the table is not always kept, nor always removed
+    assert 0 < sum(p.id.endswith("table") for p in paragraphs if p.id in removed) < 40
+    asked = sample_questions(paragraphs, 100, removed=removed)
+    by_question = {q.id: p.id for p in paragraphs for q in p.questions}
+    assert asked["present"] and all(by_question[q.id] in removed for q in asked["present"])

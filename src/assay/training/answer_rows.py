@@ -13,11 +13,14 @@ are asked of ``present`` as a third condition, ``unanswerable``.
 and keeps, per answer, the status, the answer text, whether it holds a gold answer
 (SQuAD's normalisation) and the features of :mod:`assay.answer.correctness`.
 
-Sets, all SQuAD JSON: ``squad`` (SQuAD 2.0 dev, by the article splits of
+Sets in SQuAD JSON: ``squad`` (SQuAD 2.0 dev, by the article splits of
 :func:`assay.training.datasets.squad_splits`), ``xquad`` (XQuAD's English original:
 Wikipedia articles of SQuAD 1.1 dev, every question answerable), ``policyqa`` (privacy
 policies; each question is prefixed by its policy's name, since it asks about "this
-website") and ``covid_qa`` (scientific articles, one long paragraph each).
+website") and ``covid_qa`` (scientific articles, one long paragraph each). And
+``tatqa`` (TAT-QA's own JSON: annual-report excerpts, a table and its paragraphs, see
+:func:`load_tatqa`): its questions ask about "the company" of one report, so each report
+is a knowledge base of its own (:data:`ONE_KNOWLEDGE_BASE_PER_DOCUMENT`).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from typing import Any
 
 from assay.answer.citations import strip_citations
 from assay.answer.correctness import features_of
-from assay.calibration.scored import contains_gold
+from assay.calibration.scored import contains_gold, normalize_answer
 from assay.engine import Assay
 from assay.errors import InvalidInputError
 from assay.flow.respond import Status
@@ -46,14 +49,19 @@ from assay.training.datasets import squad_splits
 
 __all__ = [
     "CONDITIONS",
+    "ONE_KNOWLEDGE_BASE_PER_DOCUMENT",
     "AnswerRow",
     "Paragraph",
     "QAItem",
     "ask_rows",
     "build_knowledge_base",
+    "by_document",
     "knowledge_bases",
     "load_documents",
+    "load_tatqa",
+    "removed_half",
     "sample_questions",
+    "table_text",
 ]
 
 CONDITIONS = ("present", "absent", "unanswerable")
@@ -61,6 +69,9 @@ AS_OF = date(2026, 6, 1)
 REVIEWED = date(2026, 5, 1)  # a month before AS_OF: no review is overdue
 PUBLISHED = "2026-03-01"
 SOURCE = "qa-set"
+SETS = ("squad", "xquad", "policyqa", "covid_qa", "tatqa")
+#: sets whose questions assume a single document ("the company", "the table")
+ONE_KNOWLEDGE_BASE_PER_DOCUMENT = frozenset({"tatqa"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +99,10 @@ def load_documents(
     """The paragraphs of set ``name`` (see the module docstring) in file order, but for
     the articles titled in ``leave_out`` (XQuAD's articles that SQuAD 2.0 dev holds too)."""
     file = Path(path)
-    if name not in ("squad", "xquad", "policyqa", "covid_qa"):
-        raise InvalidInputError("set", name, "use squad, xquad, policyqa or covid_qa")
+    if name not in SETS:
+        raise InvalidInputError("set", name, f"use one of {', '.join(SETS)}")
+    if name == "tatqa":
+        return load_tatqa(file)
     articles = [a for a in json.loads(file.read_text())["data"] if a.get("title") not in leave_out]
     if name == "squad":
         if split is None:
@@ -117,18 +130,103 @@ def load_documents(
     return out
 
 
-def removed_half(paragraphs: Sequence[Paragraph], seed: int = 13) -> set[str]:
-    """The ids of the seeded half of the paragraphs that ``absent`` lacks."""
+def load_tatqa(file: Path) -> list[Paragraph]:
+    """TAT-QA's reports as paragraphs titled ``report N``: the table, as text
+    (:func:`table_text`), then the text paragraphs.
+
+    Only questions one passage answers with one span are kept (TAT-QA's ``span`` answers
+    from the table alone or from one paragraph), and only where that span appears in no
+    other passage of the report: so ``absent``, without that passage, truly lacks the
+    answer, and a quoted sentence that holds the span is the right one. Arithmetic,
+    counting and multi-span answers are left out: an extractive answer cannot state them.
+    """
+    out = []
+    for r, report in enumerate(json.loads(file.read_text(encoding="utf-8"))):
+        title = f"report {r + 1}"
+        passages = {"table": table_text(report["table"]["table"])}
+        passages |= {str(p["order"]): str(p["text"]) for p in report["paragraphs"]}
+        said = {key: f" {normalize_answer(text)} " for key, text in passages.items()}
+        asked: dict[str, list[QAItem]] = {key: [] for key in passages}
+        for q in report["questions"]:
+            evidence = ["table"] if q["answer_from"] == "table" else q["rel_paragraphs"]
+            if q["answer_type"] != "span" or q["answer_from"] == "table-text":
+                continue
+            gold = f" {normalize_answer(str(q['answer'][0]))} "
+            where = [key for key, text in said.items() if gold.strip() and gold in text]
+            if len(evidence) == 1 and where == [str(evidence[0])]:
+                asked[where[0]].append(QAItem(str(q["uid"]), str(q["question"]), (q["answer"][0],)))
+        out += [
+            Paragraph(f"tatqa:{r}:{key}", title, text, tuple(asked[key]))
+            for key, text in passages.items()
+            if text.strip()
+        ]
+    return out
+
+
+def table_text(rows: Sequence[Sequence[str]]) -> str:
+    """A TAT-QA table as one sentence per row: ``Label: value (column), value (column).``
+
+    The first row and the rows after it with an empty first cell are the header; a
+    column's name joins its header cells ("Years Ended July 27, 2019"). A row of a label
+    alone (a section such as "Deferred tax assets") is a sentence of its own.
+    """
+    cells = [[str(cell).strip() for cell in row] for row in rows]
+    header = 1
+    while header < len(cells) and not cells[header][0]:
+        header += 1
+    width = max(map(len, cells), default=0)
+    columns = [
+        " ".join(row[c] for row in cells[:header] if c < len(row) and row[c]) for c in range(width)
+    ]
+    lines = [f"{columns[0]}." if columns and columns[0] else ""]
+    for row in cells[header:]:
+        label = row[0].rstrip(".: ") if row else ""
+        values = [
+            f"{value} ({columns[c]})" if columns[c] else value
+            for c, value in enumerate(row[1:], start=1)
+            if value
+        ]
+        line = f"{label}: {', '.join(values)}" if label and values else label or ", ".join(values)
+        lines.append(f"{line}." if line else "")
+    return "\n".join(line for line in lines if line)
+
+
+def by_document(paragraphs: Sequence[Paragraph]) -> dict[str, list[Paragraph]]:
+    """The paragraphs of each document (by title), in file order."""
+    documents: dict[str, list[Paragraph]] = {}
+    for paragraph in paragraphs:
+        documents.setdefault(paragraph.title, []).append(paragraph)
+    return documents
+
+
+def removed_half(
+    paragraphs: Sequence[Paragraph], seed: int = 13, *, per_document: bool = False
+) -> set[str]:
+    """The ids of the seeded half of the paragraphs that ``absent`` lacks; with
+    ``per_document``, half of each document's (rounded down, each document seeded by its
+    title too), so that a document that is a knowledge base of its own keeps at least one
+    passage."""
+    if per_document:
+        return {
+            p.id
+            for title, document in by_document(paragraphs).items()
+            for p in random.Random(f"{seed}:{title}").sample(document, len(document) // 2)
+        }
     ids = [p.id for p in paragraphs]
     return set(random.Random(seed).sample(ids, len(ids) // 2))
 
 
 def sample_questions(
-    paragraphs: Sequence[Paragraph], n: int, *, seed: int = 13
+    paragraphs: Sequence[Paragraph],
+    n: int,
+    *,
+    seed: int = 13,
+    removed: Collection[str] | None = None,
 ) -> dict[str, list[QAItem]]:
-    """Per condition, up to ``n`` seeded questions of the removed half: answerable ones
-    for ``present`` and ``absent`` (the same questions), unanswerable for the third."""
-    removed = removed_half(paragraphs, seed)
+    """Per condition, up to ``n`` seeded questions of the removed half (by default
+    :func:`removed_half`): answerable ones for ``present`` and ``absent`` (the same
+    questions), unanswerable for the third."""
+    removed = removed_half(paragraphs, seed) if removed is None else removed
     pool = [q for p in paragraphs if p.id in removed for q in p.questions]
     rng = random.Random(seed)
     answerable = [q for q in pool if q.golds]
@@ -146,11 +244,19 @@ def _records(paragraphs: Sequence[Paragraph]) -> list[dict[str, str]]:
 
 @contextmanager
 def knowledge_bases(
-    paragraphs: Sequence[Paragraph], *, seed: int = 13, **settings: Any
+    paragraphs: Sequence[Paragraph],
+    *,
+    seed: int = 13,
+    removed: Collection[str] | None = None,
+    **settings: Any,
 ) -> Iterator[dict[str, Assay]]:
     """Engines on the ``present`` and ``absent`` knowledge bases of ``paragraphs`` (and
-    ``unanswerable`` = ``present``), in a temporary folder; ``settings`` go to both."""
-    removed = removed_half(paragraphs, seed)
+    ``unanswerable`` = ``present``), in a temporary folder; ``settings`` go to both.
+
+    ``absent`` lacks the paragraphs whose ids are in ``removed``; by default the seeded
+    half of ``paragraphs``. A document's own knowledge bases take the half drawn over the
+    whole set, so that they lack what :func:`sample_questions` drew its questions from."""
+    removed = removed_half(paragraphs, seed) if removed is None else removed
     with tempfile.TemporaryDirectory(prefix="assay-answer-rows-") as tmp:
         engines = {
             "present": build_knowledge_base(
