@@ -66,13 +66,10 @@ from assay.training.answer_rows import (
     ONE_KNOWLEDGE_BASE_PER_DOCUMENT,
     AnswerRow,
     Paragraph,
-    QAItem,
     ask_rows,
     by_document,
-    knowledge_bases,
+    each_knowledge_base,
     load_documents,
-    removed_half,
-    sample_questions,
 )
 from assay.training.datasets import squad_splits
 from assay.training.pairsets import in_test_split, normalized
@@ -129,48 +126,28 @@ def run_set(
     later ones find its passages already encoded. A set whose questions assume a single
     document (TAT-QA's reports) is asked document by document, each its own pair of
     knowledge bases."""
-    one_each = name in ONE_KNOWLEDGE_BASE_PER_DOCUMENT
-    removed = removed_half(paragraphs, per_document=one_each)
-    asked = sample_questions(paragraphs, n, removed=removed)
-    scopes = list(by_document(paragraphs).values()) if one_each else [list(paragraphs)]
     rows: dict[str, list[AnswerRow]] = {r: [] for r in releases()}
-    start = time.perf_counter()
-    for scope in scopes:
-        own = {q.id for p in scope for q in p.questions}
-        items = {c: [q for q in questions if q.id in own] for c, questions in asked.items()}
-        if any(items.values()):
-            ask_scope(scope, removed, items, name, policies, rows)
-    log(f"{name}: {len(asked['present'])} questions in {time.perf_counter() - start:.0f} s")
-    if LLM_RELEASE in rows:
-        rows[SUPPORT_AS_SCORE] = [
-            replace(r, score=r.features["support"]) if r.features else r for r in rows[LLM_RELEASE]
-        ]
-    return rows
-
-
-def ask_scope(
-    paragraphs: Sequence[Paragraph],
-    removed: set[str],
-    asked: dict[str, list[QAItem]],
-    name: str,
-    policies: Sequence[str],
-    rows: dict[str, list[AnswerRow]],
-) -> None:
-    """Ask each condition's questions of the knowledge bases of ``paragraphs`` (``absent``
-    lacks ``removed``) by every release in ``rows``, and add their rows there."""
-    with knowledge_bases(paragraphs, removed=removed) as knowledge:
-        for condition, items in asked.items():
+    start, asked = time.perf_counter(), 0
+    for knowledge, items in each_knowledge_base(name, paragraphs, n):
+        for condition, questions in items.items():
             settings = knowledge[condition].settings
             engines = {
                 r: Assay(settings.db, settings=settings.model_copy(update=RELEASES[r]),
                          calibrate=False)
                 for r in rows
             }  # fmt: skip
-            for item in items:
+            for item in questions:
                 for release, engine in engines.items():
                     rows[release] += ask_rows(name, condition, engine, [item], policies)
             for engine in engines.values():
                 engine.close()
+        asked += len(items["present"])
+    log(f"{name}: {asked} questions in {time.perf_counter() - start:.0f} s")
+    if LLM_RELEASE in rows:
+        rows[SUPPORT_AS_SCORE] = [
+            replace(r, score=r.features["support"]) if r.features else r for r in rows[LLM_RELEASE]
+        ]
+    return rows
 
 
 def never_trained(name: str, path: Path, split: str | None) -> tuple[set[str], int, int]:
@@ -245,6 +222,21 @@ COLUMNS = (
 )
 
 
+def load_set(name: str, path: Path, split: str | None, data: Path) -> tuple[list[Paragraph], str]:
+    """The paragraphs of one held-aside set, and the words that say which part of it."""
+    if name == "xquad":  # SQuAD 2.0 dev's articles fitted the models or are its test set
+        dev = json.loads((data / SQUAD_DEV).read_text())["data"]
+        paragraphs = load_documents(name, path, leave_out={a["title"] for a in dev})
+        return paragraphs, f"the {len({p.title for p in paragraphs})} articles SQuAD 2.0 dev lacks"
+    paragraphs = load_documents(name, path, split)
+    if name in ONE_KNOWLEDGE_BASE_PER_DOCUMENT:
+        return paragraphs, (
+            f"each of its {len(by_document(paragraphs))} reports a knowledge base of its own, "
+            "its table as one sentence per row; span answers from one passage"
+        )
+    return paragraphs, f"{split} split" if split else ""
+
+
 def section(data: Path, more: Path, sets: Sequence[SetSpec] = SETS) -> list[str]:
     """The docs subsection: one table per set."""
     lines = [
@@ -276,18 +268,7 @@ def section(data: Path, more: Path, sets: Sequence[SetSpec] = SETS) -> list[str]
         if not path.is_file():
             lines += [f"{name}: not measured ({file} is missing).", ""]
             continue
-        if name == "xquad":  # SQuAD 2.0 dev's articles fitted the models or are its test set
-            dev = json.loads((data / SQUAD_DEV).read_text())["data"]
-            paragraphs = load_documents(name, path, leave_out={a["title"] for a in dev})
-            scope = f"the {len({p.title for p in paragraphs})} articles SQuAD 2.0 dev lacks"
-        else:
-            paragraphs = load_documents(name, path, split)
-            scope = f"{split} split" if split else ""
-        if name in ONE_KNOWLEDGE_BASE_PER_DOCUMENT:
-            scope = (
-                f"each of its {len(by_document(paragraphs))} reports a knowledge base of its "
-                "own, its table as one sentence per row; span answers from one passage"
-            )
+        paragraphs, scope = load_set(name, path, split, data)
         rows = run_set(paragraphs, name, n, policies)
         lines += [
             f"**{name}**{f' ({scope})' if scope else ''}: up to {n} questions per condition.",

@@ -56,6 +56,7 @@ __all__ = [
     "ask_rows",
     "build_knowledge_base",
     "by_document",
+    "each_knowledge_base",
     "knowledge_bases",
     "load_documents",
     "load_tatqa",
@@ -273,6 +274,25 @@ def knowledge_bases(
         finally:
             for engine in engines.values():
                 engine.close()
+
+
+def each_knowledge_base(
+    name: str, paragraphs: Sequence[Paragraph], n: int, *, seed: int = 13, **settings: Any
+) -> Iterator[tuple[dict[str, Assay], dict[str, list[QAItem]]]]:
+    """The engines of each knowledge base of set ``name`` (:func:`knowledge_bases`; one
+    per document for :data:`ONE_KNOWLEDGE_BASE_PER_DOCUMENT`, else one) and, per
+    condition, the questions of :func:`sample_questions` (up to ``n``) it is asked.
+
+    Each pair of knowledge bases is closed once the next is asked for."""
+    one_each = name in ONE_KNOWLEDGE_BASE_PER_DOCUMENT
+    removed = removed_half(paragraphs, seed, per_document=one_each)
+    asked = sample_questions(paragraphs, n, seed=seed, removed=removed)
+    for scope in by_document(paragraphs).values() if one_each else [paragraphs]:
+        own = {q.id for p in scope for q in p.questions}
+        items = {c: [q for q in questions if q.id in own] for c, questions in asked.items()}
+        if any(items.values()):
+            with knowledge_bases(scope, seed=seed, removed=removed, **settings) as engines:
+                yield engines, items
 
 
 def build_knowledge_base(
