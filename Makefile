@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 DATA   ?= ../shared/data
 DATA_MORE ?= ../shared/data_more
 
-.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-pipeline-llm bench-calibration bench-ingest bench-serve bench-postgres serve train-models train-correctness-llm llm llm-stop clean
+.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-pipeline-llm bench-correctness bench-calibration bench-ingest bench-serve bench-postgres serve train-models train-correctness-llm llm llm-stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -66,6 +66,9 @@ bench-pipeline-llm: install  ## the same, with a third release that asks the loc
 	bash scripts/llm.sh start
 	ASSAY_LLM_URL=$(LLM_URL) ASSAY_LLM_MODEL=$(LLM_MODEL) ASSAY_LLM_TIMEOUT=120 \
 	  $(BIN)/python bench/pipeline.py --data $(DATA) --more $(DATA_MORE) --write
+
+bench-correctness: install  ## the shipped answer-correctness model on the same drafted answers of every held-aside knowledge base, beside support alone (20 minutes; --models compares releases)
+	$(BIN)/python bench/correctness_models.py --data $(DATA) --more $(DATA_MORE)
 
 bench-calibration: install  ## calibration targets (Brier, ECE, AUROC, guaranteed thresholds) on held-out SQuAD 2.0 articles, every question (half an hour on 2 cores) -> docs/benchmarks.md
 	$(BIN)/python bench/calibration.py --data $(DATA) --write
