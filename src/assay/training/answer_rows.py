@@ -149,9 +149,9 @@ def load_tatqa(file: Path) -> list[Paragraph]:
         said = {key: f" {normalize_answer(text)} " for key, text in passages.items()}
         asked: dict[str, list[QAItem]] = {key: [] for key in passages}
         for q in report["questions"]:
-            evidence = ["table"] if q["answer_from"] == "table" else q["rel_paragraphs"]
             if q["answer_type"] != "span" or q["answer_from"] == "table-text":
                 continue
+            evidence = ["table"] if q["answer_from"] == "table" else q["rel_paragraphs"]
             gold = f" {normalize_answer(str(q['answer'][0]))} "
             where = [key for key, text in said.items() if gold.strip() and gold in text]
             if len(evidence) == 1 and where == [str(evidence[0])]:
