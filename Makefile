@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 DATA   ?= ../shared/data
 DATA_MORE ?= ../shared/data_more
 
-.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-pipeline-llm bench-correctness bench-calibration bench-ingest bench-serve bench-postgres serve train-models train-correctness-llm llm llm-stop clean
+.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-pipeline-llm bench-correctness bench-correctness-forms bench-calibration bench-ingest bench-serve bench-postgres serve train-models train-correctness-llm llm llm-stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -69,6 +69,12 @@ bench-pipeline-llm: install  ## the same, with a third release that asks the loc
 
 bench-correctness: install  ## the shipped answer-correctness model on the same drafted answers of every held-aside knowledge base, beside support alone (20 minutes; --models compares releases)
 	$(BIN)/python bench/correctness_models.py --data $(DATA) --more $(DATA_MORE)
+
+bench-correctness-forms: install  ## logistic (shipped) beside splines and boosted trees on the same drafted answers, and what each held-aside set's own answers hold (30 minutes; answers kept in .cache/answers)
+	$(BIN)/python -m assay.training.correctness_train --data $(DATA) --more $(DATA_MORE) \
+	  --out .cache/answers/fitted --rows .cache/answers/fitting
+	$(BIN)/python bench/correctness_models.py --data $(DATA) --more $(DATA_MORE) --rows .cache/answers/held
+	$(BIN)/python bench/correctness_forms.py --fit-rows .cache/answers/fitting --held-rows .cache/answers/held
 
 bench-calibration: install  ## calibration targets (Brier, ECE, AUROC, guaranteed thresholds) on held-out SQuAD 2.0 articles, every question (half an hour on 2 cores) -> docs/benchmarks.md
 	$(BIN)/python bench/calibration.py --data $(DATA) --write

@@ -18,11 +18,23 @@ To compare with an earlier release, write its model to a folder first::
         > old/model.json
     .venv/bin/python bench/correctness_models.py \\
         --models old src/assay/models/shipped/assay-correctness
+
+With ``--llm`` every drafted answer's cited passage is also read by the chat model at
+``ASSAY_LLM_URL`` (``make llm`` serves the local one), so that ``assay-correctness-llm``
+releases can be compared too (a request per answer: pick a few ``--sets``)::
+
+    ASSAY_LLM_URL=http://127.0.0.1:8765/v1 ASSAY_LLM_MODEL=qwen2.5-coder-1.5b-instruct \\
+        .venv/bin/python bench/correctness_models.py --llm --sets squad tatqa \\
+        --models old src/assay/models/shipped/assay-correctness-llm
+
+``--rows FOLDER`` keeps each set's drafted answers there (``squad.jsonl``, ...) and reuses
+them on the next run; ``bench/correctness_forms.py`` reads them.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Sequence
@@ -34,18 +46,48 @@ from abstention import SETS, load_set
 
 from assay.answer.correctness import SHIPPED_CORRECTNESS, load_correctness_model
 from assay.metrics import auroc, brier_score, expected_calibration_error
+from assay.models.answerability import LLMAnswerability
+from assay.models.llm import required_client
 from assay.training.answer_rows import AnswerRow, Paragraph, ask_rows, each_knowledge_base
 
 POLICIES = ("informational", "financial")
 
 
-def collect(paragraphs: Sequence[Paragraph], name: str, n: int) -> list[AnswerRow]:
-    """Every drafted answer of up to ``n`` questions per condition, rated by no model."""
+def collect(
+    paragraphs: Sequence[Paragraph],
+    name: str,
+    n: int,
+    answerability: LLMAnswerability | None = None,
+) -> list[AnswerRow]:
+    """Every drafted answer of up to ``n`` questions per condition, rated by no model
+    (with the chat model's belief among its features when ``answerability`` is given)."""
     rows: list[AnswerRow] = []
     for engines, asked in each_knowledge_base(name, paragraphs, n, correctness_model="none"):
         for condition, items in asked.items():
-            rows += ask_rows(name, condition, engines[condition], items, POLICIES)
+            rows += ask_rows(
+                name, condition, engines[condition], items, POLICIES, answerability=answerability
+            )
     return [r for r in rows if r.features is not None]
+
+
+def kept_or_collected(
+    paragraphs: Sequence[Paragraph],
+    name: str,
+    n: int,
+    rows: Path | None,
+    answerability: LLMAnswerability | None = None,
+) -> list[AnswerRow]:
+    """:func:`collect`'s answers, read from ``rows/NAME.jsonl`` (``NAME-llm.jsonl`` with
+    the chat model) when an earlier run kept them there, else collected, and kept there
+    when ``rows`` is given."""
+    kept = rows / f"{name}{'-llm' if answerability else ''}.jsonl" if rows else None
+    if kept is not None and kept.is_file():
+        return [AnswerRow(**json.loads(line)) for line in kept.read_text().splitlines()]
+    collected = collect(paragraphs, name, n, answerability)
+    if kept is not None:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        kept.write_text("".join(json.dumps(r.to_dict()) + "\n" for r in collected))
+    return collected
 
 
 def cell(y: npt.NDArray[np.int64], p: npt.NDArray[np.float64]) -> str:
@@ -63,27 +105,40 @@ def main() -> None:
         help="folders with a model.json (default: the shipped assay-correctness)",
     )  # fmt: skip
     parser.add_argument("--questions", type=int, default=200, help="per set and condition")
+    parser.add_argument(
+        "--sets", nargs="+", choices=[name for name, *_ in SETS], help="default: every set"
+    )
+    parser.add_argument(
+        "--llm", action="store_true", help="also ask the chat model at ASSAY_LLM_URL"
+    )
+    parser.add_argument("--rows", type=Path, help="folder to keep each set's answers in, and reuse")
     args = parser.parse_args()
     if args.questions < 1:
         parser.error(f"--questions must be a positive integer, got {args.questions}")
+    answerability = LLMAnswerability(required_client("--llm")) if args.llm else None
     models = {}
     for folder in args.models:
         model = load_correctness_model(folder)
+        if model.answerability and not args.llm:
+            parser.error(f"{folder} reads the chat model's beliefs: add --llm")
         models[f"{model.ref} ({folder.name})" if model.ref in models else model.ref] = model
     print(
-        f"`python bench/correctness_models.py --questions {args.questions}`: AUROC / Brier / "
+        f"`python bench/correctness_models.py --questions {args.questions}"
+        f"{' --llm' if args.llm else ''}`: AUROC / Brier / "
         "ECE of each score on the same drafted answers, informational and financial pooled.\n"
     )
     print(f"| set | answers | right | {' | '.join(models)} | support alone |")
     print(f"|---|---|---|{'---|' * (len(models) + 1)}")
     for name, root, file, split, *_ in SETS:
+        if args.sets and name not in args.sets:
+            continue
         path = (args.data if root == "data" else args.more) / file
         if not path.is_file():
             print(f"| {name} | not measured ({file} is missing) |")
             continue
         start = time.perf_counter()
         paragraphs, _ = load_set(name, path, split, args.data)
-        rows = collect(paragraphs, name, args.questions)
+        rows = kept_or_collected(paragraphs, name, args.questions, args.rows, answerability)
         print(
             f"{name}: {len(rows)} answers in {time.perf_counter() - start:.0f} s", file=sys.stderr
         )

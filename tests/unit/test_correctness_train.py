@@ -9,7 +9,7 @@ import pytest
 
 from assay.answer.correctness import FEATURES, CorrectnessModel
 from assay.training.answer_rows import AnswerRow
-from assay.training.correctness_train import _per_set_weights, fit
+from assay.training.correctness_train import per_set_weights, fit
 
 pytest.importorskip("sklearn")
 
@@ -38,7 +38,7 @@ def mean_probability(model: CorrectnessModel, rows: list[AnswerRow]) -> float:
 
 def test_every_set_weighs_the_same_whatever_its_size() -> None:
     rows = answers("squad", 30, shift=0.0, seed=1) + answers("tatqa", 10, shift=0.0, seed=2)
-    weights = _per_set_weights(rows)
+    weights = per_set_weights(rows)
     assert len(weights) == 40  # the drafted answers only, in order
     assert weights[:30].sum() == pytest.approx(weights[30:].sum())
     assert weights.mean() == pytest.approx(1.0)

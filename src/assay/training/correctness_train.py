@@ -51,7 +51,7 @@ from assay.training.answer_rows import (
     load_documents,
 )
 
-__all__ = ["collect", "fit", "main"]
+__all__ = ["collect", "fit", "main", "per_set_weights"]
 
 #: (set, file under --data or --more, split): the set the model is fitted on, and the
 #: one it is checked on in its card (never fitted)
@@ -107,14 +107,14 @@ def fit(
     answerability: str | None = None,
 ) -> CorrectnessModel:
     """A logistic regression on the drafted answers of ``rows``, every set weighing the
-    same (:func:`_per_set_weights`, standardisation included): over
+    same (:func:`per_set_weights`, standardisation included): over
     :data:`~assay.answer.correctness.LLM_FEATURES` when ``answerability`` names the chat
     model's beliefs they hold, else over :data:`~assay.answer.correctness.FEATURES`."""
     from sklearn.linear_model import LogisticRegression
 
     features = LLM_FEATURES if answerability else FEATURES
     x, y = _matrix(rows, features)
-    weights = _per_set_weights(rows)
+    weights = per_set_weights(rows)
     mean = np.average(x, axis=0, weights=weights)
     scale = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=weights))
     scale[scale < 1e-6] = 1.0
@@ -135,7 +135,7 @@ def fit(
     )
 
 
-def _per_set_weights(rows: Sequence[AnswerRow]) -> npt.NDArray[np.float64]:
+def per_set_weights(rows: Sequence[AnswerRow]) -> npt.NDArray[np.float64]:
     """Weights of the drafted answers of ``rows`` (as :func:`_matrix` orders them) that
     give every set the same total: a set of fewer answers counts as much as a larger one,
     so that no one kind of document sets the model's base rate. Their mean is 1."""
