@@ -9,7 +9,7 @@ import pytest
 
 from assay.answer.correctness import FEATURES, CorrectnessModel
 from assay.training.answer_rows import AnswerRow
-from assay.training.correctness_train import per_set_weights, fit
+from assay.training.correctness_train import fit, per_set_weights
 
 pytest.importorskip("sklearn")
 
