@@ -111,7 +111,11 @@ def main() -> None:
     parser.add_argument(
         "--llm", action="store_true", help="also ask the chat model at ASSAY_LLM_URL"
     )
-    parser.add_argument("--rows", type=Path, help="folder to keep each set's answers in, and reuse")
+    parser.add_argument(
+        "--rows",
+        type=Path,
+        help="folder to keep each set's answers in; later runs reuse them as kept",
+    )
     args = parser.parse_args()
     if args.questions < 1:
         parser.error(f"--questions must be a positive integer, got {args.questions}")
