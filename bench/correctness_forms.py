@@ -28,7 +28,6 @@ bench-correctness-forms`` runs all three, about 30 minutes)::
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -39,19 +38,18 @@ from abstention import SETS
 from correctness_models import cell
 
 from assay.answer.correctness import FEATURES
-from assay.training.answer_rows import AnswerRow
+from assay.training.answer_rows import AnswerRow, read_rows
 from assay.training.correctness_train import FIT_SETS, fit, per_set_weights
 
 Probabilities = Callable[[npt.NDArray[np.float64]], npt.NDArray[np.float64]]
 
 
-def read_rows(folder: Path, name: str) -> list[AnswerRow]:
+def drafted_answers(folder: Path, name: str) -> list[AnswerRow]:
     """The drafted answers kept in ``folder/NAME.jsonl``."""
     path = folder / f"{name}.jsonl"
     if not path.is_file():
         raise SystemExit(f"{path} is missing: run the command in this bench's docstring first")
-    rows = [AnswerRow(**json.loads(line)) for line in path.read_text().splitlines()]
-    return [r for r in rows if r.features is not None]
+    return [r for r in read_rows(path) if r.features is not None]
 
 
 def matrix(rows: Sequence[AnswerRow]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
@@ -124,8 +122,8 @@ def main() -> None:
         "--sets", nargs="+", default=[name for name, *_ in SETS], help="held-aside sets to rate"
     )
     args = parser.parse_args()
-    training = [r for name, *_ in FIT_SETS for r in read_rows(args.fit_rows, name)]
-    held = {name: read_rows(args.held_rows, name) for name in args.sets}
+    training = [r for name, *_ in FIT_SETS for r in drafted_answers(args.fit_rows, name)]
+    held = {name: drafted_answers(args.held_rows, name) for name in args.sets}
     print(
         "`python bench/correctness_forms.py`: AUROC / Brier / ECE (15 bins) of min(P(right), "
         f"support) on each held-aside set's drafted answers; fitted on "

@@ -34,7 +34,6 @@ them on the next run; ``bench/correctness_forms.py`` reads them.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Sequence
@@ -48,7 +47,14 @@ from assay.answer.correctness import SHIPPED_CORRECTNESS, load_correctness_model
 from assay.metrics import auroc, brier_score, expected_calibration_error
 from assay.models.answerability import LLMAnswerability
 from assay.models.llm import required_client
-from assay.training.answer_rows import AnswerRow, Paragraph, ask_rows, each_knowledge_base
+from assay.training.answer_rows import (
+    AnswerRow,
+    Paragraph,
+    ask_rows,
+    each_knowledge_base,
+    read_rows,
+    write_rows,
+)
 
 POLICIES = ("informational", "financial")
 
@@ -82,11 +88,10 @@ def kept_or_collected(
     when ``rows`` is given."""
     kept = rows / f"{name}{'-llm' if answerability else ''}.jsonl" if rows else None
     if kept is not None and kept.is_file():
-        return [AnswerRow(**json.loads(line)) for line in kept.read_text().splitlines()]
+        return read_rows(kept)
     collected = collect(paragraphs, name, n, answerability)
     if kept is not None:
-        kept.parent.mkdir(parents=True, exist_ok=True)
-        kept.write_text("".join(json.dumps(r.to_dict()) + "\n" for r in collected))
+        write_rows(kept, collected)
     return collected
 
 

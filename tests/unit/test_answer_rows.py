@@ -10,11 +10,14 @@ import pytest
 
 from assay.errors import InvalidInputError
 from assay.training.answer_rows import (
+    AnswerRow,
     by_document,
     load_documents,
+    read_rows,
     removed_half,
     sample_questions,
     table_text,
+    write_rows,
 )
 
 
@@ -131,3 +134,17 @@ def test_a_report_that_is_its_own_knowledge_base_keeps_half_its_passages(tmp_pat
     asked = sample_questions(paragraphs, 100, removed=removed)
     by_question = {q.id: p.id for p in paragraphs for q in p.questions}
     assert asked["present"] and all(by_question[q.id] in removed for q in asked["present"])
+
+
+def test_kept_rows_read_back_as_they_were_written(tmp_path: Path) -> None:
+    """A fit or bench that reuses kept answers sees the very rows it kept, features and
+    undrafted questions alike."""
+    rows = [
+        AnswerRow("squad", "present", "informational", "Who?", "answered", "Ann.", True, True,
+                  True, 0.8, {"support": 1.0, "reader_cited": 0.7}),
+        AnswerRow("squad", "absent", "financial", "Who?", "refused", "", False, False, False,
+                  0.0, None),
+    ]  # fmt: skip
+    kept = tmp_path / "folder" / "squad.jsonl"
+    write_rows(kept, rows)
+    assert read_rows(kept) == rows

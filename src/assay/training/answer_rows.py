@@ -60,9 +60,11 @@ __all__ = [
     "knowledge_bases",
     "load_documents",
     "load_tatqa",
+    "read_rows",
     "removed_half",
     "sample_questions",
     "table_text",
+    "write_rows",
 ]
 
 CONDITIONS = ("present", "absent", "unanswerable")
@@ -350,6 +352,19 @@ class AnswerRow:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return asdict(self)
+
+
+def write_rows(path: Path, rows: Sequence[AnswerRow]) -> None:
+    """Keep ``rows`` in ``path``, one JSON object a line (its folder is made if missing),
+    so that a later fit or bench reads them with :func:`read_rows` instead of asking
+    every question again."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r.to_dict()) + "\n" for r in rows))
+
+
+def read_rows(path: Path) -> list[AnswerRow]:
+    """The rows :func:`write_rows` kept in ``path``."""
+    return [AnswerRow(**json.loads(line)) for line in path.read_text().splitlines()]
 
 
 def ask_rows(

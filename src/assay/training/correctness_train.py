@@ -49,6 +49,8 @@ from assay.training.answer_rows import (
     ask_rows,
     each_knowledge_base,
     load_documents,
+    read_rows,
+    write_rows,
 )
 
 __all__ = ["collect", "fit", "main", "per_set_weights"]
@@ -206,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         suffix = "-llm" if answerability else ""
         kept = args.rows / f"{name}{suffix}.jsonl" if args.rows else None
         if kept is not None and kept.is_file():
-            rows += [AnswerRow(**json.loads(line)) for line in kept.read_text().splitlines()]
+            rows += read_rows(kept)
             continue
         folder = args.data if root == "data" else args.more
         collected = collect(
@@ -214,8 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             relevance_model=args.relevance_model, correctness_model="none",
         )  # fmt: skip
         if kept is not None:
-            kept.parent.mkdir(parents=True, exist_ok=True)
-            kept.write_text("".join(json.dumps(r.to_dict()) + "\n" for r in collected))
+            write_rows(kept, collected)
         rows += collected
     fitted = {name for name, *_ in FIT_SETS}
     relevance = get_relevance_model(args.relevance_model).name  # with its version
