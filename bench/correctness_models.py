@@ -37,6 +37,7 @@ import argparse
 import sys
 import time
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -52,8 +53,7 @@ from assay.training.answer_rows import (
     Paragraph,
     ask_rows,
     each_knowledge_base,
-    read_rows,
-    write_rows,
+    kept_rows,
 )
 
 POLICIES = ("informational", "financial")
@@ -74,25 +74,6 @@ def collect(
                 name, condition, engines[condition], items, POLICIES, answerability=answerability
             )
     return [r for r in rows if r.features is not None]
-
-
-def kept_or_collected(
-    paragraphs: Sequence[Paragraph],
-    name: str,
-    n: int,
-    rows: Path | None,
-    answerability: LLMAnswerability | None = None,
-) -> list[AnswerRow]:
-    """:func:`collect`'s answers, read from ``rows/NAME.jsonl`` (``NAME-llm.jsonl`` with
-    the chat model) when an earlier run kept them there, else collected, and kept there
-    when ``rows`` is given."""
-    kept = rows / f"{name}{'-llm' if answerability else ''}.jsonl" if rows else None
-    if kept is not None and kept.is_file():
-        return read_rows(kept)
-    collected = collect(paragraphs, name, n, answerability)
-    if kept is not None:
-        write_rows(kept, collected)
-    return collected
 
 
 def cell(y: npt.NDArray[np.int64], p: npt.NDArray[np.float64]) -> str:
@@ -147,7 +128,8 @@ def main() -> None:
             continue
         start = time.perf_counter()
         paragraphs, _ = load_set(name, path, split, args.data)
-        rows = kept_or_collected(paragraphs, name, args.questions, args.rows, answerability)
+        asking = partial(collect, paragraphs, name, args.questions, answerability)
+        rows = kept_rows(args.rows, name, asking, llm=answerability is not None)
         print(
             f"{name}: {len(rows)} answers in {time.perf_counter() - start:.0f} s", file=sys.stderr
         )

@@ -12,6 +12,7 @@ from assay.errors import InvalidInputError
 from assay.training.answer_rows import (
     AnswerRow,
     by_document,
+    kept_rows,
     load_documents,
     read_rows,
     removed_half,
@@ -148,3 +149,19 @@ def test_kept_rows_read_back_as_they_were_written(tmp_path: Path) -> None:
     kept = tmp_path / "folder" / "squad.jsonl"
     write_rows(kept, rows)
     assert read_rows(kept) == rows
+
+
+def test_kept_rows_are_asked_once_and_then_read_back(tmp_path: Path) -> None:
+    """The first run collects and keeps (as NAME-llm.jsonl when the chat model was asked);
+    a later run reads them back and asks nothing."""
+    row = AnswerRow("tatqa", "present", "informational", "How much?", "answered", "$5.", True,
+                    True, True, 0.9, {"support": 1.0, "llm_cited": 0.8})  # fmt: skip
+    assert kept_rows(tmp_path, "tatqa", lambda: [row], llm=True) == [row]
+    assert (tmp_path / "tatqa-llm.jsonl").is_file()
+
+    def asked_again() -> list[AnswerRow]:
+        raise AssertionError("kept rows were asked again")
+
+    assert kept_rows(tmp_path, "tatqa", asked_again, llm=True) == [row]
+    assert kept_rows(None, "tatqa", lambda: [row]) == [row]  # nothing kept without a folder
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tatqa-llm.jsonl"]

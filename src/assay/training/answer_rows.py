@@ -57,6 +57,7 @@ __all__ = [
     "build_knowledge_base",
     "by_document",
     "each_knowledge_base",
+    "kept_rows",
     "knowledge_bases",
     "load_documents",
     "load_tatqa",
@@ -365,6 +366,22 @@ def write_rows(path: Path, rows: Sequence[AnswerRow]) -> None:
 def read_rows(path: Path) -> list[AnswerRow]:
     """The rows :func:`write_rows` kept in ``path``."""
     return [AnswerRow(**json.loads(line)) for line in path.read_text().splitlines()]
+
+
+def kept_rows(
+    folder: Path | None, name: str, collect: Callable[[], list[AnswerRow]], *, llm: bool = False
+) -> list[AnswerRow]:
+    """``collect()``'s rows of set ``name``, kept in ``folder/NAME.jsonl``
+    (``NAME-llm.jsonl`` when they hold the chat model's beliefs): read back when an
+    earlier run kept them there, else collected, and kept there when ``folder`` is given.
+    Rows read back are reused as they were kept, whatever was asked this time."""
+    path = folder / f"{name}{'-llm' if llm else ''}.jsonl" if folder else None
+    if path is not None and path.is_file():
+        return read_rows(path)
+    rows = collect()
+    if path is not None:
+        write_rows(path, rows)
+    return rows
 
 
 def ask_rows(

@@ -32,6 +32,7 @@ import sys
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -48,9 +49,8 @@ from assay.training.answer_rows import (
     AnswerRow,
     ask_rows,
     each_knowledge_base,
+    kept_rows,
     load_documents,
-    read_rows,
-    write_rows,
 )
 
 __all__ = ["collect", "fit", "main", "per_set_weights"]
@@ -205,19 +205,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     sets = FIT_SETS + (() if answerability else CHECK_SETS)
     rows = []
     for name, root, file, split in sets:
-        suffix = "-llm" if answerability else ""
-        kept = args.rows / f"{name}{suffix}.jsonl" if args.rows else None
-        if kept is not None and kept.is_file():
-            rows += read_rows(kept)
-            continue
-        folder = args.data if root == "data" else args.more
-        collected = collect(
-            name, folder / file, split, args.questions, policies, answerability,
+        path = (args.data if root == "data" else args.more) / file
+        asking = partial(
+            collect, name, path, split, args.questions, policies, answerability,
             relevance_model=args.relevance_model, correctness_model="none",
         )  # fmt: skip
-        if kept is not None:
-            write_rows(kept, collected)
-        rows += collected
+        rows += kept_rows(args.rows, name, asking, llm=answerability is not None)
     fitted = {name for name, *_ in FIT_SETS}
     relevance = get_relevance_model(args.relevance_model).name  # with its version
     version = LLM_VERSION if answerability else VERSION
@@ -390,9 +383,10 @@ _LIMITS = (
   0.07 for 3.0.0). A map fitted on the user's own labelled answers (`assay calibrate`)
   reduces that (isotonic ECE 0.038 on SQuAD's held-out test half, 0.026 with 3.0.0).
 - On SQuAD's own questions against the full knowledge base (no answer removed) it ranks
-  a little worse than 3.0.0, most under the strict policies, which neither fitting set
-  drafted for: AUROC 0.730 / 0.695 / 0.685 / 0.601 against 0.737 / 0.720 / 0.723 /
-  0.668 (informational, financial, legal, safety_critical; `make bench-calibration`).
+  a little worse than 3.0.0, most under the strict policies (fitting their drafts too
+  did not change that; docs/benchmarks.md): AUROC 0.730 / 0.695 / 0.685 / 0.601
+  against 0.737 / 0.720 / 0.723 / 0.668 (informational, financial, legal,
+  safety_critical; `make bench-calibration`).
 - Refit it when the relevance model or the reader changes (`make train-models`); with
   another one (or `ASSAY_READER_MODEL=none`) assay does not apply it and the judge's
   support score stands alone.
