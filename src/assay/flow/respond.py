@@ -23,8 +23,9 @@ was not admitted, gives ``abstained_citation``. The judge (G3, J1), its support 
 capped by the answer-correctness model's P(right) where one applies
 (:mod:`assay.answer.correctness`): the ``recommended_action`` under the policy's
 thresholds decides -- ``publish`` answers,
-``append_caveat`` answers with the judge's reason appended, ``human_review`` and
-``suppress`` withhold the answer (``abstained_judge``); human review, and under
+``append_caveat`` answers with a caveat saying what lowered the confidence, in plain
+words (:mod:`assay.flow.caveats`), ``human_review`` and ``suppress`` withhold the
+answer (``abstained_judge``) and say the same; human review, and under
 high-stakes policies suppression too, queue the draft for a reviewer. Claims the judge
 found only partly supported add an incompleteness note.
 
@@ -56,6 +57,7 @@ from assay.calibration.apply import Calibrator
 from assay.errors import EndpointError
 from assay.events import AnswerPart, build
 from assay.flow.assess import AskResult
+from assay.flow.caveats import caveat, withheld
 from assay.judge.base import Judge, Judgment, empty_or_refusal, is_refusal
 from assay.judge.claims import split_claims
 from assay.judge.evaluate import check_contexts
@@ -390,16 +392,10 @@ class Responder:
         assessment = judgment.assessment
         base = replace(base, judgment=judgment, assessment=assessment)
         action = assessment.recommended_action
-        rater = "it was rated" if judgment.correctness else "the judge rated it"
-        rated = f"{rater} {assessment.confidence_score:.2f} ({action})"
         if action in ("human_review", "suppress"):
             queue = action == "human_review" or policy.judge.queue_suppressed
-            held = "it is queued for human review" if queue else "it was suppressed"
-            text = (
-                f"The drafted answer was withheld: {rated}: {assessment.score_rationale}; {held}."
-            )
             return replace(
-                base, answer=text, status=Status.ABSTAINED_JUDGE,
+                base, answer=withheld(judgment, queued=queue), status=Status.ABSTAINED_JUDGE,
                 review=f"recommended_action {action}" if queue else None,
             )  # fmt: skip
         notes = []
@@ -413,7 +409,7 @@ class Responder:
             missing = "; ".join(assessment.evidence_sufficiency.missing_information)
             notes.append(f"The evidence does not hold everything asked for: {missing}")
         if action == "append_caveat":
-            notes.append(f"Caveat: {rated}: {assessment.score_rationale}")
+            notes.append(caveat(judgment))
         text = draft.text
         if uncertainty is not None:
             text = f"{_hedge_preamble(uncertainty)} {text}"
@@ -437,7 +433,7 @@ def _uncertainty(result: AskResult) -> Uncertainty:
     if result.conflicts:
         reasons.append("some sources disagree")
     if not reasons:
-        reasons.append("the evidence as a whole falls short of the answering band")
+        reasons.append("the evidence as a whole is not strong enough for a plain answer")
     return Uncertainty(result.confidence, label, tuple(reasons))
 
 
