@@ -115,6 +115,9 @@ def test_g3_the_judge_withholds_a_claim_the_data_sheet_contradicts(demo_db: Path
     conflict = next(c for c in assessment.source_conflicts if "70" in c.claim)
     assert conflict.nature == "direct contradiction"
     assert "70 °C" not in out["answer"]
+    # the reader is told why in words; the rationale's counts and versions stay in J1
+    assert "sources disagree on what it states" in out["answer"]
+    assert "(s)" not in out["answer"] and "@" not in out["answer"]
 
 
 def test_j6_two_official_sources_that_disagree_go_to_human_review(demo_db: Path) -> None:
