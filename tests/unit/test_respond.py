@@ -18,10 +18,11 @@ from assay.flow.respond import Responder, Response, Status
 from assay.flow.retrieval import Retrieval
 from assay.flow.score import score_candidates
 from assay.judge.base import ClaimGrade, Grade, Judgment
-from assay.judge.schema import Assessment, Context, EvidenceSufficiency
+from assay.judge.schema import Assessment, Context, EvidenceSufficiency, SourceConflict
 from assay.models.llm import EndpointError
 from assay.policy import builtin_policies
 from assay.routing import Bands, Decision, Route
+from assay.scoring.agreement import Conflict
 from assay.scoring.evidence import SourceFacts
 from assay.scoring.signals import SetSignals
 from assay.types import Candidate
@@ -54,6 +55,7 @@ class ScriptedAnswerer:
     can_answer_without_evidence: bool = False
     name: str = "scripted"
     calls: list[str] = field(default_factory=list)
+    uncertainty: Uncertainty | None = None  #: what the last hedged draft was told
 
     def answer(
         self,
@@ -64,6 +66,7 @@ class ScriptedAnswerer:
         uncertainty: Uncertainty | None = None,
     ) -> Draft:
         self.calls.append(mode)
+        self.uncertainty = uncertainty
         assert mode != "hedged" or uncertainty is not None
         return Draft(self.text, self.name, "v1", mode)
 
@@ -82,6 +85,7 @@ class ScriptedJudge:
     grades: tuple[Grade, ...] = ("supported",)
     name: str = "scripted-judge"
     contexts: list[Sequence[Context]] = field(default_factory=list)
+    conflicts: tuple[SourceConflict, ...] = ()
 
     def judge(
         self, query: str, answer: str, contexts: Sequence[Context], thresholds: ActionThresholds
@@ -91,7 +95,7 @@ class ScriptedJudge:
             confidence_score=self.score,
             score_rationale="scripted",
             evidence_sufficiency=EvidenceSufficiency(is_sufficient=True, missing_information=[]),
-            source_conflicts=[],
+            source_conflicts=list(self.conflicts),
             unsupported_claims=[],
             speculation_flags=[],
             recommended_action=thresholds.action(self.score),
@@ -140,6 +144,27 @@ def test_r8_hedge_states_the_confidence_before_the_answer() -> None:
     # temperature, which the evidence states
     assert "does not mention 'anode'." in response.answer and "warm" not in response.answer
     assert response.fallback_type == "hedge" and response.status is Status.ANSWERED
+
+
+@pytest.mark.parametrize("bears_on_the_answer", [True, False])
+def test_r8_a_hedge_names_a_disagreement_only_where_it_bears_on_the_answer(
+    bears_on_the_answer: bool,
+) -> None:
+    """Two passages that disagree about charging time are told to the answerer, but the
+    hedge of an answer about temperature does not give them as a reason."""
+    routed = result(Decision.HEDGE, 0.9, 0.85)
+    charging_time = ("It takes 3 hours.", "It takes 5 hours.")
+    routed = replace(routed, conflicts=(Conflict("e0", "e1", "figures", charging_time),))
+    bearing = SourceConflict(
+        claim="It charges at 0-45 C", source_a="e0", source_b="e1", nature="direct contradiction"
+    )
+    judge = ScriptedJudge(0.95, conflicts=(bearing,) if bears_on_the_answer else ())
+    answerer = ScriptedAnswerer()
+    response = Responder(answerer, judge).respond("How warm may the anode get?", routed)
+    assert answerer.uncertainty is not None
+    assert "some sources disagree" in answerer.uncertainty.reasons
+    preamble = response.answer.split(" It charges")[0]
+    assert ("some sources disagree" in preamble) is bears_on_the_answer
 
 
 def test_g3_partial_support_adds_an_incompleteness_note() -> None:

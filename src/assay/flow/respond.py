@@ -412,12 +412,17 @@ class Responder:
             notes.append(caveat(judgment))
         text = draft.text
         if uncertainty is not None:
-            text = f"{_hedge_preamble(uncertainty)} {text}"
+            # stated after the judge: a disagreement counts when it bears on the answer
+            stated = _uncertainty(result, disagree=bool(assessment.source_conflicts))
+            text = f"{_hedge_preamble(stated)} {text}"
         text = " ".join([text, *(f"{n}." if not n.endswith(".") else n for n in notes)])
         return replace(base, answer=text, notes=tuple(notes))
 
 
-def _uncertainty(result: AskResult) -> Uncertainty:
+def _uncertainty(result: AskResult, *, disagree: bool | None = None) -> Uncertainty:
+    """Why a hedged answer is hedged. Before the draft, any conflict among the admitted
+    evidence counts as "some sources disagree"; once the judge has read the answer,
+    ``disagree`` says whether one bears on what it states."""
     s = result.signals
     label = result.scored.policy.labels.label(result.confidence).value
     reasons = []
@@ -430,7 +435,7 @@ def _uncertainty(result: AskResult) -> Uncertainty:
         reasons.append("the best evidence is only moderately strong")
     if s.gap < 0.3 and len(result.scored.admitted) > 1:
         reasons.append("several passages compete with no clear best")
-    if result.conflicts:
+    if bool(result.conflicts) if disagree is None else disagree:
         reasons.append("some sources disagree")
     if not reasons:
         reasons.append("the evidence as a whole is not strong enough for a plain answer")
