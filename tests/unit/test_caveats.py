@@ -40,7 +40,7 @@ def judgment(
 def test_j6_the_chance_of_being_right_leads_when_it_set_the_score() -> None:
     rated = judgment(0.65, conflicts=2, correctness={"probability": 0.65, "support": 0.9})
     assert caveat(rated) == (
-        "Caveat (confidence 0.65): an estimated 65% chance that it is right; "
+        "Caveat (answer confidence 0.65): an estimated 65% chance that it is right; "
         "sources disagree on what it states (2 conflicts)"
     )
 
@@ -49,7 +49,7 @@ def test_j6_a_high_chance_is_not_given_as_the_reason_for_a_low_score() -> None:
     rated = judgment(0.46, conflicts=4, correctness={"probability": 0.82, "support": 0.46})
     text = withheld(rated, queued=True)
     assert text == (
-        "The drafted answer was withheld (confidence 0.46, too low for this policy): "
+        "The drafted answer was withheld (answer confidence 0.46, too low for this policy): "
         "sources disagree on what it states (4 conflicts); it is queued for human review."
     )
 
@@ -73,7 +73,7 @@ def test_j7_a_calibrated_score_is_the_chance_itself() -> None:
         0.41, flags=1, correctness={"probability": 0.7, "support": 0.9}, calibration={"raw": 0.7}
     )
     assert caveat(rated) == (
-        "Caveat (confidence 0.41): an estimated 41% chance that it is right; "
+        "Caveat (answer confidence 0.41): an estimated 41% chance that it is right; "
         "some of its evidence is worded as speculation"
     )
 

@@ -177,7 +177,7 @@ def test_g3_partial_support_adds_an_incompleteness_note() -> None:
 def test_j6_a_caveat_is_appended_in_the_caveat_band() -> None:
     response = respond(Decision.PROCEED, ScriptedAnswerer(), ScriptedJudge(0.6))
     assert response.status is Status.ANSWERED
-    caveat = "Caveat (confidence 0.60): the evidence supports it only loosely."
+    caveat = "Caveat (answer confidence 0.60): the evidence supports it only loosely."
     assert response.answer.endswith(caveat)
 
 

@@ -22,7 +22,7 @@ __all__ = ["caveat", "withheld"]
 def caveat(judgment: Judgment) -> str:
     """The note appended to an answer the judge published with a caveat."""
     score = judgment.assessment.confidence_score
-    return f"Caveat (confidence {score:.2f}): {'; '.join(_reasons(judgment))}"
+    return f"Caveat (answer confidence {score:.2f}): {'; '.join(_reasons(judgment))}"
 
 
 def withheld(judgment: Judgment, *, queued: bool) -> str:
@@ -30,8 +30,8 @@ def withheld(judgment: Judgment, *, queued: bool) -> str:
     score = judgment.assessment.confidence_score
     held = "it is queued for human review" if queued else "it was not published"
     return (
-        f"The drafted answer was withheld (confidence {score:.2f}, too low for this "
-        f"policy): {'; '.join(_reasons(judgment))}; {held}."
+        f"The drafted answer was withheld (answer confidence {score:.2f}, too low for "
+        f"this policy): {'; '.join(_reasons(judgment))}; {held}."
     )
 
 

@@ -438,12 +438,13 @@ def _uncertainty(result: AskResult, *, disagree: bool | None = None) -> Uncertai
     if bool(result.conflicts) if disagree is None else disagree:
         reasons.append("some sources disagree")
     if not reasons:
-        reasons.append("the evidence as a whole is not strong enough for a plain answer")
+        reasons.append("taken together, the passages are not strong enough for a plain answer")
     return Uncertainty(result.confidence, label, tuple(reasons))
 
 
 def _hedge_preamble(u: Uncertainty) -> str:
-    return f"With {u.label} confidence ({u.confidence:.2f}), because {'; '.join(u.reasons)}."
+    why = "; ".join(u.reasons)
+    return f"With {u.label} confidence in the evidence ({u.confidence:.2f}), because {why}."
 
 
 def _not_from_knowledge_base(text: str) -> Assessment:
