@@ -75,7 +75,7 @@ def _evidence_reasons(judgment: Judgment) -> list[str]:
 
 
 def _of(part: int, total: int) -> str:
-    """ "its claim", "both its claims", "2 of its 3 claims"."""
+    """How many of the answer's claims: "its claim", "both its claims", "2 of its 3"."""
     if total == 1:
         return "its claim"
     if part == total:
