@@ -39,7 +39,7 @@ from correctness_models import cell
 
 from assay.answer.correctness import FEATURES
 from assay.training.answer_rows import AnswerRow, read_rows
-from assay.training.correctness_train import FIT_SETS, fit, per_set_weights
+from assay.training.correctness_train import FIT_SETS, fit, matrix, per_set_weights
 
 Probabilities = Callable[[npt.NDArray[np.float64]], npt.NDArray[np.float64]]
 
@@ -50,12 +50,6 @@ def drafted_answers(folder: Path, name: str) -> list[AnswerRow]:
     if not path.is_file():
         raise SystemExit(f"{path} is missing: run the command in this bench's docstring first")
     return [r for r in read_rows(path) if r.features is not None]
-
-
-def matrix(rows: Sequence[AnswerRow]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
-    """Features (in :data:`FEATURES` order) and outcomes of drafted answers."""
-    x = np.array([[(r.features or {})[f] for f in FEATURES] for r in rows], dtype=float)
-    return x, np.array([int(r.correct) for r in rows], dtype=np.int64)
 
 
 def sklearn_form(kind: str) -> Any:

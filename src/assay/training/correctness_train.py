@@ -53,7 +53,7 @@ from assay.training.answer_rows import (
     load_documents,
 )
 
-__all__ = ["collect", "fit", "main", "per_set_weights"]
+__all__ = ["collect", "fit", "main", "matrix", "per_set_weights"]
 
 #: (set, file under --data or --more, split): the set the model is fitted on, and the
 #: one it is checked on in its card (never fitted)
@@ -93,9 +93,10 @@ def collect(
     return rows
 
 
-def _matrix(
+def matrix(
     rows: Sequence[AnswerRow], features: Sequence[str] = FEATURES
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+    """Features (in ``features`` order) and outcomes of the drafted answers of ``rows``."""
     usable = [r for r in rows if r.features is not None]
     x = np.array([[r.features[f] for f in features] for r in usable if r.features], dtype=float)
     return x, np.array([int(r.correct) for r in usable], dtype=np.int64)
@@ -115,7 +116,7 @@ def fit(
     from sklearn.linear_model import LogisticRegression
 
     features = LLM_FEATURES if answerability else FEATURES
-    x, y = _matrix(rows, features)
+    x, y = matrix(rows, features)
     weights = per_set_weights(rows)
     mean = np.average(x, axis=0, weights=weights)
     scale = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=weights))
@@ -138,7 +139,7 @@ def fit(
 
 
 def per_set_weights(rows: Sequence[AnswerRow]) -> npt.NDArray[np.float64]:
-    """Weights of the drafted answers of ``rows`` (as :func:`_matrix` orders them) that
+    """Weights of the drafted answers of ``rows`` (as :func:`matrix` orders them) that
     give every set the same total: a set of fewer answers counts as much as a larger one,
     so that no one kind of document sets the model's base rate. Their mean is 1."""
     sets = [r.dataset for r in rows if r.features is not None]
@@ -173,7 +174,7 @@ def cross_validated(
     from sklearn.model_selection import GroupKFold
 
     usable = [r for r in rows if r.features is not None]
-    x, y = _matrix(usable, LLM_FEATURES if answerability else FEATURES)
+    x, y = matrix(usable, LLM_FEATURES if answerability else FEATURES)
     p = np.zeros(len(usable))
     groups = [r.question for r in usable]
     for train, test in GroupKFold(folds).split(x, y, groups):
