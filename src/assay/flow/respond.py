@@ -199,7 +199,13 @@ class Response:
 def contexts_of(result: AskResult) -> list[Context]:
     """The admitted evidence as judge contexts, strongest first."""
     admitted = sorted(result.scored.admitted, key=lambda e: -e.confidence)
-    return [Context(e.id, e.candidate.text, e.confidence, e.candidate.title) for e in admitted]
+    return [
+        Context(
+            e.id, e.candidate.text, e.confidence, e.candidate.title,
+            e.basis.source_id, e.basis.source_kind, e.candidate.published,
+        )  # fmt: skip
+        for e in admitted
+    ]
 
 
 def texts_of(result: AskResult) -> list[str]:

@@ -66,11 +66,9 @@ def check_contexts(contexts: object) -> list[Context]:
     kept: dict[str, Context] = {}
     texts: set[str] = set()
     for i, item in enumerate(contexts):
-        confidence, title = (
-            (item.confidence, item.title) if isinstance(item, Context) else (None, None)
-        )
-        if isinstance(item, Context):
-            item = item.to_dict()
+        given = item if isinstance(item, Context) else None
+        if given is not None:
+            item = given.to_dict()
         if not isinstance(item, Mapping) or set(item) != {"id", "text"}:
             raise InvalidInputError(
                 f"contexts[{i}]", item, 'give an object with exactly "id" and "text"'
@@ -89,7 +87,7 @@ def check_contexts(contexts: object) -> list[Context]:
             continue
         if text in texts:
             continue  # the same passage under another id adds nothing
-        kept[cid] = Context(cid, text, confidence, title)
+        kept[cid] = given if given is not None else Context(cid, text)
         texts.add(text)
     return list(kept.values())
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -94,12 +95,17 @@ class Context:
     post) from one it does not. The evaluate contract carries no confidence.
     ``title`` is the title path the passage was embedded under, when it has one: a model
     that kept the passage's encoding finds it by ``titled(title, text)``.
+    ``source_id``, ``source_kind`` and ``published`` say who stated the passage and when,
+    when known: an official text outweighs a chat post that contradicts it.
     """
 
     id: str
     text: str
     confidence: float | None = None
     title: str | None = None
+    source_id: str | None = None
+    source_kind: str | None = None
+    published: date | None = None
 
     def to_dict(self) -> dict[str, str]:
         """The ``{"id", "text"}`` form of the evaluate contract."""
