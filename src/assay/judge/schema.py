@@ -97,6 +97,9 @@ class Context:
     that kept the passage's encoding finds it by ``titled(title, text)``.
     ``source_id``, ``source_kind`` and ``published`` say who stated the passage and when,
     when known: an official text outweighs a chat post that contradicts it.
+    ``reliability`` is the reliability of its registered source or of ``source_kind``
+    (filled in by :func:`~assay.judge.contexts.check_contexts`): what the context weighs
+    when it has no confidence (:mod:`assay.judge.strength`).
     """
 
     id: str
@@ -106,9 +109,10 @@ class Context:
     source_id: str | None = None
     source_kind: str | None = None
     published: date | None = None
+    reliability: float | None = None
 
     def to_dict(self) -> dict[str, str]:
-        """The ``{"id", "text"}`` form of the evaluate contract."""
+        """The ``{"id", "text"}`` form (as labeled sets keep contexts)."""
         return {"id": self.id, "text": self.text}
 
 

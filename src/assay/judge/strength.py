@@ -1,0 +1,70 @@
+"""Which of two contexts speaks with more authority, when they disagree.
+
+A context's *weight* is the evidence confidence assay gave it (``ask``), else the
+reliability of its source kind (``evaluate`` with ``source_kind``: official 1.0,
+verified_kb 0.9, internal_wiki 0.7, customer 0.4, unverified 0.3, or a kind the
+registry adds), else unknown. One context *outweighs* another when
+
+* both weights are known and the first exceeds the second by :data:`SETTLED` (0.15,
+  the margin by which the judge has always settled conflicts between confidences: an
+  official data sheet against a forum post, not an official text against a verified
+  knowledge-base article), or
+* both weights are known and equal, and the first was published later (a newer
+  version of an equally reliable source supersedes the older one).
+
+Anything less is no verdict: weights within the margin but unequal, or a side whose
+weight is unknown (a bare ``{"id", "text"}`` context), leave a conflict unsettled, as
+before source information existed. Dates alone never settle anything: a recent chat
+message does not outweigh an older policy of unknown standing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date
+from types import MappingProxyType
+
+from assay.judge.schema import Context
+
+__all__ = ["BUILTIN_KINDS", "SETTLED", "outweighs", "rank", "weight"]
+
+#: the source kinds every assay database starts with, and their default reliability
+#: (E3), for when no registry is at hand; equal to what the store's migrations seed
+BUILTIN_KINDS: Mapping[str, float] = MappingProxyType(
+    {
+        "official": 1.0,
+        "verified_kb": 0.9,
+        "internal_wiki": 0.7,
+        "customer": 0.4,
+        "unverified": 0.3,
+    }
+)
+
+#: the weight margin by which one side of a conflict clearly outweighs the other
+SETTLED = 0.15
+_DECIMALS = 6  # confidences are stored to 6 decimals: compare margins at that precision
+
+
+def weight(context: Context) -> float | None:
+    """The context's confidence, else its source's reliability, else ``None``."""
+    if context.confidence is not None:
+        return context.confidence
+    return context.reliability
+
+
+def outweighs(a: Context, b: Context) -> bool:
+    """Whether ``a`` clearly outweighs ``b`` (see the module docstring)."""
+    wa, wb = weight(a), weight(b)
+    if wa is None or wb is None:
+        return False
+    margin = round(wa - wb, _DECIMALS)
+    if margin >= SETTLED:
+        return True
+    if margin == 0.0 and a.published is not None and b.published is not None:
+        return a.published > b.published
+    return False
+
+
+def rank(context: Context) -> tuple[float, date]:
+    """A sort key, strongest last: weight (unknown counts as 0), then the later date."""
+    return (weight(context) or 0.0, context.published or date.min)
