@@ -68,15 +68,27 @@ def test_j2_a_claim_no_context_addresses_is_unsupported(judge: ModelJudge) -> No
     assert result.assessment.recommended_action == "suppress"
 
 
-def test_j2_a_claim_from_a_weak_source_that_a_strong_one_contradicts_is_a_major_conflict(
+def test_j2_a_claim_from_a_weak_source_that_a_strong_one_contradicts_is_contradicted(
     judge: ModelJudge,
 ) -> None:
+    """The data sheet (0.95) outweighs the forum (0.70): its contradiction wins."""
     result = judge.judge(
         QUESTION, "You can charge the HX-40 at 70 °C.", [SDS, FORUM], ActionThresholds()
     )
     (conflict,) = result.assessment.source_conflicts
     assert (conflict.source_a, conflict.source_b) == ("forum", "sds")
     assert conflict.nature == "direct contradiction"
+    assert [(c.grade, c.evidence_id) for c in result.claims] == [("contradicted", "sds")]
+    assert result.assessment.confidence_score < 0.2  # J3: a contradicted claim
+    assert result.assessment.recommended_action == "suppress"
+
+
+def test_j2_a_conflict_between_sources_of_like_strength_is_major(judge: ModelJudge) -> None:
+    forum = Context(FORUM.id, FORUM.text, 0.85)  # within 0.15 of the data sheet: no verdict
+    result = judge.judge(
+        QUESTION, "You can charge the HX-40 at 70 °C.", [SDS, forum], ActionThresholds()
+    )
+    assert [c.grade for c in result.claims] == ["supported"]
     assert 0.2 <= result.assessment.confidence_score < 0.5  # J3: unresolved conflict
 
 

@@ -15,6 +15,9 @@
   gives for the same thing in the same unit ("charges fine at 70 °C" against "charge
   only between 0 °C and 45 °C") -- a contradiction that shares too few words for the
   support model or a sentence alignment to see.
+* :func:`beyond_bound`: the same for a bound ("business class is allowed on any flight
+  over 4 hours" against "may be booked only for flights ... over 6 hours"), which
+  texts state far more often than a range, so the two sentences must share more.
 """
 
 from __future__ import annotations
@@ -27,7 +30,13 @@ from assay.answer.expected import expected_kind
 from assay.judge.schema import Context
 from assay.text import NUMBER, SENTENCE_BREAK, YEAR, content_terms, stem, term_cosine
 
-__all__ = ["definition_conflicts", "missing_information", "out_of_range", "speculation"]
+__all__ = [
+    "beyond_bound",
+    "definition_conflicts",
+    "missing_information",
+    "out_of_range",
+    "speculation",
+]
 
 _NAME = re.compile(r"(?<!^)\b[A-Z][\w'-]*[A-Za-z0-9]")
 _SPECULATIVE = re.compile(
@@ -98,6 +107,73 @@ def out_of_range(claim: str, text: str) -> str | None:
                     continue
                 if any(u == unit and not low <= v <= high for v, u in values):
                     return sentence
+    return None
+
+
+_LOWER = (
+    r"over|above|more\s+than|greater\s+than|longer\s+than|exceeding|at\s+least|"
+    r"no\s+less\s+than|in\s+excess\s+of|a\s+minimum\s+of"
+)
+_UPPER = (
+    r"under|below|less\s+than|fewer\s+than|shorter\s+than|up\s+to|at\s+most|"
+    r"no\s+more\s+than|not\s+exceeding|a\s+maximum\s+of"
+)
+_BOUND = re.compile(
+    rf"\b(?:(?P<lower>{_LOWER})|(?P<upper>{_UPPER}))\s+(-?\d+(?:\.\d+)?)\s*{_UNIT}", re.I
+)
+#: the words of a bound, which say how a figure compares, not what a statement is about
+_COMPARISONS = frozenset(
+    stem(w) for w in "over above more greater longer exceeding least less excess minimum "
+    "under below fewer shorter most maximum".split()
+)  # fmt: skip
+_BOUND_SHARED = 2  # meaningful words a bound's sentence shares with the claim's
+_ONLY = re.compile(r"\bonly\b", re.I)
+
+
+def _figures(sentence: str) -> list[tuple[float, str, str | None]]:
+    """(value, unit, ``"lower"``, ``"upper"`` or ``None`` for a plain figure) of each
+    figure with a unit outside the sentence's own ranges."""
+    ranged = [m.span() for m in _RANGE.finditer(sentence)]
+    bounds = {
+        m.start(3): "lower" if m.group("lower") is not None else "upper"
+        for m in _BOUND.finditer(sentence)
+    }
+    return [
+        (float(m.group(1)), _unit(m.group(2)), bounds.get(m.start(1)))
+        for m in _VALUE.finditer(sentence)
+        if not any(a <= m.start() < b for a, b in ranged)
+    ]
+
+
+def beyond_bound(claim: str, text: str, *, shared: int = _BOUND_SHARED) -> str | None:
+    """The sentence of ``text`` that bounds a quantity ("flights with a scheduled
+    duration over 6 hours") which a figure of a sentence of ``claim``, in the same unit,
+    falls short of or beyond ("a 5 hours flight") -- when the two sentences share at
+    least ``shared`` meaningful words that are no figure, unit, product code, name of a
+    quantity or word of comparison ("business", "class", "flight").
+
+    A bound holds its own figure ("at least 6 hours" admits 6). A claim's own bound
+    that runs the same way ("any flight over 4 hours") contradicts only a bound the text
+    sets as the only one allowed ("only for flights ... over 6 hours"): "grew by more
+    than 20 %" is no contradiction of "grew by over 30 %".
+    """
+    for said in SENTENCE_BREAK.split(claim.strip()):
+        values = _figures(said)
+        about = _subject(said) - _COMPARISONS if values else set()
+        for sentence in SENTENCE_BREAK.split(text.strip()) if len(about) >= shared else ():
+            if len(about & _subject(sentence)) < shared:
+                continue
+            spans = [m.span() for m in _RANGE.finditer(sentence)]
+            only = bool(_ONLY.search(sentence))
+            for m in _BOUND.finditer(sentence):
+                if any(a <= m.start(3) < b for a, b in spans):
+                    continue  # "between 6 and 9 hours" is a range: out_of_range reads it
+                limit, unit = float(m.group(3)), _unit(m.group(4))
+                way = "lower" if m.group("lower") is not None else "upper"
+                for value, its_unit, its_way in values:
+                    outside = value < limit if way == "lower" else value > limit
+                    if its_unit == unit and outside and (its_way != way or only):
+                        return sentence
     return None
 
 

@@ -11,7 +11,9 @@ off-topic evidence supporting). The claim is
 * **contradicted** otherwise, when some context contradicts it (the model says so where
   the two state the same thing, or the context's aligned sentence shares at least three
   meaningful words with the claim and carries other figures, dates or a negation, or
-  one of them gives a range, in the other's unit, that the other's figure falls outside);
+  one of them gives a range, in the other's unit, that the other's figure falls outside,
+  or the context sets a bound the claim's figure falls short of or beyond: "any flight
+  over 4 hours" against "only for flights ... over 6 hours");
 * **partially supported** when the strength reaches half the threshold;
 * **unsupported** otherwise.
 
@@ -19,10 +21,17 @@ The support model reads each claim after the query ("Yes, both are rock bands" s
 nothing alone; the model was trained on question and answer together), except a
 sentence of six words or more quoted word for word from a context, which it reads alone
 (the model takes a long question-and-answer for a hallucination). A supported
-claim that another context contradicts is a source conflict; it is *settled* when the
-contexts carry confidences (as in ``assay ask``) and the most confident supporting one
-exceeds the contradicting one by 0.15 or more, and a conflict among contexts is settled
-by the same margin either way.
+claim that another context contradicts is a source conflict, weighed by who said what
+(:mod:`assay.judge.strength`): a context weighs its confidence (as in ``assay ask``),
+else the reliability of its source kind (``evaluate`` with ``source_kind``), and one
+clearly outweighs another by 0.15 or more, or at equal weight by a later publication
+date. The claim rests on its strongest backing context. If that clearly outweighs a
+contradicting one, the conflict is *settled* in the claim's favour; if a contradicting
+context clearly outweighs it, the claim is **contradicted** (a chat message does not
+make a claim the official policy contradicts true), the conflict reported and settled
+against it; otherwise the conflict stands unsettled. A conflict among contexts is
+settled when either side clearly outweighs the other. Contexts with no weight (no
+confidence, no source kind) settle nothing, as before source information existed.
 Unsettled conflicts over a claim are major, settled ones and unsettled ones among the
 contexts are minor, and settled ones among the contexts are only reported. Conflicts
 among the contexts come from :func:`~assay.scoring.agreement.find_conflicts` and from
@@ -64,6 +73,7 @@ from assay.answer.citations import validate_citations
 from assay.answer.expected import expected_kind
 from assay.judge.base import ClaimGrade, Grade, Judgment, empty_or_refusal
 from assay.judge.checks import (
+    beyond_bound,
     definition_conflicts,
     missing_information,
     out_of_range,
@@ -78,6 +88,7 @@ from assay.judge.schema import (
     SourceConflict,
     is_excerpt,
 )
+from assay.judge.strength import outweighs, rank
 from assay.models.support import SupportModel, SupportResult, get_support_model
 from assay.scoring.agreement import CachedSupport, aligned_sentences, face_conflict, find_conflicts
 from assay.text import NUMBER, content_terms, is_stopword, stem
@@ -94,7 +105,6 @@ _PARTIAL = 0.5  # a claim is partially supported from this share of the support 
 _CAPITALISED = re.compile(r"(?<![\w'-])[A-Z][\w'-]*")
 _YES_NO = frozenset({"yes", "true", "false", "correct", "incorrect"})
 _BEARS_ON = 0.35  # content-word cosine from which a contexts' conflict concerns a claim
-_SETTLED = 0.15  # confidence margin by which the stronger side settles a conflict
 _DIRECT = 0.8  # P(supported) of every claim for the top score: "directly supported"
 _BANDS = {
     "contradicted": (0.0, 0.19),
@@ -107,7 +117,9 @@ _BANDS = {
 @dataclass(frozen=True, slots=True)
 class _Graded:
     grade: ClaimGrade
-    conflicts: tuple[SourceConflict, ...]
+    #: the conflicts over the claim, each with whether the evidence's strength settles it
+    conflicts: tuple[tuple[SourceConflict, bool], ...]
+    overruled: bool = False  #: a clearly stronger source contradicts all that backs it
 
 
 def _nature(kind: str | None) -> Nature:
@@ -165,8 +177,8 @@ class ModelJudge:
             self._grade(query, claim, contexts, results[i * n : (i + 1) * n])
             for i, claim in enumerate(claims)
         ]
-        claim_conflicts = [c for g in graded for c in g.conflicts]
-        confidence = {c.id: c.confidence for c in contexts}
+        claim_conflicts = [c for g in graded for c, _ in g.conflicts]
+        by_id = {c.id: c for c in contexts}
         over_a_claim = {frozenset((c.source_a, c.source_b)) for c in claim_conflicts}
         context_conflicts = [
             SourceConflict(
@@ -180,22 +192,23 @@ class ModelJudge:
             for s, a, b in definition_conflicts(contexts)
             if _bears_on((s,), claims)
         ]
-        by_id = {c.id: c.text for c in contexts}
         grades = [g.grade for g in graded]
-        flags = speculation(claims, [by_id.get(g.evidence_id or "", "") for g in grades])
+        rests_on = [by_id[g.evidence_id].text if g.evidence_id else "" for g in grades]
+        flags = speculation(claims, rests_on)
         missing = missing_information(query, contexts)
         kind = expected_kind(query)
         off_target = kind.description if kind and not kind.found_in(answer) else None
         unknown = validate_citations(answer, [c.id for c in contexts]).invalid
         conflicts = _unique(claim_conflicts + context_conflicts)
-        over_claims = [_resolved(c, confidence, sided=True) for c in claim_conflicts]
-        among_contexts = [_resolved(c, confidence, sided=False) for c in context_conflicts]
+        over_claims = [settled for g in graded for _, settled in g.conflicts]
+        among_contexts = [_settled(c, by_id) for c in context_conflicts]
         score, rationale = _band_score(
             grades,
             major=over_claims.count(False),
             minor=over_claims.count(True) + among_contexts.count(False),
             conflicts=len(conflicts),
             settled=over_claims.count(True) + among_contexts.count(True),
+            overruled=sum(g.overruled for g in graded),
             missing=missing,
             flags=flags,
             off_target=off_target,
@@ -240,7 +253,11 @@ class ModelJudge:
             same = overlap >= _ALIGNED and _shared_words(claim, sentence) >= _SAME_WORDS
             kind = face_conflict(claim, sentence) if same else None
             if kind not in ("figures", "dates", "negation"):
-                outside = out_of_range(claim, context.text) or out_of_range(context.text, claim)
+                outside = (
+                    out_of_range(claim, context.text)
+                    or out_of_range(context.text, claim)
+                    or beyond_bound(claim, context.text)
+                )
                 kind = "figures" if outside else None
             # the model's "contradicted" counts only where the context states the same thing
             if (result.label == "contradicted" and overlap >= _ALIGNED) or kind is not None:
@@ -259,24 +276,37 @@ class ModelJudge:
             if strength[j] >= self.threshold and results[j].label == "supported"
         ]
         best = max(range(len(contexts)), key=lambda j: strength[j])
-        if backing:  # the most confident source that backs the claim speaks for it
-            best = max(backing, key=lambda j: (contexts[j].confidence or 0.0, strength[j]))
+        if backing:  # the strongest source that backs the claim speaks for it
+            best = max(backing, key=lambda j: (*rank(contexts[j]), strength[j]))
             conflicts = tuple(
-                SourceConflict(
-                    claim=claim,
-                    source_a=contexts[best].id,
-                    source_b=contexts[j].id,
-                    nature=_nature(kind),
+                (
+                    SourceConflict(
+                        claim=claim,
+                        source_a=contexts[best].id,
+                        source_b=contexts[j].id,
+                        nature=_nature(kind),
+                    ),
+                    outweighs(contexts[best], contexts[j]),
                 )
                 for j, kind in contradicting
             )
-            return _Graded(graded(best, "supported"), conflicts)
+            stronger = [j for j, _ in contradicting if outweighs(contexts[j], contexts[best])]
+            if not stronger:
+                return _Graded(graded(best, "supported"), conflicts)
+            # a clearly stronger source contradicts it: that settles the conflict, against it
+            worst = max(stronger, key=lambda j: (*rank(contexts[j]), _contradiction(results[j])))
+            settled = tuple((c, True) for c, _ in conflicts)
+            return _Graded(graded(worst, "contradicted"), settled, overruled=True)
         if contradicting:
-            worst = max(contradicting, key=lambda jk: results[jk[0]].contradiction or 0.0)[0]
+            worst = max(contradicting, key=lambda jk: _contradiction(results[jk[0]]))[0]
             return _Graded(graded(worst, "contradicted"), ())
         if strength[best] >= self.threshold * _PARTIAL:
             return _Graded(graded(best, "partially supported"), ())
         return _Graded(graded(best, "unsupported"), ())
+
+
+def _contradiction(result: SupportResult) -> float:
+    return result.contradiction or 0.0
 
 
 def _strength(claim: str, query: str, text: str, support: float) -> float:
@@ -319,16 +349,12 @@ def _figures_missing(claim: str, text: str) -> bool:
     return any(n.replace(",", "") not in have for n in NUMBER.findall(claim))
 
 
-def _resolved(
-    conflict: SourceConflict, confidence: dict[str, float | None], *, sided: bool
-) -> bool:
-    """Whether the evidence settles a conflict: one side's confidence exceeds the
-    other's by at least ``_SETTLED`` (an official data sheet against a forum post).
-    ``sided``: the side a claim rests on (``source_a``) must be the stronger one."""
-    a, b = confidence.get(conflict.source_a), confidence.get(conflict.source_b)
-    if a is None or b is None:
-        return False
-    return (a - b if sided else abs(a - b)) >= _SETTLED
+def _settled(conflict: SourceConflict, contexts: dict[str, Context]) -> bool:
+    """Whether the evidence settles a conflict among the contexts: one side clearly
+    outweighs the other (:func:`~assay.judge.strength.outweighs`: an official data sheet
+    against a forum post)."""
+    a, b = contexts.get(conflict.source_a), contexts.get(conflict.source_b)
+    return a is not None and b is not None and (outweighs(a, b) or outweighs(b, a))
 
 
 def _bears_on(sentences: Sequence[str], claims: Sequence[str]) -> bool:
@@ -356,6 +382,7 @@ def _band_score(
     minor: int,
     conflicts: int,
     settled: int,
+    overruled: int = 0,
     missing: Sequence[str],
     flags: Sequence[str],
     off_target: str | None,
@@ -386,6 +413,8 @@ def _band_score(
     if conflicts:
         by_strength = f", {settled} settled by evidence strength" if settled else ""
         why.append(f"{conflicts} source conflict(s){by_strength}")
+    if overruled:
+        why.append(f"a stronger source contradicts {overruled} claim(s) a weaker one supports")
     if unknown_sources:
         why.append(f"the answer cites sources not among the contexts: {', '.join(unknown_sources)}")
     if off_target:
