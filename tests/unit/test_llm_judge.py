@@ -13,6 +13,7 @@ from assay.actions import ActionThresholds
 from assay.answer.prompts import JUDGE
 from assay.errors import InvalidInputError
 from assay.judge.base import Judge, Judgment
+from assay.judge.contexts import check_contexts
 from assay.judge.llm_judge import LLMJudge, extract_json
 from assay.judge.schema import Assessment, Context, EvidenceSufficiency
 from tests.fake_llm import Endpoint, Reply, serve, text_reply
@@ -367,3 +368,30 @@ def test_extract_json() -> None:
     assert extract_json('```json\n{"a": 1}\n```') == '{"a": 1}'
     assert extract_json('Sure: {"a": {"b": 2}} done') == '{"a": {"b": 2}}'
     assert extract_json("no braces") == "no braces"
+
+
+def test_j8_the_prompt_says_who_stated_each_context_and_when(
+    endpoint: Endpoint, fallback: FixedJudge
+) -> None:
+    """judge-v2: each context is headed by its source, kind (with its reliability) and
+    date where known, and the system prompt says how to weigh contexts that disagree."""
+    endpoint.script(reply(assessment()))
+    contexts = check_contexts(
+        [
+            {"id": "kb-battery-7", "text": CONTEXTS[0].text, "source_id": "halden-sds",
+             "source_kind": "official", "published": "2026-03-02"},
+            {"id": "forum-3", "text": "I charge mine at 60 degrees Celsius.",
+             "source_kind": "unverified"},
+            {"id": "sds-x200#3", "text": CONTEXTS[1].text},
+        ]
+    )  # fmt: skip
+    judgment = make_judge(endpoint, fallback).judge(QUERY, ANSWER, contexts, THRESHOLDS)
+    assert judgment.prompt_version == JUDGE.version == "judge-v2"
+    system, user = (m["content"] for m in endpoint.messages(0))
+    assert "clearly stronger" in system and "published later" in system
+    assert (
+        "[id: kb-battery-7 | source: halden-sds | kind: official, reliability 1.00 | "
+        "published: 2026-03-02]\nThe X200 battery" in user
+    )
+    assert "[id: forum-3 | kind: unverified, reliability 0.30]\nI charge" in user
+    assert "[id: sds-x200#3]\nCharging" in user  # no source: as before

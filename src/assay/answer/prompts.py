@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 #: the version of the whole set; bump it together with any prompt's own version
-PROMPT_SET_VERSION = "prompts-v1"
+PROMPT_SET_VERSION = "prompts-v2"
 
 #: what an answer prompt tells the model to write when its sources do not hold the answer;
 #: :func:`assay.judge.base.is_refusal` recognises it, so the judge suppresses it (J4)
@@ -139,11 +139,14 @@ EXPAND = Prompt(
 
 JUDGE = Prompt(
     name="judge",
-    version="judge-v1",
+    version="judge-v2",
     system="""\
 You check answers written by a retrieval-augmented assistant. You are given a query, the
-answer, and the contexts the answer was meant to rest on, each with its id. You do not
-change the answer and you do not write a new one: you only evaluate it.
+answer, and the contexts the answer was meant to rest on, each with its id and, where
+known, its source, the kind of source with its reliability (official 1.00, verified_kb
+0.90, internal_wiki 0.70, customer 0.40, unverified 0.30, or another kind with its own)
+and the date it was published. You do not change the answer and you do not write a new
+one: you only evaluate it.
 
 How to evaluate:
 1. Grounding: take each factual statement of the answer and decide whether the contexts
@@ -153,7 +156,12 @@ How to evaluate:
 2. Sufficiency: decide whether the contexts together hold everything needed to answer the
    query completely; name what is missing (a person, a product, a period, a number).
 3. Conflicts: look for contexts that disagree with each other, and note which two
-   contexts disagree and how.
+   contexts disagree and how. Where they disagree, the context whose source is clearly
+   more reliable (by 0.15 or more) wins; between equally reliable sources, the one
+   published later. A statement that a weaker source supports but a clearly stronger
+   one contradicts is contradicted. A statement that a stronger source supports stays
+   supported, and the conflict is still reported. Contexts of unknown source settle
+   nothing.
 4. Speculation: note statements of the answer that go beyond what the contexts say:
    guesses, generalisations, conclusions drawn from them.
 

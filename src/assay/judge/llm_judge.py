@@ -5,7 +5,9 @@ The flow, for one answer:
 1. An empty answer or a refusal is never sent to the model: it scores 0.0 with
    ``suppress`` (J4, :func:`~assay.judge.base.empty_or_refusal`).
 2. The model gets the judge prompt (:data:`~assay.answer.prompts.JUDGE`) with the query,
-   the answer and the contexts under their real ids.
+   the answer and the contexts under their real ids, each headed by who stated it and
+   when, where known (its source, the source's kind and reliability, its publication
+   date), so that the model can tell an official text from a chat message it contradicts.
 3. Its reply must parse as JSON (code fences are tolerated), pass
    :class:`~assay.judge.schema.Assessment` strictly (J1) and quote only what it was given
    (:func:`~assay.judge.schema.grounding_problems`: exact excerpts, no invented ids).
@@ -33,7 +35,7 @@ from assay.judge.base import Judge, Judgment, empty_or_refusal
 from assay.judge.schema import Assessment, Context, grounding_problems
 from assay.models.llm import ChatClient, EndpointError, strip_code_fences
 
-__all__ = ["LLMJudge", "extract_json", "validation_problems"]
+__all__ = ["LLMJudge", "extract_json", "heading", "validation_problems"]
 
 
 def extract_json(reply: str) -> str:
@@ -66,6 +68,22 @@ def validation_problems(
         return None, _describe(exc)
     problems = grounding_problems(assessment, answer, contexts)
     return (None, problems) if problems else (assessment, [])
+
+
+def heading(context: Context) -> str:
+    """What the prompt says of a context before its text: its id, then whichever of its
+    source, source kind (with the kind's reliability) and publication date are known
+    (``id: sds-7 | source: halden-sds-2026 | kind: official, reliability 1.00 |
+    published: 2026-03-02``)."""
+    parts = [f"id: {context.id}"]
+    if context.source_id is not None:
+        parts.append(f"source: {context.source_id}")
+    if context.source_kind is not None:
+        trust = "" if context.reliability is None else f", reliability {context.reliability:.2f}"
+        parts.append(f"kind: {context.source_kind}{trust}")
+    if context.published is not None:
+        parts.append(f"published: {context.published.isoformat()}")
+    return " | ".join(parts)
 
 
 class LLMJudge:
@@ -107,7 +125,7 @@ class LLMJudge:
                 if len(c.text) <= self.max_context_chars
                 else (c.text[: self.max_context_chars] + " ...")
             )
-            shown.append(f"[id: {c.id}]\n{text}")
+            shown.append(f"[{heading(c)}]\n{text}")
         return "\n\n".join(shown) or "(no contexts)"
 
     def judge(
