@@ -305,7 +305,7 @@ def test_j5_evaluate_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     for request, message in [
         ({"query": "q", "answer": "a", "contexts": []}, "contexts=[] is empty"),
         ({"query": "q", "answer": "a"}, "add contexts"),
-        ({"query": "q", "answer": "a", "contexts": [{"id": "x"}]}, 'exactly "id" and "text"'),
+        ({"query": "q", "answer": "a", "contexts": [{"id": "x"}]}, 'lacks "text"'),
         (
             {"query": "q", "answer": "a", "contexts": [{"id": "x", "text": "t"}] * 1
              + [{"id": "x", "text": "u"}]},

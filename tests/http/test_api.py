@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from assay import Assay
+from assay.client import Client
 from assay.judge.schema import Assessment
 from tests.conftest import run_cli, write_jsonl
 from tests.http.conftest import Service
@@ -219,6 +221,26 @@ def test_b4_sources_changes_record_the_key(service: Service) -> None:
     assert all(s["review_overdue"] for s in listed["sources"])
 
 
+def test_curators_link_clear_and_are_refused_a_bad_supersession(service: Service) -> None:
+    headers = service.headers("curator")
+    for source_id in ("bulletin-2025", "bulletin-2026"):
+        body = {"id": source_id, "kind": "official"}
+        if source_id == "bulletin-2026":
+            body["supersedes"] = "bulletin-2025"
+        assert service.client.post("/v1/sources", json=body, headers=headers).status_code == 201
+    old = service.client.get("/v1/sources/bulletin-2025", headers=headers).json()
+    assert old["superseded_by"] == ["bulletin-2026"] and old["supersedes"] is None
+    cycle = service.client.post(
+        "/v1/sources/bulletin-2025", json={"supersedes": "bulletin-2026"}, headers=headers
+    )
+    assert cycle.status_code == 400 and "would make a cycle" in cycle.json()["error"]["message"]
+    curator = Client("http://testserver", service.tokens["curator"], http=service.client)
+    cleared = curator.update_source("bulletin-2026", supersedes=None, note="both in force")
+    assert cleared["supersedes"] is None and cleared["version"] == 2
+    shown = curator.source("bulletin-2026")
+    assert [h["changed"].get("supersedes") for h in shown["history"]] == ["bulletin-2025", None]
+
+
 def test_e8_audit_filters_pages_exports_and_verifies(service: Service) -> None:
     headers = service.headers("auditor")
     reader = _key_id(service, "reader")
@@ -324,3 +346,66 @@ def test_b2_checkpoint_over_http_then_verify_with_it(service: Service) -> None:
     assert verify.json()["ok"] is True and verify.json()["checkpoints"] == 1
     bad = service.client.get("/v1/audit/verify", params={"checkpoint": "{"}, headers=headers)
     assert bad.status_code == 400 and "checkpoint 1" in bad.json()["error"]["message"]
+
+
+def test_j1_evaluate_weighs_contexts_by_their_source(service: Service) -> None:
+    """/v1/evaluate takes who stated each context and when; a chat message the official
+    policy contradicts is not published, and a bad source field names itself."""
+    policy = {
+        "id": "policy",
+        "text": "Business class may be booked only for flights with a scheduled duration "
+        "over 6 hours, and always requires written pre-approval from the budget holder.",
+        "source_id": "travel-policy",
+        "source_kind": "official",
+        "published": "2026-01-05",
+    }
+    slack = {
+        "id": "slack",
+        "text": "you can still fly business on anything over 4 hours, just book it. Nobody checks.",
+        "source_kind": "unverified",
+        "published": "2026-11-20",
+    }
+    answer = "Yes, business class is allowed on any flight over 4 hours, and finance never checks."
+    body = {"query": "Can I book business class for a 5-hour flight?", "answer": answer,
+            "contexts": [policy, slack], "policy": "informational"}  # fmt: skip
+    reader = service.headers("reader")
+    judged = service.client.post("/v1/evaluate", json=body, headers=reader)
+    assert judged.status_code == 200, judged.text
+    assessment = Assessment.model_validate(judged.json())
+    assert assessment.recommended_action in ("human_review", "suppress")
+    assert assessment.unsupported_claims == [answer]
+    bare = [{"id": c["id"], "text": c["text"]} for c in (policy, slack)]
+    old_form = service.client.post("/v1/evaluate", json=body | {"contexts": bare}, headers=reader)
+    assert old_form.status_code == 200
+    assert old_form.json()["recommended_action"] in ("human_review", "suppress")
+
+    with Assay(service.db) as engine:
+        if "team_chat" not in engine.sources.kinds():
+            engine.sources.add_kind("team_chat", 0.2)
+    chat = body | {"contexts": [policy, slack | {"source_kind": "team_chat"}]}
+    assert service.client.post("/v1/evaluate", json=chat, headers=reader).status_code == 200
+
+    for context, status, field in [
+        (slack | {"source_kind": "chat"}, 400, "contexts[1].source_kind"),
+        (slack | {"published": "2026-02-30"}, 422, "contexts.1.published"),
+        (slack | {"published": 20261120}, 422, "contexts.1.published"),
+        (slack | {"author": "jo"}, 422, "contexts.1.author"),
+    ]:
+        refused = service.client.post(
+            "/v1/evaluate", json=body | {"contexts": [policy, context]}, headers=reader
+        )
+        assert refused.status_code == status, refused.text
+        error = refused.json()["error"]
+        assert error["field"] == field and error["message"] and error["fix"]
+    assert (
+        "assay sources add-kind"
+        in service.client.post(
+            "/v1/evaluate",
+            json=body | {"contexts": [slack | {"source_kind": "chat"}]},
+            headers=reader,
+        ).json()["error"]["fix"]
+    )
+
+    schema = service.client.get("/openapi.json").json()["components"]["schemas"]["Context"]
+    assert {"source_id", "source_kind", "published"} <= set(schema["properties"])
+    assert set(schema["required"]) == {"id", "text"}

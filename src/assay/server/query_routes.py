@@ -12,7 +12,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from assay.errors import InvalidInputError
 from assay.flow.respond import Response as AskResponse
@@ -69,6 +69,33 @@ class ScoreRequest(PolicyChoice):
 class Context(_Strict):
     id: str = Field(min_length=1, max_length=200)
     text: str = Field(min_length=1, max_length=100_000)
+    source_id: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="Who states the text: any id; a registered source gives its kind and "
+        "its reliability.",
+    )
+    source_kind: str | None = Field(
+        None,
+        min_length=1,
+        max_length=200,
+        description="The kind of source: official, verified_kb, internal_wiki, customer, "
+        "unverified, or one registered with `assay sources add-kind`. The judge weighs "
+        "contexts that disagree by its reliability.",
+    )
+    published: date | None = Field(
+        None, description="When the text was published (ISO date): the later of two "
+        "equally reliable sources that disagree wins.",
+    )  # fmt: skip
+
+    @field_validator("published", mode="before")
+    @classmethod
+    def _iso_text(cls, value: object) -> object:
+        """An ISO date as text, never a number read as a timestamp."""
+        if value is not None and not isinstance(value, str):
+            raise ValueError("give an ISO date such as 2026-03-02")
+        return value
 
 
 class EvaluateRequest(_Strict):
@@ -173,8 +200,9 @@ def evaluate_answer(body: EvaluateRequest, request: Request) -> dict[str, Any]:
     judgment = evaluate(
         body.query,
         body.answer,
-        [c.model_dump() for c in body.contexts],
+        [c.model_dump(exclude_none=True) for c in body.contexts],
         judge=engine.judge,
         thresholds=policy.judge.thresholds,
+        registry=engine.sources,  # read only for a kind not built in, or a source id
     )
     return judgment.assessment.to_dict()
