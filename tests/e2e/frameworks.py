@@ -13,6 +13,8 @@ OFFICIAL = "Charge the HX-40 only at an ambient temperature between 0 °C and 45
 FORUM = "I always charge my HX-40 in the car at 60 °C, never had a problem."
 OTHER = "Burmese pythons are among the largest snakes in the world."
 QUESTION = "What ambient temperature range is safe for charging the HX-40?"
+#: a forum post that states, word for word, an answer the official statement contradicts
+HOT_CAR = "Charging the HX-40 in a hot car at 60 °C is fine."
 
 
 def framework_engine(tmp_path: Path) -> Iterator[Assay]:

@@ -22,7 +22,7 @@ from assay.integrations.haystack import (
     AssayTextEmbedder,
 )
 from tests.conftest import AS_OF
-from tests.e2e.frameworks import FORUM, OFFICIAL, OTHER, QUESTION, framework_engine
+from tests.e2e.frameworks import FORUM, HOT_CAR, OFFICIAL, OTHER, QUESTION, framework_engine
 
 
 @pytest.fixture
@@ -65,3 +65,20 @@ def test_j1_the_judge_component_returns_the_assessment(engine: Assay) -> None:
         query=QUESTION, answer="Up to 90 °C is fine.", documents=[Document(content=OFFICIAL)]
     )["assessment"]
     assert judged["recommended_action"] in ("human_review", "suppress") and len(judged) == 7
+
+
+def test_j1_the_judge_weighs_documents_by_the_source_in_their_meta(engine: Assay) -> None:
+    """The forum backs the answer word for word, the data sheet contradicts it: with the
+    sources in ``meta`` the data sheet's contradiction wins; without, nobody settles it."""
+    judge = AssayJudge(engine, policy="informational")
+    sourced = [
+        Document(content=OFFICIAL, meta={"source_id": "halden-sds", "published": "2026-03-02"}),
+        Document(content=HOT_CAR, meta={"source_kind": "customer"}),
+    ]
+    weighed = judge.run(query=QUESTION, answer=HOT_CAR, documents=sourced)["assessment"]
+    assert weighed["unsupported_claims"] == [HOT_CAR] and weighed["confidence_score"] < 0.2
+    assert weighed["recommended_action"] == "suppress"
+    bare = [Document(content=d.content) for d in sourced]
+    unweighed = judge.run(query=QUESTION, answer=HOT_CAR, documents=bare)["assessment"]
+    assert unweighed["unsupported_claims"] == [] and unweighed["source_conflicts"]
+    assert unweighed["confidence_score"] > weighed["confidence_score"]

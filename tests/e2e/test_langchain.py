@@ -13,6 +13,7 @@ from langchain_core.runnables import RunnableLambda
 from langchain_core.vectorstores import InMemoryVectorStore
 
 from assay import Assay
+from assay.errors import InvalidInputError
 from assay.integrations.langchain import (
     AssayCompressor,
     AssayEmbeddings,
@@ -20,7 +21,7 @@ from assay.integrations.langchain import (
     AssayRetriever,
 )
 from tests.conftest import AS_OF
-from tests.e2e.frameworks import FORUM, OFFICIAL, OTHER, QUESTION, framework_engine
+from tests.e2e.frameworks import FORUM, HOT_CAR, OFFICIAL, OTHER, QUESTION, framework_engine
 
 
 @pytest.fixture
@@ -111,3 +112,21 @@ def test_b6_the_retriever_works_from_langchains_thread_pools(
     later = asyncio.run(retriever.ainvoke(QUESTION))
     assert [[d.page_content for d in docs] for docs in [*batched, later]] == [[OFFICIAL]] * 3
     assert len(engine.audit.list(kind="score")) == 3 and engine.audit.verify().ok
+
+
+def test_j1_the_judge_weighs_documents_by_the_source_in_their_metadata(engine: Assay) -> None:
+    """The forum backs the answer word for word, the data sheet contradicts it: with the
+    sources in the metadata the data sheet's contradiction wins; without, nobody settles it."""
+    judge = AssayJudge(engine=engine, policy="informational")
+    documents = [
+        Document(page_content=OFFICIAL, metadata={"source_id": "halden-sds"}),
+        Document(page_content=HOT_CAR, metadata={"source_id": "forum", "date": "2026-11-02"}),
+    ]
+    weighed = judge.invoke({"question": QUESTION, "answer": HOT_CAR, "documents": documents})
+    assert weighed["unsupported_claims"] == [HOT_CAR] and weighed["confidence_score"] < 0.2
+    texts = [OFFICIAL, HOT_CAR]
+    unweighed = judge.invoke({"question": QUESTION, "answer": HOT_CAR, "contexts": texts})
+    assert unweighed["unsupported_claims"] == [] and unweighed["source_conflicts"]
+    with pytest.raises(InvalidInputError, match="source_kind='chat' is not a known source kind"):
+        judge.invoke({"question": QUESTION, "answer": HOT_CAR, "documents": [
+            Document(page_content=HOT_CAR, metadata={"source_kind": "chat"})]})  # fmt: skip

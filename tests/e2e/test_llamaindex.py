@@ -10,14 +10,17 @@ from pathlib import Path
 
 import pytest
 from llama_index.core import Document, VectorStoreIndex
+from llama_index.core.base.response.schema import Response
 from llama_index.core.llms.mock import MockLLM
 from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.response_synthesizers.no_text import NoText
+from llama_index.core.schema import NodeWithScore, TextNode
 
 from assay import Assay
+from assay.errors import InvalidInputError
 from assay.integrations.llamaindex import AssayEmbedding, AssayEvaluator, AssayPostprocessor
 from tests.conftest import AS_OF
-from tests.e2e.frameworks import FORUM, OFFICIAL, OTHER, QUESTION, framework_engine
+from tests.e2e.frameworks import FORUM, HOT_CAR, OFFICIAL, OTHER, QUESTION, framework_engine
 
 
 @pytest.fixture
@@ -103,3 +106,23 @@ def test_b6_aquery_gates_from_a_worker_thread(engine: Assay, index: VectorStoreI
     original = index.as_retriever(similarity_top_k=3).retrieve(QUESTION)
     assert all("assay" not in n.node.metadata for n in original)
     assert len(engine.audit.list(kind="score")) == 1
+
+
+def test_j1_the_evaluator_weighs_contexts_by_their_source(engine: Assay) -> None:
+    """The forum backs the response word for word, the data sheet contradicts it: with the
+    sources given (``sources=``, or a response's source nodes) the data sheet wins."""
+    evaluator = AssayEvaluator(engine, policy="informational")
+    sources = [{"source_id": "halden-sds"}, {"source_kind": "unverified"}]
+    weighed = evaluator.evaluate(
+        query=QUESTION, response=HOT_CAR, contexts=[OFFICIAL, HOT_CAR], sources=sources
+    )
+    unweighed = evaluator.evaluate(query=QUESTION, response=HOT_CAR, contexts=[OFFICIAL, HOT_CAR])
+    assert weighed.score is not None and unweighed.score is not None
+    assert weighed.score < 0.2 < unweighed.score and not weighed.passing
+    assert json.loads(weighed.feedback or "{}")["unsupported_claims"] == [HOT_CAR]
+    nodes = [NodeWithScore(node=TextNode(text=t, metadata=m), score=0.9)
+             for t, m in zip([OFFICIAL, HOT_CAR], sources, strict=True)]  # fmt: skip
+    response = evaluator.evaluate_response(QUESTION, Response(HOT_CAR, source_nodes=nodes))
+    assert response.score == weighed.score
+    with pytest.raises(InvalidInputError, match="one per context"):
+        evaluator.evaluate(query=QUESTION, response=HOT_CAR, contexts=[OFFICIAL], sources=sources)

@@ -1,5 +1,6 @@
-"""What every framework component shares: the engine for the calling thread, and one
-scoring of a framework's results into the admitted ones with their annotations."""
+"""What every framework component shares: the engine for the calling thread, one
+scoring of a framework's results into the admitted ones with their annotations, and one
+judging of an answer against a framework's documents."""
 
 from __future__ import annotations
 
@@ -11,6 +12,16 @@ from typing import Any
 from assay.adapters import to_candidates
 from assay.engine import Assay
 from assay.errors import InvalidInputError
+from assay.judge.base import Judgment
+from assay.judge.evaluate import evaluate
+
+#: where a document's metadata says who stated it and when, as the gate reads it
+#: (:func:`assay.to_candidates`): each context field under its aliases
+_SOURCE_FIELDS = {
+    "source_id": ("source_id",),
+    "source_kind": ("source_kind",),
+    "published": ("published", "published_at", "date"),
+}
 
 
 class ThreadEngines:
@@ -118,3 +129,28 @@ def admitted(
 def _without_annotation(metadata: Mapping[str, Any]) -> dict[str, Any]:
     """A result's metadata without an earlier gate's ``assay`` annotation."""
     return {k: v for k, v in metadata.items() if k != "assay"}
+
+
+def judge_context(position: int, text: str, metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """The evaluate context of a framework's ``position``-th document (from 1): its text
+    as ``context-<position>``, with the ``source_id``, ``source_kind`` and ``published``
+    its metadata gives (under the aliases the gate reads), so that the judge weighs an
+    official document above a chat message that contradicts it."""
+    context: dict[str, Any] = {"id": f"context-{position}", "text": text}
+    for name, aliases in _SOURCE_FIELDS.items():
+        value = next((metadata[a] for a in aliases if metadata.get(a) not in (None, "")), None)
+        if value is not None:
+            context[name] = value
+    return context
+
+
+def judged(
+    engine: Assay, policy: str | None, query: str, answer: str, contexts: list[dict[str, Any]]
+) -> Judgment:
+    """The engine's judgment of ``answer`` under ``policy``'s thresholds (default: the
+    configured policy); the contexts may name the kinds and sources of its registry."""
+    chosen = engine.policies.resolve(name=policy or engine.settings.default_policy)
+    return evaluate(
+        query, answer, contexts, judge=engine.judge, thresholds=chosen.judge.thresholds,
+        registry=engine.sources,
+    )  # fmt: skip

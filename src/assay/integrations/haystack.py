@@ -4,7 +4,10 @@
   a severity), logs one audit event, and passes on only the admitted ``Document``\\ s,
   strongest first, each annotated in ``meta["assay"]`` (``confidence``, ``label``,
   sub-scores, finding, ``event_id``), its ``score`` now its confidence.
-* :class:`AssayJudge` rates an answer against the documents: the J1 assessment out.
+* :class:`AssayJudge` rates an answer against the documents: the J1 assessment out. A
+  document's ``meta`` may say who stated it and when (``source_id``, ``source_kind``,
+  ``published``): the judge weighs an official document above a chat message that
+  contradicts it.
 * :class:`AssayTextEmbedder` and :class:`AssayDocumentEmbedder` are assay's own embedder
   as Haystack embedders.
 
@@ -24,8 +27,7 @@ from typing import Any
 from haystack import Document, component
 
 from assay.engine import Assay
-from assay.integrations._gate import Found, Rules, ThreadEngines, admitted
-from assay.judge.evaluate import evaluate
+from assay.integrations._gate import Found, Rules, ThreadEngines, admitted, judge_context, judged
 from assay.models.embedder import Embedder, get_embedder
 
 __all__ = ["AssayDocumentEmbedder", "AssayGate", "AssayJudge", "AssayTextEmbedder"]
@@ -74,14 +76,9 @@ class AssayJudge:
     @component.output_types(assessment=dict[str, Any])
     def run(self, query: str, answer: str, documents: list[Document]) -> dict[str, dict[str, Any]]:
         """``{"assessment": <the seven-key J1 object>}``."""
-        contexts = [{"id": f"context-{i}", "text": d.content or ""}
+        contexts = [judge_context(i, d.content, d.meta or {})
                     for i, d in enumerate(documents, 1) if d.content]  # fmt: skip
-        chosen = self.engine.policies.resolve(
-            name=self.policy or self.engine.settings.default_policy
-        )
-        judgment = evaluate(
-            query, answer, contexts, judge=self.engine.judge, thresholds=chosen.judge.thresholds
-        )
+        judgment = judged(self.engine, self.policy, query, answer, contexts)
         return {"assessment": judgment.assessment.to_dict()}
 
 

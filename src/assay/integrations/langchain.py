@@ -8,7 +8,10 @@
   ``base_compressor`` of a ``ContextualCompressionRetriever``.
 * :class:`AssayEmbeddings` is assay's own embedder behind LangChain's ``Embeddings``.
 * :class:`AssayJudge` is a runnable that rates a chain's answer against the documents it
-  rests on: ``{"question", "answer", "documents"}`` in, the J1 assessment out.
+  rests on: ``{"question", "answer", "documents"}`` in, the J1 assessment out. A
+  document's metadata may say who stated it and when (``source_id``, ``source_kind``,
+  ``published``): the judge weighs an official document above a chat message that
+  contradicts it.
 
 A result's relevance is the store's relevance score
 (``similarity_search_with_relevance_scores``), or a ``score`` / ``relevance_score`` in
@@ -33,8 +36,7 @@ from pydantic import ConfigDict, PrivateAttr
 
 from assay.engine import Assay
 from assay.errors import InvalidInputError
-from assay.integrations._gate import Found, Rules, ThreadEngines, admitted
-from assay.judge.evaluate import evaluate
+from assay.integrations._gate import Found, Rules, ThreadEngines, admitted, judge_context, judged
 from assay.models.embedder import Embedder, get_embedder
 
 __all__ = ["AssayCompressor", "AssayEmbeddings", "AssayJudge", "AssayRetriever"]
@@ -165,13 +167,9 @@ class AssayJudge(RunnableSerializable[dict[str, Any], dict[str, Any]]):
                 "input", input, 'pass {"question": ..., "answer": ..., "documents": [...]}'
             )
         documents = input.get("documents") or []
-        texts = [d.page_content for d in documents] or list(input.get("contexts") or [])
-        contexts = [{"id": f"context-{i}", "text": text} for i, text in enumerate(texts, 1)]
-        chosen = self.engine.policies.resolve(
-            name=self.policy or self.engine.settings.default_policy
-        )
-        judgment = evaluate(
-            input["question"], input["answer"], contexts,
-            judge=self.engine.judge, thresholds=chosen.judge.thresholds,
-        )  # fmt: skip
+        found = [(d.page_content, d.metadata or {}) for d in documents] or [
+            (text, {}) for text in input.get("contexts") or []
+        ]
+        contexts = [judge_context(i, text, meta) for i, (text, meta) in enumerate(found, 1)]
+        judgment = judged(self.engine, self.policy, input["question"], input["answer"], contexts)
         return judgment.assessment.to_dict()

@@ -8,7 +8,10 @@
 * :class:`AssayEvaluator` rates a response against its contexts with assay's judge: an
   ``EvaluationResult`` whose score is the J1 confidence score, passing when the
   recommended action is ``publish`` or ``append_caveat``, with the whole J1 assessment
-  as its feedback (JSON).
+  as its feedback (JSON). ``evaluate_response`` reads who stated each source node and
+  when from its metadata (``source_id``, ``source_kind``, ``published``), and
+  ``evaluate`` takes the same per context as ``sources=``: the judge weighs an official
+  document above a chat message that contradicts it.
 * :class:`AssayEmbedding` is assay's own embedder behind LlamaIndex's ``BaseEmbedding``.
 
 A node's relevance is its retriever score when that is a relevance in [0, 1]; a node
@@ -20,9 +23,10 @@ the ``source_id`` / ``source_kind`` given here.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from llama_index.core.base.response.schema import Response
 from llama_index.core.embeddings import BaseEmbedding
 from llama_index.core.evaluation import BaseEvaluator, EvaluationResult
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
@@ -32,8 +36,7 @@ from pydantic import ConfigDict, PrivateAttr
 
 from assay.engine import Assay
 from assay.errors import InvalidInputError
-from assay.integrations._gate import Found, Rules, ThreadEngines, admitted
-from assay.judge.evaluate import evaluate
+from assay.integrations._gate import Found, Rules, ThreadEngines, admitted, judge_context, judged
 from assay.models.embedder import Embedder, get_embedder
 
 __all__ = ["AssayEmbedding", "AssayEvaluator", "AssayPostprocessor"]
@@ -134,29 +137,55 @@ class AssayEvaluator(BaseEvaluator):
         """As :meth:`evaluate` (the judge is not asynchronous)."""
         return self.evaluate(query, response, contexts, **kwargs)
 
+    def evaluate_response(
+        self, query: str | None = None, response: Response | None = None, **kwargs: Any
+    ) -> EvaluationResult:
+        """As :meth:`evaluate`, with the response's text and its source nodes' texts as
+        contexts and their metadata as ``sources``."""
+        if response is None:
+            return self.evaluate(query, None, None, **kwargs)
+        nodes = response.source_nodes
+        return self.evaluate(
+            query, response.response, [n.node.get_content() for n in nodes],
+            sources=[n.node.metadata for n in nodes], **kwargs,
+        )  # fmt: skip
+
+    async def aevaluate_response(
+        self, query: str | None = None, response: Response | None = None, **kwargs: Any
+    ) -> EvaluationResult:
+        """As :meth:`evaluate_response` (the judge is not asynchronous)."""
+        return self.evaluate_response(query, response, **kwargs)
+
     def evaluate(
         self,
         query: str | None = None,
         response: str | None = None,
         contexts: Sequence[str] | None = None,
+        *,
+        sources: Sequence[Mapping[str, Any] | None] | None = None,
         **kwargs: Any,
     ) -> EvaluationResult:
         """The J1 assessment of ``response`` to ``query`` against ``contexts``. Done here,
-        not through LlamaIndex's ``asyncio_run``, which leaves an event loop open."""
+        not through LlamaIndex's ``asyncio_run``, which leaves an event loop open.
+
+        ``sources``: per context (in order), the metadata that says who stated it and
+        when (``source_id``, ``source_kind``, ``published``)."""
         if query is None or response is None or not contexts:
             raise InvalidInputError(
                 "evaluate", None, "pass query, response and at least one context",
                 problem="is missing an input",
             )  # fmt: skip
-        chosen = self.policy or self.engine.settings.default_policy
-        policy = self.engine.policies.resolve(name=chosen)
-        assessment = evaluate(
-            query,
-            response,
-            [{"id": f"context-{i}", "text": text} for i, text in enumerate(contexts, 1)],
-            judge=self.engine.judge,
-            thresholds=policy.judge.thresholds,
-        ).assessment
+        if sources is not None and len(sources) != len(contexts):
+            raise InvalidInputError(
+                "sources", f"{len(sources)} items", f"give one per context ({len(contexts)})",
+                problem="does not match the contexts",
+            )  # fmt: skip
+        metadata = sources or [None] * len(contexts)
+        assessment = judged(
+            self.engine, self.policy, query, response,
+            [judge_context(i, text, meta or {})
+             for i, (text, meta) in enumerate(zip(contexts, metadata, strict=True), 1)],
+        ).assessment  # fmt: skip
         return EvaluationResult(
             query=query,
             contexts=list(contexts),
