@@ -7,12 +7,19 @@ it was overruled, owner). Every add, update and review bumps the source's versio
 and appends a full snapshot to ``source_history`` in the same transaction, so the
 registry's past is always reconstructable. A source whose last review is older
 than its review interval is flagged as overdue.
+
+A source may name the one it ``supersedes`` (``travel-policy-2026`` supersedes
+``travel-policy-2024``). The older source must be registered, must not be the source
+itself, and following the links from it must never come back to the newer one: the
+links form chains (or trees, when a document was split), never cycles. The gate reads
+them through :func:`successors` (see :mod:`assay.scoring.gate`).
 """
 
 from __future__ import annotations
 
 import builtins
 import re
+from collections.abc import Mapping
 from dataclasses import fields, replace
 from datetime import UTC, date, datetime
 from typing import Any
@@ -22,7 +29,15 @@ from assay.store.records import Source, SourceChange, SourceKind
 from assay.store.repositories import Database
 from assay.types import check_unit_interval, parse_date
 
-__all__ = ["MAX_REVIEW_DAYS", "Source", "SourceChange", "SourceKind", "SourceRegistry"]
+__all__ = [
+    "MAX_REVIEW_DAYS",
+    "Source",
+    "SourceChange",
+    "SourceKind",
+    "SourceRegistry",
+    "changed_fields",
+    "successors",
+]
 
 MAX_REVIEW_DAYS = 36_500  # a century: anything longer is a typo
 _ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$")
@@ -40,6 +55,7 @@ _EDITABLE = (
     "review_interval_days",
     "reviewed_at",
     "metadata",
+    "supersedes",
 )
 
 
@@ -116,6 +132,7 @@ class SourceRegistry:
                 raise ConflictError(
                     f"source {source_id!r} already exists; change it with `assay sources update`"
                 )
+            self._check_supersedes(source)
             self._write(source, insert=True)
             self._log(source, "add", actor, note)
         return source
@@ -162,6 +179,8 @@ class SourceRegistry:
                 changes.setdefault("review_interval_days", kind.review_interval_days)
             updated = _validated(current, changes)
             updated = replace(updated, version=current.version + 1, updated_at=_now())
+            if updated.supersedes != current.supersedes:
+                self._check_supersedes(updated)
             self._write(updated, insert=False)
             self._log(updated, "update", actor, note)
         return updated
@@ -198,6 +217,47 @@ class SourceRegistry:
         self.get(source_id)
         return self._db.sources.history(source_id)
 
+    # -- supersession ----------------------------------------------------------
+    def supersessions(self) -> dict[str, str]:
+        """Every supersession link: the newer source's id -> the id it supersedes."""
+        return self._db.sources.supersessions()
+
+    def superseded_by(self, source_id: str) -> tuple[str, ...]:
+        """The sources that supersede ``source_id``, directly or through others, nearest
+        first (see :func:`successors`); empty when it is current."""
+        self.get(source_id)
+        return successors(source_id, self.supersessions())
+
+    def _check_supersedes(self, source: Source) -> None:
+        """Refuse a link to an unknown source or one that would close a cycle; inside the
+        caller's unit of work, with the links read so that no other writer changes them
+        before it ends."""
+        older = source.supersedes
+        if older is None:
+            return
+        links = self._db.sources.supersessions(for_update=True)
+        if self._find(older) is None:
+            known = [s.id for s in self._db.sources.all()]
+            raise InvalidInputError(
+                "supersedes",
+                older,
+                f"{did_you_mean(older, known)}name a registered source, or register it first "
+                "with `assay sources add ID --kind KIND`",
+                problem="is not in the source registry",
+            )
+        links[source.id] = older
+        chain = [older]
+        while chain[-1] in links and len(chain) <= len(links):
+            chain.append(links[chain[-1]])
+            if chain[-1] == source.id:
+                raise InvalidInputError(
+                    "supersedes",
+                    older,
+                    f"{older} already supersedes {source.id} ({' -> '.join(chain)}); name an "
+                    "older source, or clear a link with `assay sources update ID --no-supersedes`",
+                    problem="would make a cycle",
+                )
+
     # -- storage -------------------------------------------------------------
     def _find(self, source_id: str) -> Source | None:
         return self._db.sources.find(source_id)
@@ -209,6 +269,53 @@ class SourceRegistry:
         self._db.sources.log(
             SourceChange(s.id, s.version, action, s.updated_at, actor, note, s.as_dict())
         )
+
+
+def successors(source_id: str, links: Mapping[str, str]) -> tuple[str, ...]:
+    """Every source that supersedes ``source_id``, directly or through others.
+
+    ``links`` maps each newer source to the one it supersedes. The result is ordered
+    breadth first, nearest first (the direct successors, then theirs), and by id among
+    the successors of one source, so it is the same on every call; ``source_id`` itself
+    never appears in it, even if the stored links were to hold a cycle.
+    """
+    newer: dict[str, list[str]] = {}
+    for new, old in sorted(links.items()):
+        newer.setdefault(old, []).append(new)
+    found: list[str] = []
+    seen = {source_id}
+    step = [source_id]
+    while step:
+        following = []
+        for current in step:
+            for candidate in newer.get(current, ()):
+                if candidate not in seen:
+                    seen.add(candidate)
+                    following.append(candidate)
+        found.extend(following)
+        step = following
+    return tuple(found)
+
+
+def changed_fields(before: Mapping[str, Any] | None, after: Mapping[str, Any]) -> dict[str, Any]:
+    """What one history entry changed: each attribute of the snapshot ``after`` whose
+    value differs from the previous snapshot ``before``, with its new value.
+
+    For the first entry (``before`` is ``None``) that is every attribute given a value.
+    The id and bookkeeping (version, timestamps, the review due date) are left out; an attribute
+    that an older snapshot predates counts as unset.
+    """
+    ignored = {"id", "version", "created_at", "updated_at", "review_due"}
+    out = {}
+    for key, value in after.items():
+        if key in ignored:
+            continue
+        if before is None:
+            if value is not None and value is not False and value != {}:
+                out[key] = value
+        elif before.get(key) != value:
+            out[key] = value
+    return out
 
 
 def _check_id(what: str, value: Any) -> None:
@@ -263,4 +370,13 @@ def _validated(source: Source, changes: dict[str, Any]) -> Source:
         )
     if not isinstance(merged["metadata"], dict):
         raise InvalidInputError("metadata", merged["metadata"], "give a JSON object")
+    if merged["supersedes"] is not None:
+        _check_id("supersedes", merged["supersedes"])
+        if merged["supersedes"] == merged["id"]:
+            raise InvalidInputError(
+                "supersedes",
+                merged["supersedes"],
+                "name the older source this one replaces, not the source itself",
+                problem="is the source itself",
+            )
     return Source(**merged)

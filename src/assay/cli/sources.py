@@ -16,7 +16,7 @@ from assay.cli.common import (
     today,
 )
 from assay.engine import Assay
-from assay.sources import Source
+from assay.sources import Source, SourceChange, changed_fields, successors
 from assay.types import parse_date
 
 
@@ -36,6 +36,12 @@ def _attribute_options(fn: Any) -> Any:
         ),
         click.option("--reviewed-at", help="Date of the last review (YYYY-MM-DD)."),
         click.option("--meta", multiple=True, help="Extra metadata as key=value (repeatable)."),
+        click.option(
+            "--supersedes",
+            metavar="OLD",
+            help="The registered source this one replaces (a policy's previous version): "
+            "OLD's items are kept out of any answer that this source's items reach.",
+        ),
         click.option("--note", help="Why the change is made (kept in the history)."),
     ]
     for option in reversed(options):
@@ -45,7 +51,16 @@ def _attribute_options(fn: Any) -> Any:
 
 def _attributes(options: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for key in ("reliability", "name", "owner", "jurisdiction", "court_level", "overruled"):
+    keys = (
+        "reliability",
+        "name",
+        "owner",
+        "jurisdiction",
+        "court_level",
+        "overruled",
+        "supersedes",
+    )
+    for key in keys:
         if options.get(key) is not None:
             out[key] = options[key]
     if options.get("review_days") is not None:
@@ -57,18 +72,40 @@ def _attributes(options: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _show(source: Source, as_json: bool) -> None:
-    if as_json:
-        emit_json(source.as_dict())
-        return
-    for key, value in source.as_dict().items():
-        if value not in (None, {}, ""):
-            click.echo(f"{key:>21}: {value}")
+def _described(source: Source, links: dict[str, str]) -> dict[str, Any]:
+    """A source as ``list`` and ``show`` give it: its attributes and the sources that
+    supersede it, directly or through others (nearest first)."""
+    return source.as_dict() | {"superseded_by": list(successors(source.id, links))}
+
+
+def _history(history: list[SourceChange]) -> list[dict[str, Any]]:
+    """Each history entry with what it changed (``changed``: the new values)."""
+    out, before = [], None
+    for h in history:
+        out.append(
+            {
+                "version": h.version,
+                "action": h.action,
+                "changed_at": h.changed_at,
+                "actor": h.actor,
+                "note": h.note,
+                "changed": changed_fields(before, h.snapshot),
+                "snapshot": h.snapshot,
+            }
+        )
+        before = h.snapshot
+    return out
 
 
 @click.group()
 def sources() -> None:
-    """Register, review and inspect evidence sources."""
+    """Register, review and inspect evidence sources.
+
+    A source may supersede another: `add NEW --kind official --supersedes OLD` (or
+    `update NEW --supersedes OLD`; `--no-supersedes` clears it). Where an item of NEW
+    clears the gate, OLD's items in the same answer are excluded as source_superseded;
+    `list` and `show` name the sources that supersede each one.
+    """
 
 
 @sources.command("add")
@@ -82,7 +119,12 @@ def sources() -> None:
 @db_option
 @json_option
 def add(source_id: str, kind: str, db: Path | None, as_json: bool, **options: Any) -> None:
-    """Register SOURCE_ID; its reliability defaults from its kind."""
+    """Register SOURCE_ID; its reliability defaults from its kind.
+
+    With --supersedes OLD, SOURCE_ID replaces the registered source OLD (a new version
+    of a policy): where an item of SOURCE_ID clears the gate, OLD's items are excluded
+    as source_superseded; where none does, OLD's items stay, marked superseded.
+    """
     attributes = _attributes(options)
     with Assay(db) as engine:
         source = engine.sources.add(
@@ -96,8 +138,10 @@ def add(source_id: str, kind: str, db: Path | None, as_json: bool, **options: An
     if as_json:
         emit_json(source.as_dict())
     else:
+        supersedes = f", supersedes {source.supersedes}" if source.supersedes else ""
         click.echo(
-            f"added {source.id} ({source.kind}, reliability {source.reliability:.2f}), version 1"
+            f"added {source.id} ({source.kind}, reliability {source.reliability:.2f}"
+            f"{supersedes}), version 1"
         )
 
 
@@ -107,6 +151,12 @@ def add(source_id: str, kind: str, db: Path | None, as_json: bool, **options: An
 @click.option(
     "--retired/--active", default=None, help="Retire the source (its items are excluded)."
 )
+@click.option(
+    "--no-supersedes",
+    "clear_supersedes",
+    is_flag=True,
+    help="Clear the source this one supersedes (OLD's items are used again).",
+)
 @_attribute_options
 @db_option
 @json_option
@@ -114,6 +164,7 @@ def update(
     source_id: str,
     kind: str | None,
     retired: bool | None,
+    clear_supersedes: bool,
     db: Path | None,
     as_json: bool,
     **options: Any,
@@ -124,6 +175,10 @@ def update(
         changes["kind"] = kind
     if retired is not None:
         changes["retired"] = retired
+    if clear_supersedes:
+        if "supersedes" in changes:
+            raise click.UsageError("give --supersedes OLD or --no-supersedes, not both")
+        changes["supersedes"] = None
     with Assay(db, create=False) as engine:
         source = engine.sources.update(source_id, note=options.get("note"), **changes)
     if as_json:
@@ -175,8 +230,9 @@ def list_sources(
     on = parse_date("--as-of", as_of) or today()
     with Assay(db, create=False) as engine:
         found = engine.sources.list(kind=kind, overdue_on=on if due else None)
+        links = engine.sources.supersessions()
     if as_json:
-        emit_json([s.as_dict() | {"review_overdue": s.review_overdue(on)} for s in found])
+        emit_json([_described(s, links) | {"review_overdue": s.review_overdue(on)} for s in found])
         return
     if not found:
         click.echo("no sources" + (" overdue for review" if due else ""))
@@ -186,6 +242,11 @@ def list_sources(
         flags = [f for f, on_ in (("retired", s.retired), ("overruled", s.overruled)) if on_]
         if not s.retired and s.review_overdue(on):
             flags.append("REVIEW OVERDUE")
+        if s.supersedes:
+            flags.append(f"supersedes {s.supersedes}")
+        newer = successors(s.id, links)
+        if newer:
+            flags.append(f"superseded by {', '.join(newer)}")
         due_date = s.review_due()
         rows.append(
             [
@@ -205,32 +266,31 @@ def list_sources(
 @db_option
 @json_option
 def show(source_id: str, db: Path | None, as_json: bool) -> None:
-    """Show SOURCE_ID and its full change history."""
+    """Show SOURCE_ID, the sources that supersede it, and its full change history."""
     with Assay(db, create=False) as engine:
         source = engine.sources.get(source_id)
-        history = engine.sources.history(source_id)
+        history = _history(engine.sources.history(source_id))
+        described = _described(source, engine.sources.supersessions())
     if as_json:
-        emit_json(
-            source.as_dict()
-            | {
-                "history": [
-                    {
-                        "version": h.version,
-                        "action": h.action,
-                        "changed_at": h.changed_at,
-                        "actor": h.actor,
-                        "note": h.note,
-                        "snapshot": h.snapshot,
-                    }
-                    for h in history
-                ]
-            }
-        )
+        emit_json(described | {"history": history})
         return
-    _show(source, as_json=False)
+    for key, value in described.items():
+        if value not in (None, {}, "", []):
+            shown = ", ".join(value) if isinstance(value, list) else value
+            click.echo(f"{key:>21}: {shown}")
     click.echo("history:")
     for h in history:
-        click.echo(f"  v{h.version} {h.changed_at} {h.action}" + (f": {h.note}" if h.note else ""))
+        changed = ", ".join(f"{k}={_plain(v)}" for k, v in h["changed"].items())
+        click.echo(
+            f"  v{h['version']} {h['changed_at']} {h['action']}"
+            + (f" ({changed})" if changed else "")
+            + (f": {h['note']}" if h["note"] else "")
+        )
+
+
+def _plain(value: Any) -> str:
+    """A changed value as the history line shows it (a cleared one as ``none``)."""
+    return "none" if value is None else str(value)
 
 
 @sources.command("kinds")

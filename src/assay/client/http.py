@@ -193,8 +193,12 @@ class _Routes:
         return self._send(_Call("POST", "/v1/sources", json=body))
 
     def update_source(self, source_id: str, **changes: Any) -> Any:
-        """``POST /v1/sources/{id}``: a new version of the source."""
-        return self._send(_Call("POST", f"/v1/sources/{_id(source_id)}", json=_drop_none(changes)))
+        """``POST /v1/sources/{id}``: a new version of the source (``supersedes=None``
+        clears the source it supersedes; other ``None`` values are left out)."""
+        body = _drop_none(changes)
+        if "supersedes" in changes and changes["supersedes"] is None:
+            body["supersedes"] = None
+        return self._send(_Call("POST", f"/v1/sources/{_id(source_id)}", json=body))
 
     def review_source(self, source_id: str, **review: Any) -> Any:
         """``POST /v1/source-reviews/{id}``: ``on``, ``reliability``, ``note``."""

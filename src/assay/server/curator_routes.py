@@ -21,7 +21,7 @@ from assay.ingest.pipeline import IngestOptions
 from assay.keys import Role
 from assay.server.access import acting_engine, require
 from assay.server.ingest_worker import IngestWorker
-from assay.sources import Source
+from assay.sources import Source, changed_fields, successors
 
 router = APIRouter(
     prefix="/v1", tags=["knowledge base"], dependencies=[Depends(require(Role.CURATOR))]
@@ -133,11 +133,19 @@ class SourceFields(BaseModel):
     review_interval_days: int | None = Field(None, gt=0)
     reviewed_at: date | None = None
     metadata: dict[str, Any] | None = None
+    supersedes: str | None = Field(
+        None,
+        description="The registered source this one replaces (its items are kept out of any "
+        "answer this source's items reach); null clears it.",
+    )
     note: str | None = Field(None, description="Why the change is made (kept in the history).")
 
     def changes(self) -> dict[str, Any]:
-        """The attributes given, without the note."""
-        return self.model_dump(exclude_none=True, exclude={"note"})
+        """The attributes given, without the note (``supersedes``: null clears it)."""
+        changes = self.model_dump(exclude_none=True, exclude={"note"})
+        if "supersedes" in self.model_fields_set:
+            changes["supersedes"] = self.supersedes
+        return changes
 
 
 class NewSource(SourceFields):
@@ -161,7 +169,8 @@ def list_sources(
     engine = acting_engine(request)
     day = as_of or date.today()
     listed = engine.sources.list(kind=kind, overdue_on=day if due else None)
-    return {"as_of": day.isoformat(), "sources": [_source(s, day) for s in listed]}
+    links = engine.sources.supersessions()
+    return {"as_of": day.isoformat(), "sources": [_source(s, day, links) for s in listed]}
 
 
 @router.post("/source-reviews/{source_id:path}", summary="Record a review of a source")
@@ -174,15 +183,19 @@ def review_source(source_id: str, body: SourceReview, request: Request) -> dict[
         actor=engine.audit.actor,
         note=body.note,
     )
-    return _source(source, date.today())
+    return _source(source, date.today(), engine.sources.supersessions())
 
 
 @router.get("/sources/{source_id:path}", summary="One source and its history")
 def show_source(source_id: str, request: Request) -> dict[str, Any]:
     engine = acting_engine(request)
     source = engine.sources.get(source_id)
-    history = [asdict(h) for h in engine.sources.history(source_id)]
-    return _source(source, date.today()) | {"history": history}
+    history, before = [], None
+    for h in engine.sources.history(source_id):
+        history.append(asdict(h) | {"changed": changed_fields(before, h.snapshot)})
+        before = h.snapshot
+    links = engine.sources.supersessions()
+    return _source(source, date.today(), links) | {"history": history}
 
 
 @router.post("/sources", status_code=201, summary="Register a source")
@@ -191,7 +204,7 @@ def add_source(body: NewSource, request: Request) -> dict[str, Any]:
     fields = body.changes()
     source_id, kind = fields.pop("id"), fields.pop("kind")
     source = engine.sources.add(source_id, kind, actor=engine.audit.actor, note=body.note, **fields)
-    return _source(source, date.today())
+    return _source(source, date.today(), engine.sources.supersessions())
 
 
 @router.post("/sources/{source_id:path}", summary="Change a source (a new version is recorded)")
@@ -200,8 +213,13 @@ def update_source(source_id: str, body: SourceFields, request: Request) -> dict[
     source = engine.sources.update(
         source_id, actor=engine.audit.actor, note=body.note, **body.changes()
     )
-    return _source(source, date.today())
+    return _source(source, date.today(), engine.sources.supersessions())
 
 
-def _source(source: Source, day: date) -> dict[str, Any]:
-    return source.as_dict() | {"review_overdue": source.review_overdue(day)}
+def _source(source: Source, day: date, links: dict[str, str]) -> dict[str, Any]:
+    """A source as the routes give it: with its review state and the sources that
+    supersede it (nearest first)."""
+    return source.as_dict() | {
+        "review_overdue": source.review_overdue(day),
+        "superseded_by": list(successors(source.id, links)),
+    }

@@ -35,7 +35,12 @@ class SourceKind:
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """One registered source of evidence."""
+    """One registered source of evidence.
+
+    ``supersedes`` names the source this one replaces (a new version of a policy names
+    the old one); the gate keeps the older source's items out of a context that the newer
+    one's items reach (:mod:`assay.scoring.gate`).
+    """
 
     id: str
     kind: str
@@ -49,6 +54,7 @@ class Source:
     retired: bool = False
     reviewed_at: date | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    supersedes: str | None = None
     version: int = 1
     created_at: str = ""
     updated_at: str = ""

@@ -76,6 +76,15 @@ class SourceRepository(Protocol):
         """A source's history, oldest first."""
         ...
 
+    def supersessions(self, *, for_update: bool = False) -> dict[str, str]:
+        """Every supersession link, the newer source's id -> the id it supersedes.
+
+        ``for_update``: inside a unit of work, about to add a link: no other writer, in
+        any process, may change a link until this unit of work ends (so two links that
+        close a cycle between them cannot both be checked and written).
+        """
+        ...
+
 
 class AuditRepository(Protocol):
     """The rows of the hash-chained audit log: appended, never changed."""

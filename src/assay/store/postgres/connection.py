@@ -32,6 +32,7 @@ from assay.store.sql.session import Params
 AUDIT_APPEND_LOCK = 0x61737361_79000001
 KNOWLEDGE_WRITE_LOCK = 0x61737361_79000002
 MIGRATION_LOCK = 0x61737361_79000003
+SUPERSESSION_LOCK = 0x61737361_79000004
 
 _TOKEN = re.compile(r"'(?:[^']|'')*'|\?|(?<![:\w]):([A-Za-z_]\w*)|%")
 

@@ -10,11 +10,11 @@ from assay.store.postgres.connection import PostgresSession
 from assay.store.postgres.knowledge import PostgresStore
 from assay.store.postgres.migrations import check_current
 from assay.store.postgres.monitor import PostgresMonitorRepository
+from assay.store.postgres.sources import PostgresSourceRepository
 from assay.store.postgres.tables import PostgresTables
 from assay.store.sql.calibration import SQLCalibrationRepository
 from assay.store.sql.keys import SQLKeyRepository
 from assay.store.sql.review import SQLReviewRepository
-from assay.store.sql.sources import SQLSourceRepository
 
 
 class PostgresDatabase:
@@ -35,7 +35,7 @@ class PostgresDatabase:
         self.session = PostgresSession(url, pool_size=pool_size)
         check_current(self.session)
         self.knowledge = PostgresStore(self.session, index or VectorIndexOptions())
-        self.sources = SQLSourceRepository(self.session)
+        self.sources = PostgresSourceRepository(self.session)
         self.audit = PostgresAuditRepository(self.session)
         self.review = SQLReviewRepository(self.session)
         self.keys = SQLKeyRepository(self.session)

@@ -12,7 +12,8 @@ The schema starts where SQLite's stands after its m011: the same tables and colu
 vectors in a pgvector column with an HNSW index (created when the first document fixes
 the dimension), and the append-only tables guarded by triggers and revoked privileges.
 m002 replaced m001's ``tsvector`` (ranked by ``ts_rank``) with the BM25 postings both
-backends share (:mod:`assay.store.sql.lexicon`).
+backends share (:mod:`assay.store.sql.lexicon`); m003 is SQLite's m014 (the source a
+source supersedes).
 """
 
 from __future__ import annotations
@@ -313,4 +314,14 @@ def m002_lexicon(session: PostgresSession) -> None:
     Lexicon(session).index_all()
     session.execute(
         "ALTER TABLE kb_chunks DROP COLUMN lexemes; DROP TEXT SEARCH CONFIGURATION assay_english"
+    )
+
+
+@migration
+def m003_source_supersedes(session: PostgresSession) -> None:
+    """SQLite's m014: a source may name the source it supersedes (checked by the registry,
+    not by a foreign key, so that ``assay db copy`` may write the rows in any order)."""
+    session.execute(
+        "ALTER TABLE sources ADD COLUMN supersedes TEXT;"
+        " CREATE INDEX sources_supersedes ON sources(supersedes)"
     )

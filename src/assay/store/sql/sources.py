@@ -62,6 +62,13 @@ class SQLSourceRepository:
             ),
         )
 
+    def supersessions(self, *, for_update: bool = False) -> dict[str, str]:
+        # for_update: SQLite's unit of work already holds the database's write lock
+        rows = self._conn.execute(
+            "SELECT id, supersedes FROM sources WHERE supersedes IS NOT NULL ORDER BY id"
+        )
+        return {r["id"]: r["supersedes"] for r in rows}
+
     def history(self, source_id: str) -> list[SourceChange]:
         rows = self._conn.execute(
             "SELECT * FROM source_history WHERE source_id=? ORDER BY version", (source_id,)
@@ -94,6 +101,7 @@ def _values(s: Source) -> dict[str, object]:
         "review_interval_days": s.review_interval_days,
         "reviewed_at": s.reviewed_at.isoformat() if s.reviewed_at else None,
         "metadata": json.dumps(s.metadata, sort_keys=True),
+        "supersedes": s.supersedes,
         "version": s.version,
         "created_at": s.created_at,
         "updated_at": s.updated_at,
@@ -114,6 +122,7 @@ def _source(row: Row) -> Source:
         retired=bool(row["retired"]),
         reviewed_at=date.fromisoformat(row["reviewed_at"]) if row["reviewed_at"] else None,
         metadata=json.loads(row["metadata"]),
+        supersedes=row["supersedes"],
         version=row["version"],
         created_at=row["created_at"],
         updated_at=row["updated_at"],

@@ -39,7 +39,8 @@ TABLES = (
         "name, reliability, review_interval_days, builtin, created_at"), "name"),
     Table("sources", _columns(
         "id, kind, reliability, name, owner, jurisdiction, court_level, overruled, retired,"
-        " review_interval_days, reviewed_at, metadata, version, created_at, updated_at"), "id"),
+        " review_interval_days, reviewed_at, metadata, supersedes, version, created_at,"
+        " updated_at"), "id"),
     Table("source_history", _columns(
         "id, source_id, version, action, changed_at, actor, note, snapshot"), "id"),
     Table("kb_documents", _columns(
@@ -69,7 +70,7 @@ TABLES = (
 )  # fmt: skip
 
 PAGE = 1000
-_ROWS_PER_INSERT = 200  # at most 15 columns: 3,000 parameters a statement
+_ROWS_PER_INSERT = 200  # at most 16 columns: 3,200 parameters a statement
 
 
 class SQLTables:

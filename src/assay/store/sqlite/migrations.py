@@ -315,3 +315,12 @@ def m013_vector_deltas(conn: sqlite3.Connection) -> None:
     )
     generation = conn.execute("SELECT value FROM kb_meta WHERE key = 'generation'").fetchone()[0]
     conn.execute(NEW_GENERATION, (generation,))
+
+
+@migration
+def m014_source_supersedes(conn: sqlite3.Connection) -> None:
+    """A source may name the source it supersedes (a new version of a policy names the
+    old one); checked by the registry, not by a foreign key, so that a copy of the table
+    may arrive in any order."""
+    conn.execute("ALTER TABLE sources ADD COLUMN supersedes TEXT")
+    conn.execute("CREATE INDEX sources_supersedes ON sources(supersedes)")
