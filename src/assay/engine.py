@@ -39,7 +39,7 @@ from assay.policy import Policy, PolicyBook
 from assay.scoring.corroboration import TextSimilarity, lexical_similarity
 from assay.scoring.evidence import SourceFacts
 from assay.settings import Settings, database_target, load_settings, with_names
-from assay.sources import SourceRegistry
+from assay.sources import SourceRegistry, successors
 from assay.store import Database, VectorIndexOptions, open_database
 from assay.types import Candidate, check_texts
 
@@ -379,8 +379,14 @@ class Assay:
     ) -> None:
         self.close()
 
-    def resolve_source(self, candidate: Candidate, as_of: date) -> SourceFacts:
-        """What the registry says about a candidate's source on ``as_of`` (E3)."""
+    def resolve_source(
+        self, candidate: Candidate, as_of: date, *, links: Mapping[str, str] | None = None
+    ) -> SourceFacts:
+        """What the registry says about a candidate's source on ``as_of`` (E3).
+
+        ``links`` are the registry's supersession links (:meth:`SourceRegistry.supersessions`),
+        read here when not given.
+        """
         if candidate.source_id is not None:
             try:
                 source = self.sources.get(candidate.source_id)
@@ -406,6 +412,9 @@ class Assay:
                 overruled=source.overruled,
                 retired=source.retired,
                 review_overdue=source.review_overdue(as_of),
+                superseded_by=successors(
+                    source.id, self.sources.supersessions() if links is None else links
+                ),
             )
         try:
             kind = self.sources.kind(candidate.source_kind or "")
@@ -416,13 +425,19 @@ class Assay:
     def _source_resolver(self, as_of: date) -> Callable[[Candidate], SourceFacts]:
         """:meth:`resolve_source` for one request: each source is read from the registry
         once, however many of the request's candidates cite it (a round trip each on a
-        database server)."""
+        database server), and the supersession links once, when a registered source
+        needs them."""
         resolved: dict[tuple[str | None, str | None], SourceFacts] = {}
+        links: list[dict[str, str]] = []
 
         def resolve(candidate: Candidate) -> SourceFacts:
             key = (candidate.source_id, candidate.source_kind)
             if key not in resolved:
-                resolved[key] = self.resolve_source(candidate, as_of)
+                if candidate.source_id is not None and not links:
+                    links.append(self.sources.supersessions())
+                resolved[key] = self.resolve_source(
+                    candidate, as_of, links=links[0] if links else None
+                )
             return resolved[key]
 
         return resolve

@@ -102,6 +102,7 @@ class SourceBasisRecord(_Part):
     overruled: bool
     retired: bool
     review_overdue: bool
+    superseded_by: list[str] = []  #: absent from rows written before supersession
 
 
 class EvidenceRecord(_Part):

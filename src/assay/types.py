@@ -36,6 +36,7 @@ class ExclusionReason(StrEnum):
     DATED_AFTER_AS_OF = "dated_after_as_of"
     BELOW_SIMILARITY_FLOOR = "below_similarity_floor"
     BELOW_THRESHOLD = "below_threshold"
+    SOURCE_SUPERSEDED = "source_superseded"
 
 
 class FindingStatus(StrEnum):
@@ -283,7 +284,11 @@ class SourceBasis:
     With the policy this is all that is needed to recompute an item's scores and
     the gate's verdict, which is what ``assay audit verify`` does for every row.
     ``review_overdue`` scores nothing: it tells the reader that the registry's review
-    of the source was overdue when the item was used.
+    of the source was overdue when the item was used. ``superseded_by`` scores nothing
+    either: the registered sources that supersede this one, directly or through others,
+    nearest first (:func:`assay.sources.successors`). The gate excludes the item when one
+    of them has an admitted item in the same request; when none has, the item stays and
+    this field tells the reader that a newer source exists.
 
     ``source`` sub-score = clamp(reliability + kind_adjustment - jurisdiction_penalty);
     ``freshness`` sub-score = exp(-decay_rate * age_days), or ``undated_freshness``
@@ -303,6 +308,7 @@ class SourceBasis:
     overruled: bool = False
     retired: bool = False
     review_overdue: bool = False
+    superseded_by: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready form, dates as ISO strings."""
@@ -319,16 +325,21 @@ class SourceBasis:
             "overruled": self.overruled,
             "retired": self.retired,
             "review_overdue": self.review_overdue,
+            "superseded_by": list(self.superseded_by),
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SourceBasis:
-        """Rebuild a basis from :meth:`as_dict` output (an audit row)."""
+        """Rebuild a basis from :meth:`as_dict` output (an audit row; one written before
+        supersession has no ``superseded_by``)."""
         effective = data["effective_date"]
         return cls(
             **(
                 dict(data)
-                | {"effective_date": date.fromisoformat(effective) if effective else None}
+                | {
+                    "effective_date": date.fromisoformat(effective) if effective else None,
+                    "superseded_by": tuple(data.get("superseded_by") or ()),
+                }
             )
         )
 

@@ -2,9 +2,11 @@
 
 A ``score`` event stores the full policy definition and, per item, the similarity
 and the :class:`~assay.types.SourceBasis` (reliability, adjustments, age, decay
-rate, overruled/retired). That is enough to recompute every sub-score, the
-composite, the label and the gate's verdict; any difference means the row, the
-policy or the scoring code no longer agree with what was decided at the time.
+rate, overruled/retired, the sources that supersede it). That is enough to recompute
+every sub-score, the composite, the label and the gate's verdict (supersession over
+the request's items together, as :func:`assay.scoring.gate.verdicts` decides it; a row
+written before supersession names no superseding source); any difference means the
+row, the policy or the scoring code no longer agree with what was decided at the time.
 For a question (``ask``) the set signals are recomputed from the evidence and the query
 (all but coherence, which needs the embeddings), the composite from the signals, and
 the routing decision from the composite (after the stored calibration map, when one
@@ -41,7 +43,7 @@ from assay.routing import route
 if TYPE_CHECKING:
     from assay.answer.correctness import CorrectnessModel
 from assay.scoring.evidence import composite_score, sub_scores
-from assay.scoring.gate import exclusion
+from assay.scoring.gate import current, verdicts
 from assay.scoring.signals import (
     SIGNAL_NAMES,
     SetSignals,
@@ -50,7 +52,7 @@ from assay.scoring.signals import (
     set_confidence,
     top_gap,
 )
-from assay.types import Candidate, Evidence, Label, SourceBasis, round_score
+from assay.types import Candidate, Evidence, ExclusionReason, Label, SourceBasis, round_score
 
 
 class Replay:
@@ -96,6 +98,8 @@ def record_problems(record: AuditRecord, query: str = "") -> list[str]:
             recomputed, item_problems = _replay_item(item, policy)
             evidence.append(recomputed)
             problems.extend(item_problems)
+        evidence, gate_problems = _gate_problems(record.evidence, evidence, policy)
+        problems.extend(gate_problems)
         if isinstance(record, AskRecord):
             problems.extend(_route_problems(record, policy, query, evidence))
         return problems
@@ -108,6 +112,7 @@ def _route_problems(
 ) -> list[str]:
     """Recompute the set signals (all but coherence, which needs the embeddings), their
     composite, and the decision."""
+    evidence = current(evidence)  # as assess_retrieval: a superseded item is not retrieved
     stored = record.signals
     settings = policy.signals
     top, gap = top_gap(evidence)
@@ -257,7 +262,8 @@ def map_problems(record: AuditRecord, maps: dict[int, JsonObject]) -> list[str]:
 
 
 def _replay_item(item: EvidenceRecord, policy: Policy) -> tuple[Evidence, list[str]]:
-    """The item rescored from its row, and how the stored values differ from that."""
+    """The item rescored from its row (not yet gated), and how the stored values differ
+    from that."""
     basis = SourceBasis.from_dict(item.basis.model_dump())
     scores = sub_scores(float(item.scores["similarity"]), basis, policy.undated_freshness)
     confidence = composite_score(scores, policy.weights)
@@ -286,10 +292,24 @@ def _replay_item(item: EvidenceRecord, policy: Policy) -> tuple[Evidence, list[s
         policy_name=policy.name,
         policy_version=policy.version,
     )
-    verdict = exclusion(evidence, policy)
-    reason = verdict[0].value if verdict else None
-    if (verdict is None) != item.admitted or reason != item.reason:
-        problems.append(
-            f"{name}: gate verdict {item.reason or 'admitted'} recomputes as {reason or 'admitted'}"
-        )
-    return replace(evidence, admitted=verdict is None), problems
+    return evidence, problems
+
+
+def _gate_problems(
+    items: list[EvidenceRecord], evidence: list[Evidence], policy: Policy
+) -> tuple[list[Evidence], list[str]]:
+    """The gate's verdicts recomputed over the rescored items of one request (supersession
+    reads them all), the items with those verdicts, and how the stored ones differ. A
+    supersession's detail is compared too: it names the sources that decided it."""
+    gated, problems = [], []
+    for item, rescored, verdict in zip(items, evidence, verdicts(evidence, policy), strict=True):
+        reason, detail = verdict if verdict else (None, None)
+        if (verdict is None) != item.admitted or (reason and reason.value) != item.reason:
+            shown = reason.value if reason else "admitted"
+            problems.append(
+                f"item {item.id!r}: gate verdict {item.reason or 'admitted'} recomputes as {shown}"
+            )
+        elif reason is ExclusionReason.SOURCE_SUPERSEDED and detail != item.detail:
+            problems.append(f"item {item.id!r}: {item.detail!r} recomputes as {detail!r}")
+        gated.append(replace(rescored, admitted=verdict is None, reason=reason, detail=detail))
+    return gated, problems

@@ -65,6 +65,8 @@ def render_evidence(result: AskResult, *, show_excluded: int = 6) -> str:
     lines.append(f"evidence an answer may use ({len(scored.admitted)}):")
     for e in sorted(scored.admitted, key=lambda e: -e.confidence):
         overdue = ", review overdue" if e.basis.review_overdue else ""
+        if e.basis.superseded_by:  # no item of the newer source cleared the gate
+            overdue += f", superseded by {', '.join(e.basis.superseded_by)}"
         where = e.candidate.metadata.get("location", "")
         lines.append(
             f"  {badge(e.label, e.confidence)} {e.basis.source_id} ({e.basis.source_kind}"

@@ -52,6 +52,8 @@ def render(result: ScoreResult) -> str:
     for e in result.admitted:
         source = e.basis.source_kind + (f": {e.basis.source_id}" if e.basis.source_id else "")
         source += ", review overdue" if e.basis.review_overdue else ""
+        if e.basis.superseded_by:  # no item of the newer source cleared the gate
+            source += f", superseded by {', '.join(e.basis.superseded_by)}"
         lines.append(
             f"  {badge(e.label, e.confidence)} {e.id}  ({source})  {shorten(e.candidate.text, 60)}"
         )

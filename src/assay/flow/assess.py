@@ -22,6 +22,7 @@ from assay.policy import Policy
 from assay.routing import Route, route
 from assay.scoring.agreement import CachedSupport, Conflict, find_conflicts, support_similarity
 from assay.scoring.corroboration import lexical_similarity
+from assay.scoring.gate import current
 from assay.scoring.signals import SetSignals, compute_set_signals
 
 
@@ -101,7 +102,7 @@ def assess_retrieval(
     admitted = scored.admitted
     signals = compute_set_signals(
         question,
-        scored.evidence,
+        current(scored.evidence),  # a superseded item counts as not retrieved
         retrieval.vectors[[rows[e.id] for e in admitted]],
         settings=policy.signals,
         judgment=model_judgment(retrieval, [rows[e.id] for e in admitted]),

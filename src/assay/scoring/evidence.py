@@ -30,7 +30,8 @@ from assay.types import (
 
 @dataclass(frozen=True, slots=True)
 class SourceFacts:
-    """What the registry knows about an item's source, resolved before scoring."""
+    """What the registry knows about an item's source, resolved before scoring
+    (``superseded_by``: the sources that supersede it, nearest first)."""
 
     kind: str
     reliability: float
@@ -40,6 +41,7 @@ class SourceFacts:
     overruled: bool = False
     retired: bool = False
     review_overdue: bool = False
+    superseded_by: tuple[str, ...] = ()
 
 
 def freshness_score(age_days: float, decay_rate: float) -> float:
@@ -98,6 +100,7 @@ def source_basis(
         overruled=facts.overruled,
         retired=facts.retired,
         review_overdue=facts.review_overdue,
+        superseded_by=facts.superseded_by,
     )
 
 

@@ -1,7 +1,8 @@
 """The gate (E5, E6, E13): decide, from the evidence and the policy alone, what may
 enter the context.
 
-Checks run in a fixed order and the first that fails is the recorded reason:
+Each item first meets the policy's checks, in a fixed order; the first that fails is
+the recorded reason:
 
 1. ``source_overruled`` -- the registry marks the source overruled and the policy
    excludes overruled sources (legal authority that is no longer good law);
@@ -12,20 +13,39 @@ Checks run in a fixed order and the first that fails is the recorded reason:
    reliable or fresh its source (seed 000, test 8.6);
 5. ``below_threshold`` -- the composite is under the policy's minimum.
 
+Then, over the whole request, supersession:
+
+6. ``source_superseded`` -- an item that passed 1-5 is excluded when a source that
+   supersedes its source (directly or through others: ``SourceBasis.superseded_by``)
+   has an item that also passed 1-5 in the same request. Its detail names those
+   sources ("superseded by travel-policy-2026"), nearest first. The newer source
+   counts only where its own item passed the policy's checks: a newer passage that is
+   off the question, retired, dated after ``as_of`` or too weak does not speak to the
+   question, and then the older item is still the best evidence there is. It stays
+   admitted, its basis still naming the sources that supersede it, so the output can
+   say so. Supersession is decided on the verdicts of 1-5 alone, never on other
+   supersession verdicts, so it does not depend on the items' order: of a chain
+   2024 <- 2025 <- 2026 all on the question, only 2026 remains.
+
 Excluded items keep their scores; callers return and log them, never pass them on.
+The audit row stores each item's basis (``superseded_by`` included), so
+:mod:`assay.audit.replay` recomputes every verdict with :func:`verdicts`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from assay.policy import Policy
 from assay.types import Evidence, ExclusionReason
 
+Verdict = tuple[ExclusionReason, str] | None
+"""An exclusion reason with its human-readable detail, or ``None``: admitted."""
 
-def exclusion(evidence: Evidence, policy: Policy) -> tuple[ExclusionReason, str] | None:
-    """The reason and a human-readable detail if ``evidence`` must be excluded, else None."""
+
+def exclusion(evidence: Evidence, policy: Policy) -> Verdict:
+    """The reason and detail if the policy's checks (1-5) exclude ``evidence``, else None."""
     basis = evidence.basis
     if basis.overruled and policy.exclude_overruled:
         return ExclusionReason.SOURCE_OVERRULED, f"source {basis.source_id} is marked overruled"
@@ -49,14 +69,48 @@ def exclusion(evidence: Evidence, policy: Policy) -> tuple[ExclusionReason, str]
     return None
 
 
+def supersession(evidence: Evidence, speaking: set[str]) -> Verdict:
+    """Check 6: ``source_superseded`` when a source that supersedes the item's source is
+    among ``speaking`` (the sources with an item that passed checks 1-5), else None."""
+    newer = [s for s in evidence.basis.superseded_by if s in speaking]
+    if not newer:
+        return None
+    return ExclusionReason.SOURCE_SUPERSEDED, f"superseded by {', '.join(newer)}"
+
+
+def verdicts(evidence: Sequence[Evidence], policy: Policy) -> list[Verdict]:
+    """The gate's verdict on each item of one request, in order (checks 1-6)."""
+    first = [exclusion(item, policy) for item in evidence]
+    speaking = {
+        item.basis.source_id
+        for item, verdict in zip(evidence, first, strict=True)
+        if verdict is None and item.basis.source_id is not None
+    }
+    return [
+        supersession(item, speaking) if verdict is None else verdict
+        for item, verdict in zip(evidence, first, strict=True)
+    ]
+
+
 def gate(evidence: Iterable[Evidence], policy: Policy) -> list[Evidence]:
     """Give each scored item the gate's verdict under ``policy``, keeping the order."""
+    items = list(evidence)
     out = []
-    for item in evidence:
-        verdict = exclusion(item, policy)
+    for item, verdict in zip(items, verdicts(items, policy), strict=True):
         if verdict is None:
             out.append(replace(item, admitted=True, reason=None, detail=None))
         else:
             reason, detail = verdict
             out.append(replace(item, admitted=False, reason=reason, detail=detail))
     return out
+
+
+def current(evidence: Iterable[Evidence]) -> list[Evidence]:
+    """The items a set signal reads: all but those excluded as superseded.
+
+    An item left out because a newer source speaks to the question is not weak
+    evidence; counted as excluded it would lower the share of the best items admitted
+    (and, beside its successor's item, the margin of the best one) as if the set were
+    doubtful. It counts as not retrieved instead.
+    """
+    return [e for e in evidence if e.reason is not ExclusionReason.SOURCE_SUPERSEDED]
