@@ -96,6 +96,25 @@ def test_r3_coverage_counts_stemmed_query_terms() -> None:
     assert coverage_score("what is it?", ["anything"])[0] == 0.0
 
 
+def test_r3_coverage_reads_each_passages_title_path() -> None:
+    """A question naming the product of a data sheet's title is covered by its passages,
+    though their text says only "the pump"; a clarification never asks for it."""
+    (item,) = scored(("sheet", 0.9, True))
+    item = replace(
+        item,
+        candidate=replace(
+            item.candidate, text="The pump draws 4.2 amperes.", title="HP-300 > Electrical"
+        ),
+    )
+    signals = compute_set_signals(
+        "How much current does the HP-300 draw?",
+        [item],
+        unit_vectors([[1.0, 0.0]]),
+        settings=SignalSettings(),
+    )
+    assert "hp-300" in signals.covered_terms and signals.missing_terms == ("current",)
+
+
 def test_r5_weights_must_sum_to_one() -> None:
     with pytest.raises(InvalidInputError, match=r"sum to 1\.1"):
         SignalWeights(top=0.55)

@@ -49,6 +49,7 @@ from assay.scoring.signals import (
     SetSignals,
     concentration_score,
     coverage_score,
+    coverage_texts,
     set_confidence,
     top_gap,
 )
@@ -123,8 +124,11 @@ def _route_problems(
         "concentration": concentration_score(
             [e.confidence for e in evidence], [e.admitted for e in evidence], settings.top_n
         ),
-        "coverage": coverage_score(query, [e.candidate.text for e in admitted])[0],
+        "coverage": coverage_score(query, coverage_texts(admitted))[0],
     }
+    untitled = coverage_score(query, [e.candidate.text for e in admitted])[0]
+    if round_score(untitled) == stored.coverage:
+        recomputed["coverage"] = untitled  # written before coverage read title paths
     problems = [
         f"signal {name} {getattr(stored, name)} recomputes as {round_score(value)}"
         for name, value in recomputed.items()
@@ -283,6 +287,7 @@ def _replay_item(item: EvidenceRecord, policy: Policy) -> tuple[Evidence, list[s
             similarity=scores.similarity,
             source_id=item.source_id,
             source_kind=basis.source_kind,
+            title=item.title,
         ),
         scores=scores,
         weights=policy.weights,

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from assay.errors import InvalidInputError
-from assay.text import content_terms, stem
+from assay.text import content_terms, stem, titled
 from assay.types import Evidence, check_unit_interval, round_score
 
 if TYPE_CHECKING:  # numpy loads where the signals are computed, not where policies are read
@@ -179,6 +179,13 @@ def coverage_score(query: str, texts: Sequence[str]) -> tuple[float, list[str], 
     return len(covered) / len(wanted), covered, missing
 
 
+def coverage_texts(admitted: Sequence[Evidence]) -> list[str]:
+    """What coverage reads of each admitted item: its title path (document title and
+    headings) and its text, so that a question naming the product of a data sheet's
+    title is covered by the data sheet's passages."""
+    return [titled(e.candidate.title, e.candidate.text) for e in admitted]
+
+
 def set_confidence(
     values: dict[str, float],
     weights: SignalWeights,
@@ -216,7 +223,7 @@ def compute_set_signals(
     admitted = [e for e in evidence if e.admitted]
     top, gap = top_gap(evidence)
     coherence, by_source = coherence_score(admitted_vectors, [_source(e) for e in admitted])
-    coverage, covered, missing = coverage_score(query, [e.candidate.text for e in admitted])
+    coverage, covered, missing = coverage_score(query, coverage_texts(admitted))
     values = {
         "top": top,
         "gap": min(1.0, gap * settings.gap_scale),
