@@ -17,6 +17,7 @@ from typing import Any
 
 from assay.documents import Block, LoadedDocument
 from assay.errors import InvalidInputError
+from assay.ingest.tables import table_sentences
 from assay.ingest.textutil import (
     Outline,
     bad_file,
@@ -53,7 +54,8 @@ def load_markdown(path: Path) -> list[LoadedDocument]:
             else:
                 joined[-1] += " " + text
         if joined:
-            blocks.append(Block("paragraph", "\n".join(joined), outline.path, line=start))
+            text = "\n".join(joined if verbatim else _tables_written_out(joined))
+            blocks.append(Block("paragraph", text, outline.path, line=start))
         para.clear()
 
     for number, line in enumerate(lines[body_start:], body_start + 1):
@@ -91,6 +93,23 @@ def load_markdown(path: Path) -> list[LoadedDocument]:
             path, blocks, published=published, verified=verified, metadata=fields, **known
         )
     ]
+
+
+def _tables_written_out(lines: list[str]) -> list[str]:
+    """``lines`` with each run of table rows written out as sentences
+    (:mod:`assay.ingest.tables`)."""
+    out: list[str] = []
+    run: list[str] = []
+    for line in [*lines, ""]:
+        if line.lstrip().startswith("|"):
+            run.append(line)
+            continue
+        if run:
+            out.append(table_sentences(run) or "\n".join(run))
+            run = []
+        if line:
+            out.append(line)
+    return out
 
 
 def _front_matter(path: Path, lines: list[str]) -> tuple[dict[str, Any], int]:

@@ -1,0 +1,52 @@
+"""Markdown tables are ingested one sentence per row, each value beside its column's name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from assay.answer.qualifiers import clauses
+from assay.ingest.markdown import load_markdown
+from assay.ingest.tables import table_sentences
+
+RESULTS = [
+    "| Year | Men's winner | Women's winner |",
+    "|------|-------------:|:---------------|",
+    "| 2021 | Tomas Eklund | Ingrid Solberg |",
+    "| 2022 | Mattias Grønli | |",
+]
+
+
+def test_each_row_is_a_sentence_that_names_its_columns() -> None:
+    assert table_sentences(RESULTS) == (
+        "Year 2021: Men's winner: Tomas Eklund, Women's winner: Ingrid Solberg.\n"
+        "Year 2022: Men's winner: Mattias Grønli."
+    )
+
+
+def test_a_row_without_a_first_column_name_is_led_by_its_first_cell() -> None:
+    spec = ["| | HP-150 | HP-300 |", "|---|---|---|", "| Recommended fuse | 5 A | 7.5 A |"]
+    assert table_sentences(spec) == "Recommended fuse: HP-150: 5 A, HP-300: 7.5 A."
+
+
+def test_lines_that_are_no_table_are_left_alone() -> None:
+    assert table_sentences(["| a | b |", "| c | d |", "| e | f |"]) is None  # no separator
+    assert table_sentences(["| a | b |", "|---|---|"]) is None  # no body
+
+
+def test_each_value_is_a_clause_of_its_own() -> None:
+    row = table_sentences(RESULTS)
+    assert row is not None
+    first = row.splitlines()[0]
+    assert [first[a:b].strip(" ,") for a, b in clauses(first)] == [
+        "Year 2021: Men's winner: Tomas Eklund",
+        "Women's winner: Ingrid Solberg.",
+    ]
+
+
+def test_a_markdown_file_keeps_its_text_and_writes_out_its_table(tmp_path: Path) -> None:
+    file = tmp_path / "results.md"
+    file.write_text("# Results\n\nWinners by year:\n" + "\n".join(RESULTS) + "\n\n`| kept |`\n")
+    texts = [b.text for b in load_markdown(file)[0].blocks]
+    assert "Winners by year:" in texts[1]
+    assert "Year 2021: Men's winner: Tomas Eklund, Women's winner: Ingrid Solberg." in texts[1]
+    assert texts[-1] == "`| kept |`"
