@@ -43,6 +43,7 @@ __all__ = [
     "SpanReader",
     "WindowTokenizer",
     "best_span",
+    "best_spans",
     "load_reader",
     "reader_tokenizer",
     "windows",
@@ -54,6 +55,7 @@ MAX_TOKENS = 256  #: tokens in one window, question included
 STRIDE = 64  #: tokens two windows of a long passage share
 QUESTION_TOKENS = 64  #: a longer question is cut to this many
 MAX_ANSWER_TOKENS = 30  #: the longest span read as an answer
+CANDIDATE_SPANS = 8  #: spans kept per passage, for an answerer that weighs more than the logit
 CACHED_READINGS = 4096  #: readings kept per reader: a passage is cited and among the best hits
 
 
@@ -91,19 +93,27 @@ def best_span(
     start: np.ndarray, end: np.ndarray, sequence_ids: Sequence[int | None]
 ) -> tuple[float, int, int] | None:
     """(start + end logit, first token, last token) of the best passage span, or None."""
+    spans = best_spans(start, end, sequence_ids, 1)
+    return spans[0] if spans else None
+
+
+def best_spans(
+    start: np.ndarray, end: np.ndarray, sequence_ids: Sequence[int | None], n: int
+) -> list[tuple[float, int, int]]:
+    """The ``n`` best passage spans as (start + end logit, first token, last token),
+    best first; fewer when the passage has fewer."""
     passage = np.array([s == 1 for s in sequence_ids])
     if not passage.any():
-        return None
+        return []
     s = np.where(passage, start, -np.inf)
     e = np.where(passage, end, -np.inf)
     total = s[:, None] + e[None, :]
-    n = len(s)
-    rows, cols = np.indices((n, n))
+    size = len(s)
+    rows, cols = np.indices((size, size))
     total[(cols < rows) | (cols - rows >= MAX_ANSWER_TOKENS)] = -np.inf
-    i, j = np.unravel_index(int(np.argmax(total)), total.shape)
-    if not np.isfinite(total[i, j]):
-        return None
-    return float(total[i, j]), int(i), int(j)
+    flat = total.ravel()
+    top = np.argsort(-flat, kind="stable")[:n]
+    return [(float(flat[k]), int(k // size), int(k % size)) for k in top if np.isfinite(flat[k])]
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,10 +153,15 @@ class Reader:
         self.sha256 = hashlib.sha256((folder / "model.json").read_bytes()).hexdigest()
         self._session = open_session(folder / "model.onnx", threads=1, memory_arena=False)
         self._tok = reader_tokenizer(folder / "tokenizer.json")
-        self._cache: Recent[tuple[str, str], Reading] = Recent(CACHED_READINGS)
+        self._cache: Recent[tuple[str, str], tuple[Reading, ...]] = Recent(CACHED_READINGS)
 
     def read(self, question: str, passage: str) -> Reading:
         """The best answer span of ``passage`` for ``question`` (empty if it has none)."""
+        return self.spans(question, passage)[0]
+
+    def spans(self, question: str, passage: str) -> tuple[Reading, ...]:
+        """The :data:`CANDIDATE_SPANS` best answer spans of ``passage``, best first, all
+        with the passage's null score; one empty reading when it has none."""
         if not isinstance(question, str) or not question.strip():
             raise InvalidInputError("question", question, "give a non-empty question")
         if not isinstance(passage, str):
@@ -155,12 +170,12 @@ class Reader:
         kept = self._cache.found([key])
         if key in kept:
             return kept[key]
-        reading = self._read(question, passage)
-        self._cache.keep({key: reading})
-        return reading
+        readings = self._read(question, passage)
+        self._cache.keep({key: readings})
+        return readings
 
-    def _read(self, question: str, passage: str) -> Reading:
-        best: tuple[float, int, int] | None = None
+    def _read(self, question: str, passage: str) -> tuple[Reading, ...]:
+        found: dict[tuple[int, int], float] = {}  # character span -> its best score
         null = np.inf
         for window in windows(self._tok, question, passage):
             feed = {
@@ -170,13 +185,14 @@ class Reader:
             }
             start, end = (x[0] for x in self._session.run(None, feed))
             null = min(null, float(start[0] + end[0]))
-            span = best_span(start, end, window.sequence_ids)
-            if span is not None and (best is None or span[0] > best[0]):
-                offsets = window.offsets
-                best = (span[0], offsets[span[1]][0], offsets[span[2]][1])
-        if best is None:
-            return Reading("", 0, 0, -np.inf, null if np.isfinite(null) else 0.0)
-        return Reading(passage[best[1] : best[2]], best[1], best[2], best[0], null)
+            for score, i, j in best_spans(start, end, window.sequence_ids, CANDIDATE_SPANS):
+                where = (window.offsets[i][0], window.offsets[j][1])
+                found[where] = max(score, found.get(where, -np.inf))
+        null = null if np.isfinite(null) else 0.0
+        if not found:
+            return (Reading("", 0, 0, -np.inf, null),)
+        best = sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))[:CANDIDATE_SPANS]
+        return tuple(Reading(passage[a:b], a, b, score, null) for (a, b), score in best)
 
 
 def _verified(folder: Path) -> dict[str, Any]:
