@@ -7,7 +7,6 @@ import pytest
 
 from assay.answer.base import Uncertainty
 from assay.answer.citations import validate_citations
-from assay.answer.correctness import first_statement
 from assay.answer.expansion import feedback_terms, pseudo_relevance_phrasings
 from assay.answer.expected import expected_kind
 from assay.answer.extractive import ExtractiveAnswerer
@@ -15,6 +14,7 @@ from assay.errors import InvalidInputError
 from assay.judge.schema import Context
 from assay.models.reader import Reading
 from assay.models.relevance import SpanRelevanceModel, get_relevance_model
+from assay.text import titled
 
 SDS = Context(
     "sds",
@@ -136,7 +136,6 @@ def test_the_reader_names_the_answerer_but_does_not_choose_the_sentence() -> Non
     [
         ("What does a full charge from empty take?", "about 3 hours", 3.0, "about 3 hours"),
         ("Why does a full charge take so long?", "about 3 hours", 3.0, None),  # a reason
-        ("What does a full charge from empty take?", "about 3 hours", -1.0, None),  # no answer
         ("What does a full charge from empty take?", "A full charge from empty takes about 3", 3.0,
          None),  # nearly the whole sentence
         ("How long does a full charge of the HX-40 take?", "about 3 hours", -1.0,
@@ -164,15 +163,14 @@ class RecordingReader(ScriptedReader):
         return super().read(question, passage)
 
 
-def test_the_statement_the_correctness_model_reads_is_the_one_the_answerer_read() -> None:
-    """The correctness rater's ``reader_statement`` must hit the reader's cache: the
-    answer's first statement, as :func:`first_statement` recovers it, is the very text
-    the answerer read for its short answer."""
+def test_the_passages_the_correctness_model_reads_are_those_the_answerer_read() -> None:
+    """The correctness rater reads the cited passage under its title path, as the
+    answerer read it: the reader's cache answers instead of a second read."""
     reader = RecordingReader("about 3 hours")
     draft = ExtractiveAnswerer(get_relevance_model(), reader=reader).answer(
         "What does a full charge from empty take?", [SDS, WIKI]
     )
-    assert reader.passages and first_statement(draft.quoted) == reader.passages[0]
+    assert "[Source: sds]" in draft.text and titled(SDS.title, SDS.text) in reader.passages
 
 
 class RecordingRelevance:

@@ -42,6 +42,10 @@ class Draft:
     #: the date, figure or name the question asks for, which the text states first;
     #: ``None`` when the question asks for no such type or the answerer gives none
     short: str | None = None
+    #: why the answerer wrote no answer, when it declined (no passage states one)
+    declined: str | None = None
+    #: weaker admitted sources that answer otherwise, in words, for the notes
+    disagreements: tuple[str, ...] = ()
 
     @property
     def quoted(self) -> str:
@@ -50,12 +54,16 @@ class Draft:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form for the audit row."""
-        return {
-            "answerer": self.answerer,
-            "prompt_version": self.prompt_version,
-            "mode": self.mode,
-            "short": self.short,
-        }
+        return (
+            {
+                "answerer": self.answerer,
+                "prompt_version": self.prompt_version,
+                "mode": self.mode,
+                "short": self.short,
+            }
+            | ({"declined": self.declined} if self.declined else {})
+            | ({"disagreements": list(self.disagreements)} if self.disagreements else {})
+        )
 
 
 @runtime_checkable

@@ -47,6 +47,7 @@ from assay.text import content_terms, stem, titled
 
 if TYPE_CHECKING:
     from assay.flow.assess import AskResult
+    from assay.flow.retrieval import Retrieved
     from assay.policy import JudgeRules
 
 __all__ = [
@@ -163,22 +164,25 @@ def features_of(
     relevances = [float(h.relevance or 0.0) for h in hits]
     wanted = set(cited)
     plain = strip_citations(answer)
-    # a cited passage is often among the best hits too: the reader's cache reads it once
-    cited_margins = [
-        reader.read(question, defuse_citations(h.chunk.text)).margin
-        for h in hits
-        if h.chunk.id in wanted
-    ]
+
+    # passages are read under their title paths, as the answerer read them ("The pump
+    # draws 4.2 A" answers about the HP-300 because it sits under "HP-300 > Electrical"),
+    # and a cited passage is often among the best hits too: the reader's cache reads
+    # each one once
+    def margin(h: Retrieved) -> float:
+        return reader.read(question, titled(h.chunk.title, defuse_citations(h.chunk.text))).margin
+
+    cited_margins = [margin(h) for h in hits if h.chunk.id in wanted]
     best_hits = sorted(hits, key=lambda h: -float(h.relevance or 0.0))[:READ_HITS]
-    margins = [reader.read(question, defuse_citations(h.chunk.text)).margin for h in best_hits]
+    margins = [margin(h) for h in best_hits]
     cited_margin = max(cited_margins, default=-math.inf)
-    # for a question of fact the extractive answerer has read this statement for its
-    # short answer already: the reader's cache answers
-    statement = first_statement(answer)
-    statement_margin = reader.read(question, statement).margin if statement else -math.inf
-    # the answer is read under its passage's title, as the passage was: "A full charge
-    # takes 3 hours" answers about the HX-40 because it sits under "HX-40 > Charging"
+    # the answer is read under its passage's title too: "A full charge takes 3 hours"
+    # answers about the HX-40 because it sits under "HX-40 > Charging"
     title = next((h.chunk.title for h in hits if h.chunk.id in wanted and h.chunk.title), "")
+    statement = first_statement(answer)
+    statement_margin = (
+        reader.read(question, titled(title, statement)).margin if statement else -math.inf
+    )
     alone = relevance.score(question, [titled(title, plain)])[0] if plain.strip() else 0.0
     features = answer_features(
         question,

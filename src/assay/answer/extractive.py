@@ -33,22 +33,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.answer.base import AnswerMode, Draft, Uncertainty
+from assay.answer.choose import Choice, Sentence, choose
 from assay.answer.citations import cite, defuse_citations
 from assay.answer.expansion import pseudo_relevance_phrasings
-from assay.answer.expected import expected_kind
+from assay.answer.expected import AnswerKind, expected_kind
+from assay.answer.qualifiers import clauses, qualifiers
+from assay.answer.reading import MARGIN_FLOOR, Found, read_evidence
 from assay.answer.short import short_answer
 from assay.errors import InvalidInputError
-from assay.judge.checks import out_of_range
 from assay.judge.schema import Context
 from assay.models.reader import SpanReader
 from assay.models.relevance import RelevanceModel, SpanRelevanceModel
-from assay.scoring.agreement import aligned_sentences, face_conflict
 from assay.text import content_terms, sentence_spans, stem, term_cosine, titled
 
 __all__ = ["ExtractiveAnswerer"]
 
-_SECOND_WITHIN = 0.8  # a second sentence must score at least this share of the best
-_REDUNDANT = 0.6  # content-word cosine above which a second sentence repeats the first
 _WRONG_KIND = 0.25  # weight of a sentence without the kind of answer asked for
 _SHORT_WORDS = 10  # a longer span is no short answer
 #: sentences the relevance model reads (it encodes each one it has not seen): those of
@@ -69,18 +68,22 @@ _EXPLAIN = re.compile(
 )
 
 
+def _declined(found: Sequence[Found], kind: AnswerKind | None) -> str:
+    """Why no answer was drafted: the reader found none in the strongest passages."""
+    read = f"the {len(found)} strongest passages" if len(found) > 1 else "the passage"
+    asked = f"the {kind.description}" if kind is not None else "an answer"
+    return f"none of {read} of the evidence states {asked} to the question"
+
+
+def _who(c: Context) -> str:
+    """The source of a passage, as the notes name it."""
+    if c.source_id is None:
+        return "another passage"
+    return f"{c.source_id} ({c.source_kind})" if c.source_kind else c.source_id
+
+
 def _terms(text: str) -> Counter[str]:
     return Counter(stem(t) for t in content_terms(text))
-
-
-def _disagree(a: str, b: str) -> bool:
-    """Whether two sentences contradict each other on their face (figures, dates,
-    negation, a figure outside the other's range): an answer never quotes both."""
-    _, _, overlap = aligned_sentences(a, b)
-    face = face_conflict(a, b) if overlap >= 0.5 else None
-    return face in ("figures", "dates", "negation") or bool(
-        out_of_range(a, b) or out_of_range(b, a)
-    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +124,6 @@ class ExtractiveAnswerer:
         relevance: RelevanceModel | None = None,
         *,
         reader: SpanReader | None = None,
-        max_sentences: int = 2,
         shortlist: int | None = SHORTLIST,
     ) -> None:
         """``relevance`` ranks sentences (``None``: by the question's words they share);
@@ -129,13 +131,11 @@ class ExtractiveAnswerer:
         ``shortlist`` is how many sentences ``relevance`` reads (see :meth:`_rank`; all
         of the strongest passage's even when they are more; ``None``: every sentence);
         the rest are not quoted."""
-        given = {"max_sentences": max_sentences, "shortlist": 1 if shortlist is None else shortlist}
-        for name, value in given.items():
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise InvalidInputError(name, value, "give 1 or more")
+        given = 1 if shortlist is None else shortlist
+        if isinstance(given, bool) or not isinstance(given, int) or given < 1:
+            raise InvalidInputError("shortlist", shortlist, "give 1 or more")
         self.relevance = relevance
         self.reader = reader
-        self.max_sentences = max_sentences
         self.shortlist = shortlist
         ranker = "word overlap"
         if relevance is not None:
@@ -170,51 +170,60 @@ class ExtractiveAnswerer:
             text = defuse_citations(context.text)  # as long as the text: its spans hold
             for start, end in sentence_spans(text):
                 if content_terms(text[start:end]):
-                    sentences.append((context.id, text[start:end], context.confidence))
+                    sentences.append(text[start:end])
                     of_strongest.append(context is strongest)
                     where.append(_Span(context, start, end))
         if not sentences:
             return Draft("", self.name, None, mode)
-        kind = expected_kind(question)
+        kind, asked = expected_kind(question), qualifiers(question)
+        found: list[Found] = []
+        if self.reader is not None and not _EXPLAIN.search(question):
+            found = read_evidence(self.reader, question, evidence)
+            if all(f.margin <= MARGIN_FLOOR for f in found):
+                return Draft("", self.name, None, mode, declined=_declined(found, kind))
         weights = [
-            (1.0 if c is None else 0.5 + 0.5 * c)
+            (1.0 if w.context.confidence is None else 0.5 + 0.5 * w.context.confidence)
             * (1.0 if kind is None or kind.found_in(s) else _WRONG_KIND)
-            for _, s, c in sentences
+            * (_WRONG_KIND if asked.clashes(titled(w.context.title, s)) else 1.0)
+            for s, w in zip(sentences, where, strict=True)
         ]
-        relevance = self._rank(question, [s for _, s, _ in sentences], weights, of_strongest, where)
-        scores = [r * w for r, w in zip(relevance, weights, strict=True)]
-        order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
-        chosen = [order[0]]
-        for i in order[1:]:
-            if len(chosen) == self.max_sentences or scores[i] < _SECOND_WITHIN * scores[order[0]]:
-                break
-            new_source = all(sentences[i][0] != sentences[j][0] for j in chosen)
-            repeats = any(
-                term_cosine(_terms(sentences[i][1]), _terms(sentences[j][1])) > _REDUNDANT
-                for j in chosen
-            )
-            disagrees = any(_disagree(sentences[i][1], sentences[j][1]) for j in chosen)
-            if new_source and not repeats and not disagrees:
-                chosen.append(i)
-        text = " ".join(f"{sentences[i][1]} {cite(sentences[i][0])}" for i in chosen)
-        short = self._short(question, sentences[chosen[0]][1])
+        relevance = self._rank(question, sentences, weights, of_strongest, where)
+        rated = [
+            Sentence(w.context, w.start, w.end, r * weight)
+            for w, r, weight in zip(where, relevance, weights, strict=True)
+        ]
+        choice = choose(rated, found, kind)
+        assert choice is not None
+        lead = choice.lead
+        quote = defuse_citations(lead.text)
+        text = f"{quote} {cite(lead.context.id)}"
+        short = self._short(question, quote, choice)
         if short is not None:
             short = short[0].upper() + short[1:]  # it opens the answer
             text = f"{short}: {text}"
-        return Draft(text, self.name, None, mode, short)
+        disagreements = tuple(
+            f'{_who(f.context)} states "{f.answer}", where {_who(lead.context)} states '
+            f'"{short}"; this answer follows the stronger evidence'
+            for f in choice.disagreeing
+        )
+        return Draft(text, self.name, None, mode, short, disagreements=disagreements)
 
-    def _short(self, question: str, sentence: str) -> str | None:
-        """The reader's span of ``sentence`` when the question wants a fact, the reader
-        reads the sentence as answering (a positive margin) and the span is short (at
-        most ten words, two fewer than the sentence); otherwise the typed span of
-        :func:`short_answer`."""
-        if self.reader is not None and not _EXPLAIN.search(question):
-            reading = self.reader.read(question, sentence)
-            span = reading.answer.strip(" ,.;:")
+    def _short(self, question: str, sentence: str, choice: Choice) -> str | None:
+        """The reader's span of the lead sentence when the question wants a fact, the
+        reader found one there and it is short (at most ten words, two fewer than the
+        sentence); otherwise the typed span of :func:`short_answer`, taken from the
+        clause that best keeps to the question's qualifiers."""
+        if self.reader is None or _EXPLAIN.search(question):
+            return short_answer(question, sentence) if self.reader is None else None
+        span = choice.span
+        if span is not None:
             words = len(span.split())
-            if reading.margin > 0 and 0 < words <= min(_SHORT_WORDS, len(sentence.split()) - 2):
+            if 0 < words <= min(_SHORT_WORDS, len(sentence.split()) - 2):
                 return span
-        return short_answer(question, sentence)
+        asked = qualifiers(question)
+        parts = [sentence[a:b] for a, b in clauses(sentence)]
+        best = max(parts, key=lambda p: asked.held(p) - 2 * asked.clashes(p))
+        return short_answer(question, best) or short_answer(question, sentence)
 
     def _rank(
         self,

@@ -63,6 +63,7 @@ from assay.judge.claims import split_claims
 from assay.judge.evaluate import check_contexts
 from assay.judge.schema import Assessment, Context, EvidenceSufficiency
 from assay.routing import Decision
+from assay.types import Evidence
 
 __all__ = ["Broadening", "Responder", "Response", "Status"]
 
@@ -199,13 +200,14 @@ class Response:
 def contexts_of(result: AskResult) -> list[Context]:
     """The admitted evidence as judge contexts, strongest first."""
     admitted = sorted(result.scored.admitted, key=lambda e: -e.confidence)
-    return [
-        Context(
-            e.id, e.candidate.text, e.confidence, e.candidate.title,
-            e.basis.source_id, e.basis.source_kind, e.candidate.published,
-        )  # fmt: skip
-        for e in admitted
-    ]
+    return [_context(e) for e in admitted]
+
+
+def _context(e: Evidence) -> Context:
+    return Context(
+        e.id, e.candidate.text, e.confidence, e.candidate.title,
+        e.basis.source_id, e.basis.source_kind, e.candidate.published,
+    )  # fmt: skip
 
 
 def texts_of(result: AskResult) -> list[str]:
@@ -372,7 +374,7 @@ class Responder:
         if draft is None:
             return self._refuse(result, trail, "the answer could not be written")
         if not draft.text.strip() or is_refusal(draft.text):
-            why = "the answerer found no answer to the question in the evidence"
+            why = draft.declined or "the answerer found no answer to the question in the evidence"
             return self._refuse(result, trail, why, draft)
         citations = validate_citations(draft.text, [c.id for c in contexts])
         base = Response(
@@ -416,6 +418,7 @@ class Responder:
             notes.append(f"The evidence does not hold everything asked for: {missing}")
         if action == "append_caveat":
             notes.append(caveat(judgment))
+        notes.extend(f"Sources disagree: {d}" for d in draft.disagreements)
         text = draft.text
         if uncertainty is not None:
             # stated after the judge: a disagreement counts when it bears on the answer

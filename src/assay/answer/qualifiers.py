@@ -1,0 +1,117 @@
+"""The qualifiers of a question, and whether a passage or clause keeps to them.
+
+"Who won the men's singles in 2021?" is answered by the clause about the men's title of
+2021, not by the women's, nor by 2020's, though all three are on topic. A reading model
+that reads the topic and not these words picks whichever name it likes best; assay's
+reader is such a model (issue 42 measures it), so the answerer checks its spans against
+the question's qualifiers:
+
+* *exclusive* qualifiers, of which a statement holds one value and a rival statement
+  another: a year ("2021"), a quarter or half ("Q3", "third quarter", "H1"), a gender
+  ("men's", "women's"). A text that states values of such a class but not the asked one
+  *clashes* with the question;
+* *names*: the capitalised words and model numbers the question names ("Paris",
+  "HP-300"). A text that holds them keeps to the question; one that does not may still
+  answer (the name may be in its heading), so names only ever count for a text, never
+  against it.
+
+Clauses (:func:`clauses`) are where a sentence lists several values with their own
+qualifiers: "EUR 170 in most cities, and EUR 220 in London and Paris".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import pairwise
+
+__all__ = ["Qualifiers", "clauses", "qualifiers"]
+
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+_ORDINAL = {"first": "1", "second": "2", "third": "3", "fourth": "4", "1st": "1", "2nd": "2",
+            "3rd": "3", "4th": "4"}  # fmt: skip
+_QUARTER = re.compile(
+    r"\b(?:Q([1-4])|([1-4])Q|(first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+quarter)\b", re.I
+)
+_HALF = re.compile(r"\b(?:H([12])|(first|second|1st|2nd)[\s-]+half)\b", re.I)
+_GENDER = re.compile(
+    r"\b(?:(men|male|boys|gentlemen)|(women|female|girls|ladies))(?:'s|s'|\u2019s)?\b", re.I
+)
+_NAME = re.compile(r"(?<![\w.])(?:[A-Z][\w-]*\d[\w-]*|\d+[A-Z][\w-]*|[A-Z][a-z][\w'-]*)")
+_QUESTION_OPENERS = {
+    "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "is", "are",
+    "was", "were", "do", "does", "did", "can", "could", "may", "might", "should", "will",
+    "would", "has", "have", "had", "in", "on", "at", "for", "the", "a", "an", "i", "if",
+}  # fmt: skip
+#: where a sentence turns to another statement: a semicolon, a line, a comma followed
+#: by a conjunction, or by a label ("Men's time: 2:14:36, Women's winner: ...", a table
+#: row as :mod:`assay.ingest.tables` writes it)
+_CLAUSE_END = re.compile(
+    r";|\n|,\s+(?:and|but|while|whereas|or)\b|\s+whereas\b|\s+while\b"
+    r"|,\s+(?=[^,:.;]{1,40}:\s)"
+)
+
+
+def _exclusive(text: str) -> dict[str, set[str]]:
+    """Values of each exclusive class that ``text`` states."""
+    found: dict[str, set[str]] = {}
+    for m in _YEAR.finditer(text):
+        found.setdefault("year", set()).add(m.group(1))
+    for m in _QUARTER.finditer(text):
+        value = m.group(1) or m.group(2) or _ORDINAL[m.group(3).lower()]
+        found.setdefault("quarter", set()).add(value)
+    for m in _HALF.finditer(text):
+        value = m.group(1) or _ORDINAL[m.group(2).lower()]
+        found.setdefault("half", set()).add(value)
+    for m in _GENDER.finditer(text):
+        found.setdefault("gender", set()).add("m" if m.group(1) else "f")
+    return found
+
+
+def _fold(word: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", word.lower())
+
+
+@dataclass(frozen=True, slots=True)
+class Qualifiers:
+    """What a question pins down: values of exclusive classes, and names."""
+
+    exclusive: dict[str, set[str]]
+    names: frozenset[str]  #: folded: lower case, letters and digits only
+
+    def clashes(self, text: str) -> bool:
+        """Whether ``text`` states another value of a class the question pins down, and
+        not the asked one ("2020" for a question about 2021)."""
+        stated = _exclusive(text)
+        return any(
+            cls in stated and not (values & stated[cls]) for cls, values in self.exclusive.items()
+        )
+
+    def held(self, text: str) -> int:
+        """How many of the question's qualifiers ``text`` states: asked values of
+        exclusive classes, and names."""
+        stated = _exclusive(text)
+        count = sum(bool(values & stated.get(cls, set())) for cls, values in self.exclusive.items())
+        words = {_fold(w) for w in re.findall(r"[\w'-]+", text)}
+        folded = _fold(text)
+        return count + sum(
+            name in words or (len(name) > 3 and name in folded) for name in self.names
+        )
+
+
+def qualifiers(question: str) -> Qualifiers:
+    """The qualifiers ``question`` states (see the module docstring)."""
+    names = set()
+    for m in _NAME.finditer(question):
+        word = m.group(0).strip("'-")
+        if word.lower() in _QUESTION_OPENERS or _YEAR.fullmatch(word) or _QUARTER.fullmatch(word):
+            continue
+        names.add(_fold(word))
+    return Qualifiers(_exclusive(question), frozenset(n for n in names if n))
+
+
+def clauses(text: str) -> list[tuple[int, int]]:
+    """``text`` cut where it turns to another statement (see :data:`_CLAUSE_END`), as
+    ``(start, end)`` character offsets that cover it."""
+    cuts = [0, *(m.start() for m in _CLAUSE_END.finditer(text)), len(text)]
+    return [(a, b) for a, b in pairwise(cuts) if b > a]

@@ -1,0 +1,208 @@
+"""The answer is read from the strongest passage that answers, keeping to the question's
+qualifiers (issue 41: answer from the strongest evidence, and find the answer in it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.answer.choose import Sentence, choose
+from assay.answer.extractive import ExtractiveAnswerer
+from assay.answer.qualifiers import clauses, qualifiers
+from assay.answer.reading import Found, read_evidence
+from assay.judge.schema import Context
+from assay.models.reader import Reading
+
+
+class SpansReader:
+    """Proposes every given span found in a passage, best first, with fixed scores;
+    a passage holding none gets an empty reading below its null."""
+
+    name = "spans-reader@0"
+
+    def __init__(self, *spans: tuple[str, float], null: float = 0.0) -> None:
+        self.proposed, self.null = spans, null
+
+    def read(self, question: str, passage: str) -> Reading:
+        return self.spans(question, passage)[0]
+
+    def spans(self, question: str, passage: str) -> tuple[Reading, ...]:
+        found = []
+        for span, score in self.proposed:
+            at = passage.find(span)
+            if at >= 0:
+                found.append(Reading(span, at, at + len(span), score, self.null))
+        found.sort(key=lambda r: -r.score)
+        return tuple(found) or (Reading("", 0, 0, -5.0, self.null),)
+
+
+DATASHEET = Context(
+    "sheet", "The pump draws 4.2 amperes at 12 volts and must be protected by a 7.5 ampere fuse.",
+    0.81, "Harbor HP-300 bilge pump > Electrical", "harbor", "official",
+)  # fmt: skip
+FORUM = Context(
+    "post", "I run my HP-300 on a 15 amp fuse and it has been fine for two seasons.",
+    0.72, "Forum: HP-300 fuse", "forum", "customer",
+)  # fmt: skip
+
+
+def test_the_strongest_passage_that_answers_drafts_though_a_weaker_one_reads_better() -> None:
+    """A forum post that the reader likes more never outranks the official data sheet
+    that answers too; the forum's other figure is named as a disagreement."""
+    reader = SpansReader(("15 amp fuse", 6.0), ("7.5 ampere fuse", 4.0))
+    draft = ExtractiveAnswerer(reader=reader).answer(
+        "What fuse does the HP-300 need?", [DATASHEET, FORUM]
+    )
+    assert draft.short == "7.5 ampere fuse"
+    assert draft.quoted == f"{DATASHEET.text} [Source: sheet]"
+    assert draft.disagreements and "forum (customer)" in draft.disagreements[0]
+    assert '"15 amp fuse"' in draft.disagreements[0]
+
+
+def test_a_span_is_widened_to_whole_words() -> None:
+    reader = SpansReader(("4.2 amp", 5.0))
+    draft = ExtractiveAnswerer(reader=reader).answer("How much current does it draw?", [DATASHEET])
+    assert draft.short == "4.2 amperes"
+
+
+def test_the_clause_that_names_the_asked_city_wins_over_the_readers_favourite() -> None:
+    hotel = Context(
+        "hotel", "The nightly hotel cap is EUR 170 in most cities, and EUR 220 in London, "
+        "Paris and Zurich.", 0.9, "Travel policy > Hotels",
+    )  # fmt: skip
+    reader = SpansReader(("EUR 170", 5.4), ("EUR 220", 4.0))
+    draft = ExtractiveAnswerer(reader=reader).answer(
+        "What is the hotel limit in Paris per night?", [hotel]
+    )
+    assert draft.short == "EUR 220"
+
+
+def test_the_clause_of_the_other_gender_clashes() -> None:
+    results = Context(
+        "open", "The men's singles title was won by Daniil Medvedev. The women's singles title "
+        "went to Emma Raducanu.", 0.9, "US Open 2021",
+    )  # fmt: skip
+    reader = SpansReader(("Daniil Medvedev", 8.0), ("Emma Raducanu", 6.0))
+    women = ExtractiveAnswerer(reader=reader).answer("Who won the women's singles?", [results])
+    men = ExtractiveAnswerer(reader=reader).answer("Who won the men's singles?", [results])
+    assert (women.short, men.short) == ("Emma Raducanu", "Daniil Medvedev")
+    assert women.quoted.startswith("The women's singles title went to Emma Raducanu.")
+
+
+def test_a_passage_about_another_year_does_not_answer() -> None:
+    older = Context(
+        "y20", "The men's singles title was won by Dominic Thiem.", 0.95, "US Open 2020"
+    )
+    newer = Context(
+        "y21", "The men's singles title was won by Daniil Medvedev.", 0.8, "US Open 2021"
+    )
+    reader = SpansReader(("Dominic Thiem", 8.0), ("Daniil Medvedev", 7.0))
+    draft = ExtractiveAnswerer(reader=reader).answer(
+        "Who won the men's singles at the 2021 US Open?", [older, newer]
+    )
+    assert draft.short == "Daniil Medvedev"
+
+
+def test_the_span_must_hold_the_kind_asked_for() -> None:
+    limits = Context(
+        "lim", "Water temperature must stay between 2 °C and 50 °C. Maximum head is 3.1 metres.",
+        0.9, "HP-300 > Operating limits",
+    )  # fmt: skip
+    reader = SpansReader(("3.1 metres", 9.0), ("50 °C", 6.0))
+    draft = ExtractiveAnswerer(reader=reader).answer(
+        "What is the maximum water temperature for the HP-300?", [limits]
+    )
+    assert draft.short == "50 °C"
+
+
+def test_when_no_strong_passage_answers_the_answerer_declines_with_the_reason() -> None:
+    reader = SpansReader(("two seasons", -1.0), null=2.0)
+    draft = ExtractiveAnswerer(reader=reader).answer(
+        "What is the warranty period of the HP-300?", [DATASHEET, FORUM]
+    )
+    assert draft.text == "" and draft.declined
+    assert "none of the 2 strongest passages" in draft.declined
+
+
+def test_a_span_in_the_heading_is_no_answer() -> None:
+    reader = SpansReader(("Harbor HP-300 bilge pump", 9.0))
+    found = read_evidence(reader, "Which pump is it?", [DATASHEET])
+    assert found[0].answer == "" and not found[0].answers
+
+
+def _reading(context: Context, span: str) -> Found:
+    at = context.text.find(span)
+    return Found(context, ((5.0, at, at + len(span)),), 2.0, False)
+
+
+def _sentence(context: Context, score: float) -> Sentence:
+    return Sentence(context, 0, len(context.text), score)
+
+
+def test_choose_names_no_disagreement_for_the_same_figure() -> None:
+    same = Context("wiki", "Fit a 7.5 A fuse.", 0.7, None, "wiki", "internal_wiki")
+    choice = choose(
+        [_sentence(DATASHEET, 0.6), _sentence(same, 0.7)],
+        [_reading(DATASHEET, "7.5 ampere"), _reading(same, "7.5 A")],
+        None,
+    )
+    assert choice is not None and choice.lead.context is DATASHEET and not choice.disagreeing
+
+
+def test_within_one_source_the_best_rated_sentence_leads() -> None:
+    """Two passages of one source: evidence strength does not overrule the reading."""
+    first = Context("a", "The fuse is rated 7.5 A.", 0.9, None, "harbor", "official")
+    second = Context("b", "Fit a 7.5 ampere fuse.", 0.8, None, "harbor", "official")
+    choice = choose([_sentence(first, 0.5), _sentence(second, 0.9)], [], None)
+    assert choice is not None and choice.lead.context is second
+
+
+def test_a_stronger_source_that_answers_leads_over_the_best_rated_sentence() -> None:
+    choice = choose(
+        [_sentence(DATASHEET, 0.5), _sentence(FORUM, 0.9)],
+        [_reading(DATASHEET, "7.5 ampere fuse"), _reading(FORUM, "15 amp fuse")],
+        None,
+    )
+    assert choice is not None and choice.lead.context is DATASHEET
+    assert [f.context for f in choice.disagreeing] == [FORUM]
+
+
+def test_a_stronger_source_that_does_not_answer_does_not_lead() -> None:
+    silent = Found(DATASHEET, (), -6.0, False)
+    choice = choose([_sentence(DATASHEET, 0.2), _sentence(FORUM, 0.9)], [silent], None)
+    assert choice is not None and choice.lead.context is FORUM
+
+
+@pytest.mark.parametrize(
+    ("question", "clash", "fits"),
+    [
+        ("Who won in 2021?", "It was won in 2020 by A.", "It was won in 2021 by B."),
+        ("What was revenue in Q3?", "Revenue in Q2 was 5.", "Third quarter revenue was 6."),
+        (
+            "What did the men's team score?",
+            "The women's team scored 3.",
+            "The men's team scored 2.",
+        ),
+    ],
+)
+def test_exclusive_qualifiers_clash_only_without_the_asked_value(
+    question: str, clash: str, fits: str
+) -> None:
+    asked = qualifiers(question)
+    assert asked.clashes(clash) and not asked.clashes(fits)
+    assert not asked.clashes("A text that states no such value.")
+
+
+def test_names_in_the_question_count_for_a_text() -> None:
+    asked = qualifiers("What is the hotel limit in Paris for the HP-300?")
+    assert asked.held("EUR 220 in London, Paris and Zurich") == 1
+    assert asked.held("the HP-300 in Paris") == 2
+    assert asked.held("EUR 170 in most cities") == 0
+
+
+def test_clauses_cut_where_a_sentence_turns_to_another_statement() -> None:
+    text = "EUR 170 in most cities, and EUR 220 in Paris; EUR 90 in Porto"
+    assert [text[a:b] for a, b in clauses(text)] == [
+        "EUR 170 in most cities",
+        ", and EUR 220 in Paris",
+        "; EUR 90 in Porto",
+    ]
