@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 DATA   ?= ../shared/data
 DATA_MORE ?= ../shared/data_more
 
-.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-pipeline-llm bench-correctness bench-correctness-forms bench-calibration bench-ingest bench-serve bench-postgres serve train-models train-correctness-llm llm llm-stop clean
+.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-pipeline-llm bench-answers bench-correctness bench-correctness-forms bench-calibration bench-ingest bench-serve bench-postgres serve train-models train-correctness-llm llm llm-stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -66,6 +66,10 @@ bench-pipeline-llm: install  ## the same, with a third release that asks the loc
 	bash scripts/llm.sh start
 	ASSAY_LLM_URL=$(LLM_URL) ASSAY_LLM_MODEL=$(LLM_MODEL) ASSAY_LLM_TIMEOUT=120 \
 	  $(BIN)/python bench/pipeline.py --data $(DATA) --more $(DATA_MORE) --write
+
+bench-answers: install  ## what users get: answered right / wrong / withheld and abstained rightly, on the ordinary-documents suite (bench/ordinary) and SQuAD 2.0 test articles, beside the previous release; with ASSAY_LLM_URL also with the LLM answerer -> docs/benchmarks.md
+	$(BIN)/python bench/ordinary/check.py
+	$(BIN)/python bench/answers.py --data $(DATA) --more $(DATA_MORE) --sets ordinary squad --questions 40 --write
 
 bench-correctness: install  ## the shipped answer-correctness model on the same drafted answers of every held-aside knowledge base, beside support alone (20 minutes; --models compares releases)
 	$(BIN)/python bench/correctness_models.py --data $(DATA) --more $(DATA_MORE)

@@ -37,8 +37,9 @@ def test_each_value_is_a_clause_of_its_own() -> None:
     row = table_sentences(RESULTS)
     assert row is not None
     first = row.splitlines()[0]
-    assert [first[a:b].strip(" ,") for a, b in clauses(first)] == [
-        "Year 2021: Men's winner: Tomas Eklund",
+    assert [first[a:b].strip(" ,:") for a, b in clauses(first)] == [
+        "Year 2021",
+        "Men's winner: Tomas Eklund",
         "Women's winner: Ingrid Solberg.",
     ]
 

@@ -8,7 +8,7 @@ the question's qualifiers:
 
 * *exclusive* qualifiers, of which a statement holds one value and a rival statement
   another: a year ("2021"), a quarter or half ("Q3", "third quarter", "H1"), a gender
-  ("men's", "women's"). A text that states values of such a class but not the asked one
+  ("men's", "women's"), a model of a product line ("HP-150", "HP-300"). A text that states values of such a class but not the asked one
   *clashes* with the question;
 * *names*: the capitalised words and model numbers the question names ("Paris",
   "HP-300"). A text that holds them keeps to the question; one that does not may still
@@ -48,8 +48,11 @@ _QUESTION_OPENERS = {
 #: row as :mod:`assay.ingest.tables` writes it)
 _CLAUSE_END = re.compile(
     r";|\n|,\s+(?:and|but|while|whereas|or)\b|\s+whereas\b|\s+while\b"
-    r"|,\s+(?=[^,:.;]{1,40}:\s)"
+    r"|[,:]\s+(?=[^,:.;]{1,40}:\s)"
 )
+#: a model or part number ("HP-300", "X1"): its letters name a product line, of which a
+#: statement names one model and a rival statement another
+_MODEL = re.compile(r"\b([A-Z]{1,4})-?(\d{1,5}[A-Z]?)\b")
 
 
 def _exclusive(text: str) -> dict[str, set[str]]:
@@ -65,6 +68,8 @@ def _exclusive(text: str) -> dict[str, set[str]]:
         found.setdefault("half", set()).add(value)
     for m in _GENDER.finditer(text):
         found.setdefault("gender", set()).add("m" if m.group(1) else "f")
+    for m in _MODEL.finditer(text):
+        found.setdefault(f"model {m.group(1)}", set()).add(m.group(2))
     return found
 
 
@@ -104,8 +109,10 @@ def qualifiers(question: str) -> Qualifiers:
     names = set()
     for m in _NAME.finditer(question):
         word = m.group(0).strip("'-")
-        if word.lower() in _QUESTION_OPENERS or _YEAR.fullmatch(word) or _QUARTER.fullmatch(word):
-            continue
+        if word.lower() in _QUESTION_OPENERS or any(
+            p.fullmatch(word) for p in (_YEAR, _QUARTER, _MODEL)
+        ):
+            continue  # an exclusive value, counted as one
         names.add(_fold(word))
     return Qualifiers(_exclusive(question), frozenset(n for n in names if n))
 

@@ -125,13 +125,15 @@ def _read_one(
         if not reading.answer or reading.start < shift:
             continue  # no span, or one in the heading
         start, end = _widened(text, reading.start - shift, reading.end - shift)
-        if end <= start or not _fits(kind, text[start:end]):
-            continue
+        if end <= start or not _fits(kind, text[start:end]) or asked.clashes(text[start:end]):
+            continue  # no answer of the kind asked, or one that names a rival value
         sentence = _enclosing(sentences, start, end)
         first, last = _enclosing(
             [(sentence[0] + x, sentence[0] + y) for x, y in clauses(text[slice(*sentence)])],
-            start, end,
+            start, start,
         )  # fmt: skip
+        if end > last:
+            continue  # a span across clauses (cells of a table row) is no one value
         clause = text[first:last]
         score = reading.score + HELD_WEIGHT * asked.held(clause)
         score -= CLASH_WEIGHT * asked.clashes(clause)

@@ -1,0 +1,297 @@
+"""What users get: for each knowledge base and policy, the share of questions answered
+right, answered wrong, withheld though answerable, and abstained rightly.
+
+Sets:
+
+* ``ordinary``: the knowledge bases of ``bench/ordinary/`` (written in this repository
+  as users write documents: data sheets, policies with an older version, leaflets,
+  forum and chat exports beside the official text), each asked its own questions on
+  its own ``as_of`` day. Besides right and wrong it counts answers *drafted from a
+  weaker source* (the answer cites a source other than the one holding the gold
+  answer, while that one had an admitted passage) and, for the questions where a weaker
+  or older source disagrees, whether the response *names the disagreement* (a note,
+  or a conflict in the judge's assessment) when the weaker source was admitted;
+* the public held-aside sets of ``bench/abstention.py`` (SQuAD 2.0 test articles,
+  TAT-QA, COVID-QA, PolicyQA, XQuAD), asked of the knowledge base with the answer
+  (``present``), without it (``absent``) and, for SQuAD, its unanswerable questions.
+
+A question counts as answered when ``ask`` returns status ``answered``; right when the
+answer holds a gold answer (SQuAD's normalisation). Every question is asked through the
+Python API with ``record=False``. The previous release's figures are the same script run
+on that release's code (``--label "previous release" --out FILE``) and kept in
+``bench/answers_previous.json``; ``--write`` puts both in docs/benchmarks.md::
+
+    .venv/bin/python bench/answers.py [--sets ordinary squad ...] [--policies ...]
+        [--questions N] [--label NAME] [--out FILE] [--previous FILE] [--write]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import fields
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from abstention import SETS as PUBLIC_SETS
+from abstention import load_set
+from docs_section import write_section
+
+from assay import Assay
+from assay.calibration.scored import contains_gold
+from assay.ingest.pipeline import IngestOptions
+from assay.settings import LLMSettings, load_llm_settings, load_settings
+from assay.store.records import Source
+from assay.training.answer_rows import AS_OF, each_knowledge_base
+
+ORDINARY = Path(__file__).resolve().parent / "ordinary"
+PREVIOUS = Path(__file__).resolve().parent / "answers_previous.json"
+HEADING = "## What users get: answers right, wrong and withheld (bench/answers.py)"
+OUTCOMES = ("right", "wrong", "withheld", "abstained", "answered_unanswerable")
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def outcome(answerable: bool, answered: bool, right: bool) -> str:
+    """One question's outcome: right / wrong / withheld when it is answerable, else
+    abstained / answered_unanswerable."""
+    if not answerable:
+        return "answered_unanswerable" if answered else "abstained"
+    return ("right" if right else "wrong") if answered else "withheld"
+
+
+def cited_sources(response: Any) -> set[str]:
+    """The sources of the evidence the answer cites."""
+    cited = set(response.citations.valid) if response.citations else set()
+    return {e.basis.source_id for e in response.result.scored.admitted if e.id in cited}
+
+
+def admitted_sources(response: Any) -> set[str]:
+    return {e.basis.source_id for e in response.result.scored.admitted}
+
+
+def disagreement_named(response: Any) -> bool:
+    """Whether the response tells its reader that sources disagree."""
+    said = any("disagree" in n.lower() for n in response.notes) or "disagree" in response.answer
+    return said or bool(response.assessment.source_conflicts)
+
+
+def build_ordinary(folder: Path, kb: Path) -> tuple[Assay, dict[str, Any]]:
+    """A fresh engine over one ordinary knowledge base, its sources registered."""
+    spec = json.loads((kb / "kb.json").read_text())
+    db = folder / f"{kb.name}.db"
+    engine = Assay(db, settings=load_settings(db=db, llm=LLMSettings()), calibrate=False)
+    for source in spec["sources"]:
+        reviewed = source.get("reviewed_at")
+        extra = {}
+        if source.get("supersedes") and "supersedes" in {f.name for f in fields(Source)}:
+            extra["supersedes"] = source["supersedes"]  # releases before it: not kept
+        engine.sources.add(
+            source["id"], source["kind"], name=source.get("name"), owner=source.get("owner"),
+            reviewed_at=date.fromisoformat(reviewed) if reviewed else None, **extra,
+        )  # fmt: skip
+    docs = sorted(p for p in (kb / "docs").rglob("*") if p.is_file())
+    report = engine.ingest(docs, options=IngestOptions())
+    if report.count("failed"):
+        raise SystemExit(f"{kb.name}: {[f.error for f in report.files if f.error]}")
+    return engine, spec
+
+
+def run_ordinary(policies: Sequence[str], engine_settings: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per (knowledge base, question, policy) of the ordinary suite."""
+    rows = []
+    for kb in sorted(p for p in ORDINARY.iterdir() if (p / "kb.json").is_file()):
+        with tempfile.TemporaryDirectory(prefix="assay-answers-") as tmp:
+            engine, spec = build_ordinary(Path(tmp), kb)
+            if engine_settings:
+                engine.close()
+                settings = engine.settings.model_copy(update=engine_settings)
+                engine = Assay(settings.db, settings=settings, calibrate=False)
+            as_of = date.fromisoformat(spec["as_of"])
+            for line in (kb / "questions.jsonl").read_text().splitlines():
+                q = json.loads(line)
+                for policy in policies:
+                    r = engine.ask(q["question"], policy=policy, as_of=as_of, record=False)
+                    answered = r.status.value == "answered"
+                    answerable = q["type"] != "unanswerable"
+                    right = answered and answerable and contains_gold(r.answer, q["answers"])
+                    admitted = admitted_sources(r)
+                    weaker = q.get("weaker")
+                    rows.append({
+                        "set": "ordinary", "kb": kb.name, "id": q["id"], "type": q["type"],
+                        "policy": policy, "outcome": outcome(answerable, answered, right),
+                        "status": r.status.value, "answer": r.answer,
+                        "decision": r.decision.value,
+                        "declined": getattr(r.draft, "declined", None),
+                        "draft_right": bool(r.draft and r.judgment and answerable
+                                            and contains_gold(r.draft.text, q["answers"])),
+                        "score": r.assessment.confidence_score,
+                        "gold_source_admitted": q.get("source") in admitted,
+                        "from_weaker": bool(answered and q.get("source") in admitted
+                                            and cited_sources(r) - {q.get("source")}),
+                        "weaker_admitted": bool(weaker and weaker in admitted),
+                        "disagreement_named": disagreement_named(r),
+                    })  # fmt: skip
+            engine.close()
+        log(f"ordinary/{kb.name}: done")
+    return rows
+
+
+def run_public(
+    name: str, n: int, policies: Sequence[str], data: Path, more: Path, update: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """One row per (condition, question, policy) of a public held-aside set."""
+    spec = next(s for s in PUBLIC_SETS if s[0] == name)
+    _, root, file, split, _, _ = spec
+    path = (data if root == "data" else more) / file
+    if not path.is_file():
+        log(f"{name}: {file} is missing, skipped")
+        return []
+    paragraphs, _ = load_set(name, path, split, data)
+    rows = []
+    for knowledge, items in each_knowledge_base(name, paragraphs, n):
+        for condition, questions in items.items():
+            settings = knowledge[condition].settings.model_copy(update=update)
+            engine = Assay(settings.db, settings=settings, calibrate=False)
+            for item in questions:
+                for policy in policies:
+                    r = engine.ask(item.question, policy=policy, as_of=AS_OF, record=False)
+                    answered = r.status.value == "answered"
+                    answerable = condition == "present"
+                    right = answered and answerable and contains_gold(r.answer, item.golds)
+                    rows.append({
+                        "set": name, "condition": condition, "policy": policy,
+                        "outcome": outcome(answerable, answered, right), "status": r.status.value,
+                    })  # fmt: skip
+            engine.close()
+    log(f"{name}: {len(rows)} rows")
+    return rows
+
+
+def shares(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The figures of one (set, policy, release): shares of answerable questions answered
+    right, wrong and withheld, answered wrong over all questions, unanswerable ones
+    abstained; for the ordinary suite also the weaker-source counts."""
+    answerable = [r for r in rows if r["outcome"] in ("right", "wrong", "withheld")]
+    unanswerable = [r for r in rows if r not in answerable]
+    count = Counter(r["outcome"] for r in rows)
+
+    def share(k: int, of: int) -> float | None:
+        return round(k / of, 3) if of else None
+
+    out: dict[str, Any] = {
+        "answerable": len(answerable),
+        "unanswerable": len(unanswerable),
+        "right": share(count["right"], len(answerable)),
+        "wrong": share(count["wrong"], len(answerable)),
+        "withheld": share(count["withheld"], len(answerable)),
+        "wrong_of_all": share(count["wrong"] + count["answered_unanswerable"], len(rows)),
+        "abstained": share(count["abstained"], len(unanswerable)),
+        "right_of_answered": share(count["right"], count["right"] + count["wrong"]),
+    }
+    if rows and rows[0]["set"] == "ordinary":
+        out["from_weaker"] = sum(r["from_weaker"] for r in rows)
+        weaker = [r for r in rows if r["type"] == "disagreement" and r["weaker_admitted"]]
+        out["disagreements_named"] = f"{sum(r['disagreement_named'] for r in weaker)}/{len(weaker)}"
+    return out
+
+
+def figures(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """``shares`` per "set / policy"."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(f"{r['set']} / {r['policy']}", []).append(r)
+    return {k: shares(v) for k, v in sorted(groups.items())}
+
+
+def pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.0f}%"
+
+
+def table(releases: dict[str, dict[str, dict[str, Any]]]) -> list[str]:
+    """One markdown row per set, policy and release."""
+    lines = [
+        "| set / policy | release | answerable | right | wrong | withheld | right of answered "
+        "| wrong of all | unanswerable | abstained | from a weaker source | disagreements named |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    keys = sorted({k for figs in releases.values() for k in figs})
+    for key in keys:
+        for release, figs in releases.items():
+            f = figs.get(key)
+            if f is None:
+                continue
+            lines.append(
+                f"| {key} | {release} | {f['answerable']} | {pct(f['right'])} | {pct(f['wrong'])} "
+                f"| {pct(f['withheld'])} | {pct(f['right_of_answered'])} "
+                f"| {pct(f['wrong_of_all'])} "
+                f"| {f['unanswerable']} | {pct(f['abstained'])} | {f.get('from_weaker', '-')} "
+                f"| {f.get('disagreements_named', '-')} |"
+            )
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--more", type=Path, default=Path("../shared/data_more"))
+    parser.add_argument("--sets", nargs="+", default=["ordinary", "squad", "tatqa", "covid_qa",
+                                                      "policyqa", "xquad"])  # fmt: skip
+    parser.add_argument("--policies", nargs="+", default=["informational", "financial"])
+    parser.add_argument("--questions", type=int, default=100, help="per condition, public sets")
+    parser.add_argument("--label", default="this release")
+    parser.add_argument("--out", type=Path, help="keep the rows and figures here (JSON)")
+    parser.add_argument("--previous", type=Path, default=PREVIOUS)
+    parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
+    args = parser.parse_args()
+    llm = load_llm_settings()
+    releases = [(args.label, {"llm": LLMSettings()})]
+    if llm.configured:
+        releases.append((f"{args.label}, LLM", {"llm": llm, "answerer": "llm"}))
+    results: dict[str, dict[str, dict[str, Any]]] = {}
+    all_rows: dict[str, list[dict[str, Any]]] = {}
+    for label, update in releases:
+        start, rows = time.perf_counter(), []
+        for name in args.sets:
+            if name == "ordinary":
+                rows += run_ordinary(args.policies, update)
+            else:
+                rows += run_public(name, args.questions, args.policies, args.data, args.more,
+                                   update)  # fmt: skip
+        log(f"{label}: {len(rows)} rows in {time.perf_counter() - start:.0f} s")
+        results[label], all_rows[label] = figures(rows), rows
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({"figures": results, "rows": all_rows}, indent=1))
+    previous = json.loads(args.previous.read_text())["figures"] if args.previous.is_file() else {}
+    lines = table(previous | results)
+    print("\n".join(lines))
+    if args.write:
+        command = "make bench-answers"
+        section = "\n".join([
+            HEADING, "",
+            f"`{command}` ({date.today().isoformat()}; offline default"
+            + (", and with the LLM answerer" if llm.configured else "") + "). Shares of "
+            "answerable questions answered right / wrong / withheld; of unanswerable ones "
+            "abstained; \"wrong of all\" counts wrong answers and answered unanswerable "
+            "questions over every question; \"from a weaker source\" counts ordinary answers "
+            "citing another source than the gold one while the gold one was admitted; "
+            "\"disagreements named\" counts, of the disagreement questions whose weaker "
+            "source was admitted, those whose response names the disagreement.", "",
+            *lines, "",
+        ])  # fmt: skip
+        write_section(HEADING, section)
+
+
+if __name__ == "__main__":
+    main()
