@@ -8,10 +8,9 @@ the question's qualifiers:
 
 * *exclusive* qualifiers, of which a statement holds one value and a rival statement
   another: a year ("2021"), a quarter or half ("Q3", "third quarter", "H1"), a gender
-  ("men's", "women's"), a model of a product line ("HP-150", "HP-300"). A text that states values of such a class but not the asked one
-  *clashes* with the question;
-* *names*: the capitalised words and model numbers the question names ("Paris",
-  "HP-300"). A text that holds them keeps to the question; one that does not may still
+  ("men's", "women's"), a model of a product line ("HP-150", "HP-300"). A text that
+  states values of such a class but not the asked one *clashes* with the question;
+* *names*: the capitalised words the question names ("Paris", "Raducanu"). A text that holds them keeps to the question; one that does not may still
   answer (the name may be in its heading), so names only ever count for a text, never
   against it.
 
