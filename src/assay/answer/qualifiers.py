@@ -10,9 +10,9 @@ the question's qualifiers:
   another: a year ("2021"), a quarter or half ("Q3", "third quarter", "H1"), a gender
   ("men's", "women's"), a model of a product line ("HP-150", "HP-300"). A text that
   states values of such a class but not the asked one *clashes* with the question;
-* *names*: the capitalised words the question names ("Paris", "Raducanu"). A text that holds them keeps to the question; one that does not may still
-  answer (the name may be in its heading), so names only ever count for a text, never
-  against it.
+* *names*: the capitalised words the question names ("Paris", "Raducanu"). A text
+  that holds them keeps to the question; one that does not may still answer (the name
+  may be in its heading), so names only ever count for a text, never against it.
 
 Clauses (:func:`clauses`) are where a sentence lists several values with their own
 qualifiers: "EUR 170 in most cities, and EUR 220 in London and Paris".
