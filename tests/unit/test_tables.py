@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from assay.answer.qualifiers import clauses
+from assay.answer.reading import table_cell
 from assay.ingest.markdown import load_markdown
 from assay.ingest.tables import table_sentences
 
@@ -51,3 +54,28 @@ def test_a_markdown_file_keeps_its_text_and_writes_out_its_table(tmp_path: Path)
     assert "Winners by year:" in texts[1]
     assert "Year 2021: Men's winner: Tomas Eklund, Women's winner: Ingrid Solberg." in texts[1]
     assert texts[-1] == "`| kept |`"
+
+
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        ("What fuse does the HP-300 need?", "7.5 A"),
+        ("What fuse does the HP-150 need?", "5 A"),
+        ("Who won the women's race in 2021?", "Ingrid Solberg"),
+        ("Who won the men's race in 2021?", "Tomas Eklund"),
+    ],
+)
+def test_the_cell_whose_column_keeps_to_the_question_answers(question: str, value: str) -> None:
+    rows = {
+        "fuse": "Recommended fuse at 12 V: HP-150: 5 A, HP-300: 7.5 A.",
+        "race": "Year 2021: Men's winner: Tomas Eklund, Men's time: 2:14:36, "
+        "Women's winner: Ingrid Solberg, Women's time: 2:31:02.",
+    }
+    row = rows["fuse" if "fuse" in question else "race"]
+    assert table_cell(question, row) == value
+
+
+def test_no_cell_is_picked_from_prose_or_without_a_clear_column() -> None:
+    assert table_cell("What fuse does the pump need?", "The pump needs a 7.5 A fuse.") is None
+    row = "Recommended fuse at 12 V: HP-150: 5 A, HP-300: 7.5 A."
+    assert table_cell("What fuse does the pump need?", row) is None  # which model?

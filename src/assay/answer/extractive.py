@@ -38,7 +38,7 @@ from assay.answer.citations import cite, defuse_citations
 from assay.answer.expansion import pseudo_relevance_phrasings
 from assay.answer.expected import AnswerKind, expected_kind
 from assay.answer.qualifiers import clauses, qualifiers
-from assay.answer.reading import MARGIN_FLOOR, Found, read_evidence
+from assay.answer.reading import MARGIN_FLOOR, Found, read_evidence, table_cell
 from assay.answer.short import short_answer
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context
@@ -215,6 +215,9 @@ class ExtractiveAnswerer:
         clause that best keeps to the question's qualifiers."""
         if self.reader is None or _EXPLAIN.search(question):
             return short_answer(question, sentence) if self.reader is None else None
+        cell = table_cell(question, sentence)
+        if cell is not None:
+            return cell
         span = choice.span
         if span is not None:
             words = len(span.split())

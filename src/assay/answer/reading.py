@@ -35,15 +35,25 @@ from assay.answer.expected import AnswerKind, expected_kind
 from assay.answer.qualifiers import Qualifiers, clauses, qualifiers
 from assay.judge.schema import Context
 from assay.models.reader import SpanReader
-from assay.text import sentence_spans, titled
+from assay.text import content_terms, sentence_spans, stem, titled
 
-__all__ = ["CLASH_WEIGHT", "HELD_WEIGHT", "MARGIN_FLOOR", "READ_TOP", "Found", "read_evidence"]
+__all__ = [
+    "CLASH_WEIGHT",
+    "HELD_WEIGHT",
+    "MARGIN_FLOOR",
+    "READ_TOP",
+    "Found",
+    "read_evidence",
+    "table_cell",
+]
 
 READ_TOP = 4  #: the strongest passages read; the answer comes from one of them
 MARGIN_FLOOR = -3.0  #: a passage whose reader margin is lower holds no answer
 HELD_WEIGHT = 2.0  #: logit added per question qualifier the span's clause states
 CLASH_WEIGHT = 6.0  #: logit taken from a span whose clause clashes with the qualifiers
 _WORD = re.compile(r"[\w°%€$£¥]")
+#: a cell of a table row as ingest writes it: "Column name: value"
+_CELL = re.compile(r"^[\s,:]*(?P<label>[^,:;]{1,60}?):\s+(?P<value>.+?)[\s.]*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,3 +160,27 @@ def read_evidence(
     ``question``, in their order."""
     kind, asked = expected_kind(question), qualifiers(question)
     return [_read_one(reader, question, c, kind, asked) for c in contexts[:top]]
+
+
+def table_cell(question: str, sentence: str) -> str | None:
+    """The value of a table row (:mod:`assay.ingest.tables`) that answers ``question``:
+    of the row's cells whose value holds the kind asked for, the one whose column name
+    holds most of the question's qualifiers and words and clashes with none; ``None``
+    when ``sentence`` is no table row or no cell stands out. The reader, trained on
+    prose, does not read table rows."""
+    kind, asked = expected_kind(question), qualifiers(question)
+    words = {stem(t) for t in content_terms(question)}
+    cells = []
+    for a, b in clauses(sentence):
+        match = _CELL.match(sentence[a:b])
+        if match is None:
+            continue
+        label, value = match.group("label"), match.group("value")
+        if not _fits(kind, value) or asked.clashes(sentence[a:b]):
+            continue
+        named = {stem(t) for t in content_terms(label)}
+        cells.append((HELD_WEIGHT * asked.held(label) + len(words & named), value))
+    cells.sort(key=lambda c: -c[0])
+    if not cells or cells[0][0] <= (cells[1][0] if len(cells) > 1 else 0):
+        return None
+    return cells[0][1]
