@@ -1,20 +1,21 @@
-"""The offline answerer: the admitted sentences that best answer, each cited.
+"""The offline answerer: the admitted sentence that best answers, cited.
 
-Nothing is generated, so nothing can be invented: the answer is the sentence of the
-admitted evidence that the relevance model rates most likely to answer the question,
-weighted by the confidence of its evidence (``0.5 + 0.5 * confidence``, so a forum post
-that answers squarely does not outrank the data sheet that answers nearly as well) and
-quartered when it lacks the kind of answer the question asks for
-(:mod:`assay.answer.expected`: "how long" wants a duration),
-plus a second one when it comes from another passage, scores nearly as well, says
-something the first does not and does not contradict it. Each sentence keeps its
-citation ``[Source: <id>]``. The answer opens with the short answer: the span of the
-first sentence that a reader (:mod:`assay.models.reader`) picks when the question asks
-for a fact and the span is short, else the date, quantity or name the question asks for
-(:mod:`assay.answer.short`): "About 3 hours: A full charge from empty takes about 3
-hours. [Source: ...]". The reader does not choose the sentence: on SQuAD 2.0's test
-articles, quoting first the sentence that holds its span held the answer less often
-than the relevance model's choice (75% against 78% of 118 questions).
+Nothing is generated, so nothing can be invented: the answer quotes one sentence of the
+admitted evidence. The relevance model rates every sentence, weighted by its evidence's
+confidence (``0.5 + 0.5 * confidence``), quartered when it lacks the kind of answer the
+question asks for (:mod:`assay.answer.expected`: "how long" wants a duration) and again
+when it, with its passage's title path, states another year, quarter, gender or model
+than the question (:mod:`assay.answer.qualifiers`). Which sentence leads is
+:mod:`assay.answer.choose`: the best-rated one, unless an admitted passage of another,
+stronger source answers too. The reader (:mod:`assay.answer.reading`) reads the
+strongest passages with their titles first; when it finds no answer in any of them the
+answerer declines (an empty draft whose ``declined`` says why) rather than quote a
+topical sentence. The answer opens with the short answer: the cell of a table row whose
+column the question names, else the reader's span within the quoted sentence when it is
+short, else the date, quantity or name the question asks for (:mod:`assay.answer.short`)
+from the clause that keeps to the question's qualifiers: "About 3 hours: A full charge
+from empty takes about 3 hours. [Source: ...]". Answering passages of other sources
+that give another value are named in ``Draft.disagreements``.
 The relevance model reads a shortlist of the sentences (:data:`SHORTLIST`): all of the
 strongest passage's, then those of the others that share the most words with the
 question. A model that reads spans (the shipped heads) reads them first out of their

@@ -63,6 +63,7 @@ from assay.judge.claims import split_claims
 from assay.judge.evaluate import check_contexts
 from assay.judge.schema import Assessment, Context, EvidenceSufficiency
 from assay.routing import Decision
+from assay.text import titled
 from assay.types import Evidence
 
 __all__ = ["Broadening", "Responder", "Response", "Status"]
@@ -211,8 +212,8 @@ def _context(e: Evidence) -> Context:
 
 
 def texts_of(result: AskResult) -> list[str]:
-    """The texts of the admitted evidence."""
-    return [e.candidate.text for e in result.scored.admitted]
+    """The texts of the admitted evidence, each under its title path."""
+    return [titled(e.candidate.title, e.candidate.text) for e in result.scored.admitted]
 
 
 def no_answer(why: str, judge: str) -> Assessment:
@@ -347,7 +348,10 @@ class Responder:
             why = "the evidence is too weak to answer from (set confidence "
             why += f"{result.confidence:.2f})"
         steps = ["rephrase the question with the terms your documents use"]
-        gaps = evidence_gaps(result.scored.query, result.signals.missing_terms, texts_of(result))
+        # what the knowledge base holds on the subject, admitted or not, headings
+        # included: a refusal never asks for documents about what it already covers
+        retrieved = [titled(e.candidate.title, e.candidate.text) for e in result.scored.evidence]
+        gaps = evidence_gaps(result.scored.query, result.signals.missing_terms, retrieved)
         if gaps:
             steps.append(f"add documents that cover {', '.join(gaps)} (`assay ingest`)")
         else:
