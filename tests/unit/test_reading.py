@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assay.answer.choose import Sentence, choose
+from assay.answer.choose import Sentence, choose, disagree
 from assay.answer.extractive import ExtractiveAnswerer
 from assay.answer.qualifiers import clauses, qualifiers
 from assay.answer.reading import Found, read_evidence
@@ -146,6 +146,20 @@ def test_choose_names_no_disagreement_for_the_same_figure() -> None:
         None,
     )
     assert choice is not None and choice.lead.context is DATASHEET and not choice.disagreeing
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "differ"),
+    [
+        ("7.5 ampere fuse", "15 amp fuse", True),
+        ("EUR 220", "EUR 170", True),
+        ("4.2 amperes", "15 amp", False),  # a current and a fuse rating
+        ("0 °C and 45 °C", "0 °C", False),  # one span cut shorter
+        ("7.5 A", "7.5 ampere", False),
+    ],
+)
+def test_disagreement_is_another_figure_of_the_same_thing(a: str, b: str, differ: bool) -> None:
+    assert disagree(a, b, None) is differ
 
 
 def test_within_one_source_the_best_rated_sentence_leads() -> None:

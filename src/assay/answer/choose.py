@@ -76,12 +76,13 @@ def _units(text: str) -> set[str]:
 def disagree(a: str, b: str, kind: AnswerKind | None) -> bool:
     """Whether two answers give different values: different figures of the same thing
     when both state figures ("7.5 ampere fuse" against "15 amp fuse", but not "4.2
-    amperes" against "15 amp": a current and a fuse rating); for a name or date, no
-    word in common."""
+    amperes" against "15 amp", a current and a fuse rating, nor "0 °C" against "0 °C
+    and 45 °C", one span cut shorter); for a name or date, no word in common."""
     fa, fb = figures(a), figures(b)
     if fa and fb:
         ua, ub = _units(a), _units(b)
-        return fa != fb and (not ua or not ub or bool(ua & ub))
+        nested = fa <= fb or fb <= fa  # "0 °C" of "0 °C and 45 °C": a span cut short
+        return not nested and (not ua or not ub or bool(ua & ub))
     if kind is not None and kind.name in ("name", "date"):
         return not (_words(a) & _words(b))
     return False
