@@ -404,10 +404,12 @@ class Responder:
         assessment = judgment.assessment
         base = replace(base, judgment=judgment, assessment=assessment)
         action = assessment.recommended_action
+        disagreements = [f"Sources disagree: {d}." for d in draft.disagreements]
         if action in ("human_review", "suppress"):
             queue = action == "human_review" or policy.judge.queue_suppressed
             return replace(
-                base, answer=withheld(judgment, queued=queue), status=Status.ABSTAINED_JUDGE,
+                base, answer=" ".join([withheld(judgment, queued=queue), *disagreements]),
+                status=Status.ABSTAINED_JUDGE, notes=tuple(disagreements),
                 review=f"recommended_action {action}" if queue else None,
             )  # fmt: skip
         notes = []
@@ -422,7 +424,7 @@ class Responder:
             notes.append(f"The evidence does not hold everything asked for: {missing}")
         if action == "append_caveat":
             notes.append(caveat(judgment))
-        notes.extend(f"Sources disagree: {d}" for d in draft.disagreements)
+        notes.extend(disagreements)
         text = draft.text
         if uncertainty is not None:
             # stated after the judge: a disagreement counts when it bears on the answer
