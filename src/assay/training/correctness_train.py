@@ -62,9 +62,7 @@ FIT_SETS = (
     ("tatqa", "more", "tatqa/tatqa_dataset_dev.json", None),
 )
 CHECK_SETS = (("policyqa", "more", "policyqa/dev.json", None),)
-#: 2: the reader's two features; 3: its read of the first statement; 4: TAT-QA; 5: the
-#: drafts of the strongest-evidence answerer, passages read under their title paths
-VERSION = "5.0.0"
+VERSION = "4.0.0"  # 2: the reader's two features; 3: its read of the first statement; 4: TAT-QA
 LLM_VERSION = "2.0.0"  #: of assay-correctness-llm; 2: TAT-QA dev too
 C = 1.0  # inverse L2 strength of the logistic regression
 
