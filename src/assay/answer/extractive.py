@@ -63,9 +63,13 @@ SHORTLIST = 8
 #: changed 21% of drafts and cost 0.03-0.04 AUROC of the answer's confidence on the
 #: SQuAD test articles: the correctness model reads the answer alone
 CONFIRMED = 3
-#: questions that want an explanation, not a span
+#: questions that want an explanation or a yes or no, not a span: the reader, trained on
+#: spans, neither declines them nor gives their short answer
 _EXPLAIN = re.compile(
-    r"^\W*(?:why|how)\b(?!\s+(?:many|much|long|old|far|tall|big|large|often))", re.I
+    r"^\W*(?:why|how)\b(?!\s+(?:many|much|long|old|far|tall|big|large|often))"
+    r"|^\W*(?:can|could|may|might|must|should|shall|is|are|was|were|do|does|did|will|would"
+    r"|has|have|had)\b",
+    re.I,
 )
 
 
