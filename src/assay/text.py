@@ -13,6 +13,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 
 import Stemmer
 
@@ -66,6 +67,41 @@ def stem(term: str) -> str:
                 base = base[:-1]  # "stopped" -> "stop"
             return base.rstrip("e") if suffix in ("ing", "ed", "es") else base
     return term.rstrip("e") if len(term) > 3 else term
+
+
+#: words that ask for a type of answer ("how long", "what year", "how quickly"): what is
+#: missing there is the answer itself, not a subject the evidence fails to name
+_ANSWER_TYPE_WORDS = """
+    long old year years date dates day days month months time times century decade
+    temperature temperatures hot cold warm price prices cost costs fee fees
+    far tall high big large wide deep heavy often fast quickly soon close near
+    percentage percent number amount size proportion quantity kind type sort
+"""
+#: words that judge, qualify or carry a question rather than name what it is about
+_QUALIFYING_WORDS = """
+    safe safely unsafe possible allowed permitted ok okay fine good bad best better worse
+    worst recommended advisable normal typical usual usually right correct proper
+    properly needed required necessary enough main important exactly actually really
+    take takes taken happen happens happened mean means work works use used using need
+    needs want make makes made way ways put puts come comes coming go goes going went
+    keep keeps give gives let see say says said ask find still already ever else
+    someone somebody something anyone anybody anything everyone everything
+    out up down off over back away around along
+"""
+#: what is left of a contraction split at its apostrophe ("it's", "I'm", "don't")
+_CONTRACTION_PARTS = "s m re ve ll d t don doesn didn isn aren wasn weren couldn shouldn wouldn"
+_FRAME = frozenset(
+    stem(w) for w in f"{_ANSWER_TYPE_WORDS} {_QUALIFYING_WORDS} {_CONTRACTION_PARTS}".split()
+)
+
+
+def subject_terms(terms: Sequence[str]) -> list[str]:
+    """``terms`` without the words that frame a question: those that ask for a type of
+    answer ("long", "year", "cost"), those that judge or carry it ("safe", "allowed",
+    "need", "put", "someone", "out") and the remains of contractions ("s" of "it's"). What is
+    left names the subject (things, names, conditions): what a reader can add documents
+    about, and what the evidence must mention to be about the question."""
+    return [t for t in terms if stem(t) not in _FRAME]
 
 
 def is_stopword(word: str) -> bool:

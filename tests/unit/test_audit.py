@@ -264,3 +264,42 @@ def test_b4_actor_is_recorded_and_sealed_by_the_hash(engine: Assay, db_path: Pat
     conn.execute("UPDATE audit_events SET actor = NULL WHERE seq = 3")
     problems = engine.audit.verify().problems
     assert [(p.seq, "row edited" in p.problem) for p in problems] == [(2, True), (3, True)]
+
+
+def test_b2_rows_whose_coverage_counted_frame_words_still_replay(tmp_path: Path) -> None:
+    """Coverage counts the question's subject since issue 41; a row written before, whose
+    coverage counted words such as 'temperature' and 'safe', still verifies, and a
+    coverage that neither way gives is still caught."""
+    from assay.audit.replay import replay_problems
+    from assay.ingest.pipeline import IngestOptions, ingest
+    from assay.policy import policy_from_mapping
+    from assay.scoring.signals import SIGNAL_NAMES, coverage_score, set_confidence
+    from assay.types import round_score
+
+    doc = tmp_path / "kb.md"
+    doc.write_text("# Charging\n\nCharge the pack between 0 and 45 degrees.\n")
+    db = tmp_path / "ask.db"
+    question = "What temperature is safe for charging the pack?"
+    with Assay(settings=assay.load_settings(db=db, embedder="hashing")) as engine:
+        engine.sources.add("sds", "official")
+        ingest(
+            [doc], store=engine.store, embedder=engine.embedder, registry=engine.sources,
+            options=IngestOptions(source_id="sds", published=AS_OF),
+        )  # fmt: skip
+        engine.ask(question, policy="informational", as_of=AS_OF)
+    conn = raw(db)
+    payload = json.loads(
+        conn.execute("SELECT payload FROM audit_events WHERE seq = 1")[0]["payload"]
+    )
+    signals = payload["signals"]
+    weights = policy_from_mapping(payload["policy"], origin="test").signals.weights
+    texts = ["Charging\nCharge the pack between 0 and 45 degrees."]
+    legacy = round_score(coverage_score(question, texts, subject_only=False)[0])
+    assert signals["coverage"] == 1.0 and legacy < 1.0
+    for coverage, problems in ((legacy, 0), (0.123, 1)):
+        signals["coverage"] = coverage
+        signals["composite"] = set_confidence(
+            {k: signals[k] for k in SIGNAL_NAMES}, weights, signals["judgment"]
+        )
+        found = replay_problems("ask", payload, question)
+        assert len([p for p in found if "coverage" in p]) == problems, found

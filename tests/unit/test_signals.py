@@ -90,10 +90,29 @@ def test_r3_coverage_counts_stemmed_query_terms() -> None:
         "What temperature is safe for charging batteries?",
         ["Charge the battery between 0 and 45 degrees.", "Temperatures above 60 trip it."],
     )
-    assert covered == ["temperature", "charging", "batteries"]
-    assert missing == ["safe"]
-    assert coverage == pytest.approx(3 / 4)
+    assert covered == ["charging", "batteries"]  # "temperature", "safe" frame the question
+    assert missing == []
+    assert coverage == 1.0
     assert coverage_score("what is it?", ["anything"])[0] == 0.0
+    legacy = coverage_score(
+        "What temperature is safe for charging batteries?",
+        ["Charge the battery between 0 and 45 degrees.", "Temperatures above 60 trip it."],
+        subject_only=False,
+    )
+    assert legacy == (pytest.approx(3 / 4), ["temperature", "charging", "batteries"], ["safe"])
+
+
+def test_r3_coverage_counts_the_subject_not_the_words_that_frame_the_question() -> None:
+    """ "How quickly will someone come out" asks about emergency repairs: a passage on
+    them covers it, and the clarification never asks what 'quickly' or 's' means."""
+    passage = ["Emergency repairs: the landlord attends within 24 hours of a report."]
+    coverage, covered, missing = coverage_score(
+        "How quickly will someone come out for an emergency repair?", passage
+    )
+    assert (coverage, covered, missing) == (1.0, ["emergency", "repair"], [])
+    coverage, _, missing = coverage_score("It's late: what's the pet deposit I'm owed?", passage)
+    assert missing == ["late", "pet", "deposit", "owed"]  # no "s" or "m"
+    assert coverage_score("What does it mean?", ["It means yes."])[1] == ["mean"]  # all frame
 
 
 def test_r3_coverage_reads_each_passages_title_path() -> None:

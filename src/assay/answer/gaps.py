@@ -13,7 +13,8 @@ and "0-45 °C". Two kinds of word frame a question rather than say what it is ab
 * words that judge or qualify what is asked ("safe", "normal", "recommended", "take",
   "happen"): the evidence answers with facts, not with the question's wording.
 
-What remains are the subject's own words (names, things, conditions), which is what a
+Both lists live in :mod:`assay.text` (the coverage signal counts only the subject's
+words too). What remains are the subject's own words (names, things, conditions), which is what a
 reader can add documents about, less those the evidence says in another form
 ("heating" for "overheats").
 """
@@ -23,36 +24,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assay.answer.expected import expected_kind
-from assay.text import content_terms, stem
+from assay.text import content_terms, stem, subject_terms
 
 __all__ = ["evidence_gaps", "subject_terms"]
 
-#: words that ask for a type of answer: "how long", "what year", "what temperature"
-_ANSWER_TYPE_WORDS = frozenset(
-    """
-    long old year years date dates day days month months time times century decade
-    temperature temperatures hot cold warm price prices cost costs fee fees
-    far tall high big large wide deep heavy often fast percentage percent number amount
-    size proportion quantity kind type sort
-    """.split()
-)
-#: words that judge or qualify what is asked rather than name it
-_QUALIFYING_WORDS = frozenset(
-    """
-    safe safely unsafe possible allowed permitted ok okay fine good bad best better worse
-    worst recommended advisable normal typical usual usually right correct proper
-    properly needed required necessary enough main important exactly actually really
-    take takes taken happen happens happened mean means work works use used using need
-    needs want make makes made way ways
-    """.split()
-)
-_FRAME = frozenset(stem(w) for w in _ANSWER_TYPE_WORDS | _QUALIFYING_WORDS)
 _SHARED_STEM = 4  # the shortest stem that counts as the same word in another form
-
-
-def subject_terms(terms: Sequence[str]) -> list[str]:
-    """``terms`` without the words that frame a question (see the module docstring)."""
-    return [t for t in terms if stem(t) not in _FRAME]
 
 
 def _said_otherwise(term: str, said: set[str]) -> bool:

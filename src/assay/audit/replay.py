@@ -126,9 +126,15 @@ def _route_problems(
         ),
         "coverage": coverage_score(query, coverage_texts(admitted))[0],
     }
-    untitled = coverage_score(query, [e.candidate.text for e in admitted])[0]
-    if round_score(untitled) == stored.coverage:
-        recomputed["coverage"] = untitled  # written before coverage read title paths
+    earlier = (  # rows written before coverage read title paths, or counted frame words
+        coverage_score(query, texts, subject_only=subject_only)[0]
+        for texts in (coverage_texts(admitted), [e.candidate.text for e in admitted])
+        for subject_only in (True, False)
+    )
+    if round_score(recomputed["coverage"]) != stored.coverage:
+        recomputed["coverage"] = next(
+            (c for c in earlier if round_score(c) == stored.coverage), recomputed["coverage"]
+        )
     problems = [
         f"signal {name} {getattr(stored, name)} recomputes as {round_score(value)}"
         for name, value in recomputed.items()

@@ -13,8 +13,10 @@ request, those the gate admitted and those it excluded:
 * ``coherence``     mean pairwise cosine of the admitted chunks' embeddings, clipped to
                     [0, 1]; also per source where the sources differ (R2). One chunk has
                     nothing to agree or disagree with: neutral 0.5; none gives 0;
-* ``coverage``      share of the query's meaningful terms (stemmed) found in the admitted
-                    chunks (R3); a query without meaningful terms covers nothing.
+* ``coverage``      share of the query's subject terms (stemmed; the words that frame a
+                    question, "how long", "allowed", "it's", left out) found in the
+                    admitted chunks and their title paths (R3); a query without
+                    meaningful terms covers nothing.
 
 The composite is the weighted sum with validated weights (R5). A model judgment (R4),
 when a later layer provides one, either caps the composite (``min``) or blends into it.
@@ -27,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from assay.errors import InvalidInputError
-from assay.text import content_terms, stem, titled
+from assay.text import content_terms, stem, subject_terms, titled
 from assay.types import Evidence, check_unit_interval, round_score
 
 if TYPE_CHECKING:  # numpy loads where the signals are computed, not where policies are read
@@ -168,9 +170,19 @@ def coherence_score(
     return overall, by_source
 
 
-def coverage_score(query: str, texts: Sequence[str]) -> tuple[float, list[str], list[str]]:
-    """Share of the query's meaningful terms found in ``texts`` (R3), with the terms."""
-    wanted = list(dict.fromkeys(content_terms(query)))
+def coverage_score(
+    query: str, texts: Sequence[str], *, subject_only: bool = True
+) -> tuple[float, list[str], list[str]]:
+    """Share of the query's meaningful terms found in ``texts`` (R3), with the terms.
+
+    The terms are the query's subject (:func:`assay.text.subject_terms`): "How quickly
+    will someone come out for an emergency repair?" is covered by a passage about
+    emergency repairs, whatever words it uses for "quickly" or "come out". A query that
+    is all frame ("What does it mean?") counts every content word. ``subject_only=False``
+    counts every content word always, as releases before this one did (audit replay of
+    their rows)."""
+    terms = list(dict.fromkeys(content_terms(query)))
+    wanted = (subject_terms(terms) or terms) if subject_only else terms
     if not wanted:
         return 0.0, [], []
     present = {stem(t) for text in texts for t in content_terms(text)}
