@@ -115,7 +115,7 @@ def test_the_span_must_hold_the_kind_asked_for() -> None:
 
 
 def test_when_no_strong_passage_answers_the_answerer_declines_with_the_reason() -> None:
-    reader = SpansReader(("two seasons", -1.0), null=2.0)
+    reader = SpansReader(("two seasons", -1.0), null=4.0)
     draft = ExtractiveAnswerer(reader=reader).answer(
         "What is the warranty period of the HP-300?", [DATASHEET, FORUM]
     )

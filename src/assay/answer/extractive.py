@@ -75,9 +75,10 @@ _EXPLAIN = re.compile(
 
 def _declined(found: Sequence[Found], kind: AnswerKind | None) -> str:
     """Why no answer was drafted: the reader found none in the strongest passages."""
-    read = f"the {len(found)} strongest passages" if len(found) > 1 else "the passage"
-    asked = f"the {kind.description}" if kind is not None else "an answer"
-    return f"none of {read} of the evidence states {asked} to the question"
+    what = f"the {kind.description} it asks for" if kind is not None else "an answer to it"
+    if len(found) == 1:
+        return f"the one passage of the evidence that bears on the question does not state {what}"
+    return f"none of the {len(found)} strongest passages of the evidence states {what}"
 
 
 def _who(c: Context) -> str:
