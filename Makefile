@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 DATA   ?= ../shared/data
 DATA_MORE ?= ../shared/data_more
 
-.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-pipeline-llm bench-answers bench-correctness bench-correctness-forms bench-calibration bench-ingest bench-serve bench-postgres serve train-models train-correctness-llm llm llm-stop clean
+.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-pipeline-llm bench-answers bench-correctness bench-correctness-forms bench-calibration bench-ingest bench-serve bench-postgres serve train-models train-correctness-llm write-questions llm llm-stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -122,6 +122,14 @@ train-correctness-llm: install  ## refit assay-correctness-llm, which also asks 
 	ASSAY_LLM_URL=$(LLM_URL) ASSAY_LLM_MODEL=$(LLM_MODEL) ASSAY_LLM_TIMEOUT=120 \
 	  $(BIN)/python -m assay.training.correctness_train --data $(DATA) --more $(DATA_MORE) \
 	  --llm --out src/assay/models/shipped/assay-correctness-llm
+
+QUESTION_MINUTES ?= 0
+
+write-questions: install  ## reading questions for the reader, written by the local LLM (`make llm` builds it) for permissive passages and kept where the answer is verbatim; resumable, appends to .teach/reader-questions (about 1,000 passages an hour on 2 cores; QUESTION_MINUTES=N stops after N minutes)
+	bash scripts/llm.sh start
+	ASSAY_LLM_URL=$(LLM_URL) ASSAY_LLM_MODEL=$(LLM_MODEL) \
+	  $(BIN)/python -m assay.training.written_questions --data $(DATA) --more $(DATA_MORE) \
+	  --out .teach/reader-questions --minutes $(QUESTION_MINUTES)
 
 llm:  ## build the local OpenAI-compatible LLM server (first run: minutes) and start it
 	bash scripts/llm.sh setup

@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,7 @@ from assay.models.reader import MAX_TOKENS, WindowTokenizer, reader_tokenizer, w
 from assay.training.cross_train import batches, feeds
 from assay.training.datasets import halueval_rows, squad_splits
 from assay.training.torch_loop import export_int8, fine_tune, log
+from assay.training.written_questions import read as read_written
 
 __all__ = ["ReaderExample", "encode", "main", "reader_examples"]
 
@@ -117,6 +119,39 @@ def reader_examples(data: Path, more: Path, *, seed: int = SEED) -> list[ReaderE
         if rng.random() < 0.2:
             other = rows[(k + rng.randrange(1, len(rows))) % len(rows)]["knowledge"]
             out.append(ReaderExample("halueval:other", row["question"], other))
+    return out
+
+
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+def written_examples(folder: Path, *, seed: int = SEED) -> list[ReaderExample]:
+    """Examples from :mod:`assay.training.written_questions`' output in ``folder``: each
+    kept question against its passage; for a third, another passage of the same set
+    without the answer; and where a question names a year its passage holds, the same
+    question about a year the passage never names, against the same passage, with no
+    answer (the reader must keep to the question's qualifier, not the topic)."""
+    rng = random.Random(seed)
+    rows = [r for r in read_written(folder / "questions.jsonl") if r["pairs"]]
+    by_set: dict[str, list[str]] = {}
+    for row in rows:
+        by_set.setdefault(row["dataset"], []).append(row["passage"])
+    out: list[ReaderExample] = []
+    for row in rows:
+        name, passage = f"written:{row['dataset']}", row["passage"]
+        for pair in row["pairs"]:
+            question, answer = pair["question"], pair["answer"]
+            out.append(ReaderExample(name, question, passage, pair["answer_start"], answer))
+            if rng.random() < 1 / 3:
+                other = _without(by_set[row["dataset"]], -1, [answer], rng)
+                if other:
+                    out.append(ReaderExample(f"{name}:absent", question, other))
+            named = [y for y in _YEAR.findall(question) if y in passage]
+            if named:
+                held = set(_YEAR.findall(passage))
+                unheld = [str(y) for y in range(1990, 2031) if str(y) not in held]
+                swapped = question.replace(named[0], rng.choice(unheld))
+                out.append(ReaderExample(f"{name}:other-year", swapped, passage))
     return out
 
 
@@ -201,12 +236,12 @@ def train(args: argparse.Namespace) -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     tok = reader_tokenizer(_tokenizer_file())
-    encoded = [
-        e for e in (encode(tok, x) for x in reader_examples(Path(args.data), Path(args.more)))
-        if e is not None
-    ]  # fmt: skip
+    examples = reader_examples(Path(args.data), Path(args.more))
     if args.max_examples:
-        encoded = random.Random(args.seed).sample(encoded, min(args.max_examples, len(encoded)))
+        examples = random.Random(args.seed).sample(examples, min(args.max_examples, len(examples)))
+    if args.written:
+        examples += written_examples(Path(args.written), seed=args.seed)
+    encoded = [e for e in (encode(tok, x) for x in examples) if e is not None]
     plan = batches([len(w.ids) for w, _, _ in encoded], args.batch, args.seed)
     model = build_model(args.init_from, args.continue_from)
     log(out, f"{len(encoded)} examples, {len(plan)} steps of {args.batch}")
@@ -273,7 +308,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     fit.add_argument("--seed", type=int, default=SEED)
     fit.add_argument("--threads", type=int, default=2)
     fit.add_argument("--every", type=int, default=100, help="checkpoint every N steps")
-    fit.add_argument("--max-examples", type=int, default=0, help="train on a sample (0: all)")
+    fit.add_argument(
+        "--max-examples", type=int, default=0, help="a sample of the gold examples (0: all)"
+    )
+    fit.add_argument(
+        "--written", help="add the questions of assay.training.written_questions in this folder"
+    )
     fit.add_argument("--resume", action="store_true")
     save = commands.add_parser("export", help="write int8 ONNX + tokenizer from a checkpoint")
     save.add_argument("--checkpoint", required=True)
