@@ -169,9 +169,16 @@ def run_public(
                     answered = r.status.value == "answered"
                     answerable = condition == "present"
                     right = answered and answerable and contains_gold(r.answer, item.golds)
+                    draft = getattr(r, "draft", None)
                     rows.append({
                         "set": name, "condition": condition, "policy": policy,
                         "outcome": outcome(answerable, answered, right), "status": r.status.value,
+                        "question": item.question, "answer": r.answer,
+                        "decision": r.decision.value,
+                        "declined": getattr(draft, "declined", None),
+                        "draft_right": bool(draft and answerable
+                                            and contains_gold(draft.text, item.golds)),
+                        "score": r.assessment.confidence_score,
                     })  # fmt: skip
             engine.close()
     log(f"{name}: {len(rows)} rows")
