@@ -71,7 +71,7 @@ def check_r9(out: dict[str, Any]) -> Assessment:
 
 
 def test_g2_g3_r9_an_answer_cites_admitted_evidence_and_is_judged(demo_db: Path) -> None:
-    out = ask(demo_db, SAFE_RANGE, "--policy", "financial")
+    out = ask(demo_db, SAFE_RANGE, "--policy", "legal")  # financial proceeds: no hedge
     assessment = check_r9(out)
     assert out["status"] == "answered" and out["decision"] == "hedge"
     assert out["fallback_type"] == "hedge"
@@ -143,10 +143,12 @@ def test_j6_two_official_sources_that_disagree_go_to_human_review(demo_db: Path)
 
 def test_r7_r8_low_coverage_gets_a_clarifying_question(demo_db: Path, tmp_path: Path) -> None:
     policy = policy_file(tmp_path, {"clarify_below_coverage": 0.99})
-    out = ask(demo_db, SAFE_RANGE, "--policy", str(policy))
+    on_a_boat = SAFE_RANGE.replace("?", " on a sailing boat?")
+    out = ask(demo_db, on_a_boat, "--policy", str(policy))
     assessment = check_r9(out)
     assert (out["status"], out["decision"]) == ("clarification", "clarify")
-    assert out["answer"].endswith("?")
+    assert out["answer"].endswith("?") and "sailing" in out["answer"]
+    assert "'safe'" not in out["answer"]  # a word that frames the question is never asked
     assert assessment.recommended_action == "suppress"
 
 
@@ -193,7 +195,7 @@ def test_r8_llm_only_is_marked_and_only_where_the_policy_allows_it(
 
 def test_r9_the_human_report_leads_with_the_answer(demo_db: Path) -> None:
     result = run_cli(
-        "ask", SAFE_RANGE, "--policy", "financial", "--as-of", AS_OF.isoformat(), db=demo_db
+        "ask", SAFE_RANGE, "--policy", "legal", "--as-of", AS_OF.isoformat(), db=demo_db
     )
     assert result.exit_code == 0, result.output
     first, *rest = result.stdout.splitlines()
@@ -341,7 +343,7 @@ def test_r7_assess_routes_without_answering(demo_db: Path) -> None:
     from assay import Assay
 
     with Assay(demo_db, create=False) as engine:
-        result = engine.assess(SAFE_RANGE, policy="financial", as_of=AS_OF)
+        result = engine.assess(SAFE_RANGE, policy="legal", as_of=AS_OF)
         event = engine.audit.get(result.event_id or "")
     assert result.route.decision.value == "hedge" and result.scored.admitted
     assert event.kind == "ask" and "answer" not in event.payload

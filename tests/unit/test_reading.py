@@ -156,6 +156,10 @@ def test_choose_names_no_disagreement_for_the_same_figure() -> None:
         ("4.2 amperes", "15 amp", False),  # a current and a fuse rating
         ("0 °C and 45 °C", "0 °C", False),  # one span cut shorter
         ("7.5 A", "7.5 ampere", False),
+        ("two weeks' notice", "30 days' notice", True),  # durations in other units
+        ("one month's notice", "two months' written notice", True),
+        ("a fortnight or 14 days", "14 days", False),
+        ("2 weeks", "14 days", False),
     ],
 )
 def test_disagreement_is_another_figure_of_the_same_thing(a: str, b: str, differ: bool) -> None:
@@ -220,3 +224,45 @@ def test_clauses_cut_where_a_sentence_turns_to_another_statement() -> None:
         ", and EUR 220 in Paris",
         "; EUR 90 in Porto",
     ]
+
+
+CHANGELOG = Context(
+    "log", "Python 3.9 is no longer supported.", 0.92, "Ledgerloom 4.3 > Requirements",
+    "changelog", "official",
+)  # fmt: skip
+POST = Context(
+    "chat", "Python 3.9 still works with 4.3, I run it on an old server.", 0.62, None,
+    "forum", "customer",
+)  # fmt: skip
+
+
+def test_r_yes_no_a_clearly_stronger_source_leads_though_a_post_echoes_the_question() -> None:
+    """Issue 41: "Can I still run 4.3 on Python 3.9?" is drafted from the changelog
+    (0.92), not from the forum post (0.62) the relevance model rates six times higher,
+    and the post's denial of it is named."""
+    sentences = [_sentence(CHANGELOG, 0.09), _sentence(POST, 0.56)]
+    choice = choose(sentences, [], None, yes_no=True)
+    assert choice is not None and choice.lead.context is CHANGELOG
+    assert [(d.context, d.states) for d in choice.disagreeing] == [(POST, POST.text)]
+    plain = choose(sentences, [], None)  # not a yes-or-no question: the rating decides
+    assert plain is not None and plain.lead.context is POST and not plain.disagreeing
+
+
+def test_r_yes_no_a_source_that_is_not_clearly_stronger_does_not_lead() -> None:
+    close = Context("log", CHANGELOG.text, 0.70, None, "changelog", "official")
+    choice = choose([_sentence(close, 0.09), _sentence(POST, 0.56)], [], None, yes_no=True)
+    assert choice is not None and choice.lead.context is POST
+    assert [d.context for d in choice.disagreeing] == [close]  # it denies what POST affirms
+
+
+def test_the_answerer_names_a_yes_no_disagreement_with_both_sources() -> None:
+    """Through the extractive answerer, relevance by shared words: the post leads (it is
+    not clearly weaker), and the official text that says otherwise is named."""
+    guide = Context("guide", "Glass goes in the purple box, not in the blue bin.", 0.70,
+                    None, "council", "official")  # fmt: skip
+    post = Context("post", "You can put glass in the blue bin now.", 0.69, None,
+                   "residents", "customer")  # fmt: skip
+    draft = ExtractiveAnswerer().answer("Can I put glass in the blue bin?", [guide, post])
+    assert len(draft.disagreements) == 1
+    assert "council (official)" in draft.disagreements[0]
+    assert "residents (customer)" in draft.disagreements[0]

@@ -12,13 +12,25 @@ instead. So a forum post that reads as the better answer never outranks a data s
 that answers as well; a superseded text the gate let through never outranks its
 successor.
 
+A yes-or-no question ("Can I still run 4.3 on Python 3.9?") is not read for a span, and
+the relevance model rates highest the sentence that echoes its words, most often a
+forum post restating it ("3.9 still works with 4.3"), while the official text states the
+rule in its own words ("Python 3.9 is no longer supported"). For these questions a
+passage of another source answers too when it is clearly stronger (its confidence
+higher by :data:`CLEARLY_STRONGER`) and its best sentence rates at least
+:data:`YES_NO_WITHIN` of the best.
+
 Each answering passage of another source whose span gives another value than the
-lead's -- other figures, or for a name or date no word in common -- is a
-*disagreement*, named beside the answer with its source; the answer states the lead.
+lead's -- other figures or durations ("two weeks" against "30 days"), or for a name or
+date no word in common -- is a *disagreement*, named beside the answer with its source;
+the answer states the lead. For a yes-or-no question, a rated sentence of another source
+that denies what the lead affirms, or affirms what it denies ("You can put glass in the
+blue bin" against "not in the blue bin"), is one too.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -27,10 +39,27 @@ from assay.answer.reading import Found
 from assay.judge.schema import Context
 from assay.text import content_terms, figures, stem
 
-__all__ = ["ANSWERS_WITHIN", "Choice", "Sentence", "choose", "disagree"]
+__all__ = [
+    "ANSWERS_WITHIN", "CLEARLY_STRONGER", "YES_NO_WITHIN", "Choice", "Disagreement",
+    "Sentence", "choose", "disagree",
+]  # fmt: skip
 
 #: a passage whose best sentence rates at least this share of the best answers too
 ANSWERS_WITHIN = 0.8
+#: for a yes-or-no question, the share a clearly stronger passage's best sentence needs
+YES_NO_WITHIN = 0.15
+#: how much higher a confidence is clearly stronger (the judge's margin for settling
+#: a conflict by source strength, :data:`assay.judge.strength.SETTLED`)
+CLEARLY_STRONGER = 0.15
+#: a word that denies or forbids: one sentence with it and one without say opposite things
+_DENIAL = re.compile(
+    r"\b(?:not|no|never|cannot|avoid|forbidden|prohibited|banned)\b|n't\b", re.IGNORECASE
+)
+_COUNT = "one two three four five six seven eight nine ten eleven twelve".split()
+_DAYS = {"minute": 1 / 1440, "hour": 1 / 24, "day": 1, "week": 7, "month": 30, "year": 365}
+_DURATION = re.compile(
+    rf"\b(\d+(?:\.\d+)?|{'|'.join(_COUNT)}|an?)[\s-]+({'|'.join(_DAYS)})s?\b", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,13 +78,21 @@ class Sentence:
 
 
 @dataclass(frozen=True, slots=True)
+class Disagreement:
+    """A passage of another source that answers otherwise, and what it states."""
+
+    context: Context
+    states: str
+
+
+@dataclass(frozen=True, slots=True)
 class Choice:
     """The sentence that drafts the answer, what the reader found in its passage, and
-    the answering passages of other sources that give another value."""
+    the passages of other sources that answer otherwise."""
 
     lead: Sentence
     reading: Found | None
-    disagreeing: tuple[Found, ...] = ()
+    disagreeing: tuple[Disagreement, ...] = ()
 
     @property
     def span(self) -> str | None:
@@ -73,11 +110,25 @@ def _units(text: str) -> set[str]:
     return {w for w in _words(text) if not any(ch.isdigit() for ch in w)}
 
 
+def _durations(text: str) -> set[float]:
+    """The durations ``text`` states, in days ("two weeks" is 14, "30 days" 30)."""
+    out = set()
+    for count, unit in _DURATION.findall(text):
+        word = count.lower()
+        n = 1.0 if word in ("a", "an") else _COUNT.index(word) + 1.0 if word in _COUNT else None
+        out.add(round((float(count) if n is None else n) * _DAYS[unit.lower()], 4))
+    return out
+
+
 def disagree(a: str, b: str, kind: AnswerKind | None) -> bool:
-    """Whether two answers give different values: different figures of the same thing
-    when both state figures ("7.5 ampere fuse" against "15 amp fuse", but not "4.2
-    amperes" against "15 amp", a current and a fuse rating, nor "0 °C" against "0 °C
-    and 45 °C", one span cut shorter); for a name or date, no word in common."""
+    """Whether two answers give different values: different durations when both state
+    durations ("two weeks" against "30 days' notice"); different figures of the same
+    thing when both state figures ("7.5 ampere fuse" against "15 amp fuse", but not
+    "4.2 amperes" against "15 amp", a current and a fuse rating, nor "0 °C" against "0
+    °C and 45 °C", one span cut shorter); for a name or date, no word in common."""
+    da, db = _durations(a), _durations(b)
+    if da and db:
+        return not (da <= db or db <= da)
     fa, fb = figures(a), figures(b)
     if fa and fb:
         ua, ub = _units(a), _units(b)
@@ -96,11 +147,20 @@ def _other_source(a: Context, b: Context) -> bool:
     return a.source_id is None or a.source_id != b.source_id
 
 
+def _denies(text: str) -> bool:
+    return _DENIAL.search(text) is not None
+
+
 def choose(
-    sentences: Sequence[Sentence], found: Sequence[Found], kind: AnswerKind | None
+    sentences: Sequence[Sentence],
+    found: Sequence[Found],
+    kind: AnswerKind | None,
+    *,
+    yes_no: bool = False,
 ) -> Choice | None:
     """The lead sentence of ``sentences`` (see the module docstring), with ``found``, the
-    reader's findings in the strongest passages; ``None`` without sentences."""
+    reader's findings in the strongest passages, for a yes-or-no question when
+    ``yes_no``; ``None`` without sentences."""
     if not sentences:
         return None
     best = max(sentences, key=lambda s: s.score)  # the first of equals
@@ -113,8 +173,14 @@ def choose(
     for s in rated.values():
         reading = by_context.get(id(s.context))
         answers = (
-            reading is not None and reading.answers
-        ) or s.score >= ANSWERS_WITHIN * best.score
+            (reading is not None and reading.answers)
+            or s.score >= ANSWERS_WITHIN * best.score
+            or (
+                yes_no
+                and s.score >= YES_NO_WITHIN * best.score
+                and _strength(s.context) >= _strength(best.context) + CLEARLY_STRONGER
+            )
+        )
         if (
             answers
             and _strength(s.context) > _strength(best.context)
@@ -132,7 +198,7 @@ def choose(
     reading = by_context.get(id(lead.context))
     said = reading.span_in(lead.start, lead.end) if reading is not None else None
     disagreeing = tuple(
-        f
+        Disagreement(f.context, f.answer)
         for f in found
         if f.answers
         and f.context is not lead.context
@@ -140,4 +206,13 @@ def choose(
         and said is not None
         and disagree(said, f.answer, kind)
     )
+    if yes_no:
+        disagreeing += tuple(
+            Disagreement(s.context, s.text.strip())
+            for s in rated.values()
+            if s.context is not lead.context
+            and _other_source(s.context, lead.context)
+            and s.score >= YES_NO_WITHIN * best.score
+            and _denies(s.text) != _denies(lead.text)
+        )
     return Choice(lead, reading, disagreeing)

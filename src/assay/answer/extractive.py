@@ -71,6 +71,12 @@ _EXPLAIN = re.compile(
     r"|has|have|had)\b",
     re.I,
 )
+#: a yes-or-no question, also when it follows a statement ("It blows a fuse; can I ...?")
+_YES_NO = re.compile(
+    r"(?:^|[.;:!?]\s+)\W*(?:can|could|may|might|must|should|shall|is|are|was|were|do|does"
+    r"|did|will|would|has|have|had)\b(?:[^.;:!?]|\.(?=\d))*\?\s*$",
+    re.I,
+)
 
 
 def _declined(found: Sequence[Found], kind: AnswerKind | None) -> str:
@@ -198,7 +204,7 @@ class ExtractiveAnswerer:
             Sentence(w.context, w.start, w.end, r * weight)
             for w, r, weight in zip(where, relevance, weights, strict=True)
         ]
-        choice = choose(rated, found, kind)
+        choice = choose(rated, found, kind, yes_no=_YES_NO.search(question) is not None)
         assert choice is not None
         lead = choice.lead
         quote = defuse_citations(lead.text)
@@ -208,9 +214,9 @@ class ExtractiveAnswerer:
             short = short[0].upper() + short[1:]  # it opens the answer
             text = f"{short}: {text}"
         disagreements = tuple(
-            f'{_who(f.context)} states "{f.answer}", where {_who(lead.context)} states '
-            f'"{short}"; this answer follows the stronger evidence'
-            for f in choice.disagreeing
+            f'{_who(d.context)} states "{d.states}", where {_who(lead.context)} states '
+            f'"{short or quote}"; this answer follows the stronger evidence'
+            for d in choice.disagreeing
         )
         return Draft(text, self.name, None, mode, short, disagreements=disagreements)
 
