@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from assay.answer.expected import AnswerKind
 from assay.answer.reading import Found
 from assay.judge.schema import Context
-from assay.text import content_terms, figures, stem
+from assay.judge.strength import SETTLED
+from assay.text import NEGATION, content_terms, figures, stem
 
 __all__ = [
     "ANSWERS_WITHIN", "CLEARLY_STRONGER", "YES_NO_WITHIN", "Choice", "Disagreement",
@@ -48,13 +49,12 @@ __all__ = [
 ANSWERS_WITHIN = 0.8
 #: for a yes-or-no question, the share a clearly stronger passage's best sentence needs
 YES_NO_WITHIN = 0.15
-#: how much higher a confidence is clearly stronger (the judge's margin for settling
-#: a conflict by source strength, :data:`assay.judge.strength.SETTLED`)
-CLEARLY_STRONGER = 0.15
-#: a word that denies or forbids: one sentence with it and one without say opposite things
-_DENIAL = re.compile(
-    r"\b(?:not|no|never|cannot|avoid|forbidden|prohibited|banned)\b|n't\b", re.IGNORECASE
-)
+#: how much higher a confidence is clearly stronger: the judge's margin for settling a
+#: conflict by source strength
+CLEARLY_STRONGER = SETTLED
+#: a word that forbids; with :data:`assay.text.NEGATION`, a sentence with one and a
+#: sentence without say opposite things
+_FORBIDS = re.compile(r"\b(?:avoid|forbidden|prohibited|banned)\b", re.IGNORECASE)
 _COUNT = "one two three four five six seven eight nine ten eleven twelve".split()
 _DAYS = {"minute": 1 / 1440, "hour": 1 / 24, "day": 1, "week": 7, "month": 30, "year": 365}
 _DURATION = re.compile(
@@ -148,7 +148,7 @@ def _other_source(a: Context, b: Context) -> bool:
 
 
 def _denies(text: str) -> bool:
-    return _DENIAL.search(text) is not None
+    return NEGATION.search(text) is not None or _FORBIDS.search(text) is not None
 
 
 def choose(
