@@ -67,9 +67,9 @@ bench-pipeline-llm: install  ## the same, with a third release that asks the loc
 	ASSAY_LLM_URL=$(LLM_URL) ASSAY_LLM_MODEL=$(LLM_MODEL) ASSAY_LLM_TIMEOUT=120 \
 	  $(BIN)/python bench/pipeline.py --data $(DATA) --more $(DATA_MORE) --write
 
-bench-answers: install  ## what users get: answered right / wrong / withheld and abstained rightly, on the ordinary-documents suite (bench/ordinary) and SQuAD 2.0 test articles, beside the previous release; with ASSAY_LLM_URL also with the LLM answerer -> docs/benchmarks.md
+bench-answers: install  ## what users get: answered right / wrong / withheld and abstained rightly, on the ordinary-documents suite (bench/ordinary), SQuAD 2.0 test articles, TAT-QA, XQuAD, PolicyQA and COVID-QA, beside the previous release (about 45 minutes); with ASSAY_LLM_URL also with the LLM answerer -> docs/benchmarks.md
 	$(BIN)/python bench/ordinary/check.py
-	$(BIN)/python bench/answers.py --data $(DATA) --more $(DATA_MORE) --sets ordinary squad --questions 40 --write
+	$(BIN)/python bench/answers.py --data $(DATA) --more $(DATA_MORE) --questions 30 --squad-questions 100 --write
 
 bench-correctness: install  ## the shipped answer-correctness model on the same drafted answers of every held-aside knowledge base, beside support alone (20 minutes; --models compares releases)
 	$(BIN)/python bench/correctness_models.py --data $(DATA) --more $(DATA_MORE)

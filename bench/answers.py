@@ -22,7 +22,8 @@ on that release's code (``--label "previous release" --out FILE``) and kept in
 ``bench/answers_previous.json``; ``--write`` puts both in docs/benchmarks.md::
 
     .venv/bin/python bench/answers.py [--sets ordinary squad ...] [--policies ...]
-        [--questions N] [--label NAME] [--out FILE] [--previous FILE] [--write]
+        [--questions N] [--squad-questions N] [--label NAME] [--out FILE]
+        [--previous FILE] [--write]
 """
 
 from __future__ import annotations
@@ -256,6 +257,9 @@ def main() -> None:
                                                       "policyqa", "xquad"])  # fmt: skip
     parser.add_argument("--policies", nargs="+", default=["informational", "financial"])
     parser.add_argument("--questions", type=int, default=100, help="per condition, public sets")
+    parser.add_argument(
+        "--squad-questions", type=int, help="per condition, SQuAD (default: --questions)"
+    )
     parser.add_argument("--label", default="this release")
     parser.add_argument("--out", type=Path, help="keep the rows and figures here (JSON)")
     parser.add_argument("--previous", type=Path, default=PREVIOUS)
@@ -273,8 +277,12 @@ def main() -> None:
             if name == "ordinary":
                 rows += run_ordinary(args.policies, update)
             else:
-                rows += run_public(name, args.questions, args.policies, args.data, args.more,
-                                   update)  # fmt: skip
+                n = (
+                    args.squad_questions
+                    if name == "squad" and args.squad_questions
+                    else args.questions
+                )
+                rows += run_public(name, n, args.policies, args.data, args.more, update)
         log(f"{label}: {len(rows)} rows in {time.perf_counter() - start:.0f} s")
         results[label], all_rows[label] = figures(rows), rows
     if args.out:
