@@ -16,8 +16,8 @@ Sets:
   (``present``), without it (``absent``) and, for SQuAD, its unanswerable questions.
 
 A question counts as answered when ``ask`` returns status ``answered``; right when the
-answer holds a gold answer (SQuAD's normalisation). Every question is asked through the
-Python API with ``record=False``. The previous release's figures are the same script run
+answer, without the notes after it, holds a gold answer (SQuAD's normalisation). Every
+question is asked through the Python API with ``record=False``. The previous release's figures are the same script run
 on that release's code (``--label "previous release" --out FILE``) and kept in
 ``bench/answers_previous.json``; ``--write`` puts both in docs/benchmarks.md::
 
@@ -69,6 +69,15 @@ def outcome(answerable: bool, answered: bool, right: bool) -> str:
     if not answerable:
         return "answered_unanswerable" if answered else "abstained"
     return ("right" if right else "wrong") if answered else "withheld"
+
+
+def stated(response: Any) -> str:
+    """The answer without the notes after it: a gold answer named only in a note that
+    another source disagrees ("... states "30 days' notice"") was not the answer."""
+    text = response.answer
+    for note in getattr(response, "notes", ()):
+        text = text.replace(note, "")
+    return str(text)
 
 
 def cited_sources(response: Any) -> set[str]:
@@ -125,7 +134,7 @@ def run_ordinary(policies: Sequence[str], engine_settings: dict[str, Any]) -> li
                     r = engine.ask(q["question"], policy=policy, as_of=as_of, record=False)
                     answered = r.status.value == "answered"
                     answerable = q["type"] != "unanswerable"
-                    right = answered and answerable and contains_gold(r.answer, q["answers"])
+                    right = answered and answerable and contains_gold(stated(r), q["answers"])
                     admitted = admitted_sources(r)
                     weaker = q.get("weaker")
                     rows.append({
@@ -169,7 +178,7 @@ def run_public(
                     r = engine.ask(item.question, policy=policy, as_of=AS_OF, record=False)
                     answered = r.status.value == "answered"
                     answerable = condition == "present"
-                    right = answered and answerable and contains_gold(r.answer, item.golds)
+                    right = answered and answerable and contains_gold(stated(r), item.golds)
                     draft = getattr(r, "draft", None)
                     rows.append({
                         "set": name, "condition": condition, "policy": policy,
