@@ -17,9 +17,10 @@ Sets:
 
 A question counts as answered when ``ask`` returns status ``answered``; right when the
 answer, without the notes after it, holds a gold answer (SQuAD's normalisation). Every
-question is asked through the Python API with ``record=False``. The previous release's figures are the same script run
-on that release's code (``--label "previous release" --out FILE``) and kept in
-``bench/answers_previous.json``; ``--write`` puts both in docs/benchmarks.md::
+question is asked through the Python API with ``record=False``. The previous release's
+figures are the same script run on that release's code (``--label "previous release"
+--out FILE``) and kept in ``bench/answers_previous.json``; ``--write`` puts both in
+docs/benchmarks.md::
 
     .venv/bin/python bench/answers.py [--sets ordinary squad ...] [--policies ...]
         [--questions N] [--squad-questions N] [--label NAME] [--out FILE]
