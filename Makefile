@@ -125,7 +125,7 @@ train-correctness-llm: install  ## refit assay-correctness-llm, which also asks 
 
 QUESTION_MINUTES ?= 0
 
-write-questions: install  ## reading questions for the reader, written by the local LLM (`make llm` builds it) for permissive passages and kept where the answer is verbatim; resumable, appends to .teach/reader-questions (about 1,000 passages an hour on 2 cores; QUESTION_MINUTES=N stops after N minutes)
+write-questions: install  ## reading questions for the reader, written by the local LLM (`make llm` builds it) for permissive passages and kept where the answer is verbatim; resumable, appends to .teach/reader-questions (on 2 idle cores about 20 s a passage and one kept pair a passage; QUESTION_MINUTES=N stops after N minutes)
 	bash scripts/llm.sh start
 	ASSAY_LLM_URL=$(LLM_URL) ASSAY_LLM_MODEL=$(LLM_MODEL) \
 	  $(BIN)/python -m assay.training.written_questions --data $(DATA) --more $(DATA_MORE) \

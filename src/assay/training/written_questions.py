@@ -16,7 +16,9 @@ passages (CC BY-SA 3.0) and HaluEval's knowledge, its ``train`` rows (MIT).
 Output: one JSON line per passage asked (its pairs, possibly none, and how many the
 filter dropped), appended and flushed as it goes, so a run stopped at any moment
 resumes where it was (passages already in the file are skipped); beside it
-``manifest.json`` says which model and prompt wrote what::
+``manifest.json`` says which model and prompt wrote what. With the local 1.5B model on
+2 idle cores a passage takes about 20 s and yields about one kept pair (23 passages,
+2026-12-04): tens of thousands of pairs are a job of many sessions, or of a GPU::
 
     python -m assay.training.written_questions --data ../shared/data \\
         --more ../shared/data_more --out .teach/reader-questions [--minutes 60]
