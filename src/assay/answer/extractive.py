@@ -65,18 +65,17 @@ SHORTLIST = 8
 CONFIRMED = 3
 #: questions that want an explanation or a yes or no, not a span: the reader, trained on
 #: spans, neither declines them nor gives their short answer
+_AUXILIARY = (
+    r"(?:can|could|may|might|must|should|shall|is|are|was|were|do|does|did|will|would"
+    r"|has|have|had)\b"
+)
 _EXPLAIN = re.compile(
     r"^\W*(?:why|how)\b(?!\s+(?:many|much|long|old|far|tall|big|large|often))"
-    r"|^\W*(?:can|could|may|might|must|should|shall|is|are|was|were|do|does|did|will|would"
-    r"|has|have|had)\b",
+    rf"|^\W*{_AUXILIARY}",
     re.I,
 )
 #: a yes-or-no question, also when it follows a statement ("It blows a fuse; can I ...?")
-_YES_NO = re.compile(
-    r"(?:^|[.;:!?]\s+)\W*(?:can|could|may|might|must|should|shall|is|are|was|were|do|does"
-    r"|did|will|would|has|have|had)\b(?:[^.;:!?]|\.(?=\d))*\?\s*$",
-    re.I,
-)
+_YES_NO = re.compile(rf"(?:^|[.;:!?]\s+)\W*{_AUXILIARY}(?:[^.;:!?]|\.(?=\d))*\?\s*$", re.I)
 
 
 def _declined(found: Sequence[Found], kind: AnswerKind | None) -> str:
