@@ -14,9 +14,9 @@ and "0-45 °C". Two kinds of word frame a question rather than say what it is ab
   "happen"): the evidence answers with facts, not with the question's wording.
 
 Both lists live in :mod:`assay.text` (the coverage signal counts only the subject's
-words too). What remains are the subject's own words (names, things, conditions), which is what a
-reader can add documents about, less those the evidence says in another form
-("heating" for "overheats").
+words too). What remains are the subject's own words (names, things, conditions),
+which is what a reader can add documents about, less those the evidence says in
+another form ("heating" for "overheats").
 """
 
 from __future__ import annotations

@@ -126,10 +126,14 @@ def _route_problems(
         ),
         "coverage": coverage_score(query, coverage_texts(admitted))[0],
     }
+    untitled = [e.candidate.text for e in admitted]
     earlier = (  # rows written before coverage read title paths, or counted frame words
         coverage_score(query, texts, subject_only=subject_only)[0]
-        for texts in (coverage_texts(admitted), [e.candidate.text for e in admitted])
-        for subject_only in (True, False)
+        for texts, subject_only in (
+            (coverage_texts(admitted), False),
+            (untitled, True),
+            (untitled, False),
+        )
     )
     if round_score(recomputed["coverage"]) != stored.coverage:
         recomputed["coverage"] = next(
