@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 DATA   ?= ../shared/data
 DATA_MORE ?= ../shared/data_more
 
-.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-pipeline-llm bench-answers bench-correctness bench-correctness-forms bench-calibration bench-ingest bench-serve bench-postgres serve train-models train-correctness-llm write-questions llm llm-stop clean
+.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-pipeline-llm bench-answers bench-correctness bench-correctness-forms bench-calibration bench-ingest bench-serve bench-postgres serve train-models train-correctness-llm write-questions teach bench-teacher llm llm-stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -130,6 +130,17 @@ write-questions: install  ## reading questions for the reader, written by the lo
 	ASSAY_LLM_URL=$(LLM_URL) ASSAY_LLM_MODEL=$(LLM_MODEL) \
 	  $(BIN)/python -m assay.training.written_questions --data $(DATA) --more $(DATA_MORE) \
 	  --out .teach/reader-questions --minutes $(QUESTION_MINUTES)
+
+TEACH_MINUTES ?= 0
+
+teach: install  ## relevance labels from the local LLM (`make llm` builds it) for every commercially usable answerability set; resumable, appends to labels/teacher-relevance (kept in git: hours of CPU; TEACH_MINUTES=N stops after N minutes)
+	bash scripts/llm.sh start
+	ASSAY_LLM_URL=$(LLM_URL) ASSAY_LLM_MODEL=$(LLM_MODEL) \
+	  $(BIN)/python -m assay.training.teach --data $(DATA) --more $(DATA_MORE) \
+	  --out labels/teacher-relevance --minutes $(TEACH_MINUTES)
+
+bench-teacher: install  ## the teacher's labels so far against the gold labels, beside cosine, assay-relevance and the cross-encoder -> docs/benchmarks.md
+	$(BIN)/python bench/teacher.py --data $(DATA) --more $(DATA_MORE) --write
 
 llm:  ## build the local OpenAI-compatible LLM server (first run: minutes) and start it
 	bash scripts/llm.sh setup

@@ -288,6 +288,9 @@ SCORERS = (
 
 def fitted(name: str) -> str:
     """How the set relates to the cross-encoder's training."""
+    if name.startswith("swap:"):  # generated from the measured part of its source
+        base = name.removeprefix("swap:")
+        return "never (held aside)" if base in HELD_ASIDE else "never (from held-out groups)"
     base = name.removeprefix("stress:")
     info = ALL_SETS.get(base)
     if info is not None and not info.commercial:
@@ -302,7 +305,8 @@ def fitted(name: str) -> str:
 def target_lines(figures: dict[str, dict[str, float]], speed: dict[str, float]) -> list[str]:
     """PASS / MISS against the issue's targets, per model, with the figure."""
     relevance = [n for n in figures if n in RELEVANCE_SETS]
-    support = [n for n in figures if n not in relevance]
+    swaps = [n for n in figures if n.startswith("swap:")]
+    support = [n for n in figures if n not in relevance and n not in swaps]
     stress = [n for n in support if n.startswith("stress:")]
     labelled = [n for n in support if "contradiction:cross-encoder" in figures[n]]
     natural = [n for n in labelled if not n.startswith("stress:")]
@@ -324,6 +328,10 @@ def target_lines(figures: dict[str, dict[str, float]], speed: dict[str, float]) 
             line(model, f"relevance: no set below cosine + 0.05 (worst margin {worst_gap:+.3f})",
                  worst_gap >= 0.05),
             line(model, f"SQuAD 2.0 answerable vs not >= 0.78: {squad:.3f}", squad >= 0.78),
+            line(model, f"qualifier-swap stress AUROC >= 0.90 (worst "
+                 f"{min(figures[n][model] for n in swaps):.3f}, cosine "
+                 f"{min(figures[n]['cosine'] for n in swaps):.3f})",
+                 min(figures[n][model] for n in swaps) >= 0.90),
         ]  # fmt: skip
     for model in ("features-v1", "cross-encoder", "stack-lodo"):
         trivial = ("cosine", "bm25", "overlap", "length")
@@ -372,15 +380,26 @@ def report(
         "are not from unseen data. Stress sets pair a sentence with its paragraph (supported), "
         "with the paragraph with its answer swapped or the sentence negated, and the negated "
         "sentence with the paragraph (contradicted), and with the paragraph without that "
-        "sentence (unsupported). BM25 and overlap are adversarial baselines where a set's "
+        "sentence (unsupported). Qualifier-swap sets (`swap:`) pair a question with its "
+        "answering passage (relevant) and with the question's year, quarter, month, gender or "
+        "name changed to one the passage does not state, or the passage's year changed "
+        "(irrelevant; `assay.training.qualifier_swaps`). BM25 and overlap are adversarial "
+        "baselines where a set's "
         "negatives were chosen by BM25 (BoolQ, PubMedQA, PolicyQA, XQuAD, COVID-QA).",
         "",
     ]
-    for kind in ("relevance", "support"):
-        rows = [n for n, p in sets.items() if p[0].task == kind]
+    for kind in ("relevance", "support", "swap"):
+        rows = [
+            n for n, p in sets.items()
+            if n.startswith("swap:") == (kind == "swap") and kind in (p[0].task, "swap")
+        ]  # fmt: skip
+        if not rows:
+            continue
         shown = [s for s in SCORERS if any(s in figures[n] for n in rows)]
+        title = {"swap": "Qualifier swaps (the question's year, quarter, month, gender or "
+                 "name changed, or the passage's year: relevance must fall)"}  # fmt: skip
         lines += [
-            f"### {kind.capitalize()}",
+            f"### {title.get(kind, kind.capitalize())}",
             "",
             "| set | n | fitted | " + " | ".join(shown) + " |",
             "|---|---|---|" + "---|" * len(shown),

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from assay.training.jsonl import read_rows as read
 from assay.training.reader_train import written_examples
-from assay.training.written_questions import _tatqa_table, kept_pairs, parse_pairs, read
+from assay.training.written_questions import _tatqa_table, kept_pairs, parse_pairs
 
 PASSAGE = (
     "The HP-300 pump draws 4.2 amperes at 12 volts. In 2021 the plant shipped 1,200 units; "

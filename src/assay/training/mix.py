@@ -17,10 +17,13 @@ from pathlib import Path
 
 from assay.training.answerability_sets import ANSWERABILITY_SETS
 from assay.training.pairsets import DatasetInfo, LabeledPair, cap, dedupe_against, in_test_split
+from assay.training.qualifier_swaps import qualifier_swaps
 from assay.training.stress import stress_pairs
 from assay.training.support_sets import SUPPORT_SETS
 
-__all__ = ["ALL_SETS", "HELD_ASIDE", "TRAINING_CAPS", "evaluation_sets", "training_mix"]
+__all__ = [
+    "ALL_SETS", "HELD_ASIDE", "SWAP_SOURCES", "TRAINING_CAPS", "evaluation_sets", "training_mix",
+]  # fmt: skip
 
 ALL_SETS: dict[str, DatasetInfo] = {**ANSWERABILITY_SETS, **SUPPORT_SETS}
 
@@ -46,6 +49,10 @@ HELD_ASIDE = frozenset(
     {"xquad", "contract_qa", "tatqa", "xsumfaith", "factcc", "summeval", "dialfact"}
 )
 
+
+#: answerability sets made into qualifier-swap stress sets (:mod:`.qualifier_swaps`): those
+#: whose questions name years, quarters, months, genders and names often enough
+SWAP_SOURCES = ("squad_v2", "xquad", "tatqa", "covid_qa")
 
 #: stress pairs the shipped cross-encoder (1.1.0) was trained without; left out of its mix
 #: so that ``make train-models`` reproduces it
@@ -78,12 +85,15 @@ def evaluation_sets(data: Path, more: Path) -> dict[str, list[LabeledPair]]:
     """Every measured set: whole sets held aside, and the held-out groups of the rest.
 
     Stress sets are made from the held-out articles, policies and papers of SQuAD 2.0,
-    PolicyQA and COVID-QA, and from all of XQuAD.
+    PolicyQA and COVID-QA, and from all of XQuAD; qualifier-swap sets (``swap:``) from
+    the measured part of each of :data:`SWAP_SOURCES`.
     """
     out: dict[str, list[LabeledPair]] = {}
     for name, info in ALL_SETS.items():
         pairs = info.loader(data, more)
         out[name] = pairs if _whole(name) else _held_out(name, pairs)
+    for source in SWAP_SOURCES:
+        out[f"swap:{source}"] = qualifier_swaps(out[source], source)
     for source in ("squad_v2", "xquad", "policyqa", "covid_qa"):
         pairs = _load_stress(source, data, more)
         out[f"stress:{source}"] = pairs if _whole(source) else _held_out(source, pairs)

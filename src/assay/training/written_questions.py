@@ -44,9 +44,10 @@ from assay.errors import EndpointError
 from assay.ingest.tables import table_sentences
 from assay.models.llm import ChatClient, client_from_environment, strip_code_fences
 from assay.training.datasets import halueval_rows
+from assay.training.jsonl import append_to, read_rows
 
 __all__ = [
-    "Passage", "WrittenPair", "ask", "kept_pairs", "main", "parse_pairs", "passages", "read",
+    "Passage", "WrittenPair", "ask", "kept_pairs", "main", "parse_pairs", "passages",
 ]  # fmt: skip
 
 PROMPT_VERSION = "reader-questions-v2"
@@ -239,19 +240,6 @@ def kept_pairs(passage: str, pairs: Sequence[tuple[str, str]]) -> list[WrittenPa
     return kept
 
 
-def read(path: Path) -> list[dict[str, Any]]:
-    """The lines written so far (a line cut short by a stop is ignored)."""
-    if not path.is_file():
-        return []
-    rows = []
-    for line in path.read_text().splitlines():
-        try:
-            rows.append(json.loads(line))
-        except ValueError:
-            continue
-    return rows
-
-
 def _manifest(out: Path, client: ChatClient, rows: Sequence[dict[str, Any]]) -> None:
     per_set: Counter[str] = Counter()
     pairs: Counter[str] = Counter()
@@ -305,12 +293,12 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "questions.jsonl"
-    rows = read(path)
+    rows = read_rows(path)
     done = {(r["dataset"], r["key"]) for r in rows}
     todo = [p for p in passages(Path(args.data), Path(args.more)) if (p.dataset, p.key) not in done]
     deadline = time.monotonic() + 60 * args.minutes if args.minutes else None
     failures = 0  #: endpoint failures in a row; five stop the run
-    with path.open("a") as sink:
+    with append_to(path) as sink:
         for n, passage in enumerate(todo[: args.passages or None], 1):
             if deadline is not None and time.monotonic() > deadline:
                 break

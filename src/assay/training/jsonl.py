@@ -1,0 +1,41 @@
+"""JSON-lines files that long jobs append to and resume from.
+
+A labelling or writing job may be stopped at any moment, mid-line included. Reading
+skips a line cut short; appending first ends such a line, so the next row is not glued
+to it and lost.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import IO, Any
+
+__all__ = ["append_to", "read_rows"]
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The rows written so far (a line cut short by a stop is skipped)."""
+    if not path.is_file():
+        return []
+    rows = []
+    for line in path.read_text().splitlines():
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict):
+            rows.append(row)
+    return rows
+
+
+def append_to(path: Path) -> IO[str]:
+    """``path`` opened for appending, after ending a line a stop cut short."""
+    if path.is_file() and path.stat().st_size:
+        with path.open("rb") as f:
+            f.seek(-1, 2)
+            cut = f.read(1) != b"\n"
+        if cut:
+            with path.open("a") as f:
+                f.write("\n")
+    return path.open("a")
