@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import defaultdict
 from datetime import date
 from pathlib import Path
 
@@ -28,11 +27,10 @@ from models import baselines, cross_scores, head_scores
 
 from assay.metrics import auroc, balanced_accuracy
 from assay.models.pair_classifier import SHIPPED_CROSS_ENCODER, PairClassifier
-from assay.training.answerability_sets import ANSWERABILITY_SETS
 from assay.training.jsonl import read_rows
 from assay.training.mix import HELD_ASIDE
 from assay.training.pairsets import LabeledPair
-from assay.training.teach import pair_id
+from assay.training.teach import pair_id, teacher_sets
 
 HEADING = "## The teacher against gold labels (bench/teacher.py)"
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,39 +49,36 @@ def main() -> None:
     args = parser.parse_args()
     rows = read_rows(args.labels / "labels.jsonl")
     manifest = json.loads((args.labels / "manifest.json").read_text())
-    by_set: dict[str, dict[str, float]] = defaultdict(dict)
-    for row in rows:
-        by_set[row["dataset"]][row["id"]] = float(row["teacher"])
+    beliefs = {str(row["id"]): float(row["teacher"]) for row in rows}
     cross = PairClassifier(SHIPPED_CROSS_ENCODER)
     lines = [
         "| set | held aside | pairs | teacher | cosine | assay-relevance | cross-encoder "
         "| teacher balanced accuracy at 0.5 | teacher seconds per pair |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    seconds = defaultdict(list)
-    for row in rows:
-        seconds[row["dataset"]].append(float(row.get("seconds", 0.0)))
-    for name in sorted(by_set):
-        beliefs = by_set[name]
+    seconds = {str(row["id"]): float(row.get("seconds", 0.0)) for row in rows}
+    every = teacher_sets(args.data, args.more)
+    for name in sorted(every):
         pairs: list[LabeledPair] = []
         seen: set[str] = set()
-        for pair in ANSWERABILITY_SETS[name].loader(args.data, args.more):
+        for pair in every.get(name, []):
             key = pair_id(pair)
             if key in beliefs and key not in seen:
                 seen.add(key)
                 pairs.append(pair)
         y = np.array([int(p.positive) for p in pairs])
-        if len(set(y)) < 2:
+        if len(pairs) < 20 or len(set(y)) < 2:
             continue
         teacher = np.array([beliefs[pair_id(p)] for p in pairs])
         cosine = baselines(pairs)["cosine"]
         head = head_scores(pairs)[0]
         ce = cross_scores(cross, pairs)[0]
         lines.append(
-            f"| {name} | {'yes' if name in HELD_ASIDE else 'no'} | {len(pairs)} "
+            f"| {name} | {'yes' if name.removeprefix('swap:') in HELD_ASIDE else 'no'} "
+            f"| {len(pairs)} "
             f"| {fmt(auroc(y, teacher))} | {fmt(auroc(y, cosine))} | {fmt(auroc(y, head))} "
             f"| {fmt(auroc(y, ce))} | {fmt(balanced_accuracy(y, (teacher >= 0.5).astype(int)))} "
-            f"| {np.median(seconds[name]):.1f} |"
+            f"| {np.median([seconds[pair_id(p)] for p in pairs]):.1f} |"
         )
         print(lines[-1], flush=True)
     text = "\n".join(lines)

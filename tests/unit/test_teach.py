@@ -101,3 +101,21 @@ def test_without_an_endpoint_the_job_says_how_to_start_one(
     monkeypatch.delenv("ASSAY_LLM_URL", raising=False)
     assert teach.main(["--out", str(tmp_path)]) == 2
     assert "make llm" in capsys.readouterr().err
+
+
+def test_qualifier_swaps_are_labelled_and_their_own_pairs_only_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Issue 42: the teacher labels generated variants too; a swap set's unchanged pair is
+    its source's pair, with the same id."""
+    pair = LabeledPair("alpha", "relevance", "Who won the final in 2021?",
+                       "The final of 2021 went to the home side.", "relevant", "g")  # fmt: skip
+    info = DatasetInfo("alpha", "relevance", "test", "MIT", True, lambda _d, _m: [pair], "alpha")
+    monkeypatch.setattr(teach, "ANSWERABILITY_SETS", {"alpha": info})
+    monkeypatch.setattr(teach, "SWAP_SOURCES", ("alpha",))
+    sets = teach.teacher_sets(tmp_path, tmp_path)
+    assert set(sets) == {"alpha", "swap:alpha"}
+    kinds = {p.kind for p in sets["swap:alpha"]}
+    assert {"own", "year", "passage_year"} <= kinds
+    own = next(p for p in sets["swap:alpha"] if p.kind == "own")
+    assert teach.pair_id(own) == teach.pair_id(pair)

@@ -8,7 +8,9 @@ At 1-4 s a pair the chat model cannot score every retrieved chunk, but it can la
 tens of thousands of pairs for a student (the cross-encoder) to learn from.
 
 This job labels the question-passage pairs of every commercially usable answerability
-set (:data:`~assay.training.answerability_sets.ANSWERABILITY_SETS`), up to
+set (:data:`~assay.training.answerability_sets.ANSWERABILITY_SETS`) and their
+qualifier swaps (:mod:`assay.training.qualifier_swaps`: another year, quarter or name
+in the question, which the passage then no longer answers), up to
 ``--per-set`` of each, the pairs of one passage together (the endpoint then reads the
 passage once) and the sets taking turns (:func:`teacher_pairs`). The label is the chat
 model's P(yes), read from the first reply token's log-probabilities, under
@@ -46,9 +48,13 @@ from assay.models.llm import ChatClient, EndpointError, client_from_environment
 from assay.text import clip_words, squash_spaces
 from assay.training.answerability_sets import ANSWERABILITY_SETS
 from assay.training.jsonl import append_to, read_rows
+from assay.training.mix import SWAP_SOURCES
 from assay.training.pairsets import LabeledPair, cap
+from assay.training.qualifier_swaps import qualifier_swaps
 
-__all__ = ["CHECKPOINT", "PROMPT_VERSION", "belief", "main", "pair_id", "teacher_pairs"]
+__all__ = [
+    "CHECKPOINT", "PROMPT_VERSION", "belief", "main", "pair_id", "teacher_pairs", "teacher_sets",
+]  # fmt: skip
 
 #: bump with any change of the wording below: labels of two wordings are not one teacher
 PROMPT_VERSION = "teacher-relevance-v1"
@@ -67,16 +73,40 @@ SEED = 13
 
 
 def pair_id(pair: LabeledPair) -> str:
-    """A stable id of a pair: its set and both texts, hashed (16 hex digits)."""
-    key = "\x1f".join((pair.dataset, pair.first, pair.second))
+    """A stable id of a pair: its set and both texts, hashed (16 hex digits). A
+    qualifier-swap set's unchanged pairs are its source's: the same id, labelled once."""
+    key = "\x1f".join((pair.dataset.removeprefix("swap:"), pair.first, pair.second))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def teacher_sets(
+    data: Path, more: Path, sets: Sequence[str] | None = None
+) -> dict[str, list[LabeledPair]]:
+    """Every pair the teacher may label, by set: each commercially usable answerability
+    set, and the qualifier swaps (``swap:<set>``) of those in
+    :data:`~assay.training.mix.SWAP_SOURCES`; only ``sets`` where given."""
+    out: dict[str, list[LabeledPair]] = {}
+    for name, info in sorted(ANSWERABILITY_SETS.items()):
+        wanted = sets is None or name in sets or f"swap:{name}" in sets
+        if not info.commercial or not wanted:
+            continue
+        try:
+            pairs = info.loader(data, more)
+        except FileNotFoundError as exc:
+            print(f"{name}: {exc.filename} is missing, skipped", file=sys.stderr)
+            continue
+        if sets is None or name in sets:
+            out[name] = pairs
+        if name in SWAP_SOURCES and (sets is None or f"swap:{name}" in sets):
+            out[f"swap:{name}"] = qualifier_swaps(pairs, name)
+    return out
 
 
 def teacher_pairs(
     data: Path, more: Path, *, per_set: int, sets: Sequence[str] | None = None
 ) -> list[LabeledPair]:
-    """Up to ``per_set`` pairs of each commercially usable answerability set (or of
-    ``sets``), in an order that labels fast and stops fairly.
+    """Up to ``per_set`` pairs of each set of :func:`teacher_sets`, in an order that
+    labels fast and stops fairly.
 
     The pairs of one passage come one after another: the prompt opens with the passage,
     and the endpoint reuses what it computed for a prompt's opening when the next prompt
@@ -84,18 +114,8 @@ def teacher_pairs(
     fraction of the first. Passages are shuffled within each set, and sets take turns
     passage by passage, so that a run stopped early has labelled all sets alike.
     """
-    chosen = [
-        info
-        for name, info in sorted(ANSWERABILITY_SETS.items())
-        if info.commercial and (sets is None or name in sets)
-    ]
     loaded: list[list[list[LabeledPair]]] = []
-    for info in chosen:
-        try:
-            pairs = info.loader(data, more)
-        except FileNotFoundError as exc:
-            print(f"{info.name}: {exc.filename} is missing, skipped", file=sys.stderr)
-            continue
+    for pairs in teacher_sets(data, more, sets).values():
         by_passage: dict[str, list[LabeledPair]] = {}
         for pair in cap(pairs, per_set, seed=SEED):
             by_passage.setdefault(pair.second, []).append(pair)
@@ -126,9 +146,9 @@ def _manifest(out: Path, teacher: str, rows: Sequence[dict[str, Any]]) -> None:
         "pairs": dict(sorted(per_set.items())),
         "total": len(rows),
         "licences": {
-            r["dataset"]: ANSWERABILITY_SETS[r["dataset"]].licence
+            r["dataset"]: ANSWERABILITY_SETS[r["dataset"].removeprefix("swap:")].licence
             for r in rows
-            if r["dataset"] in ANSWERABILITY_SETS
+            if r["dataset"].removeprefix("swap:") in ANSWERABILITY_SETS
         },
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
