@@ -31,13 +31,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from assay.text import YEAR
 from assay.training.pairsets import LabeledPair
 
 __all__ = ["SWAP_KINDS", "qualifier_swaps"]
 
 SWAP_KINDS = ("year", "quarter", "month", "gender", "name", "passage_year")
 
-_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 _QUARTER = re.compile(r"\b(Q[1-4]|(?:first|second|third|fourth) quarter)\b", re.I)
 _QUARTERS = ("first quarter", "second quarter", "third quarter", "fourth quarter")
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
@@ -57,29 +57,28 @@ def _absent(word: str, *texts: str) -> bool:
     return all(re.search(rf"\b{re.escape(word)}\b", t, re.I) is None for t in texts)
 
 
-def _swap_year(question: str, passage: str, rng: random.Random) -> str | None:
-    years = [y for y in _YEAR.findall(question) if y in passage]
+def _other_year(question: str, passage: str, rng: random.Random) -> tuple[str, str] | None:
+    """A year of the question that the passage states, and a nearby year neither text
+    states."""
+    years = [y for y in YEAR.findall(question) if y in passage]
     if not years:
         return None
-    year = years[0]
     for step in rng.sample([-3, -2, -1, 1, 2, 3], 6):
-        other = str(int(year) + step)
+        other = str(int(years[0]) + step)
         if _absent(other, question, passage):
-            return re.sub(rf"\b{year}\b", other, question)
+            return years[0], other
     return None
+
+
+def _swap_year(question: str, passage: str, rng: random.Random) -> str | None:
+    found = _other_year(question, passage, rng)
+    return None if found is None else re.sub(rf"\b{found[0]}\b", found[1], question)
 
 
 def _swap_passage_year(question: str, passage: str, rng: random.Random) -> str | None:
     """The passage with the question's year changed (the pair's second text)."""
-    years = [y for y in _YEAR.findall(question) if y in passage]
-    if not years:
-        return None
-    year = years[0]
-    for step in rng.sample([-3, -2, -1, 1, 2, 3], 6):
-        other = str(int(year) + step)
-        if _absent(other, question, passage):
-            return re.sub(rf"\b{year}\b", other, passage)
-    return None
+    found = _other_year(question, passage, rng)
+    return None if found is None else re.sub(rf"\b{found[0]}\b", found[1], passage)
 
 
 def _swap_quarter(question: str, passage: str, rng: random.Random) -> str | None:
