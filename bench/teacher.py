@@ -40,6 +40,18 @@ def fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.3f}"
 
 
+def interval(y: np.ndarray, score: np.ndarray, *, draws: int = 1000) -> str:
+    """A 95% bootstrap interval of the AUROC (pairs resampled): the sets are small."""
+    rng = np.random.default_rng(13)
+    found = []
+    for _ in range(draws):
+        k = rng.integers(0, len(y), len(y))
+        if 0 < y[k].sum() < len(k):
+            found.append(auroc(y[k], score[k]))
+    low, high = np.percentile(found, [2.5, 97.5])
+    return f"{low:.2f}-{high:.2f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/data"))
@@ -48,13 +60,15 @@ def main() -> None:
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
     args = parser.parse_args()
     rows = read_rows(args.labels / "labels.jsonl")
+    if not rows:
+        raise SystemExit(f"no labels in {args.labels}: run `make teach` first")
     manifest = json.loads((args.labels / "manifest.json").read_text())
     beliefs = {str(row["id"]): float(row["teacher"]) for row in rows}
     cross = PairClassifier(SHIPPED_CROSS_ENCODER)
     lines = [
-        "| set | held aside | pairs | teacher | cosine | assay-relevance | cross-encoder "
-        "| teacher balanced accuracy at 0.5 | teacher seconds per pair |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| set | held aside | pairs | teacher | teacher 95% interval | cosine | assay-relevance "
+        "| cross-encoder | teacher balanced accuracy at 0.5 | teacher seconds per pair |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     seconds = {str(row["id"]): float(row.get("seconds", 0.0)) for row in rows}
     every = teacher_sets(args.data, args.more)
@@ -76,7 +90,8 @@ def main() -> None:
         lines.append(
             f"| {name} | {'yes' if name.removeprefix('swap:') in HELD_ASIDE else 'no'} "
             f"| {len(pairs)} "
-            f"| {fmt(auroc(y, teacher))} | {fmt(auroc(y, cosine))} | {fmt(auroc(y, head))} "
+            f"| {fmt(auroc(y, teacher))} | {interval(y, teacher)} | {fmt(auroc(y, cosine))} "
+            f"| {fmt(auroc(y, head))} "
             f"| {fmt(auroc(y, ce))} | {fmt(balanced_accuracy(y, (teacher >= 0.5).astype(int)))} "
             f"| {np.median([seconds[pair_id(p)] for p in pairs]):.1f} |"
         )

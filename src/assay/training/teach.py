@@ -176,6 +176,7 @@ def run(args: argparse.Namespace) -> int:
             done.add(key)
             todo.append((key, pair))
     print(f"{len(rows)} labelled, {len(todo)} to go", file=sys.stderr, flush=True)
+    _manifest(out, client.model, rows)  # a run killed before its first checkpoint keeps one
     deadline = time.monotonic() + 60 * args.minutes if args.minutes else None
     failures = 0  #: endpoint failures in a row; five stop the run
     with append_to(path) as sink:
