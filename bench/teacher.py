@@ -27,9 +27,9 @@ from models import baselines, cross_scores, head_scores
 
 from assay.metrics import auroc, balanced_accuracy
 from assay.models.pair_classifier import SHIPPED_CROSS_ENCODER, PairClassifier
-from assay.training.jsonl import read_rows
 from assay.training.mix import HELD_ASIDE
 from assay.training.pairsets import LabeledPair
+from assay.training.resumable import read_rows
 from assay.training.teach import pair_id, teacher_sets
 
 HEADING = "## The teacher against gold labels (bench/teacher.py)"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from assay.training import teach
-from assay.training.jsonl import read_rows
 from assay.training.pairsets import DatasetInfo, LabeledPair
+from assay.training.resumable import read_rows
 from tests.fake_llm import Endpoint, Reply, logprobs_reply, serve
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from assay.training.jsonl import read_rows as read
 from assay.training.reader_train import written_examples
+from assay.training.resumable import read_rows as read
 from assay.training.written_questions import _tatqa_table, kept_pairs, parse_pairs
 
 PASSAGE = (

@@ -42,7 +42,7 @@ from assay.errors import InvalidInputError
 from assay.models.reader import MAX_TOKENS, WindowTokenizer, reader_tokenizer, windows
 from assay.training.cross_train import batches, feeds
 from assay.training.datasets import halueval_rows, squad_splits
-from assay.training.jsonl import read_rows as read_written
+from assay.training.resumable import read_rows as read_written
 from assay.training.torch_loop import export_int8, fine_tune, log
 
 __all__ = ["ReaderExample", "encode", "main", "reader_examples"]

@@ -44,13 +44,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from assay.models.llm import ChatClient, EndpointError, client_from_environment
+from assay.models.llm import ChatClient, EndpointError
 from assay.text import clip_words, squash_spaces
 from assay.training.answerability_sets import ANSWERABILITY_SETS
-from assay.training.jsonl import append_to, read_rows
 from assay.training.mix import SWAP_SOURCES
 from assay.training.pairsets import LabeledPair, cap
 from assay.training.qualifier_swaps import qualifier_swaps
+from assay.training.resumable import append_to, endpoint_client, read_rows
 
 __all__ = [
     "CHECKPOINT", "PROMPT_VERSION", "belief", "main", "pair_id", "teacher_pairs", "teacher_sets",
@@ -157,12 +157,9 @@ def _manifest(out: Path, teacher: str, rows: Sequence[dict[str, Any]]) -> None:
 def run(args: argparse.Namespace) -> int:
     """Label until every chosen pair is labelled, ``--minutes`` pass, or the endpoint
     fails five times in a row."""
-    client = client_from_environment()
+    client = endpoint_client(args.timeout)
     if client is None:
-        print("set ASSAY_LLM_URL (and ASSAY_LLM_MODEL) to the LLM endpoint; `make llm` starts "
-              "the local one", file=sys.stderr)  # fmt: skip
         return 2
-    client = ChatClient(client.base_url, client.model, client.api_key, timeout=args.timeout)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "labels.jsonl"

@@ -42,9 +42,9 @@ from typing import Any
 
 from assay.errors import EndpointError
 from assay.ingest.tables import table_sentences
-from assay.models.llm import ChatClient, client_from_environment, strip_code_fences
+from assay.models.llm import ChatClient, strip_code_fences
 from assay.training.datasets import halueval_rows
-from assay.training.jsonl import append_to, read_rows
+from assay.training.resumable import append_to, endpoint_client, read_rows
 
 __all__ = [
     "Passage", "WrittenPair", "ask", "kept_pairs", "main", "parse_pairs", "passages",
@@ -284,12 +284,9 @@ def ask(client: ChatClient, passage: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    client = client_from_environment()
+    client = endpoint_client(args.timeout)
     if client is None:
-        print("set ASSAY_LLM_URL (and ASSAY_LLM_MODEL) to the LLM endpoint; `make llm` starts "
-              "the local one", file=sys.stderr)  # fmt: skip
         return 2
-    client = ChatClient(client.base_url, client.model, client.api_key, timeout=args.timeout)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "questions.jsonl"
