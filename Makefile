@@ -51,10 +51,11 @@ bench: install  ## retrieval quality on SQuAD 2.0 and Cranfield; speed of ingest
 	$(BIN)/python bench/retrieval.py --write
 	$(BIN)/python bench/speed.py --squad $(DATA)/squad_v2_dev/dev-v2.0.reconstructed.json --write
 
-bench-models: install  ## relevance and support models on every dataset, left out of fitting, beside baselines; conflicts between passages; the reader -> docs/benchmarks.md
+bench-models: install  ## relevance and support models on every dataset, left out of fitting, beside baselines; conflicts between passages; the reader -> docs/benchmarks.md; then relevance chunk by chunk on the ordinary-documents suite (printed)
 	$(BIN)/python bench/models.py --data $(DATA) --more $(DATA_MORE) --write
 	$(BIN)/python bench/conflicts.py --data $(DATA) --more $(DATA_MORE) --write
 	$(BIN)/python bench/reader.py --data $(DATA) --more $(DATA_MORE) --write
+	$(BIN)/python bench/ordinary_relevance.py
 
 bench-judge: install  ## the answer judge's score, faithful vs hallucinated, on held-out data -> docs/benchmarks.md
 	$(BIN)/python bench/judge.py --data $(DATA) --more $(DATA_MORE) --write

@@ -116,10 +116,18 @@ def test_training_mix_holds_no_text_of_a_set_held_aside_and_no_measuring_only_se
     from assay.training.mix import ALL_SETS, HELD_ASIDE, training_mix
     from assay.training.pairsets import normalized
 
-    mix = training_mix(DATA, MORE)
-    used = {p.dataset.removeprefix("stress:") for p in mix}
+    mix = training_mix(DATA, MORE, recipe="2")  # recipe 1 plus swaps and newer stress kinds
+    used = {p.dataset.split(":")[-1] for p in mix}  # stress: and swap: pairs name their source
     assert not used & HELD_ASIDE
     assert all(ALL_SETS[name].commercial for name in used)
     aside = {normalized(p.second) for name in HELD_ASIDE for p in ALL_SETS[name].loader(DATA, MORE)}
     assert not any(normalized(p.second) in aside for p in mix if p.kind != "off_topic")
-    assert not any(in_test_split(p.dataset.removeprefix("stress:"), p.group) for p in mix)
+    assert not any(in_test_split(p.dataset.split(":")[-1], p.group) for p in mix)
+    assert {p.dataset for p in mix} >= {"swap:squad_v2", "swap:covid_qa"}
+
+
+def test_an_unknown_mix_recipe_is_refused_before_any_data_is_read(tmp_path: Path) -> None:
+    from assay.training.mix import training_mix
+
+    with pytest.raises(InvalidInputError, match="recipe"):
+        training_mix(tmp_path, tmp_path, recipe="3")

@@ -132,15 +132,27 @@ class PairClassifier:
         return [found[p] for p in pairs]
 
     def _score(self, pairs: Sequence[tuple[str, str]]) -> list[PairLogits]:
+        windows, rows, cuts = self.windowed_rows(pairs)
+        return self.aggregate(self._run(rows), windows, cuts)
+
+    def windowed_rows(
+        self, pairs: Sequence[tuple[str, str]]
+    ) -> tuple[list[int], list[tuple[list[int], list[int]]], list[bool]]:
+        """The model's input rows for ``pairs``: the number of windows of each pair, the
+        rows (token ids and type ids, pair by pair) and whether each first text was cut."""
         plans = [self._windows(first, second) for first, second in pairs]
         rows = [self._row(head, w) for head, windows, _ in plans for w in windows]
-        logits = self._run(rows)
+        return [len(w) for _, w, _ in plans], rows, [cut for _, _, cut in plans]
+
+    @staticmethod
+    def aggregate(logits: Floats, windows: Sequence[int], cuts: Sequence[bool]) -> list[PairLogits]:
+        """Each pair's view from the logits of its windows' rows (module docstring)."""
         relevant = 1.0 / (1.0 + np.exp(-np.clip(logits[:, 0], -40, 40)))
         z = logits[:, 1:] - logits[:, 1:].max(axis=1, keepdims=True)
         support = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
         out, start = [], 0
-        for _, windows, cut in plans:
-            stop = start + len(windows)
+        for count, cut in zip(windows, cuts, strict=True):
+            stop = start + count
             best = start + int(np.argmax(support[start:stop, 0]))
             out.append(
                 PairLogits(
@@ -152,11 +164,15 @@ class PairClassifier:
                     ),
                     contradicted=float(support[start:stop, 1].max()),
                     truncated=cut,
-                    windows=len(windows),
+                    windows=count,
                 )
             )
             start = stop
         return out
+
+    def run_rows(self, rows: list[tuple[list[int], list[int]]]) -> Floats:
+        """The four logits of each prepared row (see :meth:`windowed_rows`)."""
+        return self._run(rows)
 
 
 @functools.cache
