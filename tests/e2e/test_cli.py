@@ -552,3 +552,25 @@ def test_b2_keygen_seal_checkpoint_and_verify_through_the_cli(
     monkeypatch.delenv("ASSAY_AUDIT_KEY_FILE")
     unkeyed = run_cli("audit", "verify", db=db)
     assert "NOT checked: no audit key configured" in unkeyed.stdout
+
+
+def test_b2_a_sealed_log_without_its_key_refuses_writes_and_serve_will_not_start(
+    db: Path, candidates: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The trap of a key exported in one shell only: later commands elsewhere used to
+    write unsealed rows that `audit verify` then calls forged appends, for good."""
+    key = tmp_path / "audit.key"
+    assert run_cli("audit", "keygen", str(key)).exit_code == 0
+    monkeypatch.setenv("ASSAY_AUDIT_KEY_FILE", str(key))
+    score = ("score", "--query", "q", "--candidates", str(candidates), "--as-of", "2026-11-29")
+    assert run_cli(*score, db=db).exit_code == 0
+    monkeypatch.delenv("ASSAY_AUDIT_KEY_FILE")
+    refused = run_cli(*score, db=db)
+    assert refused.exit_code == 2 and "ASSAY_AUDIT_KEY_FILE" in refused.stderr
+    assert run_cli("keys", "create", "ops", "--role", "reader", db=db).exit_code == 2
+    monkeypatch.setattr("uvicorn.run", lambda *a, **k: pytest.fail("the server started"))
+    served = run_cli("serve", db=db)  # refused before any worker starts
+    assert served.exit_code == 2 and "this audit log is sealed" in served.stderr
+    monkeypatch.setenv("ASSAY_AUDIT_KEY_FILE", str(key))
+    intact = run_cli("audit", "verify", db=db)
+    assert intact.exit_code == 0 and "sealed: 1 row(s) with key" in intact.stdout

@@ -277,3 +277,37 @@ def test_bad_key_files_and_checkpoint_files_are_clear_errors(tmp_path: Path) -> 
     points.write_text("\n")
     with pytest.raises(InvalidInputError, match="holds no checkpoint"):
         read_checkpoints(points)
+
+
+def test_b2_a_sealed_log_refuses_unsealed_appends_and_keeps_nothing_of_them(
+    db_path: Path | str, key_file: Path
+) -> None:
+    """A process without the key (another shell, a service started without it) would
+    write rows that read as forgeries for good: it is refused, naming the setting."""
+    with open_engine(db_path, key_file) as engine:
+        fill(engine, 2)
+    with open_engine(db_path, None) as engine:
+        with pytest.raises(InvalidInputError, match="ASSAY_AUDIT_KEY_FILE") as refused:
+            fill(engine, 1)
+        assert "sealed (from row 1)" in str(refused.value)
+        with pytest.raises(InvalidInputError, match="ASSAY_AUDIT_KEY_FILE"):
+            engine.keys.create("ops", ["reader"])
+        assert not engine.keys.list()  # the key and its audit row land together, or neither
+        with pytest.raises(InvalidInputError, match="sealed"):
+            engine.audit.require_key_if_sealed()
+    with open_engine(db_path, key_file) as engine:
+        fill(engine, 1)
+        report = engine.audit.verify()
+        assert report.ok and report.sealed == 3 and report.unsealed == 0
+
+
+def test_b2_an_unsealed_log_takes_rows_without_a_key_and_may_be_sealed_later(
+    db_path: Path | str, key_file: Path
+) -> None:
+    with open_engine(db_path, None) as engine:
+        engine.audit.require_key_if_sealed()  # nothing sealed: nothing to refuse
+        fill(engine, 2)
+    with open_engine(db_path, key_file) as engine:
+        engine.audit.require_key_if_sealed()
+        fill(engine, 1)
+        assert engine.audit.verify().keyed == "partly sealed"

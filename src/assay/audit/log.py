@@ -112,9 +112,11 @@ class AuditLog:
         }
         with self._db.unit_of_work():  # with for_append, the head cannot move under us
             seq, prev_hash = self._db.audit.head(for_append=True) or (0, GENESIS_HASH)
+            key = self.keys.current
+            if key is None:
+                self._refuse_if_sealed(seq)
             columns["seq"], columns["prev_hash"] = seq + 1, prev_hash
             row_hash = _row_hash(columns)
-            key = self.keys.current
             seal = key.seal(row_hash) if key else None
             self._db.audit.insert(columns | {"row_hash": row_hash, "seal": seal})
         return AuditEvent(
@@ -124,6 +126,27 @@ class AuditLog:
             payload=payload, prev_hash=prev_hash,
             row_hash=row_hash, actor=self.actor, seal=seal, schema_version=SCHEMA_VERSION,
         )  # fmt: skip
+
+    def require_key_if_sealed(self) -> None:
+        """Fail now, not at the first append, when the log is sealed and no key is set
+        (a server checks this before it starts)."""
+        if self.keys.current is None:
+            head = self._db.audit.head()
+            self._refuse_if_sealed(head[0] if head else 0)
+
+    def _refuse_if_sealed(self, seq: int) -> None:
+        """An unsealed row after a sealed one reads as a forgery and can never be
+        mended (the log is append-only): refuse it, naming the setting that fixes it."""
+        first = self._db.audit.first_sealed(seq) if seq else None
+        if first is not None:
+            raise InvalidInputError(
+                "audit_key_file",
+                None,
+                "set ASSAY_AUDIT_KEY_FILE (or audit_key_file in assay.toml) to the key that "
+                "seals this log in every shell and service that writes to it",
+                problem=f"is not set, but this audit log is sealed (from row {first}): an "
+                "unsealed row would break it for good",
+            )
 
     def get(self, event_id: str) -> AuditEvent:
         """The event with this id (a unique prefix of at least 6 characters works too)."""

@@ -86,7 +86,11 @@ def serve(
     """
     import uvicorn
 
+    from assay.engine import Assay
+
     settings = load_settings(db=db)  # a bad setting fails here, before any worker starts
+    with Assay(settings=settings) as engine:  # as does a sealed audit log without its key
+        engine.audit.require_key_if_sealed()
     options = ServeSettings(
         max_body_bytes=int(max_body_mb * MIB),
         max_upload_bytes=int(max_upload_mb * MIB),

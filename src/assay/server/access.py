@@ -36,6 +36,7 @@ class EnginePool:
 
     def __init__(self, settings: Settings) -> None:
         self.root = Assay(settings=settings)
+        self.root.audit.require_key_if_sealed()  # no service that would break a sealed log
         self._local = threading.local()
         self.ready = threading.Event()
 

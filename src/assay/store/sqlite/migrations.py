@@ -324,3 +324,10 @@ def m014_source_supersedes(conn: sqlite3.Connection) -> None:
     may arrive in any order."""
     conn.execute("ALTER TABLE sources ADD COLUMN supersedes TEXT")
     conn.execute("CREATE INDEX sources_supersedes ON sources(supersedes)")
+
+
+@migration
+def m015_audit_sealed_index(conn: sqlite3.Connection) -> None:
+    """The sealed rows, indexed: whether a log is sealed (its first sealed row) is asked
+    before every append made without the audit key, and must not scan the log."""
+    conn.execute("CREATE INDEX audit_events_sealed ON audit_events(seq) WHERE seal IS NOT NULL")
