@@ -331,6 +331,4 @@ def m003_source_supersedes(session: PostgresSession) -> None:
 def m004_audit_sealed_index(session: PostgresSession) -> None:
     """SQLite's m015: the sealed rows, indexed, so that an append without the audit key
     finds out whether the log is sealed without scanning it."""
-    session.execute(
-        "CREATE INDEX audit_events_sealed ON audit_events(seq) WHERE seal IS NOT NULL"
-    )
+    session.execute("CREATE INDEX audit_events_sealed ON audit_events(seq) WHERE seal IS NOT NULL")
