@@ -11,6 +11,7 @@ import pytest
 from assay import Assay, UnknownSourceError
 from assay.ingest import pipeline
 from assay.ingest.pipeline import IngestOptions, ingest
+from assay.ingest.textutil import file_uri
 from assay.models.embedder import HashingEmbedder
 from assay.settings import load_settings
 
@@ -233,3 +234,34 @@ def test_records_and_small_files_are_embedded_together_and_written_apart(
     assert report.chunks == 33 == kb.store.stats().chunks
     assert [f.chunks for f in report.files] == [30, 0, 1, 1, 1]
     assert all(n.name in f.path for n, f in zip(notes, report.files[2:], strict=True))
+
+
+def test_ingesting_a_file_again_keeps_the_source_it_was_first_given(
+    kb: Assay, tmp_path: Path
+) -> None:
+    """`assay ingest kb/ --source manual`, then `assay ingest kb/`: every file used to fail
+    with "source=None is not named"; the knowledge base now remembers each file's source."""
+    doc = write(tmp_path / "kb" / "a.md", "# Charging\n\nCharge between 10 and 35 degrees.\n")
+    records = write(tmp_path / "kb" / "faq.jsonl", '{"id": "q1", "text": "Keep it dry."}\n')
+    assert run(kb, tmp_path / "kb", source_id="manual").count("added") == 2
+    write(doc, "# Charging\n\nCharge between 0 and 45 degrees.\n")
+    with records.open("a", encoding="utf-8") as handle:  # a new record of a known file
+        handle.write('{"id": "q2", "text": "Wipe it with a damp cloth."}\n')
+    again = run(kb, tmp_path / "kb")
+    assert sorted(f.status for f in again.files) == ["added", "updated"]  # q2; a.md
+    stored = kb.store.documents_in(file_uri(doc))
+    assert [d.source_id for d in stored] == ["manual"]
+    assert [d.source_id for d in kb.store.documents_in(file_uri(records))] == ["manual"] * 2
+    new = write(tmp_path / "kb" / "new.md", "A file never ingested before.\n")
+    [failed] = [f for f in run(kb, tmp_path / "kb").files if f.status == "failed"]
+    assert failed.path == str(new) and "pass --source ID" in (failed.error or "")
+
+
+def test_a_file_cannot_claim_more_trust_than_the_source_it_was_first_ingested_under(
+    kb: Assay, tmp_path: Path
+) -> None:
+    doc = write(tmp_path / "post.md", "Nobody checks the hotel limit.\n")
+    assert run(kb, doc, source_id="forum").count("added") == 1
+    write(doc, "---\nsource_id: manual\n---\nNobody checks the hotel limit.\n")
+    [failed] = run(kb, doc).files
+    assert failed.status == "failed" and "'forum'" in (failed.error or "")

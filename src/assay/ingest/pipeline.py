@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import stat
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -203,8 +203,9 @@ def _prepare(
         pending: list[tuple[StoredDocument, list[Chunk]]] = []
         unchanged: list[str] = []
         replaced = 0
+        known = _known_sources(store, documents, options)
         for doc in documents:
-            doc, source_id = _resolve(doc, path, registry, options)
+            doc, source_id = _resolve(doc, path, registry, options, known)
             stored = StoredDocument(
                 id=document_id(source_id, doc.uri),
                 source_id=source_id,
@@ -352,10 +353,30 @@ def embedding_text(chunk: Chunk) -> str:
     return titled(chunk.title, chunk.text)
 
 
+def _known_sources(
+    store: Store, documents: Sequence[LoadedDocument], options: IngestOptions
+) -> dict[str, str]:
+    """The source each of these documents was ingested under before (by uri), when the
+    run names none: ingesting a file again keeps the source it was first given. A new
+    record of a known file takes the file's source if all its records share one."""
+    if options.source_id is not None or not documents:
+        return {}
+    file = documents[0].uri.partition("#")[0]
+    known = {d.uri: d.source_id for d in store.documents_in(file)}
+    if len(set(known.values())) == 1:
+        known[file] = next(iter(known.values()))
+    return known
+
+
 def _resolve(
-    doc: LoadedDocument, path: Path, registry: SourceRegistry, options: IngestOptions
+    doc: LoadedDocument,
+    path: Path,
+    registry: SourceRegistry,
+    options: IngestOptions,
+    known: Mapping[str, str],
 ) -> tuple[LoadedDocument, str]:
-    source_id = doc.source_id or options.source_id
+    before = known.get(doc.uri) or known.get(doc.uri.partition("#")[0])
+    source_id = doc.source_id or options.source_id or before
     if source_id is None:
         raise InvalidInputError(
             f"{doc.uri}: source",
@@ -364,8 +385,10 @@ def _resolve(
             problem="is not named",
         )
     named = registry.get(source_id)
-    if options.source_id is not None and source_id != options.source_id:
-        ceiling = registry.get(options.source_id)
+    # the run's source, or the one the file was first ingested under, caps what it claims
+    capped_by = options.source_id or before
+    if capped_by is not None and source_id != capped_by:
+        ceiling = registry.get(capped_by)
         if named.reliability > ceiling.reliability:  # content never raises its own trust
             raise InvalidInputError(
                 f"{doc.uri}: source_id",
@@ -373,9 +396,9 @@ def _resolve(
                 f"ingest it with --source {source_id} if that source really published it, "
                 "or remove source_id from the file",
                 problem=(
-                    f"is more reliable ({named.reliability:.2f}) than the run's source "
-                    f"{options.source_id!r} ({ceiling.reliability:.2f}), the most a file "
-                    "ingested under it may claim"
+                    f"is more reliable ({named.reliability:.2f}) than the source "
+                    f"{capped_by!r} ({ceiling.reliability:.2f}) it is ingested under, the "
+                    "most a file may claim"
                 ),
             )
     modified = (

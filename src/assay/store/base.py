@@ -94,6 +94,10 @@ class Store(Protocol):
         """The stored document with this id, if any."""
         ...
 
+    def documents_in(self, file: str) -> list[StoredDocument]:
+        """The stored documents ingested from ``file`` (a file's uri, without ``#record``)."""
+        ...
+
     def lexical_search(self, query: str, k: int) -> list[Hit]:
         """The ``k`` best chunks by BM25 over their text and title."""
         ...

@@ -110,6 +110,11 @@ class PostgresStore:
         row = self._db.execute("SELECT * FROM kb_documents WHERE id = ?", (document_id,)).fetchone()
         return None if row is None else stored_document(row)
 
+    def documents_in(self, file: str) -> list[StoredDocument]:
+        """The stored documents ingested from ``file``, by uri."""
+        rows = self._db.execute("SELECT * FROM kb_documents WHERE file = ? ORDER BY uri", (file,))
+        return [stored_document(row) for row in rows]
+
     def lexical_search(self, query: str, k: int) -> list[Hit]:
         """BM25 over chunk text and title; the query's stopwords are ignored."""
         with self._db.snapshot():  # the postings and the chunks they name, read together

@@ -133,6 +133,11 @@ class SQLiteStore:
         ).fetchone()
         return None if row is None else stored_document(row)
 
+    def documents_in(self, file: str) -> list[StoredDocument]:
+        """The stored documents ingested from ``file``, by uri."""
+        rows = self._conn.execute("SELECT * FROM kb_documents WHERE file = ? ORDER BY uri", (file,))
+        return [stored_document(row) for row in rows]
+
     def lexical_search(self, query: str, k: int) -> list[Hit]:
         """BM25 over chunk text and title; the query's stopwords are ignored."""
         with self.snapshot():  # the postings and the chunks they name, read together
