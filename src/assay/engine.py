@@ -30,7 +30,7 @@ from assay.audit.seal import AuditKey
 from assay.audit.verify import RowCheck
 from assay.calibration.apply import Calibrator, evidence_key, set_key
 from assay.calibration.store import CalibrationStore
-from assay.errors import InvalidInputError, UnknownSourceError
+from assay.errors import InvalidInputError, NotFoundError, UnknownSourceError
 from assay.events import AskRecord, ScoreRecord
 from assay.flow.score import ScoreResult, score_candidates, score_record
 from assay.models.encoding_settings import MIB, configure_encodings
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from assay.models.support import SupportModel
     from assay.monitor import Monitor
     from assay.review import ReviewQueue
-    from assay.store.base import Store
+    from assay.store.base import Store, StoredDocument
 
 _S = TypeVar("_S")
 
@@ -156,6 +156,30 @@ class Assay:
     def store(self) -> Store:
         """The knowledge base (opened on first use: ``score`` never reads it)."""
         return self.db.knowledge
+
+    def documents(
+        self, *, source_id: str | None = None, limit: int | None = None
+    ) -> list[StoredDocument]:
+        """What the knowledge base holds, document by document (by uri): each with the
+        source it was ingested under, its dates and its chunk count."""
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
+        ):
+            raise InvalidInputError("limit", limit, "give a positive number of documents")
+        if source_id is not None:
+            self.sources.get(source_id)  # an unknown source is an error, not an empty list
+        return self.store.list_documents(source_id=source_id, limit=limit)
+
+    def document(self, document_id: str) -> StoredDocument:
+        """One stored document by its id (as ``documents`` lists it)."""
+        if not isinstance(document_id, str) or not document_id.strip():
+            raise InvalidInputError("document_id", document_id, "give an id from `documents`")
+        found = self.store.document(document_id.strip())
+        if found is None:
+            raise NotFoundError(
+                f"no document {document_id!r}; list them with `assay documents list`"
+            )
+        return found
 
     @property
     def embedder(self) -> Embedder:

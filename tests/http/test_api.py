@@ -409,3 +409,25 @@ def test_j1_evaluate_weighs_contexts_by_their_source(service: Service) -> None:
     schema = service.client.get("/openapi.json").json()["components"]["schemas"]["Context"]
     assert {"source_id", "source_kind", "published"} <= set(schema["properties"])
     assert set(schema["required"]) == {"id", "text"}
+
+
+def test_documents_list_and_show_name_each_documents_source_dates_and_chunks(
+    service: Service,
+) -> None:
+    headers = service.headers("curator")
+    listed = service.client.get("/v1/documents", headers=headers)
+    assert listed.status_code == 200
+    documents = listed.json()["documents"]
+    assert documents and all(d["source_id"] and d["chunks"] >= 1 for d in documents)
+    assert [d["uri"] for d in documents] == sorted(d["uri"] for d in documents)
+    first = documents[0]
+    one = service.client.get(f"/v1/documents/{first['id']}", headers=headers)
+    assert one.status_code == 200 and one.json() == first
+    of_source = service.client.get(
+        "/v1/documents", params={"source": first["source_id"], "limit": 1}, headers=headers
+    )
+    assert [d["id"] for d in of_source.json()["documents"]] == [first["id"]]
+    missing = service.client.get("/v1/documents/0123456789ab", headers=headers)
+    assert missing.status_code == 404 and "assay documents list" in missing.text
+    unknown = service.client.get("/v1/documents", params={"source": "nope"}, headers=headers)
+    assert unknown.status_code == 400 and "nope" in unknown.text

@@ -36,6 +36,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "ingest_command",
         "Ingest PATHS (.txt .md .html .pdf .jsonl files, folders recursively).",
     ),
+    "documents": (
+        "assay.cli.documents",
+        "documents",
+        "List and show the documents of the knowledge base.",
+    ),
     "ask": (
         "assay.cli.ask",
         "ask",

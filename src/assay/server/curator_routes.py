@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import anyio.to_thread
-from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.errors import InvalidInputError
@@ -171,6 +171,21 @@ def list_sources(
     listed = engine.sources.list(kind=kind, overdue_on=day if due else None)
     links = engine.sources.supersessions()
     return {"as_of": day.isoformat(), "sources": [_source(s, day, links) for s in listed]}
+
+
+@router.get("/documents", summary="The documents of the knowledge base, by uri")
+def list_documents(
+    request: Request, source: str | None = None, limit: int | None = Query(None, ge=1)
+) -> dict[str, Any]:
+    """Each document with the source it was ingested under, its dates and chunk count
+    (``source``: that source's only; ``limit``: at most this many)."""
+    found = acting_engine(request).documents(source_id=source, limit=limit)
+    return {"documents": [d.as_dict() for d in found]}
+
+
+@router.get("/documents/{document_id}", summary="One document of the knowledge base")
+def show_document(document_id: str, request: Request) -> dict[str, Any]:
+    return acting_engine(request).document(document_id).as_dict()
 
 
 @router.post("/source-reviews/{source_id:path}", summary="Record a review of a source")

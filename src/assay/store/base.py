@@ -46,6 +46,16 @@ class StoredDocument:
     embedder: str
     ingested_at: str = ""
 
+    def as_dict(self) -> dict[str, object]:
+        """The document as JSON output gives it (dates as ISO strings)."""
+        return {
+            "id": self.id, "source_id": self.source_id, "uri": self.uri, "title": self.title,
+            "published": self.published and self.published.isoformat(),
+            "verified": self.verified and self.verified.isoformat(),
+            "chunks": self.chunk_count, "ingested_at": self.ingested_at,
+            "embedder": self.embedder, "content_hash": self.content_hash,
+        }  # fmt: skip
+
 
 @dataclass(frozen=True, slots=True)
 class VectorIndexOptions:
@@ -96,6 +106,12 @@ class Store(Protocol):
 
     def documents_in(self, file: str) -> list[StoredDocument]:
         """The stored documents ingested from ``file`` (a file's uri, without ``#record``)."""
+        ...
+
+    def list_documents(
+        self, *, source_id: str | None = None, limit: int | None = None
+    ) -> list[StoredDocument]:
+        """Stored documents by uri (``source_id``: that source's only; at most ``limit``)."""
         ...
 
     def lexical_search(self, query: str, k: int) -> list[Hit]:

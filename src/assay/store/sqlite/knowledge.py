@@ -138,6 +138,16 @@ class SQLiteStore:
         rows = self._conn.execute("SELECT * FROM kb_documents WHERE file = ? ORDER BY uri", (file,))
         return [stored_document(row) for row in rows]
 
+    def list_documents(
+        self, *, source_id: str | None = None, limit: int | None = None
+    ) -> list[StoredDocument]:
+        """Stored documents by uri (``source_id``: that source's only; at most ``limit``)."""
+        sql, args = "SELECT * FROM kb_documents", []
+        if source_id is not None:
+            sql, args = sql + " WHERE source_id = ?", [source_id]
+        sql += " ORDER BY uri" + ("" if limit is None else f" LIMIT {int(limit)}")
+        return [stored_document(row) for row in self._conn.execute(sql, args)]
+
     def lexical_search(self, query: str, k: int) -> list[Hit]:
         """BM25 over chunk text and title; the query's stopwords are ignored."""
         with self.snapshot():  # the postings and the chunks they name, read together

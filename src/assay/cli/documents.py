@@ -1,0 +1,85 @@
+"""``assay documents``: what the knowledge base holds, with the source each file was
+ingested under, its dates and its chunks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from assay.cli.common import db_option, emit_json, json_option, table
+from assay.engine import Assay
+
+
+@click.group()
+def documents() -> None:
+    """List and show the documents of the knowledge base.
+
+    Each document keeps the source it was ingested under: `assay ingest PATH` again,
+    without --source, reuses it.
+    """
+
+
+@documents.command("list")
+@click.option("--source", "source_id", help="Only the documents of this source.")
+@click.option(
+    "--limit", type=click.IntRange(min=1), help="At most this many (by uri) [default: all]."
+)
+@db_option
+@json_option
+def list_documents(
+    source_id: str | None, limit: int | None, db: Path | None, as_json: bool
+) -> None:
+    """List documents by uri: id, source, published and verified dates, chunks, title."""
+    with Assay(db, create=False) as engine:
+        found = engine.documents(source_id=source_id, limit=limit)
+    if as_json:
+        emit_json([d.as_dict() for d in found])
+        return
+    if not found:
+        click.echo("no documents" + (f" of source {source_id}" if source_id else ""))
+        return
+    rows = [
+        [
+            d.id[:12],
+            d.source_id,
+            str(d.published or "-"),
+            str(d.verified or "-"),
+            str(d.chunk_count),
+            d.title or "-",
+            d.uri,
+        ]
+        for d in found
+    ]
+    click.echo(table(rows, ["ID", "SOURCE", "PUBLISHED", "VERIFIED", "CHUNKS", "TITLE", "URI"]))
+
+
+@documents.command("show")
+@click.argument("document_id")
+@db_option
+@json_option
+def show(document_id: str, db: Path | None, as_json: bool) -> None:
+    """Show DOCUMENT_ID (a full id, or a prefix of at least 6 characters that `list`
+    prints) with its source's kind and reliability."""
+    with Assay(db, create=False) as engine:
+        document = engine.document(_full_id(engine, document_id))
+        source = engine.sources.get(document.source_id)
+    described = document.as_dict() | {
+        "source_kind": source.kind,
+        "source_reliability": source.reliability,
+    }
+    if as_json:
+        emit_json(described)
+        return
+    for key, value in described.items():
+        if value not in (None, ""):
+            click.echo(f"{key:>18}: {value}")
+
+
+def _full_id(engine: Assay, given: str) -> str:
+    """The id ``given`` names: itself, or the one document whose id starts with it."""
+    given = given.strip()
+    if len(given) >= 24 or len(given) < 6:
+        return given
+    matches = [d.id for d in engine.documents() if d.id.startswith(given)]
+    return matches[0] if len(matches) == 1 else given
