@@ -19,6 +19,7 @@ OPEN = {"/healthz", "/readyz", "/docs", "/docs/oauth2-redirect", "/openapi.json"
 NEEDS: dict[tuple[str, str], str] = {
     ("POST", "/v1/ask"): "reader",
     ("POST", "/v1/chat/completions"): "reader",
+    ("GET", "/v1/models"): "reader",
     ("POST", "/v1/score"): "reader",
     ("POST", "/v1/evaluate"): "reader",
     ("POST", "/v1/ingest"): "curator",

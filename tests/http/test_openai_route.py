@@ -118,3 +118,14 @@ def test_the_route_needs_a_key(service: Service) -> None:
     )  # fmt: skip
     with pytest.raises(openai.AuthenticationError):
         client.chat.completions.create(model="assay", messages=[{"role": "user", "content": "q"}])
+
+
+def test_an_openai_clients_first_call_lists_the_models_it_may_name(service: Service) -> None:
+    """OpenAI-compatible tools call ``models.list()`` before anything else (it was a 404)."""
+    names = [m.id for m in _client(service).models.list()]
+    assert names[0] == "assay" and "assay/financial" in names
+    assert all(n == "assay" or n.startswith("assay/") for n in names)
+    completion = _client(service).chat.completions.create(
+        model=names[-1], messages=[{"role": "user", "content": QUESTION}]
+    )
+    assert completion.choices[0].message.content

@@ -16,6 +16,8 @@ status, decision, confidence, sources, the J1 assessment and the audit event id.
 keys and roles are those of ``/v1/ask`` (reader). Sampling parameters (``temperature``
 and the like) are accepted and ignored: assay's answers are not sampled. With
 ``stream`` the reply comes as server-sent events, the whole answer in one chunk.
+``GET /v1/models`` lists the model names this accepts (OpenAI-compatible tools ask it
+first): ``assay`` and ``assay/<policy>`` for every policy the service knows.
 """
 
 from __future__ import annotations
@@ -88,6 +90,18 @@ class ChatRequest(BaseModel):
     messages: list[ChatMessage] = Field(min_length=1, max_length=1000)
     stream: bool = False
     assay: AssayOptions = AssayOptions()
+
+
+@router.get("/models", summary="The model names /v1/chat/completions takes (OpenAI-compatible)")
+def list_models(request: Request) -> dict[str, Any]:
+    """An OpenAI model list: ``assay`` (the default policy) and ``assay/<policy>`` for
+    each policy, so that a client's first call (``client.models.list()``) succeeds."""
+    engine = acting_engine(request)
+    names = [MODEL, *(f"{MODEL}/{name}" for name in engine.policies.names())]
+    return {
+        "object": "list",
+        "data": [{"id": n, "object": "model", "created": 0, "owned_by": "assay"} for n in names],
+    }
 
 
 @router.post("/chat/completions", summary="Ask through any OpenAI client (the last user message)")
