@@ -103,6 +103,7 @@ appears in a repr, a log line or a dump of the settings.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import tomllib
@@ -412,6 +413,16 @@ def load_settings(**overrides: Any) -> Settings:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "settings"
+        if first["type"] == "extra_forbidden":  # a typo, most likely in assay.toml
+            known = [n for n in Settings.model_fields if n not in ("serve", "llm")]
+            close = difflib.get_close_matches(where, known, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise InvalidInputError(
+                f"setting {where}",
+                first.get("input"),
+                f"{hint}the settings are listed in examples/assay.toml",
+                problem=f"is not a setting (in {config_file() or 'the arguments'})",
+            ) from None
         raise InvalidInputError(
             f"setting {where}",
             first.get("input"),

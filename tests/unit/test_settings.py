@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from assay import InvalidInputError, load_settings
+from assay.settings import Settings
 
 
 def test_defaults() -> None:
@@ -113,3 +115,32 @@ def test_broken_toml_is_named_with_the_fix(tmp_path: Path) -> None:
 def test_variables_match_in_any_case(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("assay_default_policy", "legal")
     assert load_settings().default_policy == "legal"
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "assay.toml"
+
+
+def test_the_example_config_names_every_setting_and_loads_uncommented(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = EXAMPLE.read_text(encoding="utf-8").splitlines()
+    settings = [line.removeprefix("# ") for line in lines if re.match(r"# [a-z_]+ = ", line)]
+    names = {line.split(" = ")[0] for line in settings}
+    assert names == set(Settings.model_fields) - {"serve", "llm"}
+    config = tmp_path / "assay.toml"
+    config.write_text("\n".join(settings) + "\n", encoding="utf-8")
+    monkeypatch.setenv("ASSAY_CONFIG", str(config))
+    assert load_settings().default_policy == "informational"
+
+
+def test_a_misspelt_setting_names_the_one_meant_and_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "assay.toml"
+    config.write_text('default_polcy = "financial"\n', encoding="utf-8")
+    monkeypatch.setenv("ASSAY_CONFIG", str(config))
+    with pytest.raises(InvalidInputError) as error:
+        load_settings()
+    message = str(error.value)
+    assert "default_polcy" in message and "did you mean 'default_policy'" in message
+    assert str(config) in message and "examples/assay.toml" in message
