@@ -54,3 +54,27 @@ def test_help_and_score_load_no_models_server_or_plots(tmp_path: Path) -> None:
     score += ["--policy", "informational", "--db", str(tmp_path / "s.db")]
     _loaded_after(run.format(args=score), tmp_path)  # creates the database (migrations use numpy)
     assert _loaded_after(run.format(args=score), tmp_path) == set()
+
+
+def test_no_help_text_shows_requirement_codes_or_raw_markup() -> None:
+    """--help is read by users: no internal requirement ids ("(E11, R6)") and no
+    reStructuredText markup (``-o -``)."""
+    import re
+
+    from click.testing import CliRunner
+
+    runner = CliRunner()
+    codes = re.compile(r"\b[ERJBG]\d{1,2}\b")
+    seen: list[str] = []
+
+    def walk(command: object, path: list[str]) -> None:
+        text = runner.invoke(cli, [*path, "--help"]).output
+        seen.extend(f"{' '.join(path)}: {line.strip()}" for line in text.splitlines()
+                    if codes.search(line) or "``" in line)  # fmt: skip
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, [*path, name])
+
+    for name, (module, attribute, _) in COMMANDS.items():
+        walk(getattr(importlib.import_module(module), attribute), [name])
+    walk(cli, [])
+    assert not seen

@@ -108,7 +108,10 @@ def render_evidence(result: AskResult, *, show_excluded: int = 6) -> str:
 @click.command()
 @click.argument("question")
 @click.option("--policy", help="Policy name or a .toml file [default: the configured default].")
-@click.option("--severity", help="Pick the policy by severity instead.")
+@click.option(
+    "--severity",
+    help="Pick the policy by severity instead: informational, financial, legal, safety_critical.",
+)
 @click.option(
     "--top-k",
     type=click.IntRange(1, 200),

@@ -252,7 +252,7 @@ def export(
 ) -> None:
     """Export events oldest first, one JSON object a line, hashes included.
 
-    A regular file is written whole or not at all (via a temporary file); ``-o -``,
+    A regular file is written whole or not at all (via a temporary file); `-o -`,
     pipes and devices are written in place.
     """
     with Assay(db, create=False) as engine:

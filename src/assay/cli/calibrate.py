@@ -60,7 +60,7 @@ def _progress(what: str) -> Any:
 
 @click.group()
 def calibrate() -> None:
-    """Fit score maps and thresholds on labeled data (E11, R6, J7, B3)."""
+    """Fit score maps and thresholds on labeled data, and thresholds with a risk guarantee."""
 
 
 @calibrate.command("labels")
@@ -197,9 +197,9 @@ def thresholds(
     db: Path | None,
     as_json: bool,
 ) -> None:
-    """Pick the threshold that best meets the objective (R6) and write a new policy version.
+    """Pick the threshold that best meets the objective and write a new policy version.
 
-    ``set``: the proceed band of the router; ``answer``: the judge's publish threshold.
+    set: the proceed band of the router; answer: the judge's publish threshold.
     """
     if category is not None and target != "set":
         raise InvalidInputError(
@@ -267,7 +267,7 @@ def risk(
     as_json: bool,
 ) -> None:
     """Per severity, the lowest answering threshold whose answered-and-wrong rate stays at
-    or below ALPHA with probability at least 1 - DELTA (B3, Learn-then-Test); written as
+    or below ALPHA with probability at least 1 - DELTA (Learn-then-Test); written as
     the judge's caveat threshold of a new policy version."""
     examples = read_labels(labels)
     with Assay(db, create=False) as engine:

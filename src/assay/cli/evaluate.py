@@ -93,7 +93,7 @@ def _registry(request: object, db: Path | None) -> Iterator[SourceRegistry | Non
 )
 @db_option
 def evaluate(path: str, judge_name: str | None, policy: str | None, db: Path | None) -> None:
-    """Rate an answer against its contexts: prints exactly the J1 JSON object (J1-J6).
+    """Rate an answer against its contexts: prints one strict JSON assessment.
 
     The database is read only for a context's source id, or a kind added with `assay
     sources add-kind`."""

@@ -54,12 +54,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "evaluate": (
         "assay.cli.evaluate",
         "evaluate",
-        "Rate an answer against its contexts: prints exactly the J1 JSON object (J1-J6).",
+        "Rate an answer against its contexts: prints one strict JSON assessment.",
     ),
     "calibrate": (
         "assay.cli.calibrate",
         "calibrate",
-        "Fit score maps and thresholds on labeled data (E11, R6, J7, B3).",
+        "Fit score maps and thresholds on labeled data, and thresholds with a risk guarantee.",
     ),
     "review": (
         "assay.cli.review",
