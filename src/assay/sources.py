@@ -109,10 +109,19 @@ class SourceRegistry:
         review_interval_days: int | None = None,
         actor: str | None = None,
         note: str | None = None,
+        exist_ok: bool = False,
         **attributes: Any,
     ) -> Source:
-        """Register a source; reliability and review interval default from its kind."""
+        """Register a source; reliability and review interval default from its kind.
+
+        ``exist_ok``: a source with this id and kind already registered is returned as it
+        is (a setup script run twice); its attributes are changed only by :meth:`update`.
+        """
         _check_id("source id", source_id)
+        if exist_ok:
+            found = self._find(source_id)
+            if found is not None and found.kind == kind:
+                return found
         kind_info = self.kind(kind)
         source = Source(
             id=source_id,
@@ -128,9 +137,12 @@ class SourceRegistry:
         now = _now()
         source = replace(source, version=1, created_at=now, updated_at=now)
         with self._db.unit_of_work():
-            if self._find(source_id) is not None:
+            existing = self._find(source_id)
+            if existing is not None:
                 raise ConflictError(
-                    f"source {source_id!r} already exists; change it with `assay sources update`"
+                    f"source {source_id!r} already exists"
+                    + (f" as kind {existing.kind!r}" if exist_ok else "")
+                    + "; change it with `assay sources update`"
                 )
             self._check_supersedes(source)
             self._write(source, insert=True)

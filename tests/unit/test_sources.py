@@ -101,6 +101,15 @@ def test_duplicate_source_is_a_conflict(registry: SourceRegistry) -> None:
         registry.add("x", "customer")
 
 
+def test_a_setup_run_twice_may_register_its_sources_again(registry: SourceRegistry) -> None:
+    """README's first example failed on its second run: the source already existed."""
+    first = registry.add("x", "official", owner="Acme", exist_ok=True)
+    again = registry.add("x", "official", owner="Someone else", exist_ok=True)
+    assert again == first and len(registry.history("x")) == 1  # returned, not changed
+    with pytest.raises(ConflictError, match="as kind 'official'"):
+        registry.add("x", "customer", exist_ok=True)
+
+
 def test_unknown_source_says_how_to_register_it(registry: SourceRegistry) -> None:
     with pytest.raises(UnknownSourceError, match="assay sources add"):
         registry.get("missing")
