@@ -237,6 +237,10 @@ def test_sources_commands_round_trip(db_path: Path) -> None:
         "review_interval_days": 90,
         "builtin": False,
     } in kinds
+    retired = run_cli("sources", "update", "fca", "--retired", db=db_path)
+    assert "updated fca: retired=yes; now version 4" in retired.stdout
+    active = run_cli("sources", "update", "fca", "--active", db=db_path)
+    assert "updated fca: retired=no; now version 5" in active.stdout  # was "fca: retired"
     bad = run_cli("sources", "update", "fca", "--reliability", "2", db=db_path)
     assert bad.exit_code == 2 and "reliability=2.0 is outside [0, 1]" in bad.stderr
 

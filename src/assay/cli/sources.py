@@ -184,9 +184,8 @@ def update(
     if as_json:
         emit_json(source.as_dict())
     else:
-        click.echo(
-            f"updated {source.id}: {', '.join(sorted(changes))}; now version {source.version}"
-        )
+        changed = ", ".join(f"{k}={_plain(v)}" for k, v in sorted(changes.items()))
+        click.echo(f"updated {source.id}: {changed}; now version {source.version}")
 
 
 @sources.command("review")
@@ -289,7 +288,10 @@ def show(source_id: str, db: Path | None, as_json: bool) -> None:
 
 
 def _plain(value: Any) -> str:
-    """A changed value as the history line shows it (a cleared one as ``none``)."""
+    """A changed value as a person reads it: a cleared one as ``none``, a flag as yes/no
+    (``retired=no``, not a bare ``retired`` that reads as the opposite)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     return "none" if value is None else str(value)
 
 
