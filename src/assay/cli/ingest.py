@@ -1,8 +1,9 @@
-"""``assay ingest``: read files into the knowledge base (E3, E4)."""
+"""``assay ingest``: read files into the knowledge base."""
 
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -19,7 +20,8 @@ from assay.types import parse_date
 @click.option(
     "--source",
     "source_id",
-    help="Registered source the files belong to (a file or record naming its own source_id wins).",
+    help="Registered source the files belong to (a file or record naming its own source_id "
+    "wins; without --source, a file ingested before keeps its source).",
 )
 @click.option("--published", help="Publication date for files that state none (YYYY-MM-DD).")
 @click.option("--verified", help="Last-verified date for files that state none (YYYY-MM-DD).")
@@ -69,23 +71,28 @@ def ingest_command(
         overlap_tokens=overlap,
     )
     files = iter_files(paths)
-    with (
-        Assay(db) as engine,
-        click.progressbar(
+    sizes = {str(f): _size(f) for f in files}
+    with Assay(db) as engine:
+        _ = engine.embedder  # loaded before the clock starts: it is not a file's time
+        with click.progressbar(
             length=len(files),
             label="ingesting",
             file=sys.stderr,
             hidden=as_json or len(files) < 5,
             show_pos=True,
-        ) as bar,
-    ):
+            show_eta=False,  # click's estimate counts files, not their sizes
+            item_show_func=lambda text: text,
+        ) as bar:
+            started, done = time.monotonic(), [0]
 
-        def report(outcome: FileOutcome) -> None:
-            bar.update(1)
-            if outcome.status == "failed" and not as_json:
-                click.echo(f"\nfailed: {outcome.path}\n  {outcome.error}", err=True)
+            def report(outcome: FileOutcome) -> None:
+                done[0] += sizes.get(outcome.path, 0)
+                left = time_left(time.monotonic() - started, done[0], sum(sizes.values()))
+                bar.update(1, left)
+                if outcome.status == "failed" and not as_json:
+                    click.echo(f"\nfailed: {outcome.path}\n  {outcome.error}", err=True)
 
-        result = engine.ingest(files, options=options, on_file=report)
+            result = engine.ingest(files, options=options, on_file=report)
     if as_json:
         emit_json(result.as_dict())
     else:
@@ -99,3 +106,22 @@ def ingest_command(
         click.echo(result.summary())
     if result.count("failed"):
         sys.exit(1)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # reported as the file's failure by ingest itself
+        return 0
+
+
+def time_left(elapsed: float, done_bytes: int, total_bytes: int) -> str | None:
+    """The time the rest should take at the pace so far, by bytes (files differ in size
+    by orders of magnitude); ``None`` until there is a pace to go by."""
+    if done_bytes <= 0 or elapsed < 1.0 or total_bytes <= done_bytes:
+        return None
+    seconds = int(elapsed * (total_bytes - done_bytes) / done_bytes)
+    minutes, seconds = divmod(seconds, 60)
+    hours, minutes = divmod(minutes, 60)
+    shown = f"{hours} h {minutes:02d} min" if hours else f"{minutes} min {seconds:02d} s"
+    return f"about {shown} left"
