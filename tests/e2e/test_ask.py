@@ -228,3 +228,22 @@ def test_r4_without_an_endpoint_the_cascade_policy_uses_the_shipped_model(demo_d
     with Assay(demo_db) as engine:
         model = engine.audit.get(out["event_id"]).payload["models"]["similarity"]
     assert "assay-relevance@" in model and "cascade(" not in model
+
+
+def test_the_human_report_names_evidence_by_one_short_label_everywhere(demo_db: Path) -> None:
+    """Citations, conflicts and findings used bare 24-digit ids while the evidence list
+    showed none: a reviewer could not match them. Now [E1]... label the evidence list and
+    stand for it in the answer, the conflicts and the findings; --json keeps the ids."""
+    import re
+
+    question = "What temperature is safe for charging the HX-40?"
+    shown = run_cli("ask", question, "--as-of", AS_OF.isoformat(), db=demo_db).stdout
+    answer, _, report = shown.partition("\nevidence an answer may use")
+    assert "[E1]" in answer and "[Source:" not in answer
+    assert re.search(r"\[E1\] \[high [0-9.]+\] halden-sds-2026 \(official\)", report)
+    assert re.search(r"conflict \(.+\) E\d+ \(halden-sds-2026\)|E\d+ \(halden-sds-2026\) vs", shown)
+    assert re.search(r"finding F\d+ \[E\d+(, E\d+)*\]: ", report)
+    hex_ids = re.findall(r"\b[0-9a-f]{24}\b", shown)
+    assert not hex_ids  # the audit event id is 32 digits, and no evidence id is shown
+    full = ask(demo_db, question)
+    assert all(re.fullmatch(r"[0-9a-f]{24}", e["id"]) for e in full["admitted"])

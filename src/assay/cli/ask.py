@@ -1,15 +1,20 @@
 """``assay ask``: answer from the knowledge base, or abstain, clarify or refuse (R1-R9, G1-G3).
 
 The report leads with what the user receives (answer, status, decision, confidence,
-fallback, the judge's verdict) and then shows the evidence behind it.
+fallback, the judge's verdict) and then shows the evidence behind it. Each admitted item
+is labelled ``[E1]``, ``[E2]``... strongest first, and the same label stands for it in
+the answer's citations, the conflicts and the findings, where a person would otherwise
+have to match 24-digit ids by eye; ``--json`` keeps the full ids.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import click
 
+from assay.answer.citations import CITATION, split_ids
 from assay.cli.common import db_option, emit_json, json_option, shorten
 from assay.cli.score import badge
 from assay.engine import Assay
@@ -18,13 +23,31 @@ from assay.flow.respond import Response
 from assay.types import parse_date
 
 
+def evidence_labels(result: AskResult) -> dict[str, str]:
+    """``E1``, ``E2``... for the admitted items, strongest first (as the report lists them)."""
+    ranked = sorted(result.scored.admitted, key=lambda e: -e.confidence)
+    return {e.id: f"E{i}" for i, e in enumerate(ranked, start=1)}
+
+
+def with_labels(text: str, labels: dict[str, str]) -> str:
+    """``text`` with each citation's ids replaced by their labels: ``[Source: 6740f4...]``
+    becomes ``[E1]`` (an id without a label, one that failed its check, stays as it is)."""
+
+    def short(match: re.Match[str]) -> str:
+        return "[" + ", ".join(labels.get(i, i) for i in split_ids(match.group(1))) + "]"
+
+    return CITATION.sub(short, text)
+
+
 def render(response: Response, *, show_excluded: int = 6) -> str:
     """The human-readable report: the answer and its checks, then the evidence."""
     a = response.assessment
     confidence = response.result.confidence
     calibrated = " calibrated" if "set" in response.result.calibration else ""
     label = response.result.scored.policy.labels.label(confidence)
-    lines = [click.wrap_text(response.answer, width=100), ""]
+    labels = evidence_labels(response.result)
+    named = {e.id: f"{labels[e.id]} ({e.basis.source_id})" for e in response.result.scored.admitted}
+    lines = [click.wrap_text(with_labels(response.answer, labels), width=100), ""]
     lines.append(
         f"status: {response.status.value}; decision: {response.decision.value}; confidence "
         f"{confidence:.2f}{calibrated} ({label.value}); fallback: "
@@ -41,9 +64,11 @@ def render(response: Response, *, show_excluded: int = 6) -> str:
             f"{a.score_rationale}"
         )
         for conflict in a.source_conflicts:
+            first = named.get(conflict.source_a, conflict.source_a)
+            second = named.get(conflict.source_b, conflict.source_b)
             lines.append(
                 f'  conflict ({conflict.nature}): "{shorten(conflict.claim, 60)}" '
-                f"{conflict.source_a} vs {conflict.source_b}"
+                f"{first} vs {second}"
             )
     if response.broadening is not None:
         b = response.broadening
@@ -62,6 +87,7 @@ def render_evidence(result: AskResult, *, show_excluded: int = 6) -> str:
     scored, s = result.scored, result.signals
     p = scored.policy
     lines = [f"policy {p.name} v{p.version} (threshold {p.threshold:.2f}); as of {scored.as_of}"]
+    labels = evidence_labels(result)
     lines.append(f"evidence an answer may use ({len(scored.admitted)}):")
     for e in sorted(scored.admitted, key=lambda e: -e.confidence):
         overdue = ", review overdue" if e.basis.review_overdue else ""
@@ -69,8 +95,8 @@ def render_evidence(result: AskResult, *, show_excluded: int = 6) -> str:
             overdue += f", superseded by {', '.join(e.basis.superseded_by)}"
         where = e.candidate.metadata.get("location", "")
         lines.append(
-            f"  {badge(e.label, e.confidence)} {e.basis.source_id} ({e.basis.source_kind}"
-            f"{overdue}) {where}"
+            f"  [{labels[e.id]}] {badge(e.label, e.confidence)} {e.basis.source_id} "
+            f"({e.basis.source_kind}{overdue}) {where}"
         )
         lines.append(f"      {shorten(e.candidate.text, 96)}")
     lines.append(f"excluded ({len(scored.excluded)}):")
@@ -83,15 +109,22 @@ def render_evidence(result: AskResult, *, show_excluded: int = 6) -> str:
         lines.append(f"  ... and {len(scored.excluded) - show_excluded} more")
     several_sources = len({e.basis.source_id for e in scored.admitted}) > 1
     for f in scored.findings if several_sources else []:
+        items = ", ".join(labels.get(i, i) for i in f.evidence_ids)
+        backing = (
+            f"{f.independent_sources} independent sources agree"
+            if f.status.value == "corroborated"
+            else "stated by one source only"
+        )
         lines.append(
-            f"finding {f.id}: {f.status.value}, {f.independent_sources} independent "
-            f"source(s) ({', '.join(f.source_ids)}) {badge(f.label, f.confidence)}"
+            f"finding {f.id} [{items}]: {backing} ({', '.join(f.source_ids)}) "
+            f"{badge(f.label, f.confidence)}"
         )
     sources = {e.id: e.basis.source_id or e.basis.source_kind for e in scored.admitted}
     for c in result.conflicts:
         lines.append(
-            f'conflict ({c.kind}): {sources.get(c.first)} "{shorten(c.sentences[0], 50)}" vs '
-            f'{sources.get(c.second)} "{shorten(c.sentences[1], 50)}"'
+            f"conflict ({c.kind}): {labels.get(c.first)} ({sources.get(c.first)}) "
+            f'"{shorten(c.sentences[0], 50)}" vs {labels.get(c.second)} '
+            f'({sources.get(c.second)}) "{shorten(c.sentences[1], 50)}"'
         )
     judged = "" if s.judgment is None else f", relevance judgment {s.judgment:.2f}"
     lines.append(
