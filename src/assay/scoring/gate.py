@@ -64,9 +64,24 @@ def exclusion(evidence: Evidence, policy: Policy) -> Verdict:
     if evidence.confidence < policy.threshold:
         return (
             ExclusionReason.BELOW_THRESHOLD,
-            f"confidence {evidence.confidence:.3f} < threshold {policy.threshold:.3f}",
+            f"confidence {evidence.confidence:.3f} < threshold {policy.threshold:.3f}"
+            + _stale_hint(evidence, policy),
         )
     return None
+
+
+def _stale_hint(evidence: Evidence, policy: Policy) -> str:
+    """Where age is what kept an item out, what fixes it: a document still in force
+    needs a recent ``verified`` date, not a lower threshold."""
+    scores, age = evidence.scores, evidence.basis.age_days
+    if age is None or scores.freshness >= 0.5 or scores.freshness >= scores.similarity:
+        return ""
+    return (
+        f"; freshness {scores.freshness:.2f} after {age} days (decay_rate "
+        f"{policy.decay_rate_for(evidence.basis.source_kind):g} a day): if it is still in "
+        "force, give it a verified date (front matter `verified:`, or ingest --verified), "
+        "or lower the policy's decay_rate for this source kind"
+    )
 
 
 def supersession(evidence: Evidence, speaking: set[str]) -> Verdict:
