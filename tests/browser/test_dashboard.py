@@ -105,6 +105,11 @@ def test_audit_trail_opens_an_event_with_its_evidence(page: Page, site: Site) ->
         "(rs) => rs.map(r => r.dataset.evidenceId)"
     )
     assert shown == [item["id"] for item in event.payload["evidence"]]
+    passages = page.locator('[data-field="passage"]').all_inner_texts()
+    first = event.payload["evidence"][0]["text"]
+    assert len(passages) == len(shown) and first[:60] in passages[0]  # the text, not only ids
+    for conflict in page.locator('[data-field="conflict"]').all_inner_texts():
+        assert " between " in conflict and conflict.split(" between ")[1][0] != " "  # a source
     assert page.locator('[data-field="event-id"]').inner_text().startswith(event_id)
     text = page.locator("main").inner_text()
     assert event.query in text and event.row_hash in text and event.prev_hash in text
