@@ -125,3 +125,34 @@ def test_unknown_id_exits_with_the_not_found_code(
 def test_a_bad_status_is_one_line(engine: Assay, db_path: Path) -> None:
     result = run_cli("review", "list", "--status", "done", db=db_path)
     assert result.exit_code == 2 and result.stderr.startswith("error: status='done'")
+
+
+def test_review_show_quotes_the_passages_a_conflict_names(
+    engine: Assay, db_path: Path, tmp_path: Path
+) -> None:
+    """A conflict between two bare ids cannot be judged: the passages are quoted under it."""
+    from assay.ingest.pipeline import IngestOptions
+
+    engine.sources.add("forum", "customer", exist_ok=True)
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "sheet.md").write_text("Charge between 0 and 45 degrees only.\n", encoding="utf-8")
+    (kb / "post.md").write_text("I charge mine at minus ten, no problem.\n", encoding="utf-8")
+    engine.ingest([kb / "sheet.md"], options=IngestOptions(source_id="sds"))
+    engine.ingest([kb / "post.md"], options=IngestOptions(source_id="forum"))
+    ids = {engine.store.get([h.chunk_id])[0].source_id: h.chunk_id
+           for h in engine.store.lexical_search("charge", 5)}  # fmt: skip
+    judged = assessment(0.42) | {
+        "source_conflicts": [
+            {"claim": "charging below zero", "source_a": ids["sds"], "source_b": ids["forum"],
+             "nature": "direct contradiction"}
+        ]
+    }  # fmt: skip
+    item = engine.review.add(
+        event_id=ask_event(engine, "may I charge below zero?"), query="may I charge below zero?",
+        answer="Yes.", reason="recommended_action human_review", assessment=judged,
+        policy_name="financial", policy_version="1",
+    )  # fmt: skip
+    shown = run_cli("review", "show", str(item.id), db=db_path).stdout
+    assert f"{ids['sds'][:12]}  sds: Charge between 0 and 45 degrees only." in shown
+    assert f"{ids['forum'][:12]}  forum: I charge mine at minus ten, no problem." in shown

@@ -66,10 +66,25 @@ def show(item_id: int, db: Path | None, as_json: bool) -> None:
     """Show one queued answer in full, with its assessment."""
     with Assay(db, create=False) as engine:
         item = engine.review.get(item_id)
+        passages = {} if as_json else _passages(engine, item)
     if as_json:
         emit_json(item.to_dict())
         return
-    _print_item(item)
+    _print_item(item, passages)
+
+
+def _passages(engine: Assay, item: ReviewItem) -> dict[str, str]:
+    """``source: text`` of the passages the item's conflicts name, while the knowledge
+    base still holds them (a reviewer cannot judge a conflict between two bare ids)."""
+    named = [
+        str(c.get(side))
+        for c in item.assessment.get("source_conflicts") or []
+        if isinstance(c, dict)
+        for side in ("source_a", "source_b")
+    ]
+    if not named:
+        return {}
+    return {c.id: f"{c.source_id}: {shorten(c.text, 90)}" for c in engine.store.get(named)}
 
 
 @review.command("resolve")
@@ -93,8 +108,9 @@ def resolve(item_id: int, verdict: str, note: str | None, db: Path | None, as_js
     )
 
 
-def _print_item(item: ReviewItem) -> None:
-    """The whole item as text: what was asked, answered, assessed and decided."""
+def _print_item(item: ReviewItem, passages: dict[str, str]) -> None:
+    """The whole item as text: what was asked, answered, assessed and decided; the
+    passages a conflict names are quoted under it."""
     a: dict[str, Any] = item.assessment
     click.echo(f"review item {item.id} ({item.status}), queued {item.created_at}")
     click.echo(f"ask event: {item.event_id}")
@@ -124,6 +140,9 @@ def _print_item(item: ReviewItem) -> None:
                 f"conflict ({conflict.get('nature')}): {conflict.get('source_a')} vs "
                 f"{conflict.get('source_b')}: {conflict.get('claim')}"
             )
+            for named in (str(conflict.get("source_a")), str(conflict.get("source_b"))):
+                if named in passages:
+                    click.echo(f"  {named[:12]}  {passages[named]}")
     if "unreadable_assessment" in a:
         click.echo(f"assessment (unreadable): {a['unreadable_assessment']}")
     if item.status == "resolved":
