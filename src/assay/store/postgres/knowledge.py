@@ -37,6 +37,7 @@ from assay.store.sql.knowledge_rows import (
     chunk,
     chunk_rows,
     document_row,
+    documents_query,
     embedder_mismatch,
     last_of_each,
     query_vector,
@@ -112,18 +113,14 @@ class PostgresStore:
 
     def documents_in(self, file: str) -> list[StoredDocument]:
         """The stored documents ingested from ``file``, by uri."""
-        rows = self._db.execute("SELECT * FROM kb_documents WHERE file = ? ORDER BY uri", (file,))
-        return [stored_document(row) for row in rows]
+        return [stored_document(row) for row in self._db.execute(*documents_query(file=file))]
 
     def list_documents(
         self, *, source_id: str | None = None, limit: int | None = None
     ) -> list[StoredDocument]:
         """Stored documents by uri (``source_id``: that source's only; at most ``limit``)."""
-        sql, args = "SELECT * FROM kb_documents", []
-        if source_id is not None:
-            sql, args = sql + " WHERE source_id = ?", [source_id]
-        sql += " ORDER BY uri" + ("" if limit is None else f" LIMIT {int(limit)}")
-        return [stored_document(row) for row in self._db.execute(sql, args)]
+        query = documents_query(source_id=source_id, limit=limit)
+        return [stored_document(row) for row in self._db.execute(*query)]
 
     def lexical_search(self, query: str, k: int) -> list[Hit]:
         """BM25 over chunk text and title; the query's stopwords are ignored."""

@@ -134,3 +134,16 @@ def iso(value: date | None) -> str | None:
 
 def parse_date(value: str | None) -> date | None:
     return date.fromisoformat(value) if value else None
+
+
+def documents_query(
+    *, file: str | None = None, source_id: str | None = None, limit: int | None = None
+) -> tuple[str, list[Any]]:
+    """The ``kb_documents`` query (both backends) for a file's documents, a source's, or
+    all of them, by uri, at most ``limit``."""
+    clauses = [(c, v) for c, v in (("file = ?", file), ("source_id = ?", source_id)) if v]
+    sql = "SELECT * FROM kb_documents"
+    if clauses:
+        sql += " WHERE " + " AND ".join(c for c, _ in clauses)
+    sql += " ORDER BY uri" + ("" if limit is None else f" LIMIT {int(limit)}")
+    return sql, [v for _, v in clauses]
