@@ -51,6 +51,31 @@ def round_score(value: float) -> float:
     return round(value, SCORE_DECIMALS)
 
 
+def check_unicode(field_name: str, value: Any) -> None:
+    """Refuse text that cannot be stored or sent as UTF-8: a lone surrogate (``\\ud800``,
+    which JSON's escapes let through) in a string, or in a key or value of a mapping or
+    list, at any depth. Written to the database, it made every later read of the row
+    fail."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise InvalidInputError(
+                    field_name,
+                    ascii(item)[:80],
+                    "remove the lone surrogate (an unpaired \\ud800-\\udfff escape)",
+                    problem="is not valid Unicode",
+                ) from None
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+
+
 def check_unit_interval(field_name: str, value: Any) -> float:
     """Return ``value`` as a float if it is a finite number in [0, 1], else raise."""
     if isinstance(value, bool) or not isinstance(value, int | float):

@@ -431,3 +431,28 @@ def test_documents_list_and_show_name_each_documents_source_dates_and_chunks(
     assert missing.status_code == 404 and "assay documents list" in missing.text
     unknown = service.client.get("/v1/documents", params={"source": "nope"}, headers=headers)
     assert unknown.status_code == 400 and "nope" in unknown.text
+
+
+def test_a_lone_surrogate_in_a_new_source_is_a_400_and_the_registry_stays_readable(
+    service: Service,
+) -> None:
+    headers = service.headers("curator")
+    body = '{"id": "bad-unicode", "kind": "customer", "metadata": {"k": "\\ud800"}}'
+    bad = service.client.post(
+        "/v1/sources", content=body, headers=headers | {"Content-Type": "application/json"}
+    )
+    assert bad.status_code == 400 and "not valid Unicode" in bad.text
+    listed = service.client.get("/v1/sources", headers=headers)
+    assert listed.status_code == 200
+    assert "bad-unicode" not in {s["id"] for s in listed.json()["sources"]}
+
+
+def test_an_audit_page_before_a_sequence_number_past_any_integer_is_every_event(
+    service: Service,
+) -> None:
+    """before=2**63 overflowed the database's integer: a 500 (the dashboard's audit trail
+    pages through the same AuditLog.list)."""
+    headers = service.headers("auditor")
+    huge = service.client.get("/v1/audit", params={"before": 2**63, "limit": 5}, headers=headers)
+    newest = service.client.get("/v1/audit", params={"limit": 5}, headers=headers)
+    assert huge.status_code == 200 and huge.json()["events"] == newest.json()["events"]

@@ -200,3 +200,19 @@ def test_concurrent_first_opens_migrate_once(tmp_path: Path) -> None:
     with ProcessPoolExecutor(max_workers=6) as pool:
         counts = list(pool.map(_open_fresh, [path] * 12))
     assert set(counts) == {len(MIGRATIONS)}
+
+
+def test_text_that_is_not_unicode_is_refused_and_nothing_is_written(
+    registry: SourceRegistry,
+) -> None:
+    """A lone surrogate in metadata used to be committed; every later read of the
+    registry then failed (`sources list` printed "internal error")."""
+    for attributes in ({"owner": "Acme\ud800"}, {"metadata": {"k": ["ok", "\udfff"]}},
+                       {"metadata": {"\ud800": 1}}, {"note": "checked\ud800"}):  # fmt: skip
+        with pytest.raises(InvalidInputError, match="not valid Unicode"):
+            registry.add("x", "official", **attributes)  # type: ignore[arg-type]
+    assert registry.list() == []
+    registry.add("x", "official")
+    with pytest.raises(InvalidInputError, match="not valid Unicode"):
+        registry.update("x", name="n\ud800")
+    assert registry.get("x").version == 1 and len(registry.history("x")) == 1

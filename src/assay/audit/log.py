@@ -55,6 +55,10 @@ def _row_hash(columns: AuditRow) -> str:
     return sha256_hex(canonical_json({k: v for k, v in columns.items() if k not in unhashed}))
 
 
+#: the largest sequence number SQLite and PostgreSQL (BIGINT) store
+MAX_SEQ = 2**63 - 1
+
+
 class AuditLog:
     """Reads and appends the ``audit_events`` table of an assay database."""
 
@@ -185,7 +189,9 @@ class AuditLog:
         if limit is not None and not 0 < limit <= 1_000_000:
             raise InvalidInputError("limit", limit, "give a number of events from 1 to 1000000")
         where = _filters(policy=policy, kind=kind, since=since, until=until, actor=actor)
-        before = None if before_seq is None else int(before_seq)
+        # past the largest sequence number a database stores, "older than" means all of
+        # them; the number as given overflowed the database's integer and failed the read
+        before = None if before_seq is None else min(int(before_seq), MAX_SEQ)
         return self._db.audit.newest(where, limit=limit, before_seq=before)
 
     def iter_all(self, **filters: str | None) -> Iterator[AuditEvent]:
