@@ -27,7 +27,7 @@ from typing import Any
 from assay.errors import ConflictError, InvalidInputError, UnknownSourceError, did_you_mean
 from assay.store.records import Source, SourceChange, SourceKind
 from assay.store.repositories import Database
-from assay.types import check_unicode, check_unit_interval, parse_date
+from assay.types import check_encodable, check_unit_interval, parse_date
 
 __all__ = [
     "MAX_REVIEW_DAYS",
@@ -278,7 +278,7 @@ class SourceRegistry:
         self._db.sources.write(s, insert=insert)
 
     def _log(self, s: Source, action: str, actor: str | None, note: str | None) -> None:
-        check_unicode("note", note)  # inside the caller's unit of work: nothing lands
+        check_encodable("note", note)  # inside the caller's unit of work: nothing lands
         self._db.sources.log(
             SourceChange(s.id, s.version, action, s.updated_at, actor, note, s.as_dict())
         )
@@ -352,7 +352,7 @@ def _optional_text(name: str, value: Any) -> str | None:
         return None
     if not isinstance(value, str) or not value.strip():
         raise InvalidInputError(name, value, "give a non-empty string or leave it out")
-    check_unicode(name, value)
+    check_encodable(name, value)
     return value
 
 
@@ -384,7 +384,7 @@ def _validated(source: Source, changes: dict[str, Any]) -> Source:
         )
     if not isinstance(merged["metadata"], dict):
         raise InvalidInputError("metadata", merged["metadata"], "give a JSON object")
-    check_unicode("metadata", merged["metadata"])
+    check_encodable("metadata", merged["metadata"])
     if merged["supersedes"] is not None:
         _check_id("supersedes", merged["supersedes"])
         if merged["supersedes"] == merged["id"]:

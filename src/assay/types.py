@@ -51,31 +51,6 @@ def round_score(value: float) -> float:
     return round(value, SCORE_DECIMALS)
 
 
-def check_unicode(field_name: str, value: Any) -> None:
-    """Refuse text that cannot be stored or sent as UTF-8: a lone surrogate (``\\ud800``,
-    which JSON's escapes let through) in a string, or in a key or value of a mapping or
-    list, at any depth. Written to the database, it made every later read of the row
-    fail."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError:
-                raise InvalidInputError(
-                    field_name,
-                    ascii(item)[:80],
-                    "remove the lone surrogate (an unpaired \\ud800-\\udfff escape)",
-                    problem="is not valid Unicode",
-                ) from None
-        elif isinstance(item, dict):
-            stack.extend(item.keys())
-            stack.extend(item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
-
-
 def check_unit_interval(field_name: str, value: Any) -> float:
     """Return ``value`` as a float if it is a finite number in [0, 1], else raise."""
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -257,17 +232,27 @@ class Candidate:
 
 
 def check_encodable(field_name: str, value: Any) -> None:
-    """Refuse strings that cannot be stored as UTF-8 (lone surrogates from bad JSON escapes)."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise InvalidInputError(
-                field_name,
-                value.encode("utf-8", "backslashreplace").decode(),
-                "fix the text's escapes: it holds an unpaired surrogate (e.g. \\ud800)",
-                problem="is not valid Unicode",
-            ) from None
+    """Refuse strings that cannot be stored as UTF-8 (lone surrogates from bad JSON
+    escapes): ``value`` itself, or any key or value of a mapping or list in it, at any
+    depth. Written to the database, one made every later read of its row fail."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise InvalidInputError(
+                    field_name,
+                    item.encode("utf-8", "backslashreplace").decode(),
+                    "fix the text's escapes: it holds an unpaired surrogate (e.g. \\ud800)",
+                    problem="is not valid Unicode",
+                ) from None
 
 
 def check_texts(**fields: Any) -> None:
