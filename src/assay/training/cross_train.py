@@ -76,7 +76,7 @@ def _encoder(weights: Path | None) -> Any:
 
     if weights is None:
         return AutoModel.from_pretrained(str(base_weights()))
-    encoder = AutoModel.from_config(AutoConfig.from_pretrained(str(weights)))  # type: ignore[no-untyped-call]
+    encoder = AutoModel.from_config(AutoConfig.from_pretrained(str(weights)))  # type: ignore[no-untyped-call, unused-ignore]
     state = torch.load(weights / "encoder.pt", weights_only=True)
     missing, unexpected = encoder.load_state_dict(
         {k: v.float() for k, v in state.items()}, strict=False
