@@ -129,3 +129,29 @@ def test_an_openai_clients_first_call_lists_the_models_it_may_name(service: Serv
         model=names[-1], messages=[{"role": "user", "content": QUESTION}]
     )
     assert completion.choices[0].message.content
+
+
+def test_a_model_and_an_assay_policy_that_disagree_are_refused_not_mixed(service: Service) -> None:
+    """model assay/safety_critical with "assay": {"policy": "informational"} ran
+    informational and replied as safety_critical; "stream": "yes" passed for true."""
+    headers = service.headers("reader")
+    messages = [{"role": "user", "content": QUESTION}]
+    mixed = service.client.post(
+        "/v1/chat/completions",
+        json={"model": "assay/safety_critical", "messages": messages,
+              "assay": {"policy": "informational"}},
+        headers=headers,
+    )  # fmt: skip
+    assert mixed.status_code == 400 and "differs from the model's policy" in mixed.text
+    same = service.client.post(
+        "/v1/chat/completions",
+        json={"model": "assay/financial", "messages": messages, "assay": {"policy": "financial"}},
+        headers=headers,
+    )
+    assert same.status_code == 200
+    loose = service.client.post(
+        "/v1/chat/completions",
+        json={"model": "assay", "messages": messages, "stream": "yes"},
+        headers=headers,
+    )
+    assert loose.status_code == 422

@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from assay.errors import InvalidInputError
 from assay.keys import Role
@@ -88,7 +88,7 @@ class ChatRequest(BaseModel):
 
     model: str = Field(min_length=1, max_length=200)
     messages: list[ChatMessage] = Field(min_length=1, max_length=1000)
-    stream: bool = False
+    stream: StrictBool = False  # "yes" is not a boolean
     assay: AssayOptions = AssayOptions()
 
 
@@ -111,7 +111,15 @@ def chat_completions(body: ChatRequest, request: Request) -> Response:
     question = _question(body.messages)
     engine = acting_engine(request)
     options = body.assay
-    policy = options.policy or _policy_of(body.model)
+    named = _policy_of(body.model)
+    if named and options.policy and options.policy != named:  # one would be run, the other named
+        raise InvalidInputError(
+            "assay.policy",
+            options.policy,
+            f'leave it out, or name the same policy as the model ("{body.model}")',
+            problem=f"differs from the model's policy {named!r}",
+        )
+    policy = options.policy or named
     response = engine.ask(
         question,
         policy=checked_policy(engine.policies, policy),
