@@ -103,7 +103,6 @@ appears in a repr, a log line or a dump of the settings.
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import tomllib
@@ -122,7 +121,7 @@ from pydantic import (
     field_validator,
 )
 
-from assay.errors import InvalidInputError
+from assay.errors import InvalidInputError, did_you_mean
 
 MIB = 1 << 20
 _SERVE = "ASSAY_SERVE_"
@@ -415,12 +414,10 @@ def load_settings(**overrides: Any) -> Settings:
         where = ".".join(str(p) for p in first["loc"]) or "settings"
         if first["type"] == "extra_forbidden":  # a typo, most likely in assay.toml
             known = [n for n in Settings.model_fields if n not in ("serve", "llm")]
-            close = difflib.get_close_matches(where, known, n=1, cutoff=0.6)
-            hint = f"did you mean {close[0]!r}? " if close else ""
             raise InvalidInputError(
                 f"setting {where}",
                 first.get("input"),
-                f"{hint}the settings are listed in examples/assay.toml",
+                f"{did_you_mean(where, known)}the settings are listed in examples/assay.toml",
                 problem=f"is not a setting (in {config_file() or 'the arguments'})",
             ) from None
         raise InvalidInputError(

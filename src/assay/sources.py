@@ -118,10 +118,6 @@ class SourceRegistry:
         is (a setup script run twice); its attributes are changed only by :meth:`update`.
         """
         _check_id("source id", source_id)
-        if exist_ok:
-            found = self._find(source_id)
-            if found is not None and found.kind == kind:
-                return found
         kind_info = self.kind(kind)
         source = Source(
             id=source_id,
@@ -138,6 +134,8 @@ class SourceRegistry:
         source = replace(source, version=1, created_at=now, updated_at=now)
         with self._db.unit_of_work():
             existing = self._find(source_id)
+            if existing is not None and exist_ok and existing.kind == kind:
+                return existing
             if existing is not None:
                 raise ConflictError(
                     f"source {source_id!r} already exists"

@@ -72,6 +72,7 @@ def ingest_command(
     )
     files = iter_files(paths)
     sizes = {str(f): _size(f) for f in files}
+    total = sum(sizes.values())
     with Assay(db) as engine:
         _ = engine.embedder  # loaded before the clock starts: it is not a file's time
         with click.progressbar(
@@ -87,7 +88,7 @@ def ingest_command(
 
             def report(outcome: FileOutcome) -> None:
                 done[0] += sizes.get(outcome.path, 0)
-                left = time_left(time.monotonic() - started, done[0], sum(sizes.values()))
+                left = time_left(time.monotonic() - started, done[0], total)
                 bar.update(1, left)
                 if outcome.status == "failed" and not as_json:
                     click.echo(f"\nfailed: {outcome.path}\n  {outcome.error}", err=True)
