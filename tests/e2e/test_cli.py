@@ -65,7 +65,8 @@ def test_score_json_honours_the_contract(db: Path, candidates: Path) -> None:
     }
     b = next(e for e in out["excluded"] if e["id"] == "b")
     assert b["basis"]["effective_date"] == "2026-11-28"  # the later of published and verified
-    assert b["basis"]["review_overdue"] is True  # the forum source was never reviewed
+    # the forum source was never reviewed, but registered today: not overdue yet
+    assert b["basis"]["review_overdue"] is False
     assert out["admitted"][0]["basis"]["review_overdue"] is False  # sds reviewed 2026-10-01
     c = next(e for e in out["excluded"] if e["id"] == "c")
     assert c["scores"]["freshness"] == 0.0  # undated: no freshness credit

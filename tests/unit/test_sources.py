@@ -72,11 +72,26 @@ def test_e3_every_change_is_versioned_with_a_snapshot(registry: SourceRegistry) 
 def test_e3_sources_past_their_review_interval_are_flagged(registry: SourceRegistry) -> None:
     registry.add("fresh", "official", reviewed_at="2026-10-01")  # due 2027-10-01
     registry.add("stale", "unverified", reviewed_at="2026-09-01")  # 30 days: due 2026-10-01
-    registry.add("never", "customer")
     overdue = [s.id for s in registry.list(overdue_on=date(2026, 11, 29))]
-    assert overdue == ["never", "stale"]
+    assert overdue == ["stale"]
     registry.review("stale", on=date(2026, 11, 28))
-    assert [s.id for s in registry.list(overdue_on=date(2026, 11, 29))] == ["never"]
+    assert registry.list(overdue_on=date(2026, 11, 29)) == []
+
+
+def test_e3_a_new_source_is_first_due_for_review_one_interval_after_registration(
+    registry: SourceRegistry,
+) -> None:
+    """Registering a source without ``reviewed_at`` does not make it overdue at once."""
+    new = registry.add("new", "customer")
+    registered = date.fromisoformat(new.created_at[:10])
+    due = new.review_due()
+    assert due is not None and (due - registered).days == new.review_interval_days
+    assert not new.review_overdue(registered)
+    assert not new.review_overdue(due)
+    assert new.review_overdue(date.fromordinal(due.toordinal() + 1))
+    assert [s.id for s in registry.list(overdue_on=date.fromordinal(due.toordinal() + 1))] == [
+        "new"
+    ]
 
 
 def test_user_defined_kind(registry: SourceRegistry) -> None:

@@ -34,7 +34,11 @@ def _attribute_options(fn: Any) -> Any:
         click.option(
             "--review-days", type=int, help="Review interval in days [default: the kind's]."
         ),
-        click.option("--reviewed-at", help="Date of the last review (YYYY-MM-DD)."),
+        click.option(
+            "--reviewed-at",
+            help="Date of the last review (YYYY-MM-DD) [default: none; the first review is"
+            " due one review interval after registration].",
+        ),
         click.option("--meta", multiple=True, help="Extra metadata as key=value (repeatable)."),
         click.option(
             "--supersedes",
@@ -253,7 +257,7 @@ def list_sources(
                 s.kind,
                 f"{s.reliability:.2f}",
                 s.owner or "-",
-                str(due_date or "never reviewed"),
+                f"{due_date or 'now'}" + (" (never reviewed)" if s.reviewed_at is None else ""),
                 " ".join(flags),
             ]
         )

@@ -60,13 +60,19 @@ class Source:
     updated_at: str = ""
 
     def review_due(self) -> date | None:
-        """The date the next review is due; ``None`` if the source was never reviewed."""
-        if self.reviewed_at is None:
+        """The date the next review is due: one review interval after the last review,
+        or after registration for a source never reviewed (registering it is the first
+        look at it, so a new source is not overdue on its first day); ``None`` when
+        neither date is known."""
+        start = self.reviewed_at
+        if start is None and self.created_at:
+            start = date.fromisoformat(self.created_at[:10])
+        if start is None:
             return None
-        return self.reviewed_at + timedelta(days=self.review_interval_days)
+        return start + timedelta(days=self.review_interval_days)
 
     def review_overdue(self, as_of: date) -> bool:
-        """True when the source was never reviewed or its review interval has passed."""
+        """True when the review interval has passed (or no date says when it started)."""
         due = self.review_due()
         return due is None or as_of > due
 
