@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from datetime import date
 from itertools import pairwise
 from pathlib import Path
@@ -15,7 +16,8 @@ from hypothesis import strategies as st
 from assay.documents import Block, Chunk, LoadedDocument, chunk_id, document_id
 from assay.errors import InvalidInputError
 from assay.ingest import textutil
-from assay.ingest.chunking import approximate_tokens, chunk_document
+from assay.ingest.chunking import CHARS_PER_TOKEN, approximate_tokens, chunk_document
+from assay.ingest.markdown import _atx_heading
 from assay.ingest.loaders import load_file
 from assay.ingest.textutil import TOKEN
 
@@ -400,3 +402,87 @@ def test_steered_search_cuts_exactly_where_a_full_scan_would(
         expected = textutil.windows(text, max_tokens, count, exact=False)
     assert found == expected
     assert all(count(piece) <= max_tokens or len(piece) == 1 for piece in found)
+
+
+# --- adversarial text (issue 45) -----------------------------------------------------------
+
+ADVERSARIAL = {
+    "dots": "." * 200_000,
+    "marks": "!?." * 70_000,
+    "dotted words": "a." * 100_000,
+    "spaced dots": ". " * 100_000,
+    "dots before spaces": ("." * 500 + " " * 500) * 200,
+    "spaces then a mark": " " * 100_000 + "." + " " * 100_000 + "x",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+def test_adversarial_runs_chunk_in_bounded_time_and_size(name: str) -> None:
+    """Runs of sentence-end marks were quadratic (200 KB of dots: about 800 s); every
+    chunk is bounded in characters as well as tokens."""
+    text = ADVERSARIAL[name]
+    started = time.perf_counter()
+    chunks = chunks_of(doc_of(Block("paragraph", text)))
+    elapsed = time.perf_counter() - started
+    assert elapsed < 5.0, f"{name}: {elapsed:.1f} s for {len(text):,} characters"
+    assert chunks and all(len(c.text) <= 180 * CHARS_PER_TOKEN for c in chunks)
+
+
+class UnknownWordCounter:
+    """Counts as a WordPiece tokenizer does a word over 100 characters: one token, however
+    long; remembers the longest text it was asked about."""
+
+    def __init__(self) -> None:
+        self.longest = 0
+
+    def __call__(self, text: str) -> int:
+        self.longest = max(self.longest, len(text))
+        return len(text.split()) + len(TOKEN.findall(text)) // 4
+
+
+def test_a_word_of_a_megabyte_becomes_bounded_chunks_and_is_never_counted_whole() -> None:
+    """A 10 MB file without spaces was one 10 MB chunk: the tokenizer counts it as one
+    unknown token. Now it is cut into chunks of at most the character bound, and no text
+    longer than the bound is handed to the counter."""
+    word = "".join(f"{i:07d}" for i in range(150_000))  # 1 MB, no two pieces alike
+    counter = UnknownWordCounter()
+    chunks = chunks_of(
+        doc_of(Block("paragraph", f"Intro words here. {word} tail")), count_tokens=counter
+    )
+    bound = 180 * CHARS_PER_TOKEN
+    assert all(len(c.text) <= bound for c in chunks)
+    assert counter.longest <= bound
+    assert "".join("".join(c.text.split()) for c in chunks) == f"Introwordshere.{word}tail"
+
+
+def test_long_words_with_spaces_are_bounded_too() -> None:
+    """Words of 100 characters: 180 of them are 18 KB though each is one token."""
+    text = " ".join(f"{i:03d}" + "y" * 97 for i in range(1000))
+    chunks = chunks_of(doc_of(Block("paragraph", text)))
+    assert all(len(c.text) <= 180 * CHARS_PER_TOKEN for c in chunks)
+    assert set(" ".join(c.text for c in chunks).split()) == set(text.split())
+
+
+@pytest.mark.parametrize(
+    ("line", "heading"),
+    [
+        ("# Title", (1, "Title")),
+        ("## Title ##", (2, "Title")),
+        ("# C#", (1, "C#")),
+        ("# a #b", (1, "a #b")),
+        ("### ###", (3, "")),  # only a closing sequence: an empty heading (CommonMark)
+        ("#Title", None),
+        ("    # code", None),
+        ("####### seven", None),
+    ],
+)
+def test_atx_headings_parse_as_commonmark_says(line: str, heading: tuple[int, str] | None) -> None:
+    assert _atx_heading(line) == heading
+
+
+def test_a_heading_line_of_60000_spaces_parses_in_linear_time() -> None:
+    """``# a`` + 60,000 spaces + ``b`` took 20 s through a lazy pattern."""
+    started = time.perf_counter()
+    assert _atx_heading("# a" + " " * 60_000 + "b") == (1, "a" + " " * 60_000 + "b")
+    assert _atx_heading("# a" + " \t" * 30_000 + "##") == (1, "a")
+    assert time.perf_counter() - started < 1.0

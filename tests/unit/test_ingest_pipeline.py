@@ -194,6 +194,36 @@ def test_a_file_over_the_time_limit_fails_and_writes_nothing(
     assert "ingest_max_file_seconds" in error and kb.store.stats().documents == 0
 
 
+class CountingHashingEmbedder(HashingEmbedder):
+    """A hashing embedder with a tokenizer count that tallies its calls."""
+
+    calls = 0
+
+    def count_tokens(self, text: str) -> int:
+        self.calls += 1
+        return len(text.split()) * 3  # a tokenizer that splits every word in three
+
+
+def test_chunking_stops_at_the_time_limit_not_after_it(
+    kb: Assay, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 45: the limit was checked only once chunking had finished, so a text a
+    tokenizer is slow on ran for minutes under a limit of seconds."""
+    clock = iter(range(0, 10_000, 10))  # every look at the clock is 10 s later
+    monkeypatch.setattr(pipeline.time, "monotonic", lambda: next(clock))
+    text = " ".join(f"Sentence {i} says something about charging." for i in range(3000))
+    doc = write(tmp_path / "long.txt", text)
+    embedder = CountingHashingEmbedder()
+    report = ingest(
+        [doc], store=kb.store, embedder=embedder, registry=kb.sources,
+        options=IngestOptions(source_id="manual", max_file_seconds=15),
+    )  # fmt: skip
+    error = report.files[0].error or ""
+    assert report.files[0].status == "failed" and "stopped while chunking" in error
+    assert embedder.calls <= 2  # the whole text takes hundreds of counts
+    assert kb.store.stats().documents == 0
+
+
 def test_the_engine_takes_its_limits_from_settings(db_path: Path, tmp_path: Path) -> None:
     engine = Assay(db_path, settings=load_settings(db=db_path, ingest_max_file_mb=0.001))
     engine.sources.add("manual", "official")

@@ -8,7 +8,10 @@ starts a new chunk), it holds as many consecutive paragraphs of its section as f
 into the next chunk, that chunk opens with the last whole sentences of the previous
 one (up to ``overlap_tokens``), so a thought cut at the boundary is still readable on
 both sides. Every chunk, overlap included, stays within ``max_tokens`` as measured by
-``count_tokens``.
+``count_tokens`` and within :data:`CHARS_PER_TOKEN` characters per token of that budget
+(a tokenizer counts a word of any length as one token). Work is linear in the text,
+whatever it holds: runs of punctuation, one word of megabytes, thousands of one-mark
+sentences (``tests/unit/test_chunking.py`` holds each case).
 
 Choices the caller should know:
 
@@ -29,11 +32,12 @@ Choices the caller should know:
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import islice
+from itertools import islice, pairwise
 
 from assay.documents import Block, Chunk, LoadedDocument, chunk_id, document_id
 from assay.errors import InvalidInputError
@@ -42,9 +46,16 @@ from assay.ingest.textutil import TOKEN, windows
 TokenCounter = Callable[[str], int]
 
 # A sentence ends at . ! ? or … (plus closing quotes or brackets) before whitespace and
-# a character that is not a lower-case letter, so "e.g. this" is not cut.
-_SENTENCE_END = re.compile(r"[.!?…]+[\"'\u201d\u2019)\]]*(?=\s+[^\sa-z])")
+# a character that is not a lower-case letter, so "e.g. this" is not cut. Linear: a
+# match starts only where a run of end marks starts, and no quantifier gives back what
+# it took (without both, a run of 20,000 dots took 8 s, each position rescanning it).
+_SENTENCE_END = re.compile(r"(?<![.!?…])[.!?…]++[\"'\u201d\u2019)\]]*+(?=\s++[^\sa-z])")
 _TINY_PAGE_FRACTION = 8
+_RUN = re.compile(r"(?<!\S)\S++")  # a run of non-space characters, matched once from its start
+#: a chunk holds at most this many characters per token of its budget (2,880 for 180
+#: tokens; English prose runs 4-6 a token): a tokenizer counts a word of any length as
+#: one unknown token, so without it a 10 MB file without spaces was one 10 MB chunk
+CHARS_PER_TOKEN = 16
 
 
 def approximate_tokens(text: str) -> int:
@@ -67,7 +78,8 @@ def chunk_document(
     overlap_tokens: int = 30,
     count_tokens: TokenCounter = approximate_tokens,
 ) -> list[Chunk]:
-    """Split ``doc`` into chunks of at most ``max_tokens`` tokens, in reading order.
+    """Split ``doc`` into chunks of at most ``max_tokens`` tokens and
+    :data:`CHARS_PER_TOKEN` characters per token, in reading order.
 
     ``source_id`` names the chunks' source (the caller resolves it beforehand, so it
     wins over ``doc.source_id``); ``overlap_tokens`` bounds the whole sentences
@@ -91,15 +103,16 @@ def chunk_document(
     doc_id = document_id(source_id, doc.uri)
     end_lines = _end_lines(doc.blocks)
     count_tokens = cache(count_tokens)  # a paragraph is counted to split, then to pack
+    max_chars = max_tokens * CHARS_PER_TOKEN
     chunks: list[Chunk] = []
     seen: set[str] = set()
     for section in _sections(doc.blocks, max_tokens // _TINY_PAGE_FRACTION, count_tokens):
         units = [
             _Unit(piece, index)
             for index in section.blocks
-            for piece in _split(doc.blocks[index].text, max_tokens, count_tokens)
+            for piece in _split(doc.blocks[index].text, max_tokens, max_chars, count_tokens)
         ]
-        for packed in _pack(units, max_tokens, overlap_tokens, count_tokens):
+        for packed in _pack(units, max_tokens, max_chars, overlap_tokens, count_tokens):
             text = _join(packed)
             if text in seen:
                 continue
@@ -161,17 +174,63 @@ def _sections(blocks: Sequence[Block], tiny: int, count: TokenCounter) -> list[_
     return sections
 
 
-def _split(text: str, max_tokens: int, count: TokenCounter) -> list[str]:
-    """``text`` whole if it fits, else its sentences, else windows (:func:`.textutil.windows`)."""
-    if _within(text, max_tokens, count):
+def _split(text: str, max_tokens: int, max_chars: int, count: TokenCounter) -> list[str]:
+    """``text`` whole if it fits, else its sentences, else windows (:func:`.textutil.windows`);
+    a run without whitespace longer than ``max_chars`` is cut before any of it is
+    counted, and a window longer than ``max_chars`` (words of dozens of characters) after
+    (:func:`_char_pieces`)."""
+    if len(text) <= max_chars and _within(text, max_tokens, count):
         return [text]
     pieces: list[str] = []
+    exact = _counts_exactly(count)
     for sentence in _sentences(text):
-        if _within(sentence, max_tokens, count):
+        if len(sentence) <= max_chars and _within(sentence, max_tokens, count):
             pieces.append(sentence)
-        else:
-            pieces.extend(windows(sentence, max_tokens, count, exact=count is approximate_tokens))
+            continue
+        for part in _long_runs_cut(sentence, max_chars):
+            for window in windows(part, max_tokens, count, exact=exact):
+                pieces.extend(_char_pieces(window, max_chars))
     return pieces
+
+
+def _counts_exactly(count: TokenCounter) -> bool:
+    """Whether ``count`` (or what a cache or a guard wraps) is :func:`approximate_tokens`,
+    whose count the :data:`TOKEN` tokens give without calling it."""
+    return inspect.unwrap(count) is approximate_tokens
+
+
+def _long_runs_cut(text: str, max_chars: int) -> list[str]:
+    """``text`` with each run of non-space characters longer than ``max_chars`` cut out
+    into pieces of ``max_chars``: the text between such runs stays whole."""
+    parts: list[str] = []
+    start = 0
+    for run in _RUN.finditer(text):
+        if run.end() - run.start() <= max_chars:
+            continue
+        parts.append(text[start : run.start()])
+        parts.extend(
+            text[i : min(i + max_chars, run.end())]
+            for i in range(run.start(), run.end(), max_chars)
+        )
+        start = run.end()
+    parts.append(text[start:])
+    return [p for p in (p.strip() for p in parts) if p]
+
+
+def _char_pieces(text: str, max_chars: int) -> list[str]:
+    """``text`` cut into pieces of at most ``max_chars`` characters, each at the last
+    space of its window when one lies in its second half, else between characters."""
+    pieces: list[str] = []
+    start = 0
+    while len(text) - start > max_chars:
+        end = start + max_chars
+        space = text.rfind(" ", start, end)
+        if space > start + max_chars // 2:
+            end = space
+        pieces.append(text[start:end].strip())
+        start = end
+    pieces.append(text[start:].strip())
+    return [p for p in pieces if p]
 
 
 def _within(text: str, max_tokens: int, count: TokenCounter) -> bool:
@@ -207,27 +266,87 @@ def _join(units: Sequence[_Unit]) -> str:
 
 
 def _pack(
-    units: list[_Unit], max_tokens: int, overlap_tokens: int, count: TokenCounter
+    units: list[_Unit], max_tokens: int, max_chars: int, overlap_tokens: int, count: TokenCounter
 ) -> list[list[_Unit]]:
-    """Greedily fill chunks; each continuation starts with the previous chunk's tail."""
+    """Greedily fill chunks; each continuation starts with the previous chunk's tail.
+
+    Each chunk takes the longest run of the next units that fits with the carried tail:
+    the units' lengths and :data:`TOKEN` counts (the count itself for
+    :func:`approximate_tokens`, a lower bound of any other) bound the run without joining
+    any text, and a real counter is asked only to bisect within that bound. Counting every
+    candidate as it grew made a chunk of a few hundred one-mark sentences (". . . .")
+    cost the square of its units.
+    """
+    lower = cache(approximate_tokens)  # of a unit's text; joining adds only whitespace
+    exact = _counts_exactly(count)
+
+    def fits(candidate: list[_Unit]) -> bool:
+        if sum(lower(u.text) for u in candidate) > max_tokens:
+            return False
+        if _joined_length(candidate) > max_chars:
+            return False
+        return exact or counted(candidate)
+
+    def counted(candidate: list[_Unit]) -> bool:
+        return count(_join(candidate)) <= max_tokens
+
     chunks: list[list[_Unit]] = []
-    current: list[_Unit] = []
-    fresh = False  # whether ``current`` holds more than carried-over overlap
-    for unit in units:
-        if _within(_join([*current, unit]), max_tokens, count):
-            current.append(unit)
-            fresh = True
-            continue
-        if fresh:
-            chunks.append(current)
-            current = _tail(current, overlap_tokens, count)
-        while current and not _within(_join([*current, unit]), max_tokens, count):
-            current = current[1:]  # drop overlap from the front until the unit fits
-        current = [*current, unit]
-        fresh = True
-    if fresh:
-        chunks.append(current)
+    carried: list[_Unit] = []
+    start = 0
+    while start < len(units):
+        while carried and not fits([*carried, units[start]]):
+            carried = carried[1:]  # drop overlap from the front until the unit fits
+        tokens = sum(lower(u.text) for u in [*carried, units[start]])
+        chars = _joined_length([*carried, units[start]])
+        bound = start + 1  # the next unit goes in, alone if it must
+        while bound < len(units):
+            unit = units[bound]
+            tokens += lower(unit.text)
+            chars += len(unit.text) + (1 if unit.block == units[bound - 1].block else 2)
+            if tokens > max_tokens or chars > max_chars:
+                break
+            bound += 1
+        end = bound if exact else _longest_fit(start, bound, carried, units, counted)
+        chunk = [*carried, *units[start:end]]
+        chunks.append(chunk)
+        carried = _tail(chunk, overlap_tokens, count)
+        start = end
     return chunks
+
+
+def _longest_fit(
+    start: int,
+    bound: int,
+    carried: list[_Unit],
+    units: list[_Unit],
+    fits: Callable[[list[_Unit]], bool],
+) -> int:
+    """The largest ``end`` in ``(start, bound]`` whose ``carried + units[start:end]``
+    ``fits`` (``start + 1`` if none does; ``bound`` already holds the other limits):
+    galloping out from ``start`` (2, 4, 8 units...), then bisecting, since a longer run
+    holds more tokens. Galloping keeps the texts counted short where a few units fill a
+    chunk (long words a tokenizer splits into dozens of pieces, each count costing the
+    square of the word's length)."""
+    low, high, step = start + 1, bound, 1
+    while low < high:
+        probe = min(low + step, high)
+        if not fits([*carried, *units[start:probe]]):
+            high = probe - 1
+            break
+        low, step = probe, 2 * step
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits([*carried, *units[start:middle]]):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _joined_length(units: Sequence[_Unit]) -> int:
+    """``len(_join(units))`` without joining them."""
+    joints = sum(1 if a.block == b.block else 2 for a, b in pairwise(units))
+    return sum(len(u.text) for u in units) + joints
 
 
 def _tail(units: list[_Unit], overlap_tokens: int, count: TokenCounter) -> list[_Unit]:

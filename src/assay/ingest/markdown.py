@@ -28,12 +28,29 @@ from assay.ingest.textutil import (
     shown,
 )
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+#: an ATX heading's opening: its level, then a space, a tab or the end of the line; the
+#: rest is parsed by :func:`_atx_heading` without a pattern (a lazy title before optional
+#: closing hashes backtracks quadratically over a long run of spaces)
+_ATX_OPEN = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LINE_START = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s|^\s*\|")  # list items, table rows
 _FRONT_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:[ \t]*(.*)$")
+
+
+def _atx_heading(line: str) -> tuple[int, str] | None:
+    """``(level, title)`` of an ATX heading line (``## Title ##``), ``None`` for any other
+    line; the closing hashes count only after a space or a tab, as CommonMark says.
+    Linear in the line's length."""
+    match = _ATX_OPEN.match(line)
+    if match is None:
+        return None
+    rest = line[match.end() :].strip(" \t")
+    unclosed = rest.rstrip("#")
+    if not unclosed or unclosed[-1] in " \t":
+        rest = unclosed.rstrip(" \t")
+    return len(match.group(1)), rest
 
 
 def load_markdown(path: Path) -> list[LoadedDocument]:
@@ -68,10 +85,11 @@ def load_markdown(path: Path) -> list[LoadedDocument]:
             flush()
             fence, start = match.group(1), number
             para.append(line)
-        elif (match := _ATX.match(line)) is not None:
+        elif (heading := _atx_heading(line)) is not None:
             flush()
-            if match.group(2):
-                blocks.append(outline.heading(len(match.group(1)), match.group(2), number))
+            level, text = heading
+            if text:
+                blocks.append(outline.heading(level, text, number))
         elif para and _SETEXT.match(line):
             text = " ".join(" ".join(para).split())
             para.clear()

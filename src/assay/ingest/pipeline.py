@@ -21,6 +21,7 @@ forum post cannot declare itself official documentation; that file fails).
 
 from __future__ import annotations
 
+import functools
 import stat
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -191,8 +192,8 @@ def _prepare(
     path: Path, store: Store, embedder: Embedder, registry: SourceRegistry, options: IngestOptions
 ) -> _Prepared | FileOutcome:
     """Read and chunk ``path`` (its documents that changed); a failure is its outcome."""
-    count_tokens = getattr(embedder, "count_tokens", approximate_tokens)
     deadline = _Deadline(path, options.max_file_seconds)
+    count_tokens = deadline.guarding(getattr(embedder, "count_tokens", approximate_tokens))
     try:
         _check_regular_file(path, options.max_file_bytes)
         documents = load_file(path)
@@ -320,6 +321,17 @@ class _Deadline:
     def __init__(self, path: Path, seconds: float | None) -> None:
         self.path, self.seconds = path, seconds
         self.until = None if seconds is None else time.monotonic() + seconds
+
+    def guarding(self, count: Callable[[str], int]) -> Callable[[str], int]:
+        """``count`` checking the deadline before each call, so that chunking a text a
+        tokenizer is slow on stops at the limit instead of after it."""
+
+        @functools.wraps(count)
+        def guarded(text: str) -> int:
+            self.check("chunking")
+            return count(text)
+
+        return guarded
 
     def check(self, step: str) -> None:
         if self.until is not None and time.monotonic() > self.until:
