@@ -51,7 +51,7 @@ TokenCounter = Callable[[str], int]
 # it took (without both, a run of 20,000 dots took 8 s, each position rescanning it).
 _SENTENCE_END = re.compile(r"(?<![.!?…])[.!?…]++[\"'\u201d\u2019)\]]*+(?=\s++[^\sa-z])")
 _TINY_PAGE_FRACTION = 8
-_RUN = re.compile(r"(?<!\S)\S++")  # a run of non-space characters, matched once from its start
+_WORD_RUN = re.compile(r"(?<!\w)\w++")  # a run of word characters, matched once from its start
 #: a chunk holds at most this many characters per token of its budget (2,880 for 180
 #: tokens; English prose runs 4-6 a token): a tokenizer counts a word of any length as
 #: one unknown token, so without it a 10 MB file without spaces was one 10 MB chunk
@@ -176,9 +176,9 @@ def _sections(blocks: Sequence[Block], tiny: int, count: TokenCounter) -> list[_
 
 def _split(text: str, max_tokens: int, max_chars: int, count: TokenCounter) -> list[str]:
     """``text`` whole if it fits, else its sentences, else windows (:func:`.textutil.windows`);
-    a run without whitespace longer than ``max_chars`` is cut before any of it is
-    counted, and a window longer than ``max_chars`` (words of dozens of characters) after
-    (:func:`_char_pieces`)."""
+    a run of word characters longer than ``max_chars`` is cut before any of it is
+    counted (:func:`_long_runs_cut`), and a window longer than ``max_chars`` (words of
+    dozens of characters) after (:func:`_char_pieces`)."""
     if len(text) <= max_chars and _within(text, max_tokens, count):
         return [text]
     pieces: list[str] = []
@@ -200,11 +200,12 @@ def _counts_exactly(count: TokenCounter) -> bool:
 
 
 def _long_runs_cut(text: str, max_chars: int) -> list[str]:
-    """``text`` with each run of non-space characters longer than ``max_chars`` cut out
-    into pieces of ``max_chars``: the text between such runs stays whole."""
+    """``text`` with each run of word characters longer than ``max_chars`` (one token to
+    :data:`TOKEN`, one unknown token to a tokenizer) cut out into pieces of
+    ``max_chars``: the text between such runs stays whole."""
     parts: list[str] = []
     start = 0
-    for run in _RUN.finditer(text):
+    for run in _WORD_RUN.finditer(text):
         if run.end() - run.start() <= max_chars:
             continue
         parts.append(text[start : run.start()])
