@@ -101,6 +101,36 @@ def test_b4_role_boundaries(service: Service, route: tuple[str, str], role: str)
         assert f"needs the {NEEDS[route]} role" in error["message"]
 
 
+_REFUSED = [(r, role) for r in sorted(NEEDS) for role in ROLES if role not in (NEEDS[r], "admin")]
+
+
+@pytest.mark.parametrize(("route", "role"), _REFUSED)
+def test_b4_the_role_is_checked_before_the_body_is_read(
+    service: Service, route: tuple[str, str], role: str
+) -> None:
+    """Issue 45: a key without the role and a broken body got 422, the body parsed
+    before the role was looked at; now 403 whatever the body holds."""
+    method, path = route
+    url = re.sub(r"\{[^}]+\}", "nothing-here", path)
+    headers = service.headers(role) | {"content-type": "application/json"}
+    response = service.client.request(method, url, content=b"{not json", headers=headers)
+    assert response.status_code == 403, response.text
+    assert response.json()["error"]["code"] == "forbidden"
+
+
+def test_b4_an_upload_without_the_curator_role_is_not_read(service: Service) -> None:
+    """A reader's endless multipart upload is refused before a byte of it is parsed."""
+
+    def endless() -> Any:
+        while True:
+            yield b"x" * 65536
+
+    headers = service.headers("reader") | {"content-type": "multipart/form-data; boundary=b"}
+    upload = service.client.post("/v1/ingest", content=endless(), headers=headers)
+    assert upload.status_code == 403
+    assert "needs the curator role" in upload.json()["error"]["message"]
+
+
 def test_b4_x_api_key_header_works_too(service: Service) -> None:
     response = service.client.get("/v1/sources", headers={"X-API-Key": service.tokens["curator"]})
     assert response.status_code == 200

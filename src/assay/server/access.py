@@ -14,18 +14,27 @@ thread, all sharing the models loaded once at start-up.
 from __future__ import annotations
 
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Annotated
 
 from fastapi import Depends, Request
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.routing import BaseRoute, Match
 
 from assay.engine import Assay
 from assay.keys import ApiKey, Role
 from assay.server.errors import ApiError
-from assay.server.middleware import BAD_KEY, NO_KEY, header_key, route_path
+from assay.server.middleware import (
+    BAD_KEY,
+    NO_KEY,
+    Scope,
+    forbidden_message,
+    header_key,
+    route_path,
+)
 from assay.settings import Settings
 
 SESSION_COOKIE = "assay_session"
@@ -104,13 +113,7 @@ def authenticate(request: Request, role: Role) -> ApiKey:
         if key is None:
             raise ApiError(401, "invalid_key", BAD_KEY, headers=challenge)
     if not key.allows(role):
-        held = ", ".join(sorted(r.value for r in key.roles))
-        raise ApiError(
-            403,
-            "forbidden",
-            f"key {key.id} ({held}) may not do this: it needs the {role.value} role "
-            f"(or admin); ask an admin for a key with --role {role.value}",
-        )
+        raise ApiError(403, "forbidden", forbidden_message(key, role))
     request.state.key = key
     return key
 
@@ -127,7 +130,29 @@ def require(role: Role) -> Callable[..., Awaitable[ApiKey]]:
     ) -> ApiKey:
         return authenticate(request, role)
 
+    check_key.role = role  # type: ignore[attr-defined]  # read by :func:`route_roles`
     return check_key
+
+
+def route_roles(routes: Callable[[], Sequence[BaseRoute]]) -> Callable[[Scope], Role | None]:
+    """For the middleware: the role the route a request matches needs (from its
+    :func:`require` dependency), so a key without it gets 403 before its body is read;
+    ``None`` for a route without one, or no route. ``routes`` (the app's and its
+    routers' own, as defined: how an app nests included routers varies between FastAPI
+    releases) is read on each request; each route's role is looked up once."""
+    roles: dict[int, Role | None] = {}
+
+    def required(scope: Scope) -> Role | None:
+        for route in routes():
+            if not isinstance(route, APIRoute) or route.matches(scope)[0] is not Match.FULL:
+                continue
+            if id(route) not in roles:
+                found = (getattr(d.dependency, "role", None) for d in route.dependencies)
+                roles[id(route)] = next((r for r in found if isinstance(r, Role)), None)
+            return roles[id(route)]
+        return None
+
+    return required
 
 
 def acting_engine(request: Request) -> Assay:

@@ -28,7 +28,7 @@ from swagger_ui_bundle import swagger_ui_path
 from assay import __version__
 from assay.keys import Role
 from assay.server import metrics
-from assay.server.access import EnginePool, SessionRules, require
+from assay.server.access import EnginePool, SessionRules, require, route_roles
 from assay.server.admin_routes import router as admin_router
 from assay.server.auditor_routes import router as auditor_router
 from assay.server.curator_routes import router as curator_router
@@ -105,14 +105,15 @@ def create_app(
         timedelta(hours=options.session_hours), options.secure_cookies
     )
     install_error_handlers(app)
+    routers = (query_router, openai_router, curator_router, auditor_router, monitor_router,
+               admin_router)  # fmt: skip
     app.add_middleware(
         RequestContext,
         authenticate=lambda token: engines.get().keys.authenticate(token),
+        required_role=route_roles(lambda: [*app.routes, *(r for x in routers for r in x.routes)]),
         max_body_bytes=options.max_body_bytes,
         max_upload_bytes=options.max_upload_bytes,
     )
-    routers = (query_router, openai_router, curator_router, auditor_router, monitor_router,
-               admin_router)  # fmt: skip
     for router in (*routers, dashboard_router):
         app.include_router(router)
     app.mount("/dashboard/static", StaticFiles(directory=STATIC_DIR), name="dashboard-static")

@@ -1,8 +1,10 @@
 """The ASGI layer around every request, before the app reads a byte of the body.
 
 In order: a request id (``X-Request-ID``, kept if the caller sent a sane one); for the
-API (``/v1``, ``/metrics``) a valid key, or 401 at once, so that a caller without one
-cannot make the server read, parse or spool a body; for the dashboard's forms, a
+API (``/v1``, ``/metrics``) a valid key, or 401 at once, and the role the route needs,
+or 403 at once, so that a caller without them cannot make the server read, parse or
+spool a body (a reader's broken body to a curator's route is 403, not 422); for the
+dashboard's forms, a
 same-origin check (its session cookie is SameSite=Strict, but another port of the same
 host is the same site); the body size limit (413, also for bodies without a
 Content-Length); the latency metric; and, for a bug, a 500 in the API's error shape
@@ -23,7 +25,7 @@ from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from assay.keys import ApiKey
+from assay.keys import ApiKey, Role
 from assay.server import metrics
 
 Scope = MutableMapping[str, Any]
@@ -62,6 +64,7 @@ class RequestContext:
         app: ASGIApp,
         *,
         authenticate: Callable[[str], ApiKey | None],
+        required_role: Callable[[Scope], Role | None] = lambda scope: None,
         max_body_bytes: int,
         max_upload_bytes: int,
         upload_paths: tuple[str, ...] = ("/v1/ingest",),
@@ -69,6 +72,7 @@ class RequestContext:
     ) -> None:
         self.app = app
         self.authenticate = authenticate
+        self.required_role = required_role
         self.max_body_bytes = max_body_bytes
         self.max_upload_bytes = max_upload_bytes
         self.upload_paths = upload_paths
@@ -121,7 +125,7 @@ class RequestContext:
 
         declared = headers.get("content-length", "")
         try:
-            rejection = self._gate(path, scope["method"], headers, state)
+            rejection = self._gate(path, scope, headers, state)
             if rejection is not None:
                 await reply(*rejection)
             elif declared.isascii() and declared.isdigit() and int(declared) > limit:
@@ -144,9 +148,10 @@ class RequestContext:
             )  # fmt: skip
 
     def _gate(
-        self, path: str, method: str, headers: Mapping[str, str], state: dict[str, Any]
+        self, path: str, scope: Scope, headers: Mapping[str, str], state: dict[str, Any]
     ) -> tuple[int, str, str, list[tuple[bytes, bytes]]] | None:
         """Why the request is refused before the app sees it, or ``None``."""
+        method = scope["method"]
         if path.startswith(self.guarded):
             token = header_key(headers)
             if token is None:
@@ -154,6 +159,9 @@ class RequestContext:
             key = self.authenticate(token)
             if key is None:
                 return 401, "invalid_key", BAD_KEY, _CHALLENGE
+            role = self.required_role(scope)
+            if role is not None and not key.allows(role):
+                return 403, "forbidden", forbidden_message(key, role), []
             state["key"] = key
         elif path.startswith("/dashboard") and method in _UNSAFE and _cross_origin(headers):
             return 403, "cross_origin", _CROSS_ORIGIN, []
@@ -168,6 +176,17 @@ BAD_KEY = (
     "the API key is not valid (mistyped, unknown or revoked); ask an admin for one "
     "(`assay keys list` shows which exist)"
 )
+
+
+def forbidden_message(key: ApiKey, role: Role) -> str:
+    """Why ``key`` may not call a route that needs ``role``, and who can fix it."""
+    held = ", ".join(sorted(r.value for r in key.roles))
+    return (
+        f"key {key.id} ({held}) may not do this: it needs the {role.value} role "
+        f"(or admin); ask an admin for a key with --role {role.value}"
+    )
+
+
 _CROSS_ORIGIN = "a dashboard form may only be sent from the dashboard's own pages"
 
 
