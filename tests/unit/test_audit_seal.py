@@ -311,3 +311,58 @@ def test_b2_an_unsealed_log_takes_rows_without_a_key_and_may_be_sealed_later(
         engine.audit.require_key_if_sealed()
         fill(engine, 1)
         assert engine.audit.verify().keyed == "partly sealed"
+
+
+def test_b2_seals_stripped_from_every_row_are_found_without_a_checkpoint(
+    sealed: Assay, db_path: Path | str
+) -> None:
+    """Issue 45: a chain with every seal stripped verified as "unkeyed", rc 0, while the
+    key was configured."""
+    fill(sealed, 3)
+    raw(db_path).execute("UPDATE audit_events SET seal = NULL")  # the seal is outside the hash
+    report = sealed.audit.verify()
+    assert not report.ok and report.sealed == 0
+    assert "no row is sealed though an audit key is configured" in report.problems[0].problem
+
+
+def test_b2_an_unsealed_checkpoint_of_sealed_rows_is_refused_while_a_key_is_set(
+    sealed: Assay, db_path: Path | str, key_file: Path
+) -> None:
+    fill(sealed, 2)
+    seq, head = sealed.audit.head()
+    bare = Checkpoint.make(seq, head, None, sealed_since=1)  # written without the key
+    [problem] = sealed.audit.verify(checkpoints=[bare]).problems
+    assert "not sealed, though it covers sealed rows" in problem.problem
+    assert sealed.audit.verify(checkpoints=[sealed.audit.checkpoint()]).ok
+
+
+def test_b2_an_unsealed_checkpoint_from_before_the_key_still_counts(
+    db_path: Path | str, key_file: Path
+) -> None:
+    with open_engine(db_path, None) as engine:
+        fill(engine, 2)
+        before = engine.audit.checkpoint()
+    with open_engine(db_path, key_file) as engine:
+        fill(engine, 1)
+        assert engine.audit.verify(checkpoints=[before]).ok
+
+
+def test_b2_a_retired_key_seals_no_rows_after_the_rotation(
+    db_path: Path | str, key_file: Path
+) -> None:
+    """Issue 45: rows sealed with the retired key after the new key took over verified as
+    intact; whoever still holds the old key could append at will."""
+    with open_engine(db_path, key_file) as engine:
+        fill(engine, 2)
+    new_key = key_file.with_name("new.key")
+    AuditKey.generate(new_key)
+    rotated = load_settings(
+        db=db_path, audit_key_file=new_key, audit_retired_key_files=str(key_file)
+    )
+    with Assay(db_path, settings=rotated) as engine:
+        fill(engine, 2)
+    with open_engine(db_path, key_file) as engine:  # the old key's holder appends
+        fill(engine, 1)
+    with Assay(db_path, settings=rotated) as engine:
+        [problem] = engine.audit.verify().problems
+        assert problem.seq == 5 and "after the current key sealed row 3" in problem.problem

@@ -110,6 +110,11 @@ class AuditKey:
         return key
 
 
+def seal_key_id(seal: str) -> str:
+    """The id of the key a seal names (``hmac-sha256:<key id>:<mac>``)."""
+    return seal.partition(":")[2].partition(":")[0]
+
+
 @dataclass(frozen=True, slots=True)
 class Keyring:
     """The key that seals new rows, and retired keys that still vouch for old ones.
@@ -129,7 +134,7 @@ class Keyring:
 
     def seal_problem(self, digest: str, seal: str) -> str | None:
         """Why ``seal`` does not vouch for ``digest`` under the key it names, or ``None``."""
-        key_id = seal.partition(":")[2].partition(":")[0]
+        key_id = seal_key_id(seal)
         for key in (self.current, *self.retired):
             if key is not None and key.key_id == key_id:
                 return key.seal_problem(digest, seal)

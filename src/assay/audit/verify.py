@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
 from assay.audit.report import GENESIS_HASH, VerifyProblem, VerifyReport
-from assay.audit.seal import Checkpoint, Keyring
+from assay.audit.seal import Checkpoint, Keyring, seal_key_id
 from assay.errors import StorageError
 from assay.hashing import sha256_hex
 from assay.store.records import AuditRow
@@ -56,6 +56,7 @@ class ChainWalk:
         self.problems: list[VerifyProblem] = []
         self.count = self.sealed = self.unsealed = self.unchecked = 0
         self.first_sealed: int | None = None
+        self.first_current: int | None = None  # the first row sealed by the current key
         self.expected_seq, self.prev = 1, GENESIS_HASH
         self.anchored = expected_head in (None, GENESIS_HASH)
 
@@ -121,6 +122,18 @@ class ChainWalk:
         problem = self.keys.seal_problem(stored, str(seal))
         if problem:
             self._add(seq, event_id, problem)
+            return
+        current = self.keys.current
+        if current is not None and seal_key_id(str(seal)) == current.key_id:
+            self.first_current = seq if self.first_current is None else self.first_current
+        elif self.first_current is not None:
+            self._add(
+                seq,
+                event_id,
+                f"sealed with retired key {seal_key_id(str(seal))[:16]} after the current key "
+                f"sealed row {self.first_current}: a retired key seals no new rows "
+                "(its holder appended, or a process still runs with the old key)",
+            )
 
     def _check(self, check: RowCheck, seq: int, event_id: str | None, columns: AuditRow) -> None:
         try:
@@ -137,6 +150,14 @@ class ChainWalk:
             self._add(seq, event_id, problem)
 
     def _finish(self) -> None:
+        if self.keys.current is not None and self.count and not self.sealed:
+            self._add(
+                self.expected_seq - 1,
+                None,
+                "no row is sealed though an audit key is configured: the seals were "
+                "stripped, or the key was set after the last row was written (then the "
+                "next row written, an `assay ask` say, is sealed and this clears)",
+            )
         if not self.anchored:
             self._add(
                 self.expected_seq - 1,
@@ -150,6 +171,16 @@ class ChainWalk:
 
     def _checkpoint(self, point: Checkpoint, last: int) -> None:
         name = f"checkpoint of {point.created_at} (seq {point.seq})"
+        covers_sealed = self.first_sealed is not None and self.first_sealed <= point.seq
+        if point.seal is None and self.keys.current is not None and covers_sealed:
+            self._add(
+                point.seq,
+                None,
+                f"{name}: not sealed, though it covers sealed rows and a key is configured "
+                "(forged, or taken in a shell without ASSAY_AUDIT_KEY_FILE: take it again "
+                "with the key)",
+            )
+            return
         if point.seal is not None and not self.keys.empty:
             problem = self.keys.seal_problem(point.digest, point.seal)
             if problem:
