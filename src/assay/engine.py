@@ -126,7 +126,10 @@ class Assay:
         )
         key_file = self.settings.audit_key_file
         key = AuditKey.load(key_file) if key_file else None  # before opening: nothing to close
-        retired = [AuditKey.load(path) for path in self.settings.audit_retired_key_files]
+        retired = [
+            AuditKey.load(path, setting="audit_retired_key_files")
+            for path in self.settings.audit_retired_key_files
+        ]
         self._opened = database is None  # a database given is the caller's to close
         self.db = database or open_database(
             self.settings.db, create=create, index=vector_index(self.settings),

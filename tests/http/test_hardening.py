@@ -236,6 +236,57 @@ def test_b4_a_failed_upload_keeps_the_stored_version(
     assert [p.name for p in folder.iterdir()] == ["kept.md"]
 
 
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("broken.pdf", b"%PDF-1.4 not a pdf"),
+        ("empty.md", b""),
+        ("latin1.txt", b"caf\xe9 au lait"),
+        ("blank.html", b"<html></html>"),
+    ],
+)
+def test_b4_a_failed_upload_names_the_upload_not_the_server_path(
+    service: Service, name: str, data: bytes
+) -> None:
+    """Issue 45: the error named the staging file, a server path cut short
+    (``file='/srv/.../uploads/x/.0eed...ba...``), which a replace could not find."""
+    response = service.client.post(
+        "/v1/ingest",
+        files=[("files", (name, data))],
+        data={"source": "support-wiki"},
+        headers=service.headers("curator"),
+    )
+    [outcome] = response.json()["files"]
+    assert outcome["status"] == "failed"
+    assert f"upload://support-wiki/{name}" in outcome["error"]
+    uploads = service.db.parent / "uploads"
+    assert str(uploads) not in outcome["error"] and str(service.db.parent) not in outcome["error"]
+    assert "/" + "tmp" not in outcome["error"].replace("upload://", "")
+
+
+def test_b4_staging_files_left_by_a_killed_server_are_swept(service: Service) -> None:
+    """``kill -9`` skips the cleanup of the file being ingested; the next upload to that
+    folder removes staging files older than any ingest may take, and only those."""
+    curator = service.headers("curator")
+
+    def upload(name: str) -> None:
+        response = service.client.post(
+            "/v1/ingest", files=[("files", (name, b"# Note\n\nA note.\n"))],
+            data={"source": "support-wiki"}, headers=curator,
+        )  # fmt: skip
+        assert response.json()["ok"], response.text
+
+    upload("one.md")
+    folder = next((service.db.parent / "uploads").rglob("one.md")).parent
+    stale, fresh = folder / ".staged-0123.left.md", folder / ".staged-4567.running.md"
+    stale.write_text("left by a killed server")
+    fresh.write_text("an upload another worker is ingesting")
+    long_ago = time.time() - 7 * 24 * 3600
+    os.utime(stale, (long_ago, long_ago))
+    upload("two.md")
+    assert not stale.exists() and fresh.exists()
+
+
 def test_b4_a_crash_while_checking_the_key_is_a_shaped_500(
     service: Service, monkeypatch: pytest.MonkeyPatch
 ) -> None:

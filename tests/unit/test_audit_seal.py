@@ -270,6 +270,15 @@ def test_bad_key_files_and_checkpoint_files_are_clear_errors(tmp_path: Path) -> 
         AuditKey.load(bad)
     with pytest.raises(InvalidInputError, match="cannot be read"):
         AuditKey.load(tmp_path / "missing.key")
+    key = tmp_path / "current.key"
+    AuditKey.generate(key)
+    settings = load_settings(
+        db=tmp_path / "a.db", audit_key_file=key, audit_retired_key_files=str(tmp_path / "gone.key")
+    )
+    with pytest.raises(InvalidInputError) as missing:  # the retired key's own setting
+        Assay(tmp_path / "a.db", settings=settings)
+    assert missing.value.field == "audit_retired_key_files"
+    assert "ASSAY_AUDIT_RETIRED_KEY_FILES" in str(missing.value)
     points = tmp_path / "points.jsonl"
     points.write_text(json.dumps({"seq": "3", "head": "x", "created_at": "t"}) + "\n")
     with pytest.raises(InvalidInputError, match=r"line 1.*is not a checkpoint"):

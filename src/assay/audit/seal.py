@@ -67,15 +67,17 @@ class AuditKey:
         return None
 
     @classmethod
-    def load(cls, path: Path) -> AuditKey:
-        """Read a key file written by :meth:`generate` (64 hex digits)."""
+    def load(cls, path: Path, *, setting: str = "audit_key_file") -> AuditKey:
+        """Read a key file written by :meth:`generate` (64 hex digits); ``setting`` (a
+        field of :class:`assay.settings.Settings`) is what an error names."""
+        variable = f"ASSAY_{setting.upper()}"
         try:
             text = path.read_text(encoding="ascii").strip()
         except (OSError, UnicodeDecodeError) as exc:
             raise InvalidInputError(
-                "audit_key_file",
+                setting,
                 str(path),
-                "point ASSAY_AUDIT_KEY_FILE at a key made by `assay audit keygen FILE`",
+                f"point {variable} at key files made by `assay audit keygen FILE`",
                 problem=f"cannot be read ({exc})",
             ) from None
         try:
@@ -84,7 +86,7 @@ class AuditKey:
             secret = b""
         if len(secret) != KEY_BYTES:
             raise InvalidInputError(
-                "audit_key_file",
+                setting,
                 str(path),
                 "make a key with `assay audit keygen FILE`",
                 problem=f"does not hold {KEY_BYTES * 2} hex digits",

@@ -182,6 +182,7 @@ class _Prepared:
     unchanged: list[str]
     replaced: int
     deadline: _Deadline
+    shown_as: str | None = None  #: the uri an upload is recorded under, for its errors
 
     @property
     def chunks(self) -> int:
@@ -236,10 +237,12 @@ def _prepare(
             deadline.check("chunking")
             pending.append((replace(stored, chunk_count=len(chunks)), chunks))
     except Exception as exc:  # any failure fails this file alone
-        return _failed(path, exc)
+        return _failed(path, exc, options.uri)
     # a document's file is its uri up to '#' (JSONL records are '<file>#<id>')
     file = documents[0].uri.partition("#")[0]
-    return _Prepared(path, file, len(documents), pending, unchanged, replaced, deadline)
+    return _Prepared(
+        path, file, len(documents), pending, unchanged, replaced, deadline, options.uri
+    )
 
 
 def _write(group: list[_Prepared], store: Store, embedding: _Embedding) -> list[FileOutcome]:
@@ -252,7 +255,7 @@ def _write(group: list[_Prepared], store: Store, embedding: _Embedding) -> list[
     try:
         vectors = embedding.vectors(texts, deadline)
     except Exception as exc:
-        return [_failed(p.path, exc) for p in group]
+        return [_failed(p.path, exc, p.shown_as) for p in group]
     outcomes, start = [], 0
     for p in group:
         mine, start = vectors[start : start + p.chunks], start + p.chunks
@@ -265,7 +268,7 @@ def _write(group: list[_Prepared], store: Store, embedding: _Embedding) -> list[
                 at += len(chunks)
             dropped = store.sync_file(p.file, batch, p.unchanged)
         except Exception as exc:
-            outcomes.append(_failed(p.path, exc))
+            outcomes.append(_failed(p.path, exc, p.shown_as))
             continue
         if not batch and not dropped:
             outcomes.append(FileOutcome(shown(p.path), "unchanged", documents=p.documents))
@@ -279,12 +282,20 @@ def _write(group: list[_Prepared], store: Store, embedding: _Embedding) -> list[
     return outcomes
 
 
-def _failed(path: Path, exc: Exception) -> FileOutcome:
-    """The outcome of a file that failed: an assay error says itself, another is named."""
-    if isinstance(exc, AssayError):
-        return FileOutcome(shown(path), "failed", error=str(exc))
-    error = f"{shown(path)}: {type(exc).__name__}: {exc}"
-    return FileOutcome(shown(path), "failed", error=error)
+def _failed(path: Path, exc: Exception, shown_as: str | None = None) -> FileOutcome:
+    """The outcome of a file that failed: an assay error says itself, another is named.
+
+    ``shown_as`` (the uri an upload is recorded under) names the file instead of its
+    path, which is the server's business: an error about the file is rebuilt around it
+    (its message cuts a long path short, so a later search and replace would miss it).
+    """
+    name = shown_as or shown(path)
+    if shown_as and isinstance(exc, InvalidInputError) and exc.value == str(path):
+        exc = InvalidInputError(exc.field, shown_as, exc.fix, problem=exc.problem)
+    error = str(exc) if isinstance(exc, AssayError) else f"{name}: {type(exc).__name__}: {exc}"
+    if shown_as:
+        error = error.replace(str(path), shown_as)
+    return FileOutcome(name, "failed", error=error)
 
 
 _EMBED_BATCH = 256

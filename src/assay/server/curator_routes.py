@@ -3,7 +3,9 @@ registry (``/v1/sources``), as ``assay ingest`` and ``assay sources`` do."""
 
 from __future__ import annotations
 
+import contextlib
 import re
+import time
 import uuid
 from dataclasses import asdict, replace
 from datetime import date
@@ -57,6 +59,7 @@ async def ingest(
     if len(set(names)) != len(names):
         raise InvalidInputError("files", names, "upload each file name once per request")
     folder.mkdir(parents=True, exist_ok=True)
+    _sweep_staged(folder, older_than=2 * engine.settings.ingest_max_file_seconds)
     options = IngestOptions(
         source_id=source,
         published=published,
@@ -69,7 +72,7 @@ async def ingest(
         # ingested from a temporary copy, which replaces the kept file only once its
         # documents are stored: a failure of any kind leaves the previous version
         # (the one the store holds) in place and no partial file behind
-        staged = folder / f".{uuid.uuid4().hex}.{name}"
+        staged = folder / f"{_STAGED_PREFIX}{uuid.uuid4().hex}.{name}"
         try:
             await anyio.to_thread.run_sync(_stage, upload, staged)
             uri = f"upload://{source or ''}/{name}"
@@ -80,11 +83,23 @@ async def ingest(
                 staged.replace(folder / name)
         finally:
             staged.unlink(missing_ok=True)
-        if outcome["error"]:
-            outcome["error"] = outcome["error"].replace(str(staged), name)
         outcomes.append(outcome)
     failed = sum(1 for o in outcomes if o["status"] == "failed")
     return {"files": outcomes, "failed": failed, "ok": failed == 0}
+
+
+_STAGED_PREFIX = ".staged-"
+
+
+def _sweep_staged(folder: Path, *, older_than: float) -> None:
+    """Remove staging files left by a server killed mid-upload (``kill -9`` skips the
+    ``finally`` that removes them): those older than twice the longest an ingest may
+    take, so that an upload still running or queued in another worker keeps its own."""
+    limit = time.time() - older_than
+    for staged in folder.glob(f"{_STAGED_PREFIX}*"):
+        with contextlib.suppress(OSError):  # gone already, or not ours to remove
+            if staged.stat().st_mtime < limit:
+                staged.unlink()
 
 
 def _stage(upload: UploadFile, staged: Path) -> None:

@@ -50,9 +50,8 @@ class IngestWorker:
             )
         except BrokenProcessPool:  # killed (out of memory, say): the next file gets a new one
             self._executor = None
-            error = (
-                f"{path.name}: the ingestion process stopped before finishing; nothing was stored"
-            )
+            name = options.uri or path.name
+            error = f"{name}: the ingestion process stopped before finishing; nothing was stored"
             return IngestReport([FileOutcome(str(path), "failed", error=error)]).as_dict()
         return report
 
