@@ -32,7 +32,8 @@ $ASSAY sources add field-notes --kind unverified --name "Reptile field notes (wr
 $ASSAY sources list --as-of "$AS_OF"
 
 say "2. Ingest it: Markdown with front matter, HTML, JSONL posts, plain text"
-$ASSAY ingest "$KB/halden-sds-2026.md" "$KB/support-wiki"
+$ASSAY ingest "$KB/halden-sds-2026.md" --source halden-sds-2026
+$ASSAY ingest "$KB/support-wiki" --source support-wiki
 $ASSAY ingest "$KB/hx40-manual-2019.html" --source halden-manual-2019
 $ASSAY ingest "$KB/forum-posts.jsonl" --source community-forum
 $ASSAY ingest "$KB/field-notes.txt" --source field-notes

@@ -35,7 +35,7 @@ from assay.events import AskRecord, ScoreRecord
 from assay.flow.score import ScoreResult, score_candidates, score_record
 from assay.models.encoding_settings import MIB, configure_encodings
 from assay.monitor.tighten import effective_policy
-from assay.policy import Policy, PolicyBook
+from assay.policy import Policy, PolicyBook, check_floor
 from assay.scoring.corroboration import TextSimilarity, lexical_similarity
 from assay.scoring.evidence import SourceFacts
 from assay.settings import Settings, database_target, load_settings, with_names
@@ -121,6 +121,9 @@ class Assay:
             "answerer": answerer, "judge": judge,
         }  # fmt: skip
         self.settings = with_names(settings, {k: v for k, v in named.items() if isinstance(v, str)})
+        #: the mildest severity this engine may ask under (an API key's floor, set by
+        #: :meth:`acting_as`); ``None``: any
+        self.severity_floor: str | None = None
         self.policies = PolicyBook.load(
             self.settings.policy_dirs, severity_policies=self.settings.severity_policies
         )
@@ -345,11 +348,13 @@ class Assay:
         other._models = self._models  # loaded once, for every fork
         return other
 
-    def acting_as(self, actor: str | None) -> Assay:
+    def acting_as(self, actor: str | None, *, severity_floor: str | None = None) -> Assay:
         """This engine acting for ``actor`` (an API key id): the same database connection
         and models, with every audit event it appends, and every review verdict and key
-        change it records, written as ``actor``. Cheap: one per request."""
+        change it records, written as ``actor``; with the key's ``severity_floor``, it asks
+        under no milder policy (:func:`assay.keys.check_floor`). Cheap: one per request."""
         other = copy.copy(self)
+        other.severity_floor = severity_floor
         other._opened = False  # closing a request's engine leaves the thread's connection open
         other._record_with(self.audit.as_actor(actor))
         return other
@@ -499,6 +504,7 @@ class Assay:
             options=options,
             on_file=on_file,
             encodings=shared_encodings() if self._reads_token_states() else None,
+            policies=[self.policies.get(name) for name in self.policies.names()],
         )
 
     def _reads_token_states(self) -> bool:
@@ -715,12 +721,18 @@ class Assay:
         return event.event_id
 
     def _policy(self, name: str | None, severity: str | None) -> Policy:
-        if name is None and severity is None:
-            name = self.settings.default_policy
-        # E12: while a drift alert with tightening is open, the policy asks for more
-        return effective_policy(
-            self.db.monitor, self.policies.resolve(name=name, severity=severity)
+        return effective_policy(  # E12: while a tightening drift alert is open, it asks more
+            self.db.monitor, self.allowed_policy(name=name, severity=severity)
         )
+
+    def allowed_policy(self, *, name: str | None = None, severity: str | None = None) -> Policy:
+        """The policy a request names (or its severity's), else the default one, or the
+        severity floor's when one is set; refused when milder than the floor (403)."""
+        if name is None and severity is None:
+            severity = self.severity_floor
+            name = None if severity else self.settings.default_policy
+        policy = self.policies.resolve(name=name, severity=severity)
+        return check_floor(policy, self.severity_floor, self.audit.actor)
 
     def score(
         self,

@@ -86,6 +86,10 @@ class ConflictError(AssayError):
     """The operation clashes with stored state, such as adding an existing id."""
 
 
+class ForbiddenError(AssayError):
+    """The caller may not do this (an API key asking under a policy below its floor)."""
+
+
 class NotFoundError(AssayError):
     """A stored record, such as an audit event, does not exist."""
 

@@ -351,6 +351,7 @@ class KeyView(_Part):
     created_at: str
     revoked_at: str | None
     active: bool
+    min_severity: str | None = None
 
 
 class KeyRecord(AuditRecord):

@@ -12,6 +12,13 @@ Roles::
     auditor   audit log, review queue, monitoring and calibration views
     admin     keys and policies, and everything the other roles may do
 
+A key may carry a severity floor (``min_severity``): it then asks only under policies
+of that severity or a stricter one (informational < financial < legal <
+safety_critical). A request naming a milder policy or severity is refused (403); one
+naming neither is asked under the floor's policy (:func:`assay.policy.check_floor`). A
+reader key for a compliance assistant cannot pick ``informational`` to get what
+``financial`` would withhold.
+
 Creating and revoking a key are audit events (kind ``key``), in one transaction with
 the change.
 
@@ -27,12 +34,14 @@ import hmac
 import re
 import secrets
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from assay.audit import AuditLog
 from assay.errors import ConflictError, InvalidInputError, NotFoundError
 from assay.events import KeyRecord, KeyView
 from assay.hashing import sha256_hex
+from assay.policy import SEVERITIES
 from assay.store.records import ApiKey, Role
 from assay.store.repositories import Database
 
@@ -65,13 +74,18 @@ class KeyStore:
         self._db = db
         self._audit = audit
 
-    def create(self, name: str, roles: Iterable[str | Role]) -> tuple[ApiKey, str]:
-        """A new key and its token (``assay_<id>_<secret>``): the only time it is shown."""
+    def create(
+        self, name: str, roles: Iterable[str | Role], *, min_severity: str | None = None
+    ) -> tuple[ApiKey, str]:
+        """A new key and its token (``assay_<id>_<secret>``): the only time it is shown.
+        ``min_severity``: the mildest severity it may ask under (see the module docstring)."""
         if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise InvalidInputError("name", name, "use 1-64 letters, digits, spaces or . @ _ -")
         granted = parse_roles(str(r) for r in roles)
+        if min_severity is not None:
+            min_severity = _severity(min_severity)
         key_id, secret = secrets.token_hex(6), secrets.token_urlsafe(32)
-        key = ApiKey(key_id, name, granted, _now())
+        key = ApiKey(key_id, name, granted, _now(), min_severity=min_severity)
         with self._db.unit_of_work():
             self._db.keys.add(key, sha256_hex(secret))
             self._event("create", key)
@@ -94,7 +108,7 @@ class KeyStore:
             key = self.get(key_id)
             if not key.active:
                 raise ConflictError(f"API key {key_id!r} was already revoked at {key.revoked_at}")
-            revoked = ApiKey(key.id, key.name, key.roles, key.created_at, _now())
+            revoked = replace(key, revoked_at=_now())
             self._db.keys.revoke(key_id, str(revoked.revoked_at))  # and its sessions
             self._event("revoke", revoked)
         return revoked
@@ -144,3 +158,11 @@ def _now() -> str:
 
 def _iso(moment: datetime) -> str:
     return moment.isoformat(timespec="seconds")
+
+
+def _severity(value: str) -> str:
+    if value not in SEVERITIES:
+        raise InvalidInputError(
+            "min_severity", value, f"choose one of {', '.join(SEVERITIES)} (mildest first)"
+        )
+    return value

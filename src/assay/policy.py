@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.actions import ActionThresholds
-from assay.errors import InvalidInputError, PolicyError, UnknownPolicyError
+from assay.errors import ForbiddenError, InvalidInputError, PolicyError, UnknownPolicyError
 from assay.hashing import canonical_json, sha256_hex
 from assay.policy_reader import TableReader
 from assay.routing import PRESETS, Bands, RoutingRules
@@ -34,6 +34,22 @@ class Severity(StrEnum):
     FINANCIAL = "financial"
     LEGAL = "legal"
     SAFETY_CRITICAL = "safety_critical"
+
+
+#: severities by name, mildest first
+SEVERITIES = [s.value for s in Severity]
+
+
+def check_floor(policy: Policy, floor: str | None, key_id: str | None) -> Policy:
+    """``policy``, if it is at least as strict as an API key's severity ``floor``
+    (:mod:`assay.keys`); else :class:`~assay.errors.ForbiddenError` (403)."""
+    if floor is None or SEVERITIES.index(policy.severity.value) >= SEVERITIES.index(floor):
+        return policy
+    raise ForbiddenError(
+        f"key {key_id} may ask only under severity {floor} or stricter, not under policy "
+        f"{policy.name!r} ({policy.severity.value}); name a policy or severity from {floor} "
+        "on, or leave both out to ask under the key's floor"
+    )
 
 
 @dataclass(frozen=True, slots=True)

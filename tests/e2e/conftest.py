@@ -31,8 +31,8 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
         args += ["--reviewed-at", reviewed] if reviewed else []
         assert run_cli(*args, db=db).exit_code == 0
     for path, source in [
-        (KB / "halden-sds-2026.md", None),
-        (KB / "support-wiki", None),
+        (KB / "halden-sds-2026.md", "halden-sds-2026"),
+        (KB / "support-wiki", "support-wiki"),
         (KB / "hx40-manual-2019.html", "halden-manual-2019"),
         (KB / "forum-posts.jsonl", "community-forum"),
         (KB / "field-notes.txt", "field-notes"),

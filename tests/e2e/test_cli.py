@@ -579,3 +579,14 @@ def test_b2_a_sealed_log_without_its_key_refuses_writes_and_serve_will_not_start
     monkeypatch.setenv("ASSAY_AUDIT_KEY_FILE", str(key))
     intact = run_cli("audit", "verify", db=db)
     assert intact.exit_code == 0 and "sealed: 1 row(s) with key" in intact.stdout
+
+
+def test_b4_keys_create_takes_a_severity_floor_and_list_shows_it(db: Path) -> None:
+    made = run_cli(
+        "keys", "create", "bot", "--role", "reader", "--min-severity", "legal", "--json", db=db
+    )
+    assert made.exit_code == 0 and json.loads(made.stdout)["min_severity"] == "legal"
+    listed = run_cli("keys", "list", db=db)
+    assert "MIN SEVERITY" in listed.stdout and "legal" in listed.stdout
+    bad = run_cli("keys", "create", "bot2", "--role", "reader", "--min-severity", "low", db=db)
+    assert bad.exit_code == 2 and "safety_critical" in bad.stderr

@@ -51,7 +51,8 @@ def pump_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ["sources", "add", "harbor", "--kind", "official", "--owner", "Harbor",
          "--reviewed-at", "2026-11-02"],
         ["sources", "add", "forum", "--kind", "customer", "--owner", "forum users"],
-        ["ingest", str(folder / "sheet.md"), str(folder / "forum.jsonl")],
+        ["ingest", str(folder / "sheet.md"), "--source", "harbor"],
+        ["ingest", str(folder / "forum.jsonl"), "--source", "forum"],
     ):  # fmt: skip
         result = run_cli(*args, db=db)
         assert result.exit_code == 0, result.output

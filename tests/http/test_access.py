@@ -184,3 +184,37 @@ def test_b4_key_creation_and_revocation_are_audited(tmp_path: Any) -> None:
 def test_b4_unknown_roles_are_refused(bad: list[str]) -> None:
     with pytest.raises(InvalidInputError, match="role"):
         parse_roles(bad)
+
+
+def test_b4_a_key_with_a_severity_floor_asks_under_no_milder_policy(service: Service) -> None:
+    """Issue 45: any reader picked the loosest policy. A key created with
+    ``min_severity`` is refused a milder policy or severity on every route that takes
+    one, and a request naming none is asked under its floor."""
+    created = service.client.post(
+        "/v1/keys",
+        json={"name": "compliance bot", "roles": ["reader"], "min_severity": "financial"},
+        headers=service.headers("admin"),
+    )
+    assert created.status_code == 201 and created.json()["min_severity"] == "financial"
+    auth = {"Authorization": f"Bearer {created.json()['token']}"}
+    question = "What ambient temperature range is safe for charging the HX-40?"
+    context = [{"id": "a", "text": "Charge between 0 and 45 °C."}]
+    refused = [
+        ("/v1/ask", {"question": question, "policy": "informational"}),
+        ("/v1/ask", {"question": question, "severity": "informational"}),
+        ("/v1/evaluate", {"query": "q", "answer": "a", "contexts": context,
+                          "policy": "informational"}),
+        ("/v1/chat/completions", {"model": "assay/informational",
+                                  "messages": [{"role": "user", "content": question}]}),
+    ]  # fmt: skip
+    for path, body in refused:
+        response = service.client.post(path, json=body, headers=auth)
+        assert response.status_code == 403, (path, response.text)
+        assert "severity financial or stricter" in response.json()["error"]["message"]
+    plain = service.client.post("/v1/ask", json={"question": question}, headers=auth).json()
+    assert plain["policy"]["name"] == "financial"  # named none: asked under the floor
+    stricter = {"question": question, "policy": "legal"}
+    assert service.client.post("/v1/ask", json=stricter, headers=auth).status_code == 200
+    bad = {"name": "x", "roles": ["reader"], "min_severity": "lenient"}
+    wrong = service.client.post("/v1/keys", json=bad, headers=service.headers("admin"))
+    assert wrong.status_code == 400 and "informational, financial" in wrong.text

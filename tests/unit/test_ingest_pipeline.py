@@ -295,3 +295,60 @@ def test_a_file_cannot_claim_more_trust_than_the_source_it_was_first_ingested_un
     write(doc, "---\nsource_id: manual\n---\nNobody checks the hotel limit.\n")
     [failed] = run(kb, doc).files
     assert failed.status == "failed" and "'forum'" in (failed.error or "")
+
+
+def test_a_file_without_a_run_source_names_none(kb: Assay, tmp_path: Path) -> None:
+    """Issue 45: without --source, front matter picked any registered source; trust
+    never comes from the document."""
+    doc = write(tmp_path / "post.md", "---\nsource_id: manual\n---\nNobody checks.\n")
+    [failed] = run(kb, doc).files
+    assert failed.status == "failed" and "named by the file alone" in (failed.error or "")
+    assert "pass --source manual" in (failed.error or "") and kb.store.stats().documents == 0
+
+
+@pytest.mark.parametrize(
+    ("ceiling", "named", "why"),
+    [
+        (  # same reliability, another jurisdiction: escapes the jurisdiction penalty
+            {"kind": "official", "jurisdiction": "FR", "owner": "Ministry"},
+            {"kind": "official", "jurisdiction": "US", "owner": "Ministry"},
+            "would escape the jurisdiction penalty",
+        ),
+        (  # no jurisdiction at all escapes it too
+            {"kind": "official", "jurisdiction": "FR", "owner": "Ministry"},
+            {"kind": "official", "owner": "Ministry"},
+            "scoped to no jurisdiction",
+        ),
+        (  # less reliable, but a kind the policies do not penalise
+            {"kind": "customer", "reliability": 0.55, "owner": "Shop"},
+            {"kind": "internal_wiki", "reliability": 0.55, "owner": "Shop"},
+            "scores higher under policy",
+        ),
+        (  # a second owner would read as an independent confirmation
+            {"kind": "internal_wiki", "owner": "Support"},
+            {"kind": "internal_wiki", "reliability": 0.5, "owner": "Sales"},
+            "would count as an independent confirmation",
+        ),
+    ],
+)
+def test_a_file_may_name_no_source_that_gains_it_trust_in_any_respect(
+    db_path: Path, tmp_path: Path, ceiling: dict, named: dict, why: str
+) -> None:
+    """Issue 45: the ceiling compared registry reliability only."""
+    with Assay(db_path) as engine:
+        engine.sources.add("ceiling", **ceiling)
+        engine.sources.add("named", **named)
+        doc = write(tmp_path / "a.md", "---\nsource_id: named\n---\nThe rule applies.\n")
+        [outcome] = engine.ingest([doc], options=IngestOptions(source_id="ceiling")).files
+        assert outcome.status == "failed" and why in (outcome.error or ""), outcome.error
+
+
+def test_a_file_may_name_a_source_that_gains_it_nothing(db_path: Path, tmp_path: Path) -> None:
+    with Assay(db_path) as engine:
+        engine.sources.add("regs", "official", jurisdiction="FR", owner="Ministry")
+        engine.sources.add("regs-draft", "official", jurisdiction="fr", owner="Ministry",
+                           reliability=0.8)  # fmt: skip
+        doc = write(tmp_path / "a.md", "---\nsource_id: regs-draft\n---\nThe draft rule.\n")
+        [outcome] = engine.ingest([doc], options=IngestOptions(source_id="regs")).files
+        assert outcome.status == "added", outcome.error
+        assert [d.source_id for d in engine.store.documents_in(file_uri(doc))] == ["regs-draft"]

@@ -9,6 +9,7 @@ import click
 from assay.cli.common import db_option, emit_json, json_option, table
 from assay.engine import Assay
 from assay.keys import Role
+from assay.policy import SEVERITIES
 
 
 @click.group()
@@ -26,16 +27,25 @@ def keys() -> None:
     type=click.Choice([r.value for r in Role]),
     help="A role the key grants (repeatable).",
 )
+@click.option(
+    "--min-severity",
+    type=click.Choice(SEVERITIES),
+    help="The mildest severity the key may ask under: a milder policy is refused (403), "
+    "and a request naming none is asked under this severity [default: any].",
+)
 @db_option
 @json_option
-def create(name: str, roles: tuple[str, ...], db: Path | None, as_json: bool) -> None:
+def create(
+    name: str, roles: tuple[str, ...], min_severity: str | None, db: Path | None, as_json: bool
+) -> None:
     """Create a key called NAME; its token is printed once and never stored."""
     with Assay(db) as engine:
-        key, token = engine.keys.create(name, roles)
+        key, token = engine.keys.create(name, roles, min_severity=min_severity)
     if as_json:
         emit_json(key.to_dict() | {"token": token})
         return
-    click.echo(f"created key {key.id} ({', '.join(sorted(roles))}) for {name}")
+    floor = f", asking under {min_severity} or stricter" if min_severity else ""
+    click.echo(f"created key {key.id} ({', '.join(sorted(roles))}{floor}) for {name}")
     click.echo("token (shown only now; send it as 'Authorization: Bearer <token>'):")
     click.echo(token)
 
@@ -55,12 +65,13 @@ def list_keys(db: Path | None, as_json: bool) -> None:
             k.id,
             k.name,
             ",".join(sorted(r.value for r in k.roles)),
+            k.min_severity or "any",
             k.created_at,
             k.revoked_at or "active",
         ]
         for k in listed
     ]
-    click.echo(table(rows, ["ID", "NAME", "ROLES", "CREATED", "STATUS"]))
+    click.echo(table(rows, ["ID", "NAME", "ROLES", "MIN SEVERITY", "CREATED", "STATUS"]))
 
 
 @keys.command("revoke")

@@ -15,8 +15,10 @@ Dates: what the file itself states (front matter, HTML meta, record fields) wins
 run's ``published`` / ``verified`` arguments fill what it leaves open; the file's
 modification time is used only when asked for (``file_dates``), since copying a file
 changes it. The source: a record's or front matter's ``source_id``, else the run's. The
-run's source is a ceiling: a file may name a source no more reliable than it (a
-forum post cannot declare itself official documentation; that file fails).
+run's source (or, run again without one, the source the file was first ingested under)
+is a ceiling, and a file without one fails: a file may name only a source that gains
+it nothing over the ceiling (:mod:`assay.ingest.ceiling`; a forum post cannot declare
+itself official documentation, nor another owner's confirmation).
 """
 
 from __future__ import annotations
@@ -34,11 +36,13 @@ import numpy as np
 
 from assay.documents import Chunk, LoadedDocument, document_id
 from assay.errors import AssayError, InvalidInputError
+from assay.ingest.ceiling import trust_gained
 from assay.ingest.chunking import approximate_tokens, chunk_document
 from assay.ingest.loaders import iter_files, load_file
 from assay.ingest.textutil import bad_file, file_uri, safe_text, shown
 from assay.models.embedder import Embedder, Vectors
 from assay.models.encodings import EncodingCache, embed_through_cache
+from assay.policy import Policy
 from assay.sources import SourceRegistry
 from assay.store.base import DocumentBatch, Store, StoredDocument
 from assay.text import titled
@@ -126,12 +130,14 @@ def ingest(
     options: IngestOptions,
     on_file: Callable[[FileOutcome], None] | None = None,
     encodings: EncodingCache | None = None,
+    policies: Sequence[Policy] = (),
 ) -> IngestReport:
     """Ingest every supported file under ``paths``; see the module docstring.
 
     With ``encodings`` (and an embedder that has token states), each chunk's token
     states are kept there as it is embedded: the relevance model reads them again for
-    every question that retrieves the chunk.
+    every question that retrieves the chunk. ``policies``: those a file's claimed source
+    is compared under (:mod:`assay.ingest.ceiling`).
     """
     if options.source_id is not None:
         registry.get(options.source_id)  # an unknown --source fails the run at once
@@ -157,7 +163,7 @@ def ingest(
     # small files are embedded together (the model is fastest on full, sorted batches)
     # and still written one transaction per file, in order
     for path in files:
-        prepared = _prepare(path, store, embedder, registry, options)
+        prepared = _prepare(path, store, embedder, registry, options, policies)
         if isinstance(prepared, FileOutcome):
             write_group()
             report(prepared)
@@ -190,7 +196,12 @@ class _Prepared:
 
 
 def _prepare(
-    path: Path, store: Store, embedder: Embedder, registry: SourceRegistry, options: IngestOptions
+    path: Path,
+    store: Store,
+    embedder: Embedder,
+    registry: SourceRegistry,
+    options: IngestOptions,
+    policies: Sequence[Policy],
 ) -> _Prepared | FileOutcome:
     """Read and chunk ``path`` (its documents that changed); a failure is its outcome."""
     deadline = _Deadline(path, options.max_file_seconds)
@@ -207,7 +218,7 @@ def _prepare(
         replaced = 0
         known = _known_sources(store, documents, options)
         for doc in documents:
-            doc, source_id = _resolve(doc, path, registry, options, known)
+            doc, source_id = _resolve(doc, path, registry, options, known, policies)
             stored = StoredDocument(
                 id=document_id(source_id, doc.uri),
                 source_id=source_id,
@@ -397,33 +408,35 @@ def _resolve(
     registry: SourceRegistry,
     options: IngestOptions,
     known: Mapping[str, str],
+    policies: Sequence[Policy],
 ) -> tuple[LoadedDocument, str]:
-    before = known.get(doc.uri) or known.get(doc.uri.partition("#")[0])
-    source_id = doc.source_id or options.source_id or before
-    if source_id is None:
+    """The document with its dates filled in, and the source it is stored under: the
+    one it names, if that gains nothing over its ceiling (:mod:`assay.ingest.ceiling`),
+    the run's source or the one it was first ingested under."""
+    ceiling_id = options.source_id or known.get(doc.uri) or known.get(doc.uri.partition("#")[0])
+    if ceiling_id is None and doc.source_id is None:
         raise InvalidInputError(
-            f"{doc.uri}: source",
-            None,
-            "pass --source ID or give source_id in the file",
+            f"{doc.uri}: source", None, "pass --source ID (an upload: its source field)",
             problem="is not named",
+        )  # fmt: skip
+    if ceiling_id is None:
+        raise InvalidInputError(
+            f"{doc.uri}: source_id",
+            doc.source_id,
+            f"pass --source {doc.source_id} if that source published the file: the run names "
+            "the most trusted source a file may claim",
+            problem="is named by the file alone, and trust never comes from the file itself",
         )
-    named = registry.get(source_id)
-    # the run's source, or the one the file was first ingested under, caps what it claims
-    capped_by = options.source_id or before
-    if capped_by is not None and source_id != capped_by:
-        ceiling = registry.get(capped_by)
-        if named.reliability > ceiling.reliability:  # content never raises its own trust
-            raise InvalidInputError(
-                f"{doc.uri}: source_id",
-                source_id,
-                f"ingest it with --source {source_id} if that source really published it, "
-                "or remove source_id from the file",
-                problem=(
-                    f"is more reliable ({named.reliability:.2f}) than the source "
-                    f"{capped_by!r} ({ceiling.reliability:.2f}) it is ingested under, the "
-                    "most a file may claim"
-                ),
-            )
+    source_id = doc.source_id or ceiling_id
+    gained = trust_gained(registry.get(source_id), registry.get(ceiling_id), policies)
+    if gained is not None:
+        raise InvalidInputError(
+            f"{doc.uri}: source_id",
+            source_id,
+            f"ingest it with --source {source_id} if that source really published it, "
+            "or remove source_id from the file",
+            problem=f"{gained}, the source it is ingested under and the most a file may claim",
+        )
     modified = (
         datetime.fromtimestamp(path.stat().st_mtime, UTC).date() if options.file_dates else None
     )

@@ -160,7 +160,7 @@ def acting_engine(request: Request) -> Assay:
     by :func:`require`). Call it from the route's own body."""
     engine: Assay = request.app.state.engines.get()
     key: ApiKey = request.state.key
-    return engine.acting_as(key.id)
+    return engine.acting_as(key.id, severity_floor=key.min_severity)
 
 
 def authorize(request: Request, role: Role) -> Caller:

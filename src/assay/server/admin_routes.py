@@ -18,6 +18,11 @@ class NewKey(BaseModel):
 
     name: str = Field(min_length=1, max_length=64)
     roles: list[str] = Field(min_length=1, description="reader, curator, auditor, admin")
+    min_severity: str | None = Field(
+        None,
+        description="The mildest severity the key may ask under (informational, financial, "
+        "legal, safety_critical): a milder policy is refused with 403.",
+    )
 
 
 @router.get("/keys", summary="Every API key (never its secret)")
@@ -29,7 +34,7 @@ def list_keys(request: Request) -> dict[str, Any]:
 @router.post("/keys", status_code=201, summary="Create a key; its token is shown only now")
 def create_key(body: NewKey, request: Request) -> dict[str, Any]:
     engine = acting_engine(request)
-    key, token = engine.keys.create(body.name, body.roles)
+    key, token = engine.keys.create(body.name, body.roles, min_severity=body.min_severity)
     return key.to_dict() | {"token": token}
 
 

@@ -23,6 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from assay.errors import (
     AssayError,
     ConflictError,
+    ForbiddenError,
     InvalidInputError,
     ModelUnavailableError,
     NotFoundError,
@@ -63,6 +64,7 @@ def error_response(request: Request, error: ApiError, *, fix: str | None = None)
 _BY_TYPE: tuple[tuple[type[AssayError], int, str], ...] = (
     (InvalidInputError, 400, "invalid_input"),
     (NotFoundError, 404, "not_found"),
+    (ForbiddenError, 403, "forbidden"),
     (ConflictError, 409, "conflict"),
     (ModelUnavailableError, 503, "model_unavailable"),
     (StorageError, 503, "storage_unavailable"),

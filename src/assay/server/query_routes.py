@@ -194,9 +194,7 @@ def _score(body: ScoreRequest, candidates: list[Candidate], request: Request) ->
 def evaluate_answer(body: EvaluateRequest, request: Request) -> dict[str, Any]:
     """Exactly the J1 assessment, as ``assay evaluate`` prints it (no audit event)."""
     engine = acting_engine(request)
-    policy = engine.policies.resolve(
-        name=checked_policy(engine.policies, body.policy) or engine.settings.default_policy
-    )
+    policy = engine.allowed_policy(name=checked_policy(engine.policies, body.policy))
     judgment = evaluate(
         body.query,
         body.answer,

@@ -177,6 +177,8 @@ class ApiKey:
     roles: frozenset[Role]
     created_at: str
     revoked_at: str | None = None
+    #: the mildest severity this key may ask under (``None``: any); see :mod:`assay.keys`
+    min_severity: str | None = None
 
     @property
     def active(self) -> bool:
@@ -196,6 +198,7 @@ class ApiKey:
             "created_at": self.created_at,
             "revoked_at": self.revoked_at,
             "active": self.active,
+            "min_severity": self.min_severity,
         }
 
 

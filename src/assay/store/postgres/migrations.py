@@ -332,3 +332,9 @@ def m004_audit_sealed_index(session: PostgresSession) -> None:
     """SQLite's m015: the sealed rows, indexed, so that an append without the audit key
     finds out whether the log is sealed without scanning it."""
     session.execute("CREATE INDEX audit_events_sealed ON audit_events(seq) WHERE seal IS NOT NULL")
+
+
+@migration
+def m005_key_min_severity(session: PostgresSession) -> None:
+    """SQLite's m016: a key may carry the mildest severity it may ask under."""
+    session.execute("ALTER TABLE api_keys ADD COLUMN min_severity TEXT")

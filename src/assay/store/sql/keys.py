@@ -16,9 +16,16 @@ class SQLKeyRepository:
 
     def add(self, key: ApiKey, secret_sha256: str) -> None:
         self._conn.execute(
-            "INSERT INTO api_keys (id, name, roles, secret_sha256, created_at)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (key.id, key.name, json.dumps(sorted(key.roles)), secret_sha256, key.created_at),
+            "INSERT INTO api_keys (id, name, roles, secret_sha256, created_at, min_severity)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                key.id,
+                key.name,
+                json.dumps(sorted(key.roles)),
+                secret_sha256,
+                key.created_at,
+                key.min_severity,
+            ),
         )
 
     def all(self, *, include_revoked: bool) -> list[ApiKey]:
@@ -66,4 +73,5 @@ def _key(row: Row) -> ApiKey:
         roles=frozenset(Role(r) for r in json.loads(row["roles"])),
         created_at=row["created_at"],
         revoked_at=row["revoked_at"],
+        min_severity=row["min_severity"],
     )

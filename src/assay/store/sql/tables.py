@@ -61,7 +61,8 @@ TABLES = (
     Table("calibration_maps", _columns(
         "id, target, model_key, version, method, params, n_labels, metrics, labels_sha256,"
         " created_at"), "id"),
-    Table("api_keys", _columns("id, name, roles, secret_sha256, created_at, revoked_at"), "id"),
+    Table("api_keys", _columns(
+        "id, name, roles, secret_sha256, created_at, revoked_at, min_severity"), "id"),
     Table("dashboard_sessions", _columns(
         "id_sha256, key_id, created_at, expires_at, closed_at"), "id_sha256"),
     Table("monitor_alerts", _columns(

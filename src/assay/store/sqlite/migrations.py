@@ -331,3 +331,9 @@ def m015_audit_sealed_index(conn: sqlite3.Connection) -> None:
     """The sealed rows, indexed: whether a log is sealed (its first sealed row) is asked
     before every append made without the audit key, and must not scan the log."""
     conn.execute("CREATE INDEX audit_events_sealed ON audit_events(seq) WHERE seal IS NOT NULL")
+
+
+@migration
+def m016_key_min_severity(conn: sqlite3.Connection) -> None:
+    """A key may carry the mildest severity it may ask under (a floor; NULL: any)."""
+    conn.execute("ALTER TABLE api_keys ADD COLUMN min_severity TEXT")
