@@ -80,3 +80,14 @@ def test_a_term_the_evidence_says_in_another_form_is_no_gap() -> None:
     assert evidence_gaps("What happens if the pack overheats?", ["overheats"], evidence) == []
     # a short stem inside a longer word is not the same word
     assert evidence_gaps("What is the art?", ["art"], ["Start it now."]) == ["'art'"]
+
+
+def test_a_short_word_the_evidence_holds_is_no_gap() -> None:
+    """A refusal told the reader to add documents about 'late' and 'bike' to a knowledge
+    base with a "Late returns" section on bikes: words of short stems ("lat", "bik")
+    were never matched, not even by themselves."""
+    texts = ["Rental terms > Late returns\nBikes returned late are charged EUR 12 an hour."]
+    question = "What do I pay if I bring the bike back late?"
+    gaps = evidence_gaps(question, ["pay", "bring", "bike", "late"], texts)
+    assert "'bike'" not in gaps and "'late'" not in gaps
+    assert "'bring'" in gaps

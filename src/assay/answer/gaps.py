@@ -32,10 +32,11 @@ _SHARED_STEM = 4  # the shortest stem that counts as the same word in another fo
 
 
 def _said_otherwise(term: str, said: set[str]) -> bool:
-    """Whether the evidence uses a word built on the same stem: "heating" for
-    "overheats", "charger" for "charge" (stems of four letters or more)."""
+    """Whether the evidence uses the word, or one built on the same stem: "heating" for
+    "overheats", "charger" for "charge" (stems of four letters or more; a shorter stem,
+    "lat" of "late", counts only as itself)."""
     wanted = stem(term)
-    return any(
+    return wanted in said or any(
         min(len(wanted), len(word)) >= _SHARED_STEM and (wanted in word or word in wanted)
         for word in said
     )

@@ -435,7 +435,8 @@ def _resolve(
             source_id,
             f"ingest it with --source {source_id} if that source really published it, "
             "or remove source_id from the file",
-            problem=f"{gained}, the source it is ingested under and the most a file may claim",
+            problem=f"{gained} ({ceiling_id!r}, the run's source or the one the file was "
+            "first ingested under, is the most trusted it may claim)",
         )
     modified = (
         datetime.fromtimestamp(path.stat().st_mtime, UTC).date() if options.file_dates else None
