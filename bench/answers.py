@@ -49,6 +49,7 @@ from docs_section import write_section
 
 from assay import Assay
 from assay.calibration.scored import contains_gold
+from assay.ingest.loaders import load_file
 from assay.ingest.pipeline import IngestOptions
 from assay.settings import LLMSettings, load_llm_settings, load_settings
 from assay.store.records import Source
@@ -111,10 +112,12 @@ def build_ordinary(folder: Path, kb: Path) -> tuple[Assay, dict[str, Any]]:
             source["id"], source["kind"], name=source.get("name"), owner=source.get("owner"),
             reviewed_at=date.fromisoformat(reviewed) if reviewed else None, **extra,
         )  # fmt: skip
-    docs = sorted(p for p in (kb / "docs").rglob("*") if p.is_file())
-    report = engine.ingest(docs, options=IngestOptions())
-    if report.count("failed"):
-        raise SystemExit(f"{kb.name}: {[f.error for f in report.files if f.error]}")
+    for doc in sorted(p for p in (kb / "docs").rglob("*") if p.is_file()):
+        # each file under the source it states, as the curator who wrote it would ingest it
+        source = load_file(doc)[0].source_id
+        report = engine.ingest([doc], options=IngestOptions(source_id=source))
+        if report.count("failed"):
+            raise SystemExit(f"{kb.name}: {[f.error for f in report.files if f.error]}")
     return engine, spec
 
 

@@ -105,7 +105,8 @@ def build_database(folder: Path) -> tuple[Path, str]:
         args += ["--owner", owner] if owner else []
         args += ["--reviewed-at", reviewed] if reviewed else []
         _run(*args, db=db)
-    _run("ingest", str(KB / "halden-sds-2026.md"), str(KB / "support-wiki"), db=db)
+    _run("ingest", str(KB / "halden-sds-2026.md"), "--source", "halden-sds-2026", db=db)
+    _run("ingest", str(KB / "support-wiki"), "--source", "support-wiki", db=db)
     _run("ingest", str(KB / "hx40-manual-2019.html"), "--source", "halden-manual-2019", db=db)
     _run("ingest", str(KB / "forum-posts.jsonl"), "--source", "community-forum", db=db)
     _run("ingest", str(KB / "field-notes.txt"), "--source", "field-notes", db=db)

@@ -25,8 +25,10 @@ def build(db: Path) -> None:
         engine.sources.update("halden-sds-2026", reliability=0.95, note="re-rated")
         engine.sources.add("support-wiki", "internal_wiki")
         engine.keys.create("ops", ["admin"])
-    assert run_cli("ingest", str(KB / "halden-sds-2026.md"), db=db).exit_code == 0
-    assert run_cli("ingest", str(KB / "support-wiki"), db=db).exit_code == 0
+    sds = run_cli("ingest", str(KB / "halden-sds-2026.md"), "--source", "halden-sds-2026", db=db)
+    assert sds.exit_code == 0
+    wiki = run_cli("ingest", str(KB / "support-wiki"), "--source", "support-wiki", db=db)
+    assert wiki.exit_code == 0
     for policy in ("informational", "financial"):
         asked = run_cli("ask", QUESTION, "--policy", policy, "--as-of", str(AS_OF), db=db)
         assert asked.exit_code == 0
