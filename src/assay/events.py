@@ -340,6 +340,7 @@ class ReviewRecord(AuditRecord):
     verdict: str
     note: str | None
     confidence_score: Number
+    correction: str | None = None  #: the right answer, when the reviewer gave one
 
 
 class KeyView(_Part):

@@ -2,9 +2,11 @@
 
 An answer whose recommended action is ``human_review`` (or that a high-stakes policy
 suppressed) is queued here with its J1 assessment and the audit event of the ask that
-produced it. A reviewer resolves each item as ``correct`` or ``incorrect``; the verdict
-is written to the row and to the audit log (an event of kind ``review``) in one
-transaction, so the log never records a verdict the queue lacks, or the reverse.
+produced it. A reviewer resolves each item as ``correct`` or ``incorrect`` (an incorrect one
+optionally with the right answer, ``correction``: what the knowledge base should have
+said, a gold answer for the next evaluation); the verdict is written to the row and to
+the audit log (an event of kind ``review``) in one transaction, so the log never
+records a verdict the queue lacks, or the reverse.
 Resolved items are never reopened: their verdicts are labels for calibration
 (:meth:`ReviewQueue.labels`), pairing the score given at the time with what was true.
 """
@@ -22,6 +24,7 @@ from assay.events import ReviewRecord
 from assay.hashing import canonical_json
 from assay.store.records import ReviewItem
 from assay.store.repositories import Database
+from assay.types import check_encodable
 
 __all__ = ["STATUSES", "VERDICTS", "ReviewItem", "ReviewQueue"]
 
@@ -104,7 +107,13 @@ class ReviewQueue:
         return found
 
     def resolve(
-        self, item_id: int, verdict: str, note: str | None = None, now: datetime | None = None
+        self,
+        item_id: int,
+        verdict: str,
+        note: str | None = None,
+        now: datetime | None = None,
+        *,
+        correction: str | None = None,
     ) -> ReviewItem:
         """Record the reviewer's verdict and audit it, both in one transaction.
 
@@ -117,6 +126,17 @@ class ReviewQueue:
             )
         if note is not None and not isinstance(note, str):
             raise InvalidInputError("note", note, "give the note as text")
+        if correction is not None:
+            if not isinstance(correction, str) or not correction.strip():
+                raise InvalidInputError("correction", correction, "give the right answer as text")
+            if verdict != "incorrect":
+                raise InvalidInputError(
+                    "correction", correction, "give the right answer only with verdict incorrect",
+                    problem="was given for an answer marked correct",
+                )  # fmt: skip
+            correction = correction.strip()
+        check_encodable("note", note)
+        check_encodable("correction", correction)
         resolved_at = _iso(now)
         with self._db.unit_of_work():  # the write lock: no other reviewer can race us
             item = self.get(item_id)
@@ -131,6 +151,7 @@ class ReviewQueue:
                 verdict=verdict,
                 note=note,
                 confidence_score=item.confidence_score,
+                correction=correction,
             )
             event = self._audit.append(
                 verdict_record,
@@ -141,7 +162,7 @@ class ReviewQueue:
             )
             self._db.review.resolve(
                 item.id, verdict=verdict, note=note, resolved_at=resolved_at,
-                event_id=event.event_id,
+                event_id=event.event_id, correction=correction,
             )  # fmt: skip
         return self.get(item_id)
 

@@ -237,3 +237,29 @@ def test_logout_returns_to_the_login_page(page: Page, site: Site) -> None:
     page.goto("/dashboard")
     assert page.url.startswith(f"{site.origin}/dashboard/login")
     screenshot(page, "logged_out")
+
+
+def test_a_reviewer_records_the_right_answer_with_an_incorrect_verdict(
+    page: Page, site: Site
+) -> None:
+    """Issue 43: the review form had no field for the right answer."""
+    with Assay(site.data.db) as engine:
+        event_id = next(iter(site.data.asks))
+        queued = engine.review.add(
+            event_id=event_id, query="How long does a full charge take?", answer="About 9 hours.",
+            reason="recommended_action human_review", assessment={"confidence_score": 0.4},
+            policy_name="informational", policy_version="4",
+        )  # fmt: skip
+    login(page, site.data.tokens["auditor"])
+    page.goto("/dashboard/review")
+    item = page.locator(f'article[data-item="{queued.id}"]')
+    item.locator('input[value="incorrect"]').check()
+    item.locator('input[name="correction"]').fill("About 3 hours from empty.")
+    with page.expect_navigation():
+        item.get_by_role("button", name="Record verdict").click()
+    page.goto("/dashboard/review?status=resolved")
+    resolved = page.locator(f'article[data-item="{queued.id}"]')
+    shown = resolved.locator('[data-field="correction"]').inner_text()
+    assert shown == "Right answer: About 3 hours from empty."
+    with Assay(site.data.db) as engine:
+        assert engine.review.get(queued.id).correction == "About 3 hours from empty."

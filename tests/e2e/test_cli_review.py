@@ -156,3 +156,30 @@ def test_review_show_quotes_the_passages_a_conflict_names(
     shown = run_cli("review", "show", str(item.id), db=db_path).stdout
     assert f"{ids['sds'][:12]}  sds: Charge between 0 and 45 degrees only." in shown
     assert f"{ids['forum'][:12]}  forum: I charge mine at minus ten, no problem." in shown
+
+
+def test_j6_an_incorrect_verdict_keeps_the_right_answer(queued: ReviewItem, db_path: Path) -> None:
+    """Issue 43: a review verdict had no field for the right answer."""
+    resolved = run_cli(
+        "review", "resolve", str(queued.id), "--verdict", "incorrect",
+        "--correction", "No: charge only between 0 and 45 °C.", "--json", db=db_path,
+    )  # fmt: skip
+    assert resolved.exit_code == 0, resolved.stderr
+    item = json.loads(resolved.stdout)
+    assert item["correction"] == "No: charge only between 0 and 45 °C."
+    shown = run_cli("review", "show", str(queued.id), db=db_path).stdout
+    assert "right answer: No: charge only between 0 and 45 °C." in shown
+    with Assay(db_path, create=False) as engine:
+        [event] = engine.audit.list(kind="review")
+        assert event.payload["correction"] == "No: charge only between 0 and 45 °C."
+        assert engine.audit.verify().ok
+
+
+def test_j6_a_correct_verdict_takes_no_correction(queued: ReviewItem, db_path: Path) -> None:
+    refused = run_cli(
+        "review", "resolve", str(queued.id), "--verdict", "correct", "--correction", "x",
+        db=db_path,
+    )  # fmt: skip
+    assert refused.exit_code == 2 and "only with verdict incorrect" in refused.stderr
+    with Assay(db_path, create=False) as engine:
+        assert engine.review.get(queued.id).status == "pending"  # nothing was written

@@ -292,6 +292,22 @@ def test_j6_review_queue_over_http(service: Service) -> None:
     assert again.status_code == 409
     event = resolved.json()["resolution_event_id"]
     assert _actor(service, event) == _key_id(service, "auditor")
+    assert resolved.json()["correction"] is None
+
+
+def test_j6_a_reviewer_gives_the_right_answer_over_http(service: Service) -> None:
+    held = service.client.post(
+        "/v1/ask",
+        json={"question": "How long does a full charge of the HX-40 take?", "as_of": AS_OF,
+              "policy": "informational"},
+        headers=service.headers("reader"),
+    ).json()  # fmt: skip
+    body = {"verdict": "incorrect", "correction": "About 3 hours from empty."}
+    resolved = service.client.post(
+        f"/v1/review/{held['review_id']}", json=body, headers=service.headers("auditor")
+    )
+    assert resolved.status_code == 200, resolved.text
+    assert resolved.json()["correction"] == "About 3 hours from empty."
 
 
 def test_r10_metrics_count_decisions_and_latency(service: Service) -> None:

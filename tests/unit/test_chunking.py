@@ -17,8 +17,8 @@ from assay.documents import Block, Chunk, LoadedDocument, chunk_id, document_id
 from assay.errors import InvalidInputError
 from assay.ingest import textutil
 from assay.ingest.chunking import CHARS_PER_TOKEN, approximate_tokens, chunk_document
-from assay.ingest.markdown import _atx_heading
 from assay.ingest.loaders import load_file
+from assay.ingest.markdown import _atx_heading
 from assay.ingest.textutil import TOKEN
 
 

@@ -144,6 +144,7 @@ def test_j6_resolve_records_the_verdict_and_audits_it(engine: Assay) -> None:
         "verdict": "incorrect",
         "note": "below zero is forbidden",
         "confidence_score": 0.42,
+        "correction": None,
     }
     assert engine.audit.list(limit=1)[0].event_id == event.event_id
     report = engine.audit.verify()  # as `assay audit verify` runs it, replay included

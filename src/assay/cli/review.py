@@ -93,12 +93,24 @@ def _passages(engine: Assay, item: ReviewItem) -> dict[str, str]:
     "--verdict", required=True, help="Whether the answer was right: correct or incorrect."
 )
 @click.option("--note", help="What the reviewer found (kept with the verdict).")
+@click.option(
+    "--correction",
+    metavar="ANSWER",
+    help="With --verdict incorrect: the right answer (kept with the verdict and audited).",
+)
 @db_option
 @json_option
-def resolve(item_id: int, verdict: str, note: str | None, db: Path | None, as_json: bool) -> None:
+def resolve(
+    item_id: int,
+    verdict: str,
+    note: str | None,
+    correction: str | None,
+    db: Path | None,
+    as_json: bool,
+) -> None:
     """Record the verdict on ITEM_ID; it is audited and kept as a calibration label."""
     with Assay(db, create=False) as engine:
-        item = engine.review.resolve(item_id, verdict, note)
+        item = engine.review.resolve(item_id, verdict, note, correction=correction)
     if as_json:
         emit_json(item.to_dict())
         return
@@ -149,4 +161,6 @@ def _print_item(item: ReviewItem, passages: dict[str, str]) -> None:
         click.echo(f"verdict: {item.verdict} at {item.resolved_at}")
         if item.note:
             click.echo(f"note: {item.note}")
+        if item.correction:
+            click.echo(f"right answer: {item.correction}")
         click.echo(f"resolution event: {item.resolution_event_id}")

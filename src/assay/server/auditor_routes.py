@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from assay.audit.seal import Checkpoint
 from assay.hashing import canonical_json
@@ -101,6 +101,9 @@ class Verdict(BaseModel):
 
     verdict: Literal["correct", "incorrect"]
     note: str | None = None
+    correction: str | None = Field(
+        None, description="With verdict incorrect: the right answer, as the reviewer knows it."
+    )
 
 
 @router.get("/review", summary="The human-review queue (J6)")
@@ -122,4 +125,5 @@ def review_item(item_id: ItemId, request: Request) -> dict[str, Any]:
 @router.post("/review/{item_id}", summary="Record a reviewer's verdict (audited)")
 def resolve(item_id: ItemId, body: Verdict, request: Request) -> dict[str, Any]:
     engine = acting_engine(request)
-    return engine.review.resolve(item_id, body.verdict, body.note).to_dict()
+    item = engine.review.resolve(item_id, body.verdict, body.note, correction=body.correction)
+    return item.to_dict()

@@ -153,6 +153,8 @@ class ReviewItem:
     note: str | None
     resolved_at: str | None
     resolution_event_id: str | None
+    #: the right answer, as the reviewer wrote it when the answer was wrong
+    correction: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form, as the CLI prints it."""

@@ -146,9 +146,16 @@ class ReviewRepository(Protocol):
         ...
 
     def resolve(
-        self, item_id: int, *, verdict: str, note: str | None, resolved_at: str, event_id: str
+        self,
+        item_id: int,
+        *,
+        verdict: str,
+        note: str | None,
+        resolved_at: str,
+        event_id: str,
+        correction: str | None = None,
     ) -> None:
-        """Record a verdict on a pending item."""
+        """Record a verdict (and the right answer, if given) on a pending item."""
         ...
 
     def labels(self) -> list[tuple[float, bool, str]]:

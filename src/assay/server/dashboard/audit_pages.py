@@ -172,6 +172,7 @@ def review_resolve(
     request: Request,
     verdict: Annotated[str, Form()] = "",
     note: Annotated[str, Form()] = "",
+    correction: Annotated[str, Form()] = "",
     back: Annotated[str, Form()] = "pending",
 ) -> Response:
     """Record a verdict (audited, with the key as actor) and go back to the queue."""
@@ -180,7 +181,9 @@ def review_resolve(
         return caller
     back = back if back in STATUSES else "pending"
     try:
-        caller.engine.review.resolve(item_id, verdict, note.strip() or None)
+        caller.engine.review.resolve(
+            item_id, verdict, note.strip() or None, correction=correction.strip() or None
+        )
     except AssayError as exc:
         code = 409 if isinstance(exc, ConflictError) else 400
         code = 404 if isinstance(exc, NotFoundError) else code

@@ -338,3 +338,9 @@ def m004_audit_sealed_index(session: PostgresSession) -> None:
 def m005_key_min_severity(session: PostgresSession) -> None:
     """SQLite's m016: a key may carry the mildest severity it may ask under."""
     session.execute("ALTER TABLE api_keys ADD COLUMN min_severity TEXT")
+
+
+@migration
+def m006_review_correction(session: PostgresSession) -> None:
+    """SQLite's m017: a reviewer who marks an answer incorrect may write the right one."""
+    session.execute("ALTER TABLE review_queue ADD COLUMN correction TEXT")

@@ -11,7 +11,8 @@ from assay.store.sql.session import Session
 
 _COLUMNS = (
     "id, event_id, created_at, query, answer, reason, confidence_score, assessment,"
-    " policy_name, policy_version, status, verdict, note, resolved_at, resolution_event_id"
+    " policy_name, policy_version, status, verdict, note, resolved_at, resolution_event_id,"
+    " correction"
 )
 
 
@@ -54,12 +55,19 @@ class SQLReviewRepository:
         return {str(r["status"]): int(r["n"]) for r in rows}
 
     def resolve(
-        self, item_id: int, *, verdict: str, note: str | None, resolved_at: str, event_id: str
+        self,
+        item_id: int,
+        *,
+        verdict: str,
+        note: str | None,
+        resolved_at: str,
+        event_id: str,
+        correction: str | None = None,
     ) -> None:
         self._conn.execute(
-            "UPDATE review_queue SET status = 'resolved', verdict = ?, note = ?,"
+            "UPDATE review_queue SET status = 'resolved', verdict = ?, note = ?, correction = ?,"
             " resolved_at = ?, resolution_event_id = ? WHERE id = ? AND status = 'pending'",
-            (verdict, note, resolved_at, event_id, item_id),
+            (verdict, note, correction, resolved_at, event_id, item_id),
         )
 
     def labels(self) -> list[tuple[float, bool, str]]:

@@ -56,7 +56,8 @@ TABLES = (
         " payload, prev_hash, row_hash, actor, seal, schema_version"), "seq"),
     Table("review_queue", _columns(
         "id, event_id, created_at, query, answer, reason, confidence_score, assessment,"
-        " policy_name, policy_version, status, verdict, note, resolved_at, resolution_event_id"),
+        " policy_name, policy_version, status, verdict, note, resolved_at, resolution_event_id,"
+        " correction"),
         "id"),
     Table("calibration_maps", _columns(
         "id, target, model_key, version, method, params, n_labels, metrics, labels_sha256,"

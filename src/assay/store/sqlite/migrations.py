@@ -337,3 +337,9 @@ def m015_audit_sealed_index(conn: sqlite3.Connection) -> None:
 def m016_key_min_severity(conn: sqlite3.Connection) -> None:
     """A key may carry the mildest severity it may ask under (a floor; NULL: any)."""
     conn.execute("ALTER TABLE api_keys ADD COLUMN min_severity TEXT")
+
+
+@migration
+def m017_review_correction(conn: sqlite3.Connection) -> None:
+    """A reviewer who marks an answer incorrect may write the right one."""
+    conn.execute("ALTER TABLE review_queue ADD COLUMN correction TEXT")
