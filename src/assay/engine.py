@@ -346,6 +346,7 @@ class Assay:
         other = Assay(settings=self.settings, create=False, calibrate=self.calibrator is not None)
         other.policies = self.policies
         other._models = self._models  # loaded once, for every fork
+        other.audit.mark = self.audit.mark  # every thread checks the rows any of them wrote
         return other
 
     def acting_as(self, actor: str | None, *, severity_floor: str | None = None) -> Assay:

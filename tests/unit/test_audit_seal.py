@@ -12,6 +12,7 @@ import pytest
 from assay import Assay, InvalidInputError
 from assay.audit.log import _row_hash
 from assay.audit.seal import AuditKey, Checkpoint, read_checkpoints
+from assay.errors import StorageError
 from assay.hashing import canonical_json, sha256_hex
 from assay.settings import load_settings
 from tests.rawdb import RawDatabase
@@ -375,3 +376,61 @@ def test_b2_a_retired_key_seals_no_rows_after_the_rotation(
     with Assay(db_path, settings=rotated) as engine:
         [problem] = engine.audit.verify().problems
         assert problem.seq == 5 and "after the current key sealed row 3" in problem.problem
+
+
+def test_b2_a_running_engine_refuses_to_append_after_its_rows_were_cut(
+    sealed: Assay, db_path: Path | str
+) -> None:
+    """Issue 45: rows cut from the end after the newest checkpoint, the running service
+    sealed new rows onto the shortened chain and `verify --checkpoint` said intact. The
+    engine remembers the newest row it committed: a head short of it is refused."""
+    fill(sealed, 3)
+    point = sealed.audit.checkpoint()
+    fill(sealed, 2)  # rows 4 and 5, after the newest checkpoint
+    raw(db_path).execute("DELETE FROM audit_events WHERE seq >= 4")
+    with pytest.raises(StorageError, match=r"row 5, which this process appended, is gone"):
+        fill(sealed, 1)
+    assert sealed.audit.head()[0] == 3  # nothing was appended
+    fork = sealed.fork()  # the other threads of a service share the mark
+    with pytest.raises(StorageError, match="tampered"):
+        fill(fork, 1)
+    fork.close()
+    assert sealed.audit.verify(checkpoints=[point]).ok  # what the check above is for
+
+
+def test_b2_a_rewritten_head_is_refused_too(sealed: Assay, db_path: Path | str) -> None:
+    fill(sealed, 2)
+    rehash_from(raw(db_path), 2, new_query)  # the head keeps its seq, not its hash
+    with pytest.raises(StorageError, match="is rewritten"):
+        fill(sealed, 1)
+
+
+def test_b2_a_rolled_back_append_leaves_the_mark_where_it_was(sealed: Assay) -> None:
+    """The mark moves only with a commit: an audit row rolled back with its unit of work
+    (a failed ingest, a refused verdict) is not taken for a cut."""
+    fill(sealed, 1)
+    with pytest.raises(RuntimeError):
+        failing_unit_of_work(sealed, lambda: fill(sealed, 1))
+    assert sealed.audit.head()[0] == 1
+    fill(sealed, 1)  # row 2 again: no false alarm
+    assert sealed.audit.head()[0] == 2 and sealed.audit.verify().ok
+
+
+def test_commit_callbacks_run_after_commit_and_never_after_a_rollback(sealed: Assay) -> None:
+    db, ran = sealed.db, []
+    db.after_commit(lambda: ran.append("now"))  # no unit of work open: at once
+    with db.unit_of_work():
+        db.after_commit(lambda: ran.append("outer"))
+        with pytest.raises(RuntimeError):  # a savepoint inside it
+            failing_unit_of_work(sealed, lambda: db.after_commit(lambda: ran.append("inner")))
+        assert ran == ["now"]  # nothing before the commit
+    with pytest.raises(RuntimeError):
+        failing_unit_of_work(sealed, lambda: db.after_commit(lambda: ran.append("rolled back")))
+    assert ran == ["now", "outer"]
+
+
+def failing_unit_of_work(engine: Assay, work: Callable[[], object]) -> None:
+    """Run ``work`` in a unit of work that then fails (and so rolls back)."""
+    with engine.db.unit_of_work():
+        work()
+        raise RuntimeError("the rest of the unit of work failed")

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import builtins
 import re
+import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -36,7 +37,7 @@ from datetime import UTC, datetime
 from assay.audit.report import GENESIS_HASH, VerifyReport
 from assay.audit.seal import AuditKey, Checkpoint, Keyring
 from assay.audit.verify import ChainWalk, RowCheck
-from assay.errors import InvalidInputError, NotFoundError
+from assay.errors import InvalidInputError, NotFoundError, StorageError
 from assay.events import SCHEMA_VERSION, AuditRecord
 from assay.hashing import canonical_json, sha256_hex
 from assay.store.records import AuditEvent, AuditFilter, AuditRow
@@ -59,6 +60,39 @@ def _row_hash(columns: AuditRow) -> str:
 MAX_SEQ = 2**63 - 1
 
 
+class AppendMark:
+    """The newest row this process appended and saw committed: shared by a log's actors
+    and by an engine's forks, so that every thread of a service checks the same mark.
+
+    Before each append the head must still reach it, with the same hash when it is the
+    head: rows this process wrote do not vanish by themselves. Without the check, someone
+    who cut rows from the end (after the newest checkpoint) saw the running service seal
+    new rows onto the shortened chain, and ``verify --checkpoint`` found nothing wrong.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.seq, self.row_hash = 0, GENESIS_HASH
+
+    def advance(self, seq: int, row_hash: str) -> None:
+        """Record a committed row (the higher of it and the mark stays)."""
+        with self._lock:
+            if seq > self.seq:
+                self.seq, self.row_hash = seq, row_hash
+
+    def check(self, head_seq: int, head_hash: str) -> None:
+        """Refuse to append after a head that has lost a row this process committed."""
+        with self._lock:
+            seq, row_hash = self.seq, self.row_hash
+        if head_seq < seq or (head_seq == seq and head_hash != row_hash):
+            raise StorageError(
+                f"audit log tampered with: row {seq}, which this process appended, is "
+                f"{'gone' if head_seq < seq else 'rewritten'} (the log now ends at row "
+                f"{head_seq}); nothing more is appended. Run `assay audit verify "
+                "--checkpoint FILE` with your checkpoints and restore the log before restarting"
+            )
+
+
 class AuditLog:
     """Reads and appends the ``audit_events`` table of an assay database."""
 
@@ -78,11 +112,12 @@ class AuditLog:
         self.replay = replay
         self.actor = actor
         self.keys = Keyring(key, tuple(retired_keys))
+        self.mark = AppendMark()
 
     def as_actor(self, actor: str | None) -> AuditLog:
         """This log appending as ``actor`` (same database, keys and replay check)."""
         other = AuditLog(self._db, actor=actor, replay=self.replay)
-        other.keys = self.keys
+        other.keys, other.mark = self.keys, self.mark
         return other
 
     def append(
@@ -116,6 +151,7 @@ class AuditLog:
         }
         with self._db.unit_of_work():  # with for_append, the head cannot move under us
             seq, prev_hash = self._db.audit.head(for_append=True) or (0, GENESIS_HASH)
+            self.mark.check(seq, prev_hash)
             key = self.keys.current
             if key is None:
                 self._refuse_if_sealed(seq)
@@ -123,6 +159,7 @@ class AuditLog:
             row_hash = _row_hash(columns)
             seal = key.seal(row_hash) if key else None
             self._db.audit.insert(columns | {"row_hash": row_hash, "seal": seal})
+            self._db.after_commit(lambda: self.mark.advance(seq + 1, row_hash))
         return AuditEvent(
             seq=seq + 1, event_id=str(columns["event_id"]), created_at=created_at,
             kind=record.kind, query=query, query_hash=str(columns["query_hash"]),

@@ -15,7 +15,7 @@ so that every backend stores the same bytes and the audit chain verifies on any 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -310,6 +310,11 @@ class Database(Protocol):
 
     def unit_of_work(self) -> AbstractContextManager[object]:
         """One write transaction (joining the one already open on this database)."""
+        ...
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once the open unit of work commits (now, when none is open);
+        one that rolls back, or a nested one that fails, drops those registered in it."""
         ...
 
     def close(self) -> None:

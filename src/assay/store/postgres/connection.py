@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
@@ -140,6 +140,7 @@ class PostgresSession:
         self.url = url
         self._pool = pool(url, size=pool_size)
         self._held: psycopg.Connection[Any] | None = None
+        self._committed: list[Callable[[], None]] = []  # run once the unit of work commits
 
     def execute(self, sql: str, params: Params = (), /) -> psycopg.Cursor[Any] | Rows:
         """Run one statement (SQLite's parameter style when ``params`` are given)."""
@@ -171,10 +172,16 @@ class PostgresSession:
     @contextmanager
     def unit_of_work(self) -> Iterator[PostgresSession]:
         """One transaction (a savepoint inside another): all of it lands, or none of it."""
+        done: list[Callable[[], None]] = []
         try:
             if self._held is not None:
-                with self._held.transaction():
-                    yield self
+                waiting = len(self._committed)
+                try:
+                    with self._held.transaction():
+                        yield self
+                except BaseException:
+                    del self._committed[waiting:]  # the savepoint's writes are gone
+                    raise
                 return
             with self._borrowed() as conn:
                 self._held = conn
@@ -183,8 +190,19 @@ class PostgresSession:
                         yield self
                 finally:
                     self._held = None
+                    done, self._committed = self._committed, []
         except psycopg.Error as exc:
             raise _storage_error(exc, rolled_back=True) from exc
+        for callback in done:  # reached only when the transaction committed
+            callback()
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once the open unit of work commits (now, when none is open);
+        a unit of work or savepoint that rolls back drops those registered inside it."""
+        if self._held is None:
+            callback()
+        else:
+            self._committed.append(callback)
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:

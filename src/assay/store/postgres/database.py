@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 
 from assay.store.base import VectorIndexOptions
@@ -46,6 +47,10 @@ class PostgresDatabase:
     def unit_of_work(self) -> AbstractContextManager[object]:
         """One transaction; inside another it is a savepoint of that one."""
         return self.session.unit_of_work()
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once the open unit of work commits (now, when none is open)."""
+        self.session.after_commit(callback)
 
     def close(self) -> None:
         """Give the connection back to the pool."""

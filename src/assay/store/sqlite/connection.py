@@ -17,7 +17,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -69,10 +69,13 @@ class _Connection(sqlite3.Connection):
     write_lock: Path | None = None
     depth: int = 0
     applied: list[str] = []  # noqa: RUF012 (set per connection by _open)
+    #: what to run once the open transaction commits (:func:`after_commit`)
+    committed: list[Callable[[], None]] = []  # noqa: RUF012 (set per connection by _open)
 
 
 def _open(target: str) -> sqlite3.Connection:
     conn = sqlite3.connect(target, isolation_level=None, timeout=30.0, factory=_Connection)
+    conn.committed = []
     if target != ":memory:":
         conn.write_lock = (
             Path(target).expanduser().resolve().with_name(Path(target).name + "-writelock")
@@ -132,7 +135,27 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
             raise
         finally:
             _nest(conn, -1)
+            waiting = _take_committed(conn)
         conn.execute("COMMIT")
+        for callback in waiting:
+            callback()
+
+
+def _take_committed(conn: sqlite3.Connection) -> list[Callable[[], None]]:
+    """The callbacks waiting for the transaction's end, cleared from the connection."""
+    if not isinstance(conn, _Connection):
+        return []
+    waiting, conn.committed = conn.committed, []
+    return waiting
+
+
+def after_commit(conn: sqlite3.Connection, callback: Callable[[], None]) -> None:
+    """Run ``callback`` once the open transaction commits (now, when none is open); a
+    transaction or savepoint that rolls back drops the callbacks registered inside it."""
+    if getattr(conn, "depth", 0) == 0 or not isinstance(conn, _Connection):
+        callback()
+    else:
+        conn.committed.append(callback)
 
 
 @contextmanager
@@ -140,11 +163,14 @@ def _savepoint(conn: sqlite3.Connection, name: str) -> Iterator[None]:
     """A nested unit of work: its writes are undone alone when it fails."""
     conn.execute(f"SAVEPOINT {name}")
     _nest(conn, +1)
+    waiting = len(getattr(conn, "committed", ()))
     try:
         yield
     except BaseException:
         conn.execute(f"ROLLBACK TO {name}")
         conn.execute(f"RELEASE {name}")
+        if isinstance(conn, _Connection):
+            del conn.committed[waiting:]
         raise
     finally:
         _nest(conn, -1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from functools import cached_property
 from pathlib import Path
@@ -12,7 +13,7 @@ from assay.store.sql.keys import SQLKeyRepository
 from assay.store.sql.review import SQLReviewRepository
 from assay.store.sql.sources import SQLSourceRepository
 from assay.store.sqlite.audit import SQLiteAuditRepository
-from assay.store.sqlite.connection import connect, transaction
+from assay.store.sqlite.connection import after_commit, connect, transaction
 from assay.store.sqlite.monitor import SQLiteMonitorRepository
 
 if TYPE_CHECKING:
@@ -55,6 +56,10 @@ class SQLiteDatabase:
     def unit_of_work(self) -> AbstractContextManager[object]:
         """One write transaction; inside another it joins that one."""
         return transaction(self._conn)
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once the open unit of work commits (now, when none is open)."""
+        after_commit(self._conn, callback)
 
     def close(self) -> None:
         """Close the connection."""
