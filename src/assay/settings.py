@@ -66,6 +66,11 @@ setting                   environment                 meaning
 ``audit_retired_key_files`` ``ASSAY_AUDIT_RETIRED_KEY_FILES`` earlier audit keys, which
                                                       still check the rows they sealed
                                                       (separated by ``:``)
+``audit_checkpoint_file`` ``ASSAY_AUDIT_CHECKPOINT_FILE`` checkpoints ``assay serve``
+                                                      keeps: it checks the newest before
+                                                      it starts, appends one at start and
+                                                      at shutdown (kept away from the
+                                                      database's writers)
 ``ingest_max_file_mb``    ``ASSAY_INGEST_MAX_FILE_MB``  the largest file ingest reads
                                                       (default 64; an upload too)
 ``ingest_max_file_seconds`` ``ASSAY_INGEST_MAX_FILE_SECONDS`` the longest one file may
@@ -265,6 +270,7 @@ class Settings(BaseModel):
     auto_tighten: Annotated[float, Field(ge=0.0, le=0.5)] = 0.0
     audit_key_file: Path | None = None
     audit_retired_key_files: list[Path] = []
+    audit_checkpoint_file: Path | None = None
     ingest_max_file_mb: Annotated[float, Field(gt=0)] = 64.0
     ingest_max_file_seconds: Annotated[float, Field(gt=0)] = 1800.0
     encoding_cache_mb: Annotated[float, Field(ge=0)] = 256.0

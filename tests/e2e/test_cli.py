@@ -590,3 +590,28 @@ def test_b4_keys_create_takes_a_severity_floor_and_list_shows_it(db: Path) -> No
     assert "MIN SEVERITY" in listed.stdout and "legal" in listed.stdout
     bad = run_cli("keys", "create", "bot2", "--role", "reader", "--min-severity", "low", db=db)
     assert bad.exit_code == 2 and "safety_critical" in bad.stderr
+
+
+def test_b2_serve_will_not_start_on_a_log_cut_since_its_last_checkpoint(
+    db: Path, candidates: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 45: with audit_checkpoint_file set, `assay serve` checks the newest
+    checkpoint it wrote before any worker starts, and the app appends one at start and
+    at shutdown."""
+    from fastapi.testclient import TestClient
+
+    from assay.server import create_app
+    from assay.settings import load_settings
+
+    anchors = tmp_path / "serve.jsonl"
+    monkeypatch.setenv("ASSAY_AUDIT_CHECKPOINT_FILE", str(anchors))
+    score = ("score", "--query", "q", "--candidates", str(candidates), "--as-of", "2026-11-29")
+    for _ in range(3):
+        assert run_cli(*score, db=db).exit_code == 0
+    with TestClient(create_app(load_settings(db=db), warm=False)):
+        pass  # one checkpoint at start, one at shutdown
+    assert [line["seq"] for line in map(json.loads, anchors.read_text().splitlines())] == [3, 3]
+    RawDatabase(db).execute("DELETE FROM audit_events WHERE seq = 3")
+    monkeypatch.setattr("uvicorn.run", lambda *a, **k: pytest.fail("the server started"))
+    refused = run_cli("serve", db=db)
+    assert refused.exit_code == 1 and "row 3 is gone (cut from the end)" in refused.stderr

@@ -434,3 +434,37 @@ def failing_unit_of_work(engine: Assay, work: Callable[[], object]) -> None:
     with engine.db.unit_of_work():
         work()
         raise RuntimeError("the rest of the unit of work failed")
+
+
+def test_b2_a_service_checkpoint_file_catches_rows_cut_while_it_was_down(
+    sealed: Assay, db_path: Path | str, tmp_path: Path
+) -> None:
+    """Issue 45: the service checks the newest of its own checkpoints before it seals
+    anything, and appends one at start and at shutdown."""
+    anchors = tmp_path / "serve-checkpoints.jsonl"
+    fill(sealed, 2)
+    assert sealed.audit.anchor(anchors).seq == 2  # no file yet: nothing to check
+    fill(sealed, 2)
+    assert sealed.audit.anchor(anchors).seq == 4  # the service stops at row 4
+    assert len(read_checkpoints(anchors)) == 2
+    raw(db_path).execute("DELETE FROM audit_events WHERE seq >= 3")  # while it is down
+    with open_engine(db_path, key_file=None) as restarted:
+        restarted.audit.keys = sealed.audit.keys
+        with pytest.raises(StorageError, match="rows 3-4 are gone"):
+            restarted.audit.check_anchor(anchors)
+    assert len(read_checkpoints(anchors)) == 2  # a refused start writes nothing
+
+
+def test_b2_a_service_checkpoint_file_catches_a_rewritten_row(
+    sealed: Assay, db_path: Path | str, tmp_path: Path
+) -> None:
+    anchors = tmp_path / "serve-checkpoints.jsonl"
+    fill(sealed, 3)
+    sealed.audit.anchor(anchors)
+    rehash_from(raw(db_path), 2, new_query)
+    with pytest.raises(StorageError, match="row 3 no longer has the checkpointed hash"):
+        sealed.audit.check_anchor(anchors)
+    bare = Checkpoint.make(3, sealed.audit.head()[1], None, sealed_since=1)
+    anchors.write_text(canonical_json(bare.as_dict()) + "\n")  # forged without the key
+    with pytest.raises(StorageError, match="not sealed"):
+        sealed.audit.check_anchor(anchors)

@@ -33,9 +33,10 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 
 from assay.audit.report import GENESIS_HASH, VerifyReport
-from assay.audit.seal import AuditKey, Checkpoint, Keyring
+from assay.audit.seal import AuditKey, Checkpoint, Keyring, read_checkpoints
 from assay.audit.verify import ChainWalk, RowCheck
 from assay.errors import InvalidInputError, NotFoundError, StorageError
 from assay.events import SCHEMA_VERSION, AuditRecord
@@ -252,6 +253,57 @@ class AuditLog:
         seq, digest = self.head()
         first = self._db.audit.first_sealed(seq)
         return Checkpoint.make(seq, digest, self.keys.current, sealed_since=first, now=now)
+
+    def anchor(self, path: Path) -> Checkpoint:
+        """A service's own checkpoints: the newest in ``path`` must still hold (else
+        :class:`StorageError`, and the service does not start); then the head is
+        appended to ``path``, the anchor of the next start. Catches rows cut from the end
+        (or rewritten at the checkpoint) while the service was down, which the running
+        service's :class:`AppendMark` cannot see."""
+        self.check_anchor(path)
+        point = self.checkpoint()
+        try:
+            with path.open("a", encoding="utf-8") as out:
+                out.write(canonical_json(point.as_dict()) + "\n")
+        except OSError as exc:
+            raise InvalidInputError(
+                "audit_checkpoint_file", str(path), "point it at a writable file",
+                problem=f"cannot be written ({exc})",
+            ) from None  # fmt: skip
+        return point
+
+    def check_anchor(self, path: Path) -> None:
+        """:meth:`anchor`'s check alone: the newest checkpoint in ``path``, if any, holds."""
+        if not path.exists():
+            return
+        newest = max(read_checkpoints(path), key=lambda c: c.seq)
+        problem = self._checkpoint_problem(newest)
+        if problem:
+            raise StorageError(
+                f"audit log does not hold the newest checkpoint in {path} (seq "
+                f"{newest.seq}, {newest.created_at}): {problem}. Run `assay audit verify "
+                f"--checkpoint {path}` and restore the log before starting the service"
+            )
+
+    def _checkpoint_problem(self, point: Checkpoint) -> str | None:
+        """What a checkpoint finds wrong with the log now, reading two rows, not all."""
+        if point.seal is not None and not self.keys.empty:
+            problem = self.keys.seal_problem(point.digest, point.seal)
+            if problem:
+                return f"the checkpoint itself: {problem}"
+        elif point.seal is None and self.keys.current is not None and point.sealed_since:
+            return "the checkpoint is not sealed, though the rows it covers were"
+        head = self.head()[0]
+        if head < point.seq:
+            cut = (
+                f"row {point.seq} is"
+                if head + 1 == point.seq
+                else f"rows {head + 1}-{point.seq} are"
+            )
+            return f"{cut} gone (cut from the end)"
+        if point.seq and self._db.audit.hash_at(point.seq) != point.head:
+            return f"row {point.seq} no longer has the checkpointed hash (rewritten)"
+        return None
 
     def verify(
         self,

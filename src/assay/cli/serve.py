@@ -91,6 +91,8 @@ def serve(
     settings = load_settings(db=db)  # a bad setting fails here, before any worker starts
     with Assay(settings=settings) as engine:  # as does a sealed audit log without its key
         engine.audit.require_key_if_sealed()
+        if settings.audit_checkpoint_file is not None:  # or one cut since the last stop
+            engine.audit.check_anchor(settings.audit_checkpoint_file)
     options = ServeSettings(
         max_body_bytes=int(max_body_mb * MIB),
         max_upload_bytes=int(max_upload_mb * MIB),

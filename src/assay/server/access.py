@@ -46,6 +46,8 @@ class EnginePool:
     def __init__(self, settings: Settings) -> None:
         self.root = Assay(settings=settings)
         self.root.audit.require_key_if_sealed()  # no service that would break a sealed log
+        if settings.audit_checkpoint_file is not None:  # nor one on a log cut while down
+            self.root.audit.anchor(settings.audit_checkpoint_file)
         self._local = threading.local()
         self.ready = threading.Event()
 

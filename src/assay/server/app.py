@@ -78,6 +78,9 @@ def create_app(
         if checks is not None:
             checks.cancel()
         await anyio.to_thread.run_sync(app.state.ingest_worker.close)
+        anchors = settings.audit_checkpoint_file
+        if anchors is not None:  # the head as the service leaves it, on a thread's own engine
+            await anyio.to_thread.run_sync(lambda: engines.get().audit.anchor(anchors))
 
     app = FastAPI(
         title="assay",

@@ -121,6 +121,10 @@ class AuditRepository(Protocol):
         """The first sealed row at or before ``up_to_seq``, if any."""
         ...
 
+    def hash_at(self, seq: int) -> str | None:
+        """The ``row_hash`` of row ``seq``; ``None`` when there is no such row."""
+        ...
+
     def raw_rows(self) -> Iterator[AuditRow]:
         """Every row oldest first, text columns as the bytes stored (for verification)."""
         ...

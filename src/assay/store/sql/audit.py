@@ -69,6 +69,12 @@ class SQLAuditRepository:
         for row in self._conn.execute(sql, args):
             yield _event(dict(row))
 
+    def hash_at(self, seq: int) -> str | None:
+        row = self._conn.execute(
+            "SELECT row_hash FROM audit_events WHERE seq = ?", (min(int(seq), 2**63 - 1),)
+        ).fetchone()
+        return None if row is None else str(row["row_hash"])
+
     def first_sealed(self, up_to_seq: int) -> int | None:
         row = self._conn.execute(
             "SELECT MIN(seq) AS first FROM audit_events WHERE seal IS NOT NULL AND seq <= ?",
