@@ -25,7 +25,8 @@ the change.
 The dashboard never keeps a key in its cookie: logging in exchanges the key for a
 session (:meth:`KeyStore.open_session`), a random id of which only the sha256 is
 stored, with an expiry; logging out closes it, and revoking the key ends every
-session it opened.
+session it opened. A key keeps at most :data:`MAX_SESSIONS` open: a new login closes
+its oldest (a script that logs in in a loop cannot fill the table).
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ from assay.store.repositories import Database
 __all__ = ["ApiKey", "KeyStore", "Role", "parse_roles"]
 
 
+#: the open dashboard sessions one key may hold; a new login closes the oldest
+MAX_SESSIONS = 16
 _TOKEN = re.compile(r"assay_([0-9a-f]{12})_([A-Za-z0-9_-]{43})")
 _NAME = re.compile(r"[\w .@-]{1,64}")
 
@@ -128,11 +131,14 @@ class KeyStore:
         return key
 
     def open_session(self, key: ApiKey, lifetime: timedelta) -> str:
-        """A new dashboard session for ``key`` lasting ``lifetime``: its token (shown once)."""
+        """A new dashboard session for ``key`` lasting ``lifetime``: its token (shown once);
+        the key's oldest open sessions beyond :data:`MAX_SESSIONS` are closed."""
         token = "session_" + secrets.token_urlsafe(32)
         now = datetime.now(UTC)
+        opened = sha256_hex(token)
         with self._db.unit_of_work():
-            self._db.keys.open_session(sha256_hex(token), key.id, _iso(now), _iso(now + lifetime))
+            self._db.keys.open_session(opened, key.id, _iso(now), _iso(now + lifetime))
+            self._db.keys.close_sessions_beyond(key.id, opened, MAX_SESSIONS, _iso(now))
         return token
 
     def session_key(self, token: str) -> ApiKey | None:

@@ -422,3 +422,17 @@ def test_b4_serve_options_travel_to_workers_and_a_bad_one_is_named() -> None:
         ServeSettings.from_environment({"ASSAY_SERVE_SESSION_HOURS": "-1"})
     with pytest.raises(InvalidInputError, match="ASSAY_SERVE_MAX_BODY_BYTES='2MB'"):
         ServeSettings.from_environment({"ASSAY_SERVE_MAX_BODY_BYTES": "2MB"})
+
+
+def test_b4_a_key_holds_a_bounded_number_of_sessions(tmp_path: Path) -> None:
+    """Issue 45: sessions per key were unbounded (a login loop filled the table). A new
+    login closes the key's oldest beyond MAX_SESSIONS, never itself."""
+    from datetime import timedelta
+
+    from assay.keys import MAX_SESSIONS
+
+    with Assay(tmp_path / "s.db") as engine:
+        key, _ = engine.keys.create("ops", ["auditor"])
+        tokens = [engine.keys.open_session(key, timedelta(hours=1)) for _ in range(40)]
+        open_ = [t for t in tokens if engine.keys.session_key(t) is not None]
+        assert len(open_) == MAX_SESSIONS and tokens[-1] in open_

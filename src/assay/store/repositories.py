@@ -194,6 +194,11 @@ class KeyRepository(Protocol):
         """The active key of an open session unexpired at ``now``, if any."""
         ...
 
+    def close_sessions_beyond(self, key_id: str, newest: str, keep: int, closed_at: str) -> None:
+        """Close the key's open sessions but ``newest`` (just opened) and the ``keep - 1``
+        most recent others."""
+        ...
+
     def close_session(self, id_sha256: str, closed_at: str) -> None:
         """Close a session (nothing if it is unknown or closed)."""
         ...

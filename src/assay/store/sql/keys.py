@@ -59,6 +59,15 @@ class SQLKeyRepository:
         ).fetchone()
         return _key(row) if row else None
 
+    def close_sessions_beyond(self, key_id: str, newest: str, keep: int, closed_at: str) -> None:
+        self._conn.execute(
+            "UPDATE dashboard_sessions SET closed_at = ? WHERE key_id = ? AND closed_at IS NULL"
+            " AND id_sha256 != ? AND id_sha256 NOT IN (SELECT id_sha256 FROM dashboard_sessions"
+            " WHERE key_id = ? AND closed_at IS NULL AND id_sha256 != ?"
+            " ORDER BY created_at DESC, id_sha256 LIMIT ?)",
+            (closed_at, key_id, newest, key_id, newest, keep - 1),
+        )
+
     def close_session(self, id_sha256: str, closed_at: str) -> None:
         self._conn.execute(
             "UPDATE dashboard_sessions SET closed_at = ? WHERE id_sha256 = ? AND closed_at IS NULL",
