@@ -200,6 +200,7 @@ class ServeSettings(BaseModel):
     monitor_every: float = Field(60.0, ge=0)  #: seconds between drift checks (0: never)
     session_hours: float = Field(8.0, ge=0.01, le=24 * 90)  #: a dashboard login's life
     secure_cookies: bool = False  #: Secure session cookies even on plain http
+    rate_limit: int = Field(0, ge=0, le=1_000_000)  #: requests a minute per key (0: none)
 
     def to_environment(self) -> dict[str, str]:
         """The ``ASSAY_SERVE_*`` variables that carry these options to a worker."""

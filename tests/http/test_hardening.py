@@ -436,3 +436,28 @@ def test_b4_a_key_holds_a_bounded_number_of_sessions(tmp_path: Path) -> None:
         tokens = [engine.keys.open_session(key, timedelta(hours=1)) for _ in range(40)]
         open_ = [t for t in tokens if engine.keys.session_key(t) is not None]
         assert len(open_) == MAX_SESSIONS and tokens[-1] in open_
+
+
+def test_b4_a_key_past_its_rate_limit_gets_429_with_retry_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 45: there was no rate limiting; one key could take the service."""
+    # a test of `assay serve --workers` before this one may leave it set in the process
+    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR", raising=False)
+    db = tmp_path / "limited.db"
+    with Assay(db) as engine:
+        _, reader = engine.keys.create("busy", ["reader"])
+        _, other = engine.keys.create("quiet", ["reader"])
+        _, auditor = engine.keys.create("metrics", ["auditor"])
+    options = ServeSettings(monitor_every=0, rate_limit=3)
+    app = create_app(load_settings(db=db), warm=False, options=options)
+    with TestClient(app) as client:
+        busy = {"Authorization": f"Bearer {reader}"}
+        assert [client.get("/v1/models", headers=busy).status_code for _ in range(3)] == [200] * 3
+        refused = client.get("/v1/models", headers=busy)
+        assert refused.status_code == 429 and refused.json()["error"]["code"] == "rate_limited"
+        assert int(refused.headers["retry-after"]) >= 1
+        quiet = client.get("/v1/models", headers={"Authorization": f"Bearer {other}"})
+        assert quiet.status_code == 200
+        text = client.get("/metrics", headers={"Authorization": f"Bearer {auditor}"}).text
+        assert "assay_rate_limited_total{" in text

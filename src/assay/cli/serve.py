@@ -56,6 +56,11 @@ def blas_threads_per_worker(workers: int, cores: int | None = None) -> int:
     help="Mark the dashboard's session cookie Secure even on plain http (behind a TLS proxy).",
 )  # fmt: skip
 @click.option(
+    "--rate-limit", type=click.IntRange(0, 1_000_000), default=0, show_default=True,
+    help="Requests a minute each API key may make, per worker process (0: no limit); "
+    "past it, 429 with Retry-After.",
+)  # fmt: skip
+@click.option(
     "--root-path", default="",
     help="The path prefix a reverse proxy serves the app under, e.g. /assay.",
 )  # fmt: skip
@@ -75,6 +80,7 @@ def serve(
     monitor_every: float,
     session_hours: float,
     secure_cookies: bool,
+    rate_limit: int,
     root_path: str,
     log_level: str,
     db: Path | None,
@@ -99,6 +105,7 @@ def serve(
         monitor_every=monitor_every,
         session_hours=session_hours,
         secure_cookies=secure_cookies,
+        rate_limit=rate_limit,
     )
     # uvicorn starts each worker from an import string: the environment carries the rest
     os.environ["ASSAY_DB"] = settings.database_url or str(settings.db_file)

@@ -113,6 +113,7 @@ def create_app(
     app.add_middleware(
         RequestContext,
         authenticate=lambda token: engines.get().keys.authenticate(token),
+        rate_per_minute=options.rate_limit,
         required_role=route_roles(lambda: [*app.routes, *(r for x in routers for r in x.routes)]),
         max_body_bytes=options.max_body_bytes,
         max_upload_bytes=options.max_upload_bytes,

@@ -37,6 +37,11 @@ ABSTENTIONS = Counter(
     "Requests that ended without evidence-backed output, by status.",
     ("endpoint", "policy", "status"),
 )
+RATE_LIMITED = Counter(
+    "assay_rate_limited_total",
+    "Requests refused with 429: the key's requests per minute were used up.",
+    ("key",),
+)
 CONFIDENCE = Histogram(
     "assay_confidence",
     "Confidence of each request (ask: set confidence; score: best admitted item).",

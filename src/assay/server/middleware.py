@@ -1,14 +1,14 @@
 """The ASGI layer around every request, before the app reads a byte of the body.
 
 In order: a request id (``X-Request-ID``, kept if the caller sent a sane one); for the
-API (``/v1``, ``/metrics``) a valid key, or 401 at once, and the role the route needs,
-or 403 at once, so that a caller without them cannot make the server read, parse or
-spool a body (a reader's broken body to a curator's route is 403, not 422); for the
-dashboard's forms, a
-same-origin check (its session cookie is SameSite=Strict, but another port of the same
-host is the same site); the body size limit (413, also for bodies without a
-Content-Length); the latency metric; and, for a bug, a 500 in the API's error shape
-with the request id, logged with its traceback.
+API (``/v1``, ``/metrics``) a valid key, or 401 at once, the role the route needs, or
+403 at once, and a request left in the key's minute (:mod:`assay.server.ratelimit`), or
+429 with ``Retry-After``, so that a caller without them cannot make the server read,
+parse or spool a body (a reader's broken body to a curator's route is 403, not 422);
+for the dashboard's forms, a same-origin check (its session cookie is SameSite=Strict,
+but another port of the same host is the same site); the body size limit (413, also
+for bodies without a Content-Length); the latency metric; and, for a bug, a 500 in the
+API's error shape with the request id, logged with its traceback.
 
 Written as plain ASGI (not ``BaseHTTPMiddleware``) because it runs on every request of
 a service whose scoring path is measured in milliseconds.
@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 from assay.keys import ApiKey, Role
 from assay.server import metrics
+from assay.server.ratelimit import RateLimiter
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -65,6 +66,7 @@ class RequestContext:
         *,
         authenticate: Callable[[str], ApiKey | None],
         required_role: Callable[[Scope], Role | None] = lambda scope: None,
+        rate_per_minute: int = 0,
         max_body_bytes: int,
         max_upload_bytes: int,
         upload_paths: tuple[str, ...] = ("/v1/ingest",),
@@ -73,6 +75,7 @@ class RequestContext:
         self.app = app
         self.authenticate = authenticate
         self.required_role = required_role
+        self.limiter = RateLimiter(rate_per_minute)
         self.max_body_bytes = max_body_bytes
         self.max_upload_bytes = max_upload_bytes
         self.upload_paths = upload_paths
@@ -162,6 +165,15 @@ class RequestContext:
             role = self.required_role(scope)
             if role is not None and not key.allows(role):
                 return 403, "forbidden", forbidden_message(key, role), []
+            wait = self.limiter.take(key.id)
+            if wait is not None:
+                metrics.RATE_LIMITED.labels(key.id).inc()
+                after = RateLimiter.retry_after(wait)
+                message = (
+                    f"key {key.id} has used its {self.limiter.per_minute} requests a minute; "
+                    f"retry after {after} s (the limit is `assay serve --rate-limit`)"
+                )
+                return 429, "rate_limited", message, [(b"retry-after", after.encode())]
             state["key"] = key
         elif path.startswith("/dashboard") and method in _UNSAFE and _cross_origin(headers):
             return 403, "cross_origin", _CROSS_ORIGIN, []
