@@ -203,6 +203,30 @@ def test_a_damaged_payload_is_shown_not_refused(engine: Assay, db_path: Path | s
     assert not engine.audit.verify().ok
 
 
+@pytest.mark.parametrize(
+    "payload",
+    [
+        '{"x": ' + "9" * 5000 + "}",  # past Python's digit limit for int()
+        '{"x": ' + "[" * 100_000 + "]" * 100_000 + "}",  # past the parser's depth
+        '{"x": "\\ud800"}',  # a lone surrogate, which no output encodes
+    ],
+    ids=["5000 digits", "nested 100k deep", "lone surrogate"],
+)
+def test_a_payload_no_parser_or_output_takes_is_shown_not_refused(
+    engine: Assay, db_path: Path | str, payload: str
+) -> None:
+    """Issue 45: `audit list/show/export` exited 70 on such rows, though the docs say a
+    damaged row is shown."""
+    event_id = fill(engine, 1)[0]
+    raw(db_path).execute("UPDATE audit_events SET payload = ?", (payload,))
+    event = engine.audit.get(event_id)
+    assert event.payload == {"unreadable_payload": payload}
+    assert [e.event_id for e in engine.audit.list()] == [event_id]
+    [exported] = engine.audit.iter_all()
+    assert json.dumps(exported.payload, ensure_ascii=False).encode("utf-8")
+    assert not engine.audit.verify().ok
+
+
 def test_j8_caller_names_the_models_behind_the_scores(engine: Assay) -> None:
     result = engine.score(
         "q", [], policy="legal", as_of=AS_OF, models={"similarity": "acme-embed v3 cosine"}

@@ -101,10 +101,14 @@ def _where(
 
 
 def _payload(text: str) -> JsonObject:
-    """The stored payload; a damaged one is shown as it is rather than refused."""
+    """The stored payload; a damaged one is shown as it is rather than refused: not
+    JSON, not an object, numbers of thousands of digits, nesting past the parser's
+    depth, or escapes of lone surrogates (which no output could encode)."""
     try:
         value = json.loads(text)
-    except json.JSONDecodeError:
+        if "\\ud" in text.lower():  # an escaped surrogate: a lone one survives loads
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except (ValueError, RecursionError):  # JSONDecodeError and the digit limit included
         return {"unreadable_payload": text}
     return value if isinstance(value, dict) else {"unreadable_payload": text}
 
