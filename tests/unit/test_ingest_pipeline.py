@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import time
 from datetime import date
 from pathlib import Path
 
 import pytest
 
 from assay import Assay, UnknownSourceError
-from assay.ingest import pipeline
+from assay.ingest import deadline
 from assay.ingest.pipeline import IngestOptions, ingest
 from assay.ingest.textutil import file_uri
 from assay.models.embedder import HashingEmbedder
@@ -186,7 +187,7 @@ def test_a_file_over_the_time_limit_fails_and_writes_nothing(
     kb: Assay, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     clock = iter(range(0, 10_000, 10))  # every look at the clock is 10 s later
-    monkeypatch.setattr(pipeline.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(deadline.time, "monotonic", lambda: next(clock))
     doc = write(tmp_path / "a.md", "Charge between 0 and 45 degrees.\n")
     report = run(kb, doc, source_id="manual", max_file_seconds=15)
     error = report.files[0].error or ""
@@ -210,7 +211,7 @@ def test_chunking_stops_at_the_time_limit_not_after_it(
     """Issue 45: the limit was checked only once chunking had finished, so a text a
     tokenizer is slow on ran for minutes under a limit of seconds."""
     clock = iter(range(0, 10_000, 10))  # every look at the clock is 10 s later
-    monkeypatch.setattr(pipeline.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(deadline.time, "monotonic", lambda: next(clock))
     text = " ".join(f"Sentence {i} says something about charging." for i in range(3000))
     doc = write(tmp_path / "long.txt", text)
     embedder = CountingHashingEmbedder()
@@ -352,3 +353,44 @@ def test_a_file_may_name_a_source_that_gains_it_nothing(db_path: Path, tmp_path:
         [outcome] = engine.ingest([doc], options=IngestOptions(source_id="regs")).files
         assert outcome.status == "added", outcome.error
         assert [d.source_id for d in engine.store.documents_in(file_uri(doc))] == ["regs-draft"]
+
+
+def shared_stream_pdf(path: Path, pages: int = 10, ops: int = 400_000) -> Path:
+    """A small PDF whose pages all draw one flate stream of ``ops`` text operators (about
+    27 bytes each decompressed): pypdf parses the stream again for every page."""
+    from pypdf import PdfWriter
+    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+    writer = PdfWriter()
+    for _ in range(pages):
+        writer.add_blank_page(612, 792)
+    stream = DecodedStreamObject()
+    stream.set_data(b"BT /F1 12 Tf 72 720 Td (xxxxxxxxxx) Tj ET\n" * ops)
+    content = writer._add_object(stream.flate_encode())
+    font = DictionaryObject(
+        {NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
+         NameObject("/BaseFont"): NameObject("/Helvetica")}
+    )  # fmt: skip
+    fonts = DictionaryObject({NameObject("/F1"): writer._add_object(font)})
+    for page in writer.pages:
+        page[NameObject("/Contents")] = content
+        page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): fonts})
+    writer.write(path)
+    return path
+
+
+def test_a_pdf_that_keeps_its_parser_busy_stops_at_the_time_limit(
+    kb: Assay, tmp_path: Path
+) -> None:
+    """Issue 45: a small PDF whose pages share one huge compressed stream ran 43 s under
+    a 5 s limit, checked only between steps; the limit is now a hard one while reading."""
+    bomb = shared_stream_pdf(tmp_path / "bomb.pdf")
+    assert bomb.stat().st_size < 200_000
+    started = time.monotonic()
+    [outcome] = run(kb, bomb, source_id="manual", max_file_seconds=1).files
+    elapsed = time.monotonic() - started
+    assert outcome.status == "failed" and "took more than 1 s (stopped while reading)" in (
+        outcome.error or ""
+    )
+    assert elapsed < 4.0  # parsing it through takes about 10 s a page
+    assert kb.store.stats().documents == 0

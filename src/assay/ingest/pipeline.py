@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import functools
 import stat
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
@@ -38,6 +37,7 @@ from assay.documents import Chunk, LoadedDocument, document_id
 from assay.errors import AssayError, InvalidInputError
 from assay.ingest.ceiling import trust_gained
 from assay.ingest.chunking import approximate_tokens, chunk_document
+from assay.ingest.deadline import FileDeadline
 from assay.ingest.loaders import iter_files, load_file
 from assay.ingest.textutil import bad_file, file_uri, safe_text, shown
 from assay.models.embedder import Embedder, Vectors
@@ -187,7 +187,7 @@ class _Prepared:
     pending: list[tuple[StoredDocument, list[Chunk]]]  #: new or changed documents
     unchanged: list[str]
     replaced: int
-    deadline: _Deadline
+    deadline: FileDeadline
     shown_as: str | None = None  #: the uri an upload is recorded under, for its errors
 
     @property
@@ -204,12 +204,11 @@ def _prepare(
     policies: Sequence[Policy],
 ) -> _Prepared | FileOutcome:
     """Read and chunk ``path`` (its documents that changed); a failure is its outcome."""
-    deadline = _Deadline(path, options.max_file_seconds)
+    deadline = FileDeadline(path, options.max_file_seconds)
     count_tokens = deadline.guarding(getattr(embedder, "count_tokens", approximate_tokens))
     try:
         _check_regular_file(path, options.max_file_bytes)
-        documents = load_file(path)
-        deadline.check("reading")
+        documents = deadline.run("reading", lambda: load_file(path))
         if options.uri is not None:  # '<file>#<record>' becomes '<uri>#<record>'
             local = file_uri(path)
             documents = [replace(d, uri=options.uri + d.uri[len(local) :]) for d in documents]
@@ -238,14 +237,17 @@ def _prepare(
                 unchanged.append(stored.id)
                 continue
             replaced += before is not None
-            chunks = chunk_document(
-                doc,
-                source_id=source_id,
-                max_tokens=options.max_tokens,
-                overlap_tokens=options.overlap_tokens,
-                count_tokens=count_tokens,
+            chunks = deadline.run(
+                "chunking",
+                functools.partial(
+                    chunk_document,
+                    doc,
+                    source_id=source_id,
+                    max_tokens=options.max_tokens,
+                    overlap_tokens=options.overlap_tokens,
+                    count_tokens=count_tokens,
+                ),
             )
-            deadline.check("chunking")
             pending.append((replace(stored, chunk_count=len(chunks)), chunks))
     except Exception as exc:  # any failure fails this file alone
         return _failed(path, exc, options.uri)
@@ -262,7 +264,7 @@ def _write(group: list[_Prepared], store: Store, embedding: _Embedding) -> list[
     if not group:
         return []
     texts = [embedding_text(c) for p in group for _, chunks in p.pending for c in chunks]
-    deadline = group[0].deadline if len(group) == 1 else _Deadline(group[0].path, None)
+    deadline = group[0].deadline if len(group) == 1 else FileDeadline(group[0].path, None)
     try:
         vectors = embedding.vectors(texts, deadline)
     except Exception as exc:
@@ -318,7 +320,7 @@ class _Embedding:
     def __init__(self, embedder: Embedder, encodings: EncodingCache | None) -> None:
         self.embedder, self.encodings = embedder, encodings
 
-    def vectors(self, texts: list[str], deadline: _Deadline) -> Vectors:
+    def vectors(self, texts: list[str], deadline: FileDeadline) -> Vectors:
         """Embed in slices of similar lengths (the model pads a batch to its longest
         text), checking the deadline between them; rows in the order of ``texts``."""
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
@@ -335,34 +337,6 @@ class _Embedding:
         vectors = np.empty_like(np.concatenate(parts))
         vectors[order] = np.concatenate(parts)
         return vectors
-
-
-class _Deadline:
-    """The time one file may take (``max_file_seconds``), checked between steps."""
-
-    def __init__(self, path: Path, seconds: float | None) -> None:
-        self.path, self.seconds = path, seconds
-        self.until = None if seconds is None else time.monotonic() + seconds
-
-    def guarding(self, count: Callable[[str], int]) -> Callable[[str], int]:
-        """``count`` checking the deadline before each call, so that chunking a text a
-        tokenizer is slow on stops at the limit instead of after it."""
-
-        @functools.wraps(count)
-        def guarded(text: str) -> int:
-            self.check("chunking")
-            return count(text)
-
-        return guarded
-
-    def check(self, step: str) -> None:
-        if self.until is not None and time.monotonic() > self.until:
-            raise bad_file(
-                self.path,
-                f"took more than {self.seconds:g} s (stopped while {step})",
-                "split it into smaller files, or raise the setting ingest_max_file_seconds "
-                "(ASSAY_INGEST_MAX_FILE_SECONDS)",
-            )
 
 
 def _check_regular_file(path: Path, max_bytes: int | None) -> None:
