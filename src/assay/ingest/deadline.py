@@ -30,8 +30,22 @@ class _Expired(BaseException):
     """The alarm went off (a BaseException: a parser's ``except Exception`` lets it by)."""
 
 
+#: seconds between alarms once the time is up, until :func:`_disarm`
+_REPEAT = 0.05
+
+
 def _expire(signum: int, frame: Any) -> None:
     raise _Expired
+
+
+def _disarm() -> None:
+    """Stop the alarm, even when it goes off once more while this runs."""
+    while True:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            return
+        except _Expired:
+            continue
 
 
 class FileDeadline:
@@ -53,7 +67,11 @@ class FileDeadline:
         return guarded
 
     def run(self, step: str, work: Callable[[], T]) -> T:
-        """``work()``, interrupted when the time is up (see the module docstring)."""
+        """``work()``, interrupted when the time is up (see the module docstring).
+
+        The alarm repeats every :data:`_REPEAT` seconds until disarmed: an interruption
+        that lands where Python swallows exceptions (a garbage-collector callback) is
+        followed by the next one."""
         armed = (
             self.until is not None
             and hasattr(signal, "setitimer")
@@ -66,15 +84,14 @@ class FileDeadline:
             raise self._error(step)
         previous = signal.signal(signal.SIGALRM, _expire)
         try:
-            signal.setitimer(signal.ITIMER_REAL, remaining)
             try:
+                signal.setitimer(signal.ITIMER_REAL, remaining, _REPEAT)
                 return work()
             finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-        except _Expired:  # also when it went off between the work and the disarming
+                _disarm()
+                signal.signal(signal.SIGALRM, previous)
+        except _Expired:  # from the work, or from the cleanup before it was disarmed
             raise self._error(step) from None
-        finally:
-            signal.signal(signal.SIGALRM, previous)
 
     def check(self, step: str) -> None:
         """Fail the file when its time is up."""
