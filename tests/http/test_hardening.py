@@ -4,6 +4,8 @@ make the server read a body without a key, see server paths, or crash a route.""
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import signal
 import sqlite3
@@ -461,3 +463,29 @@ def test_b4_a_key_past_its_rate_limit_gets_429_with_retry_after(
         assert quiet.status_code == 200
         text = client.get("/metrics", headers={"Authorization": f"Bearer {auditor}"}).text
         assert "assay_rate_limited_total{" in text
+
+
+def test_the_dashboard_exports_the_filtered_audit_trail_as_csv(service: Service) -> None:
+    """Issue 43: the dashboard had no CSV export. A cell a spreadsheet would run as a
+    formula (a question starting with "=") is written as text."""
+    with Assay(service.db) as engine:
+        engine.score('=HYPERLINK("http://evil.example","charging")', [], policy="legal")
+        wanted = [e.event_id for e in engine.audit.iter_all(kind="score")]
+    client = service.client
+    try:
+        dashboard_login(client, service.tokens["auditor"])
+        page = client.get("/dashboard/audit?kind=score").text
+        assert 'href="/dashboard/audit.csv?kind=score"' in page
+        response = client.get("/dashboard/audit.csv?kind=score")
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/csv")
+        rows = list(csv.DictReader(io.StringIO(response.text)))
+        assert [r["event_id"] for r in rows] == wanted and {r["kind"] for r in rows} == {"score"}
+        assert rows[-1]["query"].startswith("'=HYPERLINK(")
+        assert rows[-1]["outcome"] == "0 admitted, 0 excluded"
+        client.cookies.clear()
+        dashboard_login(client, service.tokens["reader"])
+        refused = client.get("/dashboard/audit.csv", follow_redirects=False)
+        assert refused.status_code == 403
+    finally:
+        client.cookies.clear()
