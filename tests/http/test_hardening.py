@@ -489,3 +489,21 @@ def test_the_dashboard_exports_the_filtered_audit_trail_as_csv(service: Service)
         assert refused.status_code == 403
     finally:
         client.cookies.clear()
+
+
+def test_the_calibration_page_shows_how_reviewed_confidence_held(tmp_path: Path) -> None:
+    """Issue 43: the dashboard had no calibration plots of live verdicts."""
+    from tests.unit.test_review import enqueue
+
+    db = tmp_path / "reviewed.db"
+    with Assay(db) as engine:
+        engine.sources.add("sds", "official")
+        _, auditor = engine.keys.create("auditor", ["auditor"])
+        for score, verdict in ((0.42, "correct"), (0.47, "incorrect"), (0.81, "correct")):
+            engine.review.resolve(enqueue(engine, score=score).id, verdict)
+    app = create_app(load_settings(db=db), warm=False, options=ServeSettings(monitor_every=0))
+    with TestClient(app) as client:
+        dashboard_login(client, auditor)
+        page = client.get("/dashboard/calibration").text
+    assert 'data-chart="review-reliability"' in page and page.count('class="point"') == 2
+    assert '<strong data-stat="reviewed">3</strong>' in page

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from markupsafe import Markup, escape
 
-__all__ = ["bar_chart", "calibration_chart", "line_chart"]
+__all__ = ["bar_chart", "calibration_chart", "line_chart", "reliability_chart"]
 
 _BAR_ROW = 26
 _BAR_LABEL = 120
@@ -135,6 +135,43 @@ def calibration_chart(
         f'<polyline class="curve" points="{line}"><title>{escape(method)} map</title></polyline>'
         f'<text class="axis-title" x="{left + plot / 2:.1f}" y="{top + plot + 32}" '
         'text-anchor="middle">raw score</text>'
+    )
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def reliability_chart(
+    points: Sequence[tuple[float, float, int]], *, name: str, title: str
+) -> Markup:
+    """``(mean confidence, share correct, count)`` per bin as dots (larger for more
+    answers) beside the diagonal of a confidence that means what it says."""
+    if not points:
+        return Markup('<p class="empty">no reviewed answers yet</p>')
+    size, left, top, bottom = 260, 40, 10, 38
+    plot = size - left - 12
+    most = max(n for _, _, n in points)
+
+    def x(v: float) -> float:
+        return left + plot * min(max(v, 0.0), 1.0)
+
+    def y(v: float) -> float:
+        return top + plot * (1.0 - min(max(v, 0.0), 1.0))
+
+    parts = [_open_svg(name, title, size, top + plot + bottom)]
+    parts.extend(_y_axis(y, left, plot))
+    parts.append(
+        f'<line class="diagonal" x1="{x(0):.1f}" y1="{y(0):.1f}" x2="{x(1):.1f}" y2="{y(1):.1f}"/>'
+    )
+    for score, correct, n in points:
+        radius = 3 + 5 * (n / most) ** 0.5
+        label = f"confidence {score:.2f}: {correct:.0%} of {n} reviewed answers correct"
+        parts.append(
+            f'<circle class="point" cx="{x(score):.1f}" cy="{y(correct):.1f}" r="{radius:.1f}">'
+            f"<title>{escape(label)}</title></circle>"
+        )
+    parts.append(
+        f'<text class="axis-title" x="{left + plot / 2:.1f}" y="{top + plot + 32}" '
+        'text-anchor="middle">confidence given</text>'
     )
     parts.append("</svg>")
     return Markup("".join(parts))

@@ -19,9 +19,20 @@ from assay.keys import Role
 from assay.monitor import Monitor, MonitorReport, WindowStats
 from assay.server.access import SESSION_COOKIE, EnginePool, SessionRules
 from assay.server.dashboard.audit_pages import router as audit_router
-from assay.server.dashboard.charts import bar_chart, calibration_chart, line_chart
+from assay.server.dashboard.charts import (
+    bar_chart,
+    calibration_chart,
+    line_chart,
+    reliability_chart,
+)
 from assay.server.dashboard.rendering import NAV, base_path, error_page, guard, render
-from assay.server.dashboard.views import band_label, calibration_curve, metric_rows
+from assay.server.dashboard.views import (
+    band_label,
+    calibration_curve,
+    expected_calibration_error,
+    metric_rows,
+    review_reliability,
+)
 
 __all__ = ["router"]
 
@@ -215,6 +226,18 @@ def calibration(request: Request) -> Response:
         stored = caller.engine.calibration.list()
     except AssayError as exc:
         return error_page(request, caller, exc)
+    binned = review_reliability(
+        [(score, right) for score, right, _ in caller.engine.review.labels()]
+    )
+    reviews = {
+        "count": sum(b.count for b in binned),
+        "ece": expected_calibration_error(binned),
+        "chart": reliability_chart(
+            [(b.mean_score, b.correct, b.count) for b in binned],
+            name="review-reliability",
+            title="Reviewed answers: confidence given against the share reviewers found correct",
+        ),
+    }
     maps = [
         {
             "map": m,
@@ -228,4 +251,7 @@ def calibration(request: Request) -> Response:
         }
         for m in reversed(stored)
     ]
-    return render(request, "calibration.html", key=caller.key, active="/calibration", maps=maps)
+    return render(
+        request, "calibration.html", key=caller.key, active="/calibration", maps=maps,
+        reviews=reviews,
+    )  # fmt: skip

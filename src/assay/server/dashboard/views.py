@@ -203,3 +203,38 @@ def _metric_name(key: str) -> str:
 def calibration_curve(stored: StoredMap, steps: int = 50) -> Sequence[tuple[float, float]]:
     """The map sampled over [0, 1]: ``(raw score, calibrated probability)`` pairs."""
     return [(i / steps, float(stored.apply(i / steps))) for i in range(steps + 1)]
+
+
+@dataclass(frozen=True, slots=True)
+class ReliabilityBin:
+    """Reviewed answers whose confidence fell in one tenth of [0, 1]."""
+
+    mean_score: float  #: their mean confidence score
+    correct: float  #: the share reviewers marked correct
+    count: int
+
+
+def review_reliability(
+    labels: Sequence[tuple[float, bool]], bins: int = 10
+) -> list[ReliabilityBin]:
+    """Reviewers' verdicts against the confidence each answer was given, in equal-width
+    bins (the empty ones left out): a reliability diagram of the live judge."""
+    grouped: dict[int, list[tuple[float, bool]]] = {}
+    for score, correct in labels:
+        grouped.setdefault(min(int(score * bins), bins - 1), []).append((score, correct))
+    return [
+        ReliabilityBin(
+            sum(s for s, _ in group) / len(group),
+            sum(1 for _, c in group if c) / len(group),
+            len(group),
+        )
+        for _, group in sorted(grouped.items())
+    ]
+
+
+def expected_calibration_error(binned: Sequence[ReliabilityBin]) -> float | None:
+    """The count-weighted mean gap between confidence and the share correct."""
+    total = sum(b.count for b in binned)
+    if not total:
+        return None
+    return sum(b.count * abs(b.correct - b.mean_score) for b in binned) / total
