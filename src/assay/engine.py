@@ -81,6 +81,10 @@ class _LoadedModels:
     judge: Judge | None = None
 
 
+#: the most items one listing returns (a larger limit overflowed the database's integer)
+MAX_LIST = 1_000_000
+
+
 class Assay:
     """One assay database with its source registry, policies and audit log."""
 
@@ -169,9 +173,11 @@ class Assay:
         """What the knowledge base holds, document by document (by uri): each with the
         source it was ingested under, its dates and its chunk count."""
         if limit is not None and (
-            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
+            isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIST
         ):
-            raise InvalidInputError("limit", limit, "give a positive number of documents")
+            raise InvalidInputError(
+                "limit", limit, f"give a number of documents from 1 to {MAX_LIST}"
+            )
         if source_id is not None:
             self.sources.get(source_id)  # an unknown source is an error, not an empty list
         return self.store.list_documents(source_id=source_id, limit=limit)

@@ -23,7 +23,7 @@ def documents() -> None:
 @documents.command("list")
 @click.option("--source", "source_id", help="Only the documents of this source.")
 @click.option(
-    "--limit", type=click.IntRange(min=1), help="At most this many (by uri) [default: all]."
+    "--limit", type=click.IntRange(1, 1_000_000), help="At most this many (by uri) [default: all]."
 )
 @db_option
 @json_option

@@ -16,6 +16,7 @@ import anyio.to_thread
 from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.engine import MAX_LIST
 from assay.errors import InvalidInputError
 from assay.hashing import sha256_hex
 from assay.ingest.loaders import SUPPORTED_SUFFIXES
@@ -190,7 +191,7 @@ def list_sources(
 
 @router.get("/documents", summary="The documents of the knowledge base, by uri")
 def list_documents(
-    request: Request, source: str | None = None, limit: int | None = Query(None, ge=1)
+    request: Request, source: str | None = None, limit: int | None = Query(None, ge=1, le=MAX_LIST)
 ) -> dict[str, Any]:
     """Each document with the source it was ingested under, its dates and chunk count
     (``source``: that source's only; ``limit``: at most this many)."""
