@@ -10,10 +10,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import asdict, dataclass
 from typing import Annotated
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import RedirectResponse, Response
 
 from assay.engine import Assay
@@ -33,14 +34,25 @@ KINDS = ("ask", "score", "review", "calibration", "key", "alert", "policy")
 PAGE = 50
 
 
+@dataclass
+class TrailFilters:
+    """The audit trail's filters, as the list's form sends them (blank: not filtered)."""
+
+    kind: str = ""
+    policy: str = ""
+    since: str = ""
+    until: str = ""
+    actor: str = ""
+
+    def given(self) -> dict[str, str]:
+        """The filters set, trimmed, as :meth:`assay.audit.AuditLog.list` takes them."""
+        return {k: v.strip() for k, v in asdict(self).items() if v.strip()}
+
+
 @router.get("/audit")
 def audit_list(
     request: Request,
-    kind: str = "",
-    policy: str = "",
-    since: str = "",
-    until: str = "",
-    actor: str = "",
+    filters: Annotated[TrailFilters, Depends()],
     before: int | None = None,
 ) -> Response:
     """The audit trail, newest first, filtered and paged by ``before=<seq>``."""
@@ -48,8 +60,7 @@ def audit_list(
     if isinstance(caller, Response):
         return caller
     engine = caller.engine
-    filters = {"kind": kind, "policy": policy, "since": since, "until": until, "actor": actor}
-    given = {k: v.strip() for k, v in filters.items() if v.strip()}
+    given = filters.given()
     before = before if before is not None and before > 0 else None
     try:
         events = engine.audit.list(limit=PAGE, before_seq=before, **given)
@@ -71,7 +82,7 @@ def audit_list(
         ],
         filters=filters,
         kinds=KINDS,
-        policies=sorted(set(engine.policies.names()) | ({policy} if policy else set())),
+        policies=sorted(set(engine.policies.names()) | {filters.policy} - {""}),
         keys=engine.keys.list(),
         older=older,
         newest=f"{base}/audit?" + urlencode(given) if before is not None else None,
@@ -88,14 +99,7 @@ _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
 @router.get("/audit.csv")
-def audit_csv(
-    request: Request,
-    kind: str = "",
-    policy: str = "",
-    since: str = "",
-    until: str = "",
-    actor: str = "",
-) -> Response:
+def audit_csv(request: Request, filters: Annotated[TrailFilters, Depends()]) -> Response:
     """The audit trail as the list filters it, oldest first, as CSV for a spreadsheet: one
     row per event with its summary (the full rows, hashes and payloads, come from
     ``assay audit export``). A cell that a spreadsheet would run as a formula is quoted
@@ -104,14 +108,12 @@ def audit_csv(
     if isinstance(caller, Response):
         return caller
     engine = caller.engine
-    filters = {"kind": kind, "policy": policy, "since": since, "until": until, "actor": actor}
-    given = {k: v.strip() for k, v in filters.items() if v.strip()}
     names = {k.id: k.name for k in engine.keys.list()}
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(_CSV_COLUMNS)
     try:
-        for n, e in enumerate(engine.audit.iter_all(**given)):
+        for n, e in enumerate(engine.audit.iter_all(**filters.given())):
             if n == CSV_ROWS:
                 break
             who = e.actor or ""

@@ -111,33 +111,11 @@ def calibration_chart(
     beside the diagonal of a map that changes nothing."""
     if len(curve) < 2:
         return Markup('<p class="empty">the map has too few points to draw</p>')
-    size, left, top, bottom = 260, 40, 10, 38
-    plot = size - left - 12
-
-    def x(v: float) -> float:
-        return left + plot * min(max(v, 0.0), 1.0)
-
-    def y(v: float) -> float:
-        return top + plot * (1.0 - min(max(v, 0.0), 1.0))
-
-    parts = [_open_svg(name, title, size, top + plot + bottom)]
-    parts.extend(_y_axis(y, left, plot))
-    for tick in (0.0, 0.5, 1.0):
-        parts.append(
-            f'<text class="axis-label" x="{x(tick):.1f}" y="{top + plot + 16}" '
-            f'text-anchor="middle">{tick:g}</text>'
-        )
-    parts.append(
-        f'<line class="diagonal" x1="{x(0):.1f}" y1="{y(0):.1f}" x2="{x(1):.1f}" y2="{y(1):.1f}"/>'
-    )
-    line = " ".join(f"{x(a):.1f},{y(b):.1f}" for a, b in curve)
-    parts.append(
+    square = _UnitSquare(name, title, "raw score")
+    line = " ".join(f"{square.x(a):.1f},{square.y(b):.1f}" for a, b in curve)
+    return square.close(
         f'<polyline class="curve" points="{line}"><title>{escape(method)} map</title></polyline>'
-        f'<text class="axis-title" x="{left + plot / 2:.1f}" y="{top + plot + 32}" '
-        'text-anchor="middle">raw score</text>'
     )
-    parts.append("</svg>")
-    return Markup("".join(parts))
 
 
 def reliability_chart(
@@ -147,34 +125,53 @@ def reliability_chart(
     answers) beside the diagonal of a confidence that means what it says."""
     if not points:
         return Markup('<p class="empty">no reviewed answers yet</p>')
-    size, left, top, bottom = 260, 40, 10, 38
-    plot = size - left - 12
-    most = max(n for _, _, n in points)
-
-    def x(v: float) -> float:
-        return left + plot * min(max(v, 0.0), 1.0)
-
-    def y(v: float) -> float:
-        return top + plot * (1.0 - min(max(v, 0.0), 1.0))
-
-    parts = [_open_svg(name, title, size, top + plot + bottom)]
-    parts.extend(_y_axis(y, left, plot))
-    parts.append(
-        f'<line class="diagonal" x1="{x(0):.1f}" y1="{y(0):.1f}" x2="{x(1):.1f}" y2="{y(1):.1f}"/>'
-    )
+    square, most = _UnitSquare(name, title, "confidence given"), max(n for _, _, n in points)
+    dots = []
     for score, correct, n in points:
         radius = 3 + 5 * (n / most) ** 0.5
         label = f"confidence {score:.2f}: {correct:.0%} of {n} reviewed answers correct"
-        parts.append(
-            f'<circle class="point" cx="{x(score):.1f}" cy="{y(correct):.1f}" r="{radius:.1f}">'
-            f"<title>{escape(label)}</title></circle>"
+        dots.append(
+            f'<circle class="point" cx="{square.x(score):.1f}" cy="{square.y(correct):.1f}" '
+            f'r="{radius:.1f}"><title>{escape(label)}</title></circle>'
         )
-    parts.append(
-        f'<text class="axis-title" x="{left + plot / 2:.1f}" y="{top + plot + 32}" '
-        'text-anchor="middle">confidence given</text>'
-    )
-    parts.append("</svg>")
-    return Markup("".join(parts))
+    return square.close("".join(dots))
+
+
+class _UnitSquare:
+    """A chart of [0, 1] against [0, 1]: axes, ticks, the diagonal and an x-axis title;
+    :meth:`close` adds what is drawn in it."""
+
+    size, left, top, bottom = 260, 40, 10, 38
+    plot = size - left - 12
+
+    def __init__(self, name: str, title: str, x_title: str) -> None:
+        self.x_title = x_title
+        self.parts = [_open_svg(name, title, self.size, self.top + self.plot + self.bottom)]
+        self.parts.extend(_y_axis(self.y, self.left, self.plot))
+        for tick in (0.0, 0.5, 1.0):
+            self.parts.append(
+                f'<text class="axis-label" x="{self.x(tick):.1f}" y="{self.top + self.plot + 16}" '
+                f'text-anchor="middle">{tick:g}</text>'
+            )
+        x0, y0, x1, y1 = self.x(0), self.y(0), self.x(1), self.y(1)
+        self.parts.append(
+            f'<line class="diagonal" x1="{x0:.1f}" y1="{y0:.1f}" x2="{x1:.1f}" y2="{y1:.1f}"/>'
+        )
+
+    def x(self, v: float) -> float:
+        return self.left + self.plot * min(max(v, 0.0), 1.0)
+
+    def y(self, v: float) -> float:
+        return self.top + self.plot * (1.0 - min(max(v, 0.0), 1.0))
+
+    def close(self, drawn: str) -> Markup:
+        """The chart with ``drawn`` (SVG elements) inside it."""
+        title_x, title_y = self.left + self.plot / 2, self.top + self.plot + 32
+        self.parts.append(
+            f'{drawn}<text class="axis-title" x="{title_x:.1f}" y="{title_y}" '
+            f'text-anchor="middle">{escape(self.x_title)}</text></svg>'
+        )
+        return Markup("".join(self.parts))
 
 
 def _open_svg(name: str, title: str, width: int, height: int) -> str:
