@@ -270,15 +270,21 @@ def test_e8_audit_filters_pages_exports_and_verifies(service: Service) -> None:
     assert verify["ok"] is True and verify["events"] == len(lines)
 
 
-def test_j6_review_queue_over_http(service: Service) -> None:
-    """An answer held for review is listed, resolved once, and the verdict is audited."""
-    held = service.client.post(
+def held_for_review(service: Service) -> dict[str, Any]:
+    """An answer the demo knowledge base holds for human review, asked over HTTP."""
+    held: dict[str, Any] = service.client.post(
         "/v1/ask",
         json={"question": "How long does a full charge of the HX-40 take?", "as_of": AS_OF,
               "policy": "informational"},
         headers=service.headers("reader"),
     ).json()  # fmt: skip
     assert held["review_id"] is not None, held["status"]
+    return held
+
+
+def test_j6_review_queue_over_http(service: Service) -> None:
+    """An answer held for review is listed, resolved once, and the verdict is audited."""
+    held = held_for_review(service)
     headers = service.headers("auditor")
     pending = service.client.get("/v1/review", headers=headers).json()["items"]
     assert held["review_id"] in [item["id"] for item in pending]
@@ -296,12 +302,7 @@ def test_j6_review_queue_over_http(service: Service) -> None:
 
 
 def test_j6_a_reviewer_gives_the_right_answer_over_http(service: Service) -> None:
-    held = service.client.post(
-        "/v1/ask",
-        json={"question": "How long does a full charge of the HX-40 take?", "as_of": AS_OF,
-              "policy": "informational"},
-        headers=service.headers("reader"),
-    ).json()  # fmt: skip
+    held = held_for_review(service)
     body = {"verdict": "incorrect", "correction": "About 3 hours from empty."}
     resolved = service.client.post(
         f"/v1/review/{held['review_id']}", json=body, headers=service.headers("auditor")
