@@ -26,6 +26,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from assay.audit import AuditLog
+from assay.audit.log import MAX_LIST
 from assay.audit.seal import AuditKey
 from assay.audit.verify import RowCheck
 from assay.calibration.apply import Calibrator, evidence_key, set_key
@@ -79,10 +80,6 @@ class _LoadedModels:
     reader: Reader | None = None
     answerer: Answerer | None = None
     judge: Judge | None = None
-
-
-#: the most items one listing returns (a larger limit overflowed the database's integer)
-MAX_LIST = 1_000_000
 
 
 class Assay:
@@ -359,7 +356,7 @@ class Assay:
         """This engine acting for ``actor`` (an API key id): the same database connection
         and models, with every audit event it appends, and every review verdict and key
         change it records, written as ``actor``; with the key's ``severity_floor``, it asks
-        under no milder policy (:func:`assay.keys.check_floor`). Cheap: one per request."""
+        under no milder policy (:func:`assay.policy.check_floor`). Cheap: one per request."""
         other = copy.copy(self)
         other.severity_floor = severity_floor
         other._opened = False  # closing a request's engine leaves the thread's connection open

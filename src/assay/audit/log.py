@@ -36,7 +36,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from assay.audit.report import GENESIS_HASH, VerifyReport
-from assay.audit.seal import AuditKey, Checkpoint, Keyring, read_checkpoints
+from assay.audit.seal import (
+    AuditKey,
+    Checkpoint,
+    Keyring,
+    append_checkpoint,
+    read_checkpoints,
+)
 from assay.audit.verify import ChainWalk, RowCheck
 from assay.errors import InvalidInputError, NotFoundError, StorageError
 from assay.events import SCHEMA_VERSION, AuditRecord
@@ -59,6 +65,8 @@ def _row_hash(columns: AuditRow) -> str:
 
 #: the largest sequence number SQLite and PostgreSQL (BIGINT) store
 MAX_SEQ = 2**63 - 1
+#: the most events one listing returns (a larger limit overflowed the database's integer)
+MAX_LIST = 1_000_000
 
 
 class AppendMark:
@@ -224,8 +232,8 @@ class AuditLog:
 
         ``before_seq`` pages backwards: only events older than that sequence number.
         """
-        if limit is not None and not 0 < limit <= 1_000_000:
-            raise InvalidInputError("limit", limit, "give a number of events from 1 to 1000000")
+        if limit is not None and not 0 < limit <= MAX_LIST:
+            raise InvalidInputError("limit", limit, f"give a number of events from 1 to {MAX_LIST}")
         where = _filters(policy=policy, kind=kind, since=since, until=until, actor=actor)
         # past the largest sequence number a database stores, "older than" means all of
         # them; the number as given overflowed the database's integer and failed the read
@@ -262,14 +270,7 @@ class AuditLog:
         service's :class:`AppendMark` cannot see."""
         self.check_anchor(path)
         point = self.checkpoint()
-        try:
-            with path.open("a", encoding="utf-8") as out:
-                out.write(canonical_json(point.as_dict()) + "\n")
-        except OSError as exc:
-            raise InvalidInputError(
-                "audit_checkpoint_file", str(path), "point it at a writable file",
-                problem=f"cannot be written ({exc})",
-            ) from None  # fmt: skip
+        append_checkpoint(path, point, setting="audit_checkpoint_file")
         return point
 
     def check_anchor(self, path: Path) -> None:
@@ -295,12 +296,7 @@ class AuditLog:
             return "the checkpoint is not sealed, though the rows it covers were"
         head = self.head()[0]
         if head < point.seq:
-            cut = (
-                f"row {point.seq} is"
-                if head + 1 == point.seq
-                else f"rows {head + 1}-{point.seq} are"
-            )
-            return f"{cut} gone (cut from the end)"
+            return f"{point.rows_after(head)} gone (cut from the end)"
         if point.seq and self._db.audit.hash_at(point.seq) != point.head:
             return f"row {point.seq} no longer has the checkpointed hash (rewritten)"
         return None

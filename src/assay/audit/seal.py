@@ -160,6 +160,11 @@ class Checkpoint:
     sealed_since: int | None = None
     seal: str | None = None
 
+    def rows_after(self, last: int) -> str:
+        """The rows this checkpoint covers beyond row ``last`` ("row 5 is", "rows 4-5
+        are"), for a message about rows cut from the end."""
+        return f"row {self.seq} is" if self.seq == last + 1 else f"rows {last + 1}-{self.seq} are"
+
     @property
     def digest(self) -> str:
         """What the seal covers: the checkpoint's other fields."""
@@ -233,3 +238,15 @@ def read_checkpoints(path: Path) -> list[Checkpoint]:
             problem="holds no checkpoint",
         )  # fmt: skip
     return found
+
+
+def append_checkpoint(path: Path, point: Checkpoint, *, setting: str) -> None:
+    """Append ``point`` to a checkpoint file as one JSON line; ``setting`` (the option or
+    setting that named the file) is what an error names."""
+    try:
+        with path.open("a", encoding="utf-8") as out:
+            out.write(canonical_json(point.as_dict()) + "\n")
+    except OSError as exc:
+        raise InvalidInputError(
+            setting, str(path), "write it somewhere writable", problem=f"failed ({exc})"
+        ) from None

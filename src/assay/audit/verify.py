@@ -197,15 +197,11 @@ class ChainWalk:
                 + " (seals stripped)",
             )
         if point.seq > last:
-            cut = (
-                f"row {point.seq} is"
-                if point.seq == last + 1
-                else f"rows {last + 1}-{point.seq} are"
-            )
             self._add(
                 last,
                 None,
-                f"{name}: {cut} missing (cut from the end after the checkpoint was taken)",
+                f"{name}: {point.rows_after(last)} missing (cut from the end after the "
+                "checkpoint was taken)",
             )
         elif self.seen.get(point.seq) != point.head:
             self._add(

@@ -10,7 +10,7 @@ from typing import TextIO
 import click
 
 from assay.audit import AuditEvent, VerifyReport
-from assay.audit.seal import AuditKey, read_checkpoints
+from assay.audit.seal import AuditKey, append_checkpoint, read_checkpoints
 from assay.cli.common import db_option, emit_json, json_option, shorten, table
 from assay.engine import Assay
 from assay.errors import InvalidInputError
@@ -196,17 +196,10 @@ def checkpoint(output: Path | None, db: Path | None) -> None:
     """
     with Assay(db, create=False) as engine:
         point = engine.audit.checkpoint()
-    line = canonical_json(point.as_dict())
     if output is None or str(output) == "-":
-        click.echo(line)
+        click.echo(canonical_json(point.as_dict()))
         return
-    try:
-        with output.open("a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
-    except OSError as exc:
-        raise InvalidInputError(
-            "--output", str(output), "write somewhere writable", problem=f"failed ({exc})"
-        ) from None
+    append_checkpoint(output, point, setting="--output")
     click.echo(f"checkpoint at seq {point.seq} appended to {output}", err=True)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from assay.audit.log import MAX_LIST
 from assay.cli.common import db_option, emit_json, json_option, table
 from assay.engine import Assay
 
@@ -23,7 +24,7 @@ def documents() -> None:
 @documents.command("list")
 @click.option("--source", "source_id", help="Only the documents of this source.")
 @click.option(
-    "--limit", type=click.IntRange(1, 1_000_000), help="At most this many (by uri) [default: all]."
+    "--limit", type=click.IntRange(1, MAX_LIST), help="At most this many (by uri) [default: all]."
 )
 @db_option
 @json_option

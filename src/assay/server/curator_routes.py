@@ -16,7 +16,7 @@ import anyio.to_thread
 from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.engine import MAX_LIST
+from assay.audit.log import MAX_LIST
 from assay.errors import InvalidInputError
 from assay.hashing import sha256_hex
 from assay.ingest.loaders import SUPPORTED_SUFFIXES
