@@ -131,7 +131,7 @@ class Assay:
         key_file = self.settings.audit_key_file
         key = AuditKey.load(key_file) if key_file else None  # before opening: nothing to close
         retired = [
-            AuditKey.load(path, setting="audit_retired_key_files")
+            AuditKey.load(path, setting="audit_retired_key_files", retired=True)
             for path in self.settings.audit_retired_key_files
         ]
         self._opened = database is None  # a database given is the caller's to close
@@ -349,7 +349,7 @@ class Assay:
         other = Assay(settings=self.settings, create=False, calibrate=self.calibrator is not None)
         other.policies = self.policies
         other._models = self._models  # loaded once, for every fork
-        other.audit.mark = self.audit.mark  # every thread checks the rows any of them wrote
+        other.audit.share_state_of(self.audit)  # every thread checks the rows any wrote
         return other
 
     def acting_as(self, actor: str | None, *, severity_floor: str | None = None) -> Assay:

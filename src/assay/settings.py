@@ -65,12 +65,15 @@ setting                   environment                 meaning
                                                       away from the database)
 ``audit_retired_key_files`` ``ASSAY_AUDIT_RETIRED_KEY_FILES`` earlier audit keys, which
                                                       still check the rows they sealed
-                                                      (separated by ``:``)
+                                                      (separated by ``:``; ``assay audit
+                                                      retire`` writes each one's last row)
 ``audit_checkpoint_file`` ``ASSAY_AUDIT_CHECKPOINT_FILE`` checkpoints ``assay serve``
                                                       keeps: it checks the newest before
-                                                      it starts, appends one at start and
-                                                      at shutdown (kept away from the
-                                                      database's writers)
+                                                      it starts, appends one at start,
+                                                      after every row it commits (about
+                                                      330 bytes a row) and at shutdown
+                                                      (kept away from the database's
+                                                      writers)
 ``ingest_max_file_mb``    ``ASSAY_INGEST_MAX_FILE_MB``  the largest file ingest reads
                                                       (default 64; an upload too)
 ``ingest_max_file_seconds`` ``ASSAY_INGEST_MAX_FILE_SECONDS`` the longest one file may

@@ -559,6 +559,30 @@ def test_b2_keygen_seal_checkpoint_and_verify_through_the_cli(
     assert "NOT checked: no audit key configured" in unkeyed.stdout
 
 
+def test_b2_audit_retire_writes_the_cut_off_into_the_old_key_through_the_cli(
+    db: Path, candidates: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Key rotation as docs/audit-log.md prints it: keygen, retire the old key, name it
+    retired; the old key then seals nothing that verifies."""
+    old, new = tmp_path / "old.key", tmp_path / "new.key"
+    score = ("score", "--query", "q", "--candidates", str(candidates), "--as-of", "2026-11-29")
+    assert run_cli("audit", "keygen", str(old)).exit_code == 0
+    monkeypatch.setenv("ASSAY_AUDIT_KEY_FILE", str(old))
+    assert run_cli(*score, db=db).exit_code == 0
+    assert run_cli("audit", "retire", str(old), db=db).exit_code == 2  # still the current key
+    assert run_cli("audit", "keygen", str(new)).exit_code == 0
+    monkeypatch.setenv("ASSAY_AUDIT_KEY_FILE", str(new))
+    retired = run_cli("audit", "retire", str(old), db=db)
+    assert retired.exit_code == 0 and "sealed rows up to seq 1" in retired.stdout
+    monkeypatch.setenv("ASSAY_AUDIT_RETIRED_KEY_FILES", str(old))
+    assert run_cli(*score, db=db).exit_code == 0
+    intact = run_cli("audit", "verify", db=db)
+    assert intact.exit_code == 0 and "sealed: 2 row(s)" in intact.stdout
+    monkeypatch.setenv("ASSAY_AUDIT_KEY_FILE", str(old))
+    reused = run_cli(*score, db=db)
+    assert reused.exit_code == 2 and "was retired after row 1" in reused.stderr
+
+
 def test_b2_a_sealed_log_without_its_key_refuses_writes_and_serve_will_not_start(
     db: Path, candidates: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -596,8 +620,8 @@ def test_b2_serve_will_not_start_on_a_log_cut_since_its_last_checkpoint(
     db: Path, candidates: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 45: with audit_checkpoint_file set, `assay serve` checks the newest
-    checkpoint it wrote before any worker starts, and the app appends one at start and
-    at shutdown."""
+    checkpoint it wrote before any worker starts, and the app appends one at start,
+    after every row and at shutdown."""
     from fastapi.testclient import TestClient
 
     from assay.server import create_app
@@ -609,8 +633,8 @@ def test_b2_serve_will_not_start_on_a_log_cut_since_its_last_checkpoint(
     for _ in range(3):
         assert run_cli(*score, db=db).exit_code == 0
     with TestClient(create_app(load_settings(db=db), warm=False)):
-        pass  # one checkpoint at start, one at shutdown
-    assert [line["seq"] for line in map(json.loads, anchors.read_text().splitlines())] == [3, 3]
+        pass  # one checkpoint at start; at shutdown none, the head has not moved
+    assert [line["seq"] for line in map(json.loads, anchors.read_text().splitlines())] == [3]
     RawDatabase(db).execute("DELETE FROM audit_events WHERE seq = 3")
     monkeypatch.setattr("uvicorn.run", lambda *a, **k: pytest.fail("the server started"))
     refused = run_cli("serve", db=db)

@@ -11,7 +11,7 @@ import pytest
 
 from assay import Assay, InvalidInputError
 from assay.audit.log import _row_hash
-from assay.audit.seal import AuditKey, Checkpoint, read_checkpoints
+from assay.audit.seal import AuditKey, Checkpoint, newest_checkpoint, read_checkpoints
 from assay.errors import StorageError
 from assay.hashing import canonical_json, sha256_hex
 from assay.settings import load_settings
@@ -378,6 +378,56 @@ def test_b2_a_retired_key_seals_no_rows_after_the_rotation(
         assert problem.seq == 5 and "after the current key sealed row 3" in problem.problem
 
 
+def test_b2_a_retired_key_carries_the_last_row_it_may_seal(
+    db_path: Path | str, key_file: Path
+) -> None:
+    """Issue 45: a retired key had no cut-off, only the rule that it seals nothing after
+    the new key's first row; before the new key sealed anything (a rotation over a
+    weekend, a quiet service) whoever kept the old key could append at will."""
+    with open_engine(db_path, key_file) as engine:
+        fill(engine, 2)
+    leaked = key_file.with_name("leaked.key")
+    leaked.write_text(key_file.read_text())  # a copy the old key's holder kept
+    new_key = key_file.with_name("new.key")
+    AuditKey.generate(new_key)
+    rotated = load_settings(
+        db=db_path, audit_key_file=new_key, audit_retired_key_files=str(key_file)
+    )
+    with Assay(db_path, settings=rotated) as engine:
+        assert engine.audit.retire_key(key_file).sealed_through == 2
+    assert "sealed-through 2" in key_file.read_text()
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    with open_engine(db_path, leaked) as engine:  # no row of the new key yet
+        fill(engine, 1)
+    with Assay(db_path, settings=rotated) as engine:
+        [problem] = engine.audit.verify().problems
+        assert problem.seq == 3 and "sealed its last row at seq 2" in problem.problem
+        forged = Checkpoint.make(3, engine.audit.head()[1], AuditKey.load(leaked))
+        [*_, late] = engine.audit.verify(checkpoints=[forged]).problems
+        assert "checkpoint" in late.problem and "sealed its last row at seq 2" in late.problem
+
+
+def test_b2_a_retired_key_cannot_seal_again_nor_be_retired_twice(
+    db_path: Path | str, key_file: Path
+) -> None:
+    with open_engine(db_path, key_file) as engine:
+        fill(engine, 1)
+        with pytest.raises(InvalidInputError, match="is the key configured to seal new rows"):
+            engine.audit.retire_key(key_file)
+    with Assay(db_path, settings=load_settings(db=db_path)) as engine:
+        engine.audit.retire_key(key_file)
+        with pytest.raises(
+            InvalidInputError, match=r"already retired \(it sealed rows up to seq 1"
+        ):
+            engine.audit.retire_key(key_file)
+    with pytest.raises(InvalidInputError, match="was retired after row 1") as made_current:
+        open_engine(db_path, key_file)
+    assert "ASSAY_AUDIT_RETIRED_KEY_FILES" in made_current.value.fix
+    key_file.write_text(key_file.read_text() + "extra\n")
+    with pytest.raises(InvalidInputError, match="second line other than"):
+        AuditKey.load(key_file, retired=True)
+
+
 def test_b2_a_running_engine_refuses_to_append_after_its_rows_were_cut(
     sealed: Assay, db_path: Path | str
 ) -> None:
@@ -446,13 +496,66 @@ def test_b2_a_service_checkpoint_file_catches_rows_cut_while_it_was_down(
     assert sealed.audit.anchor(anchors).seq == 2  # no file yet: nothing to check
     fill(sealed, 2)
     assert sealed.audit.anchor(anchors).seq == 4  # the service stops at row 4
-    assert len(read_checkpoints(anchors)) == 2
+    assert [c.seq for c in read_checkpoints(anchors)] == [2, 3, 4]  # none twice
     raw(db_path).execute("DELETE FROM audit_events WHERE seq >= 3")  # while it is down
     with open_engine(db_path, key_file=None) as restarted:
         restarted.audit.keys = sealed.audit.keys
         with pytest.raises(StorageError, match="rows 3-4 are gone"):
             restarted.audit.check_anchor(anchors)
-    assert len(read_checkpoints(anchors)) == 2  # a refused start writes nothing
+    assert len(read_checkpoints(anchors)) == 3  # a refused start writes nothing
+
+
+def test_b2_a_cut_after_a_crash_is_found_at_the_next_start(
+    sealed: Assay, db_path: Path | str, tmp_path: Path
+) -> None:
+    """Issue 45: the service wrote checkpoints at start and shutdown only, so after a
+    kill -9 (no shutdown checkpoint) the rows since the start could be cut unseen. It
+    now writes one after every row it commits, from every thread."""
+    anchors = tmp_path / "serve-checkpoints.jsonl"
+    fill(sealed, 1)
+    sealed.audit.anchor(anchors)  # the service starts at row 1
+    fork = sealed.fork()  # another worker thread
+    fill(fork, 2)
+    fill(sealed, 1)
+    fork.close()
+    points = read_checkpoints(anchors)
+    assert [c.seq for c in points] == [1, 2, 3, 4]
+    assert all(c.seal and c.sealed_since == 1 for c in points)
+    # the process dies here: no shutdown checkpoint; then rows 3-4 are cut
+    raw(db_path).execute("DELETE FROM audit_events WHERE seq >= 3")
+    with open_engine(db_path, key_file=None) as restarted:
+        restarted.audit.keys = sealed.audit.keys
+        with pytest.raises(StorageError, match="rows 3-4 are gone"):
+            restarted.audit.anchor(anchors)
+
+
+def test_b2_the_shutdown_checkpoint_never_vouches_for_a_cut_made_while_running(
+    sealed: Assay, db_path: Path | str, tmp_path: Path
+) -> None:
+    """A cut while the service runs and appends nothing more: the shutdown checkpoint
+    used to certify the shortened head; it is refused like an append."""
+    anchors = tmp_path / "serve-checkpoints.jsonl"
+    sealed.audit.anchor(anchors)
+    fill(sealed, 3)
+    raw(db_path).execute("DELETE FROM audit_events WHERE seq >= 2")
+    anchors.unlink()  # even with the file's own lines gone, the running process knows
+    with pytest.raises(StorageError, match="row 3, which this process appended, is gone"):
+        sealed.audit.anchor(anchors)
+    assert not anchors.exists()
+
+
+def test_b2_the_newest_checkpoint_is_read_from_the_end_of_a_long_file(tmp_path: Path) -> None:
+    anchors = tmp_path / "serve-checkpoints.jsonl"
+    lines = [
+        canonical_json(Checkpoint.make(n, f"{n:064x}", None).as_dict()) for n in range(1, 3001)
+    ]
+    anchors.write_text("\n".join(lines) + "\n")
+    assert newest_checkpoint(anchors).seq == 3000
+    anchors.write_text(lines[0] + "\n" + "x" * 70_000 + "\n")  # no line in the tail
+    with pytest.raises(InvalidInputError, match="is not JSON"):
+        newest_checkpoint(anchors)
+    anchors.write_text(lines[5] + "\n")
+    assert newest_checkpoint(anchors).seq == 6
 
 
 def test_b2_a_service_checkpoint_file_catches_a_rewritten_row(

@@ -29,19 +29,18 @@ from __future__ import annotations
 
 import builtins
 import re
-import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from assay.audit.anchor import AppendMark, ServiceAnchor
 from assay.audit.report import GENESIS_HASH, VerifyReport
 from assay.audit.seal import (
     AuditKey,
     Checkpoint,
     Keyring,
-    append_checkpoint,
-    read_checkpoints,
+    newest_checkpoint,
 )
 from assay.audit.verify import ChainWalk, RowCheck
 from assay.errors import InvalidInputError, NotFoundError, StorageError
@@ -69,39 +68,6 @@ MAX_SEQ = 2**63 - 1
 MAX_LIST = 1_000_000
 
 
-class AppendMark:
-    """The newest row this process appended and saw committed: shared by a log's actors
-    and by an engine's forks, so that every thread of a service checks the same mark.
-
-    Before each append the head must still reach it, with the same hash when it is the
-    head: rows this process wrote do not vanish by themselves. Without the check, someone
-    who cut rows from the end (after the newest checkpoint) saw the running service seal
-    new rows onto the shortened chain, and ``verify --checkpoint`` found nothing wrong.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.seq, self.row_hash = 0, GENESIS_HASH
-
-    def advance(self, seq: int, row_hash: str) -> None:
-        """Record a committed row (the higher of it and the mark stays)."""
-        with self._lock:
-            if seq > self.seq:
-                self.seq, self.row_hash = seq, row_hash
-
-    def check(self, head_seq: int, head_hash: str) -> None:
-        """Refuse to append after a head that has lost a row this process committed."""
-        with self._lock:
-            seq, row_hash = self.seq, self.row_hash
-        if head_seq < seq or (head_seq == seq and head_hash != row_hash):
-            raise StorageError(
-                f"audit log tampered with: row {seq}, which this process appended, is "
-                f"{'gone' if head_seq < seq else 'rewritten'} (the log now ends at row "
-                f"{head_seq}); nothing more is appended. Run `assay audit verify "
-                "--checkpoint FILE` with your checkpoints and restore the log before restarting"
-            )
-
-
 class AuditLog:
     """Reads and appends the ``audit_events`` table of an assay database."""
 
@@ -122,12 +88,19 @@ class AuditLog:
         self.actor = actor
         self.keys = Keyring(key, tuple(retired_keys))
         self.mark = AppendMark()
+        #: set by :meth:`anchor`: a service's checkpoint file, written after every row
+        self.service_anchor: ServiceAnchor | None = None
 
     def as_actor(self, actor: str | None) -> AuditLog:
         """This log appending as ``actor`` (same database, keys and replay check)."""
         other = AuditLog(self._db, actor=actor, replay=self.replay)
-        other.keys, other.mark = self.keys, self.mark
+        other.share_state_of(self)
         return other
+
+    def share_state_of(self, other: AuditLog) -> None:
+        """Use ``other``'s keys, append mark and service anchor: one state for every
+        thread and actor of a process (an engine's forks call this too)."""
+        self.keys, self.mark, self.service_anchor = other.keys, other.mark, other.service_anchor
 
     def append(
         self,
@@ -160,7 +133,7 @@ class AuditLog:
         }
         with self._db.unit_of_work():  # with for_append, the head cannot move under us
             seq, prev_hash = self._db.audit.head(for_append=True) or (0, GENESIS_HASH)
-            self.mark.check(seq, prev_hash)
+            self.mark.check(seq, prev_hash, self._db.audit.hash_at)
             key = self.keys.current
             if key is None:
                 self._refuse_if_sealed(seq)
@@ -168,7 +141,7 @@ class AuditLog:
             row_hash = _row_hash(columns)
             seal = key.seal(row_hash) if key else None
             self._db.audit.insert(columns | {"row_hash": row_hash, "seal": seal})
-            self._db.after_commit(lambda: self.mark.advance(seq + 1, row_hash))
+            self._db.after_commit(self._committed(seq + 1, row_hash, sealed=seal is not None))
         return AuditEvent(
             seq=seq + 1, event_id=str(columns["event_id"]), created_at=created_at,
             kind=record.kind, query=query, query_hash=str(columns["query_hash"]),
@@ -176,6 +149,24 @@ class AuditLog:
             payload=payload, prev_hash=prev_hash,
             row_hash=row_hash, actor=self.actor, seal=seal, schema_version=SCHEMA_VERSION,
         )  # fmt: skip
+
+    def _committed(self, seq: int, row_hash: str, *, sealed: bool) -> Callable[[], None]:
+        """What to do once row ``seq`` is committed: move the mark, and write the
+        service's checkpoint of it."""
+        anchor = self.service_anchor
+        point = None
+        if anchor is not None:
+            if anchor.sealed_since is None and sealed:
+                anchor.sealed_since = seq
+            since = anchor.sealed_since
+            point = Checkpoint.make(seq, row_hash, self.keys.current, sealed_since=since)
+
+        def committed() -> None:
+            self.mark.advance(seq, row_hash)
+            if anchor is not None and point is not None:
+                anchor.write_committed(point)
+
+        return committed
 
     def require_key_if_sealed(self) -> None:
         """Fail now, not at the first append, when the log is sealed and no key is set
@@ -263,21 +254,30 @@ class AuditLog:
         return Checkpoint.make(seq, digest, self.keys.current, sealed_since=first, now=now)
 
     def anchor(self, path: Path) -> Checkpoint:
-        """A service's own checkpoints: the newest in ``path`` must still hold (else
+        """A service's own checkpoints, at start and at shutdown: the newest in ``path``
+        must still hold, and so must every row this process committed (else
         :class:`StorageError`, and the service does not start); then the head is
-        appended to ``path``, the anchor of the next start. Catches rows cut from the end
-        (or rewritten at the checkpoint) while the service was down, which the running
-        service's :class:`AppendMark` cannot see."""
-        self.check_anchor(path)
+        appended to ``path``, and from then on a checkpoint after every row this log (or
+        one sharing its state) commits (:class:`ServiceAnchor`). Catches rows cut from
+        the end (or rewritten at the checkpoint) while the service was down, a crash
+        included, which the running service's :class:`AppendMark` cannot see."""
+        newest = self.check_anchor(path)
+        self.mark.check(*self.head(), self._db.audit.hash_at)
         point = self.checkpoint()
-        append_checkpoint(path, point, setting="audit_checkpoint_file")
+        if self.service_anchor is None:
+            written = -1 if newest is None else newest.seq
+            self.service_anchor = ServiceAnchor(
+                path, written=written, sealed_since=point.sealed_since
+            )
+        self.service_anchor.write(point)
         return point
 
-    def check_anchor(self, path: Path) -> None:
-        """:meth:`anchor`'s check alone: the newest checkpoint in ``path``, if any, holds."""
+    def check_anchor(self, path: Path) -> Checkpoint | None:
+        """:meth:`anchor`'s check alone: the newest checkpoint in ``path``, if any, holds
+        (it is returned)."""
         if not path.exists():
-            return
-        newest = max(read_checkpoints(path), key=lambda c: c.seq)
+            return None
+        newest = newest_checkpoint(path)
         problem = self._checkpoint_problem(newest)
         if problem:
             raise StorageError(
@@ -285,11 +285,32 @@ class AuditLog:
                 f"{newest.seq}, {newest.created_at}): {problem}. Run `assay audit verify "
                 f"--checkpoint {path}` and restore the log before starting the service"
             )
+        return newest
+
+    def retire_key(self, path: Path) -> AuditKey:
+        """Write into the key file at ``path`` the last row its key sealed, so that
+        :meth:`verify` names any later seal of it as a forgery. Run it when the key is
+        replaced: after every process sealing with it has stopped, before the file moves
+        to ``ASSAY_AUDIT_RETIRED_KEY_FILES``."""
+        key = AuditKey.load(path, setting="key file", retired=True)
+        if key.sealed_through is not None:
+            raise InvalidInputError(
+                "key file", str(path), "name it in ASSAY_AUDIT_RETIRED_KEY_FILES as it is",
+                problem=f"is already retired (it sealed rows up to seq {key.sealed_through})",
+            )  # fmt: skip
+        current = self.keys.current
+        if current is not None and current.key_id == key.key_id:
+            raise InvalidInputError(
+                "key file", str(path), "make a new key (`assay audit keygen FILE`) the "
+                "ASSAY_AUDIT_KEY_FILE first: the key that seals new rows cannot be retired",
+                problem="is the key configured to seal new rows",
+            )  # fmt: skip
+        return key.retire(path, self._db.audit.last_sealed_by(key.key_id) or 0)
 
     def _checkpoint_problem(self, point: Checkpoint) -> str | None:
         """What a checkpoint finds wrong with the log now, reading two rows, not all."""
         if point.seal is not None and not self.keys.empty:
-            problem = self.keys.seal_problem(point.digest, point.seal)
+            problem = self.keys.seal_problem(point.digest, point.seal, point.seq)
             if problem:
                 return f"the checkpoint itself: {problem}"
         elif point.seal is None and self.keys.current is not None and point.sealed_since:

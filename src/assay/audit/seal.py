@@ -40,9 +40,15 @@ _SCHEME = "hmac-sha256"
 
 @dataclass(frozen=True, slots=True)
 class AuditKey:
-    """A secret that seals audit rows and checkpoints; see the module docstring."""
+    """A secret that seals audit rows and checkpoints; see the module docstring.
+
+    ``sealed_through`` is set on a retired key (``assay audit retire``): the last row it
+    sealed before the rotation. A seal of its on a later row is a forgery by whoever
+    still holds it, whatever the rows around it say.
+    """
 
     secret: bytes = field(repr=False)
+    sealed_through: int | None = None
 
     @property
     def key_id(self) -> str:
@@ -67,12 +73,16 @@ class AuditKey:
         return None
 
     @classmethod
-    def load(cls, path: Path, *, setting: str = "audit_key_file") -> AuditKey:
-        """Read a key file written by :meth:`generate` (64 hex digits); ``setting`` (a
-        field of :class:`assay.settings.Settings`) is what an error names."""
+    def load(
+        cls, path: Path, *, setting: str = "audit_key_file", retired: bool = False
+    ) -> AuditKey:
+        """Read a key file written by :meth:`generate` (64 hex digits) and perhaps
+        :meth:`retire` (a second line ``sealed-through N``); ``setting`` (a field of
+        :class:`assay.settings.Settings`) is what an error names. Only a ``retired`` key
+        may carry a cut-off: a retired key made current again would seal past it."""
         variable = f"ASSAY_{setting.upper()}"
         try:
-            text = path.read_text(encoding="ascii").strip()
+            text, *rest = path.read_text(encoding="ascii").strip().split("\n")
         except (OSError, UnicodeDecodeError) as exc:
             raise InvalidInputError(
                 setting,
@@ -91,7 +101,37 @@ class AuditKey:
                 "make a key with `assay audit keygen FILE`",
                 problem=f"does not hold {KEY_BYTES * 2} hex digits",
             )
-        return cls(secret)
+        try:
+            through = _sealed_through(rest)
+        except ValueError:
+            raise InvalidInputError(
+                setting, str(path), "give a file written by `assay audit keygen` or "
+                "`assay audit retire`", problem="has a second line other than `sealed-through N`",
+            ) from None  # fmt: skip
+        if through is not None and not retired:
+            raise InvalidInputError(
+                setting, str(path), "generate a new key with `assay audit keygen FILE` and "
+                "name this one in ASSAY_AUDIT_RETIRED_KEY_FILES",
+                problem=f"was retired after row {through}: it seals no new rows",
+            )  # fmt: skip
+        return cls(secret, through)
+
+    def retire(self, path: Path, last_seq: int) -> AuditKey:
+        """This key retired after row ``last_seq``, written back to its file ``path``
+        (whole or not at all: a temporary file renamed over it)."""
+        retired = replace(self, sealed_through=last_seq)
+        temporary = path.with_name(f".{path.name}.retiring")
+        try:
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="ascii") as out:
+                out.write(f"{self.secret.hex()}\nsealed-through {last_seq}\n")
+            temporary.replace(path)
+        except OSError as exc:
+            raise InvalidInputError(
+                "key file", str(path), "retire it where its folder is writable",
+                problem=f"cannot be rewritten ({exc})",
+            ) from None  # fmt: skip
+        return retired
 
     @classmethod
     def generate(cls, path: Path) -> AuditKey:
@@ -110,6 +150,17 @@ class AuditKey:
         with os.fdopen(fd, "w", encoding="ascii") as out:
             out.write(key.secret.hex() + "\n")
         return key
+
+
+def _sealed_through(lines: list[str]) -> int | None:
+    """A key file's cut-off line (``sealed-through N``), if it has one; ``ValueError``
+    for any other line."""
+    if not lines:
+        return None
+    word, _, number = lines[0].strip().partition(" ")
+    if len(lines) > 1 or word != "sealed-through" or not number.strip().isdigit():
+        raise ValueError(lines[0])
+    return int(number)
 
 
 def seal_key_id(seal: str) -> str:
@@ -134,11 +185,19 @@ class Keyring:
         """No key at all: seals can be counted, not checked."""
         return self.current is None and not self.retired
 
-    def seal_problem(self, digest: str, seal: str) -> str | None:
-        """Why ``seal`` does not vouch for ``digest`` under the key it names, or ``None``."""
+    def seal_problem(self, digest: str, seal: str, seq: int | None = None) -> str | None:
+        """Why ``seal`` does not vouch for ``digest`` (of row ``seq``, or a checkpoint
+        at ``seq``) under the key it names, or ``None``."""
         key_id = seal_key_id(seal)
         for key in (self.current, *self.retired):
             if key is not None and key.key_id == key_id:
+                through = key.sealed_through
+                if key is not self.current and through is not None and (seq or 0) > through:
+                    return (
+                        f"sealed with retired key {key_id[:16]}, which sealed its last row at "
+                        f"seq {through} (`assay audit retire`): its holder appended or "
+                        "rewrote the chain after the rotation"
+                    )
                 return key.seal_problem(digest, seal)
         return (
             f"sealed with a key that is not configured (id {key_id[:16]}); if it is a "
@@ -238,6 +297,34 @@ def read_checkpoints(path: Path) -> list[Checkpoint]:
             problem="holds no checkpoint",
         )  # fmt: skip
     return found
+
+
+_TAIL_BYTES = 64 * 1024
+
+
+def newest_checkpoint(path: Path) -> Checkpoint:
+    """The newest checkpoint in a file of JSON lines, reading only its last 64 KiB: a
+    service's file gains a line a row (:class:`assay.audit.anchor.ServiceAnchor`), and
+    its start must not read gigabytes. Lines are appended in order, so the newest is
+    among the last; the whole file is read when the tail holds none."""
+    tail, size = b"", 0
+    try:
+        with path.open("rb") as handle:
+            size = handle.seek(0, 2)
+            handle.seek(max(0, size - _TAIL_BYTES))
+            tail = handle.read()
+    except OSError:
+        pass  # read_checkpoints names the problem
+    lines = tail.split(b"\n")[0 if len(tail) == size else 1 :]
+    try:
+        found = [
+            Checkpoint.parse(line.decode("utf-8"), f"{path} (end)")
+            for line in lines
+            if line.strip()
+        ]
+    except (InvalidInputError, UnicodeDecodeError):
+        found = []
+    return max(found or read_checkpoints(path), key=lambda c: c.seq)
 
 
 def append_checkpoint(path: Path, point: Checkpoint, *, setting: str) -> None:

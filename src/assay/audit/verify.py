@@ -119,7 +119,7 @@ class ChainWalk:
         if self.keys.empty:
             self.unchecked += 1
             return
-        problem = self.keys.seal_problem(stored, str(seal))
+        problem = self.keys.seal_problem(stored, str(seal), seq)
         if problem:
             self._add(seq, event_id, problem)
             return
@@ -182,7 +182,7 @@ class ChainWalk:
             )
             return
         if point.seal is not None and not self.keys.empty:
-            problem = self.keys.seal_problem(point.digest, point.seal)
+            problem = self.keys.seal_problem(point.digest, point.seal, point.seq)
             if problem:
                 self._add(point.seq, None, f"{name}: {problem}")
                 return

@@ -180,6 +180,22 @@ def keygen(path: Path) -> None:
     click.echo(f"seal new rows with it: export ASSAY_AUDIT_KEY_FILE={path}")
 
 
+@audit.command("retire")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+@db_option
+def retire(path: Path, db: Path | None) -> None:
+    """Mark the audit key in PATH retired after the last row it sealed.
+
+    Run it when you replace the key, after every service sealing with it has stopped.
+    `assay audit verify` then names any row the old key seals later as a forgery, and
+    the key can no longer be the ASSAY_AUDIT_KEY_FILE.
+    """
+    with Assay(db, create=False) as engine:
+        key = engine.audit.retire_key(path)
+    click.echo(f"audit key {key.key_id} retired: it sealed rows up to seq {key.sealed_through}")
+    click.echo(f"check them with it: export ASSAY_AUDIT_RETIRED_KEY_FILES={path}")
+
+
 @audit.command("checkpoint")
 @click.option(
     "--output",

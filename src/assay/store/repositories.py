@@ -121,6 +121,10 @@ class AuditRepository(Protocol):
         """The first sealed row at or before ``up_to_seq``, if any."""
         ...
 
+    def last_sealed_by(self, key_id: str) -> int | None:
+        """The newest row sealed with the key of this id (hex), if any."""
+        ...
+
     def hash_at(self, seq: int) -> str | None:
         """The ``row_hash`` of row ``seq``; ``None`` when there is no such row."""
         ...

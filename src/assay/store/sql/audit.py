@@ -82,6 +82,13 @@ class SQLAuditRepository:
         ).fetchone()
         return None if row["first"] is None else int(row["first"])
 
+    def last_sealed_by(self, key_id: str) -> int | None:
+        row = self._conn.execute(
+            "SELECT MAX(seq) AS last FROM audit_events WHERE seal LIKE ?",
+            (f"hmac-sha256:{key_id}:%",),
+        ).fetchone()
+        return None if row["last"] is None else int(row["last"])
+
 
 def _where(
     where: AuditFilter, *, before_seq: int | None = None, after_seq: int | None = None
