@@ -71,7 +71,7 @@ setting                   environment                 meaning
                                                       keeps: it checks the newest before
                                                       it starts, appends one at start,
                                                       after every row it commits (about
-                                                      330 bytes a row) and at shutdown
+                                                      250 bytes a row) and at shutdown
                                                       (kept away from the database's
                                                       writers)
 ``ingest_max_file_mb``    ``ASSAY_INGEST_MAX_FILE_MB``  the largest file ingest reads

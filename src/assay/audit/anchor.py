@@ -67,7 +67,7 @@ class AppendMark:
 class ServiceAnchor:
     """The checkpoint file a service appends to after each row it commits.
 
-    About 330 bytes a row. Lines are written in order of ``seq``: a checkpoint no newer
+    About 250 bytes a row (sealed). Lines are written in order of ``seq``: a checkpoint no newer
     than the newest line is skipped, so a start or a shutdown after no new row adds
     none. Each is sealed when the log has a key.
     """
