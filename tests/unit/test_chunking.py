@@ -486,3 +486,49 @@ def test_a_heading_line_of_60000_spaces_parses_in_linear_time() -> None:
     assert _atx_heading("# a" + " " * 60_000 + "b") == (1, "a" + " " * 60_000 + "b")
     assert _atx_heading("# a" + " \t" * 30_000 + "##") == (1, "a")
     assert time.perf_counter() - started < 1.0
+
+
+# --- a property over adversarial files: time per byte (issue 45) ---------------------------
+
+#: units that broke a pattern or a loop before: runs of marks, spaces, heading and list
+#: markers, markup, fences, table pipes, line breaks of every kind, one endless word
+_UNITS = [
+    ".", "!?", ". ", " ", "#", "# ", "\n", "\r\n", "\u2028", "a", "a.", "x" * 37,
+    "```", "<div>", "</div>", "<!--", "|", "| --- ", "*", "- ", "[", "](", "\t", "é",
+]  # fmt: skip
+_FILES = st.lists(
+    st.tuples(st.sampled_from(_UNITS), st.integers(1, 12_000)), min_size=1, max_size=8
+).map(lambda runs: "".join(unit * count for unit, count in runs)[:60_000])
+
+#: a generous linear bound: 1 MB of the worst unit measured 3.3 s (bench/ingest.py); the
+#: quadratic patterns this replaced took 20 s and more on 50 KB
+_SECONDS_PER_BYTE, _SECONDS_FIXED = 25e-6, 0.5
+
+
+@pytest.fixture(scope="module")
+def wordpiece() -> Any:
+    from assay.models.embedder import MiniLMEmbedder
+
+    return MiniLMEmbedder().count_tokens
+
+
+@settings(max_examples=40, deadline=None)
+@given(text=_FILES, suffix=st.sampled_from([".md", ".txt", ".html"]))
+def test_any_adversarial_file_reads_and_chunks_in_time_linear_in_its_bytes(
+    wordpiece: Any, tmp_path_factory: pytest.TempPathFactory, text: str, suffix: str
+) -> None:
+    """Issue 45: text handling is linear by construction. Whatever mix of the units that
+    broke it before, reading and chunking a file (with the embedder's own tokenizer
+    counting), or refusing it, stays within a fixed time per byte, and every chunk
+    within its bounds."""
+    path = tmp_path_factory.mktemp("adversarial") / f"file{suffix}"
+    path.write_text(text, encoding="utf-8")
+    size = path.stat().st_size
+    started = time.perf_counter()
+    try:
+        chunks = [c for doc in load_file(path) for c in chunks_of(doc, count_tokens=wordpiece)]
+    except InvalidInputError:  # refused (no text but markup, say): as fast
+        chunks = []
+    elapsed = time.perf_counter() - started
+    assert elapsed <= _SECONDS_FIXED + _SECONDS_PER_BYTE * size, f"{elapsed:.2f} s, {size:,} B"
+    assert all(len(c.text) <= 180 * CHARS_PER_TOKEN for c in chunks)
