@@ -30,7 +30,7 @@ browser:  ## Debian's Chromium, for the dashboard and calibration report browser
 postgres:  ## Debian's PostgreSQL and pgvector 0.8.0 (built from its pinned source if Debian has no package); the tests start their own private server
 	@bash scripts/postgres.sh install
 
-test-long: install  ## the long checks: B3 risk guarantee over 500 splits, and the fuzz run (>= 10,000 API requests, 600 CLI files; minutes)
+test-long: install  ## the long checks: B3 risk guarantee over 500 splits, and the fuzz run (>= 10,000 API requests, 3,750 CLI files; minutes)
 	ASSAY_DATA=$(DATA) $(BIN)/python -m pytest -m long tests/long
 	ASSAY_FUZZ_EXAMPLES=250 $(BIN)/python -m pytest -s tests/http/test_fuzz.py tests/e2e/test_fuzz_cli.py
 

@@ -41,7 +41,7 @@ $ASSAY ingest "$KB"/halden-sds-2026.md   # again: unchanged, nothing rewritten
 
 say "3. Answerable: the data sheet answers, cited; an informational question gets it with a caveat"
 ask "What ambient temperature range is safe for charging the HX-40?" --policy informational
-say "   ...a financial decision sets stricter bands: the same evidence gets a hedged answer"
+say "   ...a financial decision's stricter gate keeps the 2019 manual and the forum out: no caveat"
 ask "What ambient temperature range is safe for charging the HX-40?" --policy financial
 
 say "4. The forum says 70 °C is fine. Informational admits it, but the judge sees the data sheet"

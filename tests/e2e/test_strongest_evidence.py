@@ -71,6 +71,11 @@ def test_a_forum_post_never_drafts_when_the_data_sheet_answers(pump_db: Path) ->
     assert isinstance(draft, dict)
     assert draft["short"] == "7.5 ampere fuse" and cited_sources(out) == {"harbor"}
     assert any("forum (customer)" in d and '"15 ampere' in d for d in draft["disagreements"])
+    # the JSON says what the answer's note says: the assessment names the conflict too
+    ids = {s["source_id"]: s["id"] for s in out["sources"]}  # type: ignore[attr-defined]
+    conflicts = out["assessment"]["source_conflicts"]  # type: ignore[index]
+    pairs = {frozenset((c["source_a"], c["source_b"])) for c in conflicts}
+    assert frozenset((ids["forum"], ids["harbor"])) in pairs
 
 
 def test_the_span_keeps_to_the_model_the_question_names(pump_db: Path) -> None:

@@ -255,3 +255,35 @@ def test_sentences_are_read_inside_the_titled_passage_then_the_best_alone() -> N
 def test_a_shortlist_that_is_no_count_is_refused(bad: object) -> None:
     with pytest.raises(InvalidInputError, match=r"shortlist=.*give 1 or more"):
         ExtractiveAnswerer(get_relevance_model(), shortlist=bad)  # type: ignore[arg-type]
+
+
+class FindsNothing(ScriptedReader):
+    """A reader sure that no passage holds a span answering anything."""
+
+    def __init__(self) -> None:
+        super().__init__("")
+
+    def read(self, question: str, passage: str) -> Reading:
+        return Reading("", 0, 0, -9.0, 9.0)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What happens if the pack overheats?",
+        "What should I do when the pack overheats?",
+        "Why does a full charge take so long?",
+    ],
+)
+def test_a_question_that_wants_a_description_is_not_declined_for_want_of_a_span(
+    question: str,
+) -> None:
+    """Issue 43 (second pass): "What happens if the battery pack overheats?" was refused
+    as "none of the passages states an answer" beside the passage that says what does:
+    the reader, trained on spans, finds none in a description. Like why and how, such a
+    question gets the best-rated sentence."""
+    answerer = ExtractiveAnswerer(get_relevance_model(), reader=FindsNothing())
+    assert answerer.answer("What is the charge time?", [SDS]).declined  # a span question
+    draft = answerer.answer(question, [SDS])
+    assert draft.declined is None and "[Source: sds]" in draft.text
+    assert draft.short is None

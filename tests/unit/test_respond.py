@@ -299,3 +299,30 @@ def test_r8_broaden_that_finds_nothing_better_refuses() -> None:
     assert response.fallbacks == ("broaden", "refuse")
     assert response.broadening is not None and response.broadening.kept == "original"
     assert response.broadening.phrasings  # pseudo-relevance feedback stood in
+
+
+def test_j1_the_assessment_names_the_disagreement_the_answer_states() -> None:
+    """Issue 43 (second pass): the answer said "Sources disagree: forum ... states 'no
+    receipt needed'" while the JSON's source_conflicts was empty and the rationale read
+    "consistent, sufficient evidence"; API clients and the audit row missed it."""
+    from assay.answer.base import Draft
+    from assay.flow.respond import with_stated_conflicts
+    from assay.judge.schema import Assessment, EvidenceSufficiency, SourceConflict
+
+    judged = Assessment(
+        confidence_score=0.8, score_rationale="consistent, sufficient evidence.",
+        evidence_sufficiency=EvidenceSufficiency(is_sufficient=True, missing_information=[]),
+        source_conflicts=[], unsupported_claims=[], speculation_flags=[],
+        recommended_action="publish",
+    )  # fmt: skip
+    stated = SourceConflict(
+        claim="no receipt needed", source_a="forum-1", source_b="policy-1",
+        nature="direct contradiction",
+    )  # fmt: skip
+    draft = Draft("A receipt is required [policy-1]", "extractive", conflicts=(stated,))
+    merged = with_stated_conflicts(judged, draft)
+    assert merged.source_conflicts == [stated]
+    assert merged.score_rationale.startswith("consistent, sufficient evidence; 1 weaker")
+    assert (merged.confidence_score, merged.recommended_action) == (0.8, "publish")
+    assert with_stated_conflicts(merged, draft) == merged  # the judge's own pair is kept once
+    assert with_stated_conflicts(judged, Draft("x", "extractive")) == judged

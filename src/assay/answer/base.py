@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from assay.judge.schema import Context
+from assay.judge.schema import Context, SourceConflict
 
 __all__ = ["AnswerMode", "Answerer", "Draft", "Uncertainty"]
 
@@ -46,6 +46,9 @@ class Draft:
     declined: str | None = None
     #: weaker admitted sources that answer otherwise, in words, for the notes
     disagreements: tuple[str, ...] = ()
+    #: the same, as the assessment's source conflicts (what the weaker source states,
+    #: its id, the lead's id), so the JSON says what the notes say
+    conflicts: tuple[SourceConflict, ...] = ()
 
     @property
     def quoted(self) -> str:

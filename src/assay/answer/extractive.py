@@ -42,7 +42,7 @@ from assay.answer.qualifiers import clauses, qualifiers
 from assay.answer.reading import MARGIN_FLOOR, Found, read_evidence, table_cell
 from assay.answer.short import short_answer
 from assay.errors import InvalidInputError
-from assay.judge.schema import Context
+from assay.judge.schema import Context, SourceConflict
 from assay.models.reader import SpanReader
 from assay.models.relevance import RelevanceModel, SpanRelevanceModel
 from assay.text import content_terms, sentence_spans, stem, term_cosine, titled
@@ -71,6 +71,7 @@ _AUXILIARY = (
 )
 _EXPLAIN = re.compile(
     r"^\W*(?:why|how)\b(?!\s+(?:many|much|long|old|far|tall|big|large|often))"
+    r"|^\W*what\s+(?:happens|happened|will\s+happen|should\b|to\s+do\b|do\s+\w+\s+do\b)"
     rf"|^\W*{_AUXILIARY}",
     re.I,
 )
@@ -217,7 +218,16 @@ class ExtractiveAnswerer:
             f'"{short or quote}"; this answer follows the stronger evidence'
             for d in choice.disagreeing
         )
-        return Draft(text, self.name, None, mode, short, disagreements=disagreements)
+        conflicts = tuple(
+            SourceConflict(
+                claim=d.states, source_a=d.context.id, source_b=lead.context.id,
+                nature="direct contradiction",
+            )
+            for d in choice.disagreeing
+        )  # fmt: skip
+        return Draft(
+            text, self.name, None, mode, short, disagreements=disagreements, conflicts=conflicts
+        )
 
     def _short(self, question: str, sentence: str, choice: Choice) -> str | None:
         """The reader's span of the lead sentence when the question wants a fact, the

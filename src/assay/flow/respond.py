@@ -401,7 +401,7 @@ class Responder:
             )
         if self.calibrator is not None:
             judgment = self.calibrator.judgment(judgment, policy.judge.thresholds)
-        assessment = judgment.assessment
+        assessment = with_stated_conflicts(judgment.assessment, draft)
         base = replace(base, judgment=judgment, assessment=assessment)
         action = assessment.recommended_action
         disagreements = [f"Sources disagree: {d}." for d in draft.disagreements]
@@ -432,6 +432,27 @@ class Responder:
             text = f"{_hedge_preamble(stated)} {text}"
         text = " ".join([text, *(f"{n}." if not n.endswith(".") else n for n in notes)])
         return replace(base, answer=text, notes=tuple(notes))
+
+
+def with_stated_conflicts(assessment: Assessment, draft: Draft) -> Assessment:
+    """``assessment`` with the disagreements the draft states among its source
+    conflicts: the answer says "Sources disagree", so the JSON and the audit row say it
+    too, not "consistent" beside it. The score and action stay the judge's: the draft
+    followed the stronger source."""
+    known = {frozenset((c.source_a, c.source_b)) for c in assessment.source_conflicts}
+    added = [c for c in draft.conflicts if frozenset((c.source_a, c.source_b)) not in known]
+    if not added:
+        return assessment
+    rationale = (
+        f"{assessment.score_rationale.rstrip('.')}; {len(added)} weaker source(s) state "
+        "otherwise, and the answer follows the stronger"
+    )
+    return assessment.model_copy(
+        update={
+            "source_conflicts": [*assessment.source_conflicts, *added],
+            "score_rationale": rationale,
+        }
+    )
 
 
 def _uncertainty(result: AskResult, *, disagree: bool | None = None) -> Uncertainty:
