@@ -63,6 +63,7 @@ from assay.judge.claims import split_claims
 from assay.judge.evaluate import check_contexts
 from assay.judge.schema import Assessment, Context, EvidenceSufficiency
 from assay.routing import Decision
+from assay.scoring.gate import kept_out_as_stale
 from assay.text import titled
 from assay.types import Evidence
 
@@ -348,6 +349,14 @@ class Responder:
             why = "the evidence is too weak to answer from (set confidence "
             why += f"{result.confidence:.2f})"
         steps = ["rephrase the question with the terms your documents use"]
+        aged = [e for e in result.scored.evidence if kept_out_as_stale(e)]
+        if aged:  # the fix is a date, not more documents
+            of = sorted({str(e.basis.source_id) for e in aged if e.basis.source_id})
+            steps.insert(0, (
+                f"{len(aged)} matching passage(s){' of ' + ', '.join(of) if of else ''} were "
+                "kept out for their age: if they are still in force, give them a verified "
+                "date (`assay ingest --verified DATE`, or front matter `verified:`)"
+            ))  # fmt: skip
         # what the knowledge base holds on the subject, admitted or not, headings
         # included: a refusal never asks for documents about what it already covers
         retrieved = [titled(e.candidate.title, e.candidate.text) for e in result.scored.evidence]

@@ -70,11 +70,23 @@ def exclusion(evidence: Evidence, policy: Policy) -> Verdict:
     return None
 
 
+def stale(evidence: Evidence) -> bool:
+    """Whether age weighs most against an item: its freshness is under one half and
+    under its similarity (a close match that has decayed)."""
+    scores, age = evidence.scores, evidence.basis.age_days
+    return age is not None and scores.freshness < min(0.5, scores.similarity)
+
+
+def kept_out_as_stale(evidence: Evidence) -> bool:
+    """Whether the gate kept ``evidence`` out below the threshold, age weighing most."""
+    return evidence.reason is ExclusionReason.BELOW_THRESHOLD and stale(evidence)
+
+
 def _stale_hint(evidence: Evidence, policy: Policy) -> str:
     """Where age is what kept an item out, what fixes it: a document still in force
     needs a recent ``verified`` date, not a lower threshold."""
     scores, age = evidence.scores, evidence.basis.age_days
-    if age is None or scores.freshness >= 0.5 or scores.freshness >= scores.similarity:
+    if not stale(evidence):
         return ""
     return (
         f"; freshness {scores.freshness:.2f} after {age} days (decay_rate "

@@ -1,0 +1,45 @@
+"""A refusal caused by age names the fix (issue 43, second pass): a returns policy in
+force since January was kept out under financial for its age, and the refusal asked for
+"documents that cover the question", which the knowledge base already held."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import run_cli
+from tests.e2e.conftest import ask
+
+POLICY = """---
+title: Returns policy
+---
+# Returns
+
+Items may be returned within 45 days of delivery with the original receipt.
+"""
+
+
+def _kb(tmp_path: Path, *ingest_options: str) -> Path:
+    db = tmp_path / "assay.db"
+    (tmp_path / "returns.md").write_text(POLICY)
+    for args in (
+        ["sources", "add", "returns", "--kind", "official", "--owner", "Shop"],
+        ["ingest", str(tmp_path / "returns.md"), "--source", "returns",
+         "--published", "2025-01-15", *ingest_options],
+    ):  # fmt: skip
+        result = run_cli(*args, db=db)
+        assert result.exit_code == 0, result.output
+    return db
+
+
+def test_a_refusal_for_age_names_the_verified_date_not_more_documents(tmp_path: Path) -> None:
+    out = ask(_kb(tmp_path), "How many days do I have to return an item?", "--policy", "financial")
+    assert out["status"] == "abstained_retrieval"
+    answer = out["answer"]
+    assert "1 matching passage(s) of returns were kept out for their age" in answer
+    assert "assay ingest --verified DATE" in answer
+
+
+def test_a_verified_date_lets_the_same_passage_answer(tmp_path: Path) -> None:
+    db = _kb(tmp_path, "--verified", "2026-11-01")
+    out = ask(db, "How many days do I have to return an item?", "--policy", "financial")
+    assert out["status"] == "answered" and "45 days" in out["answer"]
