@@ -157,6 +157,7 @@ def test_b4_ingest_upload_is_idempotent_and_audited_by_source(service: Service) 
     assert first.status_code == 200, first.text
     assert first.json()["files"][0] | {"chunks": 1} == {
         "path": "hx40-storage.md", "status": "added", "documents": 1, "chunks": 1, "error": None,
+        "duplicates": [],
     }  # fmt: skip
     again = service.client.post(
         "/v1/ingest", files=[("files", note)], data={"source": "support-wiki"}, headers=headers

@@ -397,3 +397,26 @@ def test_a_pdf_that_keeps_its_parser_busy_stops_at_the_time_limit(
     )
     assert elapsed < 4.0  # parsing it through takes about 10 s a page
     assert kb.store.stats().documents == 0
+
+
+def test_the_same_text_from_a_second_path_is_left_out_not_stored_twice(
+    kb: Assay, tmp_path: Path
+) -> None:
+    """Issue 43 (second pass): a file ingested from the command line and uploaded too
+    became two passages with one text; the gap signal fell to 0 and a right answer was
+    demoted to a hedge. A source holds a text once; another source may say it too."""
+    text = "# Shipping\n\nOrders ship within 2 business days.\n"
+    first = write(tmp_path / "a" / "faq.md", text)
+    run(kb, first, source_id="manual")
+    second = write(tmp_path / "b" / "faq.md", text)
+    again = run(kb, second, first, source_id="manual")
+    assert [f.status for f in again.files] == ["duplicate", "unchanged"]
+    [note] = again.files[0].duplicates
+    assert note == f"{file_uri(second)} holds the same text as {file_uri(first)} (manual)"
+    assert kb.store.stats().documents == 1
+    assert run(kb, second, source_id="forum").count("added") == 1  # another source's word
+    both = write(tmp_path / "c" / "records.jsonl", '{"id": "r1", "text": "Same."}\n' * 1)
+    with both.open("a") as out:
+        out.write('{"id": "r2", "text": "Same."}\n')
+    report = run(kb, both, source_id="manual")
+    assert report.count("added") == 1 and len(report.files[0].duplicates) == 1

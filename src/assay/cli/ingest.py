@@ -20,8 +20,9 @@ from assay.types import parse_date
 @click.option(
     "--source",
     "source_id",
-    help="Registered source the files belong to (a file or record naming its own source_id "
-    "wins; without --source, a file ingested before keeps its source).",
+    help="Registered source the files belong to, and the most trusted one a file or record "
+    "may name in its own source_id; without --source, a file ingested before keeps its "
+    "source.",
 )
 @click.option("--published", help="Publication date for files that state none (YYYY-MM-DD).")
 @click.option("--verified", help="Last-verified date for files that state none (YYYY-MM-DD).")
@@ -99,14 +100,21 @@ def ingest_command(
     else:
         for f in result.files:
             if f.status != "failed":
-                removed = f", {f.removed} removed" if f.removed else ""
-                click.echo(
-                    f"{f.status:>9}  {f.path}  ({f.documents} documents, "
-                    f"{f.chunks} chunks{removed})"
-                )
+                click.echo(f"{f.status:>9}  {f.path}  ({_counts(f)})")
+                for note in f.duplicates:
+                    click.echo(f"           left out: {note}")
         click.echo(result.summary())
     if result.count("failed"):
         sys.exit(1)
+
+
+def _counts(outcome: FileOutcome) -> str:
+    """``1 document, 3 chunks`` (``nothing written`` for a file left as it was)."""
+    documents = f"{outcome.documents} document{'' if outcome.documents == 1 else 's'}"
+    if outcome.status in ("unchanged", "duplicate"):
+        return f"{documents}, nothing written"
+    removed = f", {outcome.removed} removed" if outcome.removed else ""
+    return f"{documents}, {outcome.chunks} chunk{'' if outcome.chunks == 1 else 's'}{removed}"
 
 
 def _size(path: Path) -> int:

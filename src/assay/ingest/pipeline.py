@@ -47,7 +47,7 @@ from assay.sources import SourceRegistry
 from assay.store.base import DocumentBatch, Store, StoredDocument
 from assay.text import titled
 
-FileStatus = Literal["added", "updated", "unchanged", "failed"]
+FileStatus = Literal["added", "updated", "unchanged", "duplicate", "failed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +60,8 @@ class FileOutcome:
     chunks: int = 0
     removed: int = 0
     error: str | None = None
+    #: documents left out because their source already holds the same text elsewhere
+    duplicates: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,10 +81,12 @@ class IngestReport:
 
     def summary(self) -> str:
         """One line for people."""
+        duplicate = self.count("duplicate")
         return (
-            f"{len(self.files)} files: {self.count('added')} added, {self.count('updated')} "
-            f"updated, {self.count('unchanged')} unchanged, {self.count('failed')} failed; "
-            f"{self.chunks} chunks written"
+            f"{_many(len(self.files), 'file')}: {self.count('added')} added, "
+            f"{self.count('updated')} updated, {self.count('unchanged')} unchanged, "
+            + (f"{duplicate} duplicate, " if duplicate else "")
+            + f"{self.count('failed')} failed; {_many(self.chunks, 'chunk')} written"
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -96,6 +100,7 @@ class IngestReport:
                     "documents": f.documents,
                     "chunks": f.chunks,
                     "error": f.error,
+                    "duplicates": list(f.duplicates),
                 }
                 for f in self.files
             ],
@@ -189,6 +194,7 @@ class _Prepared:
     replaced: int
     deadline: FileDeadline
     shown_as: str | None = None  #: the uri an upload is recorded under, for its errors
+    duplicates: tuple[str, ...] = ()  #: documents whose text the source already holds
 
     @property
     def chunks(self) -> int:
@@ -214,6 +220,7 @@ def _prepare(
             documents = [replace(d, uri=options.uri + d.uri[len(local) :]) for d in documents]
         pending: list[tuple[StoredDocument, list[Chunk]]] = []
         unchanged: list[str] = []
+        duplicates: list[str] = []
         replaced = 0
         known = _known_sources(store, documents, options)
         for doc in documents:
@@ -236,6 +243,10 @@ def _prepare(
             ):
                 unchanged.append(stored.id)
                 continue
+            twin = _twin(store, stored, pending)
+            if twin is not None:  # the same text twice would count as two passages
+                duplicates.append(f"{doc.uri} holds the same text as {twin} ({source_id})")
+                continue
             replaced += before is not None
             chunks = deadline.run(
                 "chunking",
@@ -254,8 +265,9 @@ def _prepare(
     # a document's file is its uri up to '#' (JSONL records are '<file>#<id>')
     file = documents[0].uri.partition("#")[0]
     return _Prepared(
-        path, file, len(documents), pending, unchanged, replaced, deadline, options.uri
-    )
+        path, file, len(documents), pending, unchanged, replaced, deadline, options.uri,
+        tuple(duplicates),
+    )  # fmt: skip
 
 
 def _write(group: list[_Prepared], store: Store, embedding: _Embedding) -> list[FileOutcome]:
@@ -284,15 +296,41 @@ def _write(group: list[_Prepared], store: Store, embedding: _Embedding) -> list[
             outcomes.append(_failed(p.path, exc, p.shown_as))
             continue
         if not batch and not dropped:
-            outcomes.append(FileOutcome(shown(p.path), "unchanged", documents=p.documents))
+            kept_out = p.duplicates and not p.unchanged
+            outcomes.append(
+                FileOutcome(
+                    shown(p.path), "duplicate" if kept_out else "unchanged",
+                    documents=p.documents, duplicates=p.duplicates,
+                )
+            )  # fmt: skip
             continue
         status: FileStatus = "updated" if p.replaced or dropped else "added"
         outcomes.append(
             FileOutcome(
-                shown(p.path), status, documents=len(batch), chunks=p.chunks, removed=dropped
+                shown(p.path), status, documents=len(batch), chunks=p.chunks, removed=dropped,
+                duplicates=p.duplicates,
             )
-        )
+        )  # fmt: skip
     return outcomes
+
+
+def _twin(
+    store: Store, document: StoredDocument, pending: list[tuple[StoredDocument, list[Chunk]]]
+) -> str | None:
+    """The uri of another document of the same source with the same text, stored or
+    read earlier in this file (a file ingested from two paths, or uploaded too)."""
+    for other, _ in pending:
+        if other.content_hash == document.content_hash:
+            return other.uri
+    for other in store.same_content(document.source_id, document.content_hash):
+        if other.id != document.id:
+            return other.uri
+    return None
+
+
+def _many(count: int, noun: str) -> str:
+    """``1 file``, ``2 files``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _failed(path: Path, exc: Exception, shown_as: str | None = None) -> FileOutcome:

@@ -108,6 +108,11 @@ class Store(Protocol):
         """The stored documents ingested from ``file`` (a file's uri, without ``#record``)."""
         ...
 
+    def same_content(self, source_id: str, content_hash: str) -> list[StoredDocument]:
+        """The stored documents of ``source_id`` with this content hash (the same text
+        under another uri)."""
+        ...
+
     def list_documents(
         self, *, source_id: str | None = None, limit: int | None = None
     ) -> list[StoredDocument]:

@@ -344,3 +344,10 @@ def m005_key_min_severity(session: PostgresSession) -> None:
 def m006_review_correction(session: PostgresSession) -> None:
     """SQLite's m017: a reviewer who marks an answer incorrect may write the right one."""
     session.execute("ALTER TABLE review_queue ADD COLUMN correction TEXT")
+
+
+@migration
+def m007_document_content_index(session: PostgresSession) -> None:
+    """SQLite's m018: documents by source and content hash, for ingestion's check that
+    a source does not hold the same text twice."""
+    session.execute("CREATE INDEX kb_documents_content ON kb_documents(source_id, content_hash)")

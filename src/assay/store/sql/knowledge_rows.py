@@ -137,11 +137,16 @@ def parse_date(value: str | None) -> date | None:
 
 
 def documents_query(
-    *, file: str | None = None, source_id: str | None = None, limit: int | None = None
+    *,
+    file: str | None = None,
+    source_id: str | None = None,
+    content_hash: str | None = None,
+    limit: int | None = None,
 ) -> tuple[str, list[Any]]:
-    """The ``kb_documents`` query (both backends) for a file's documents, a source's, or
-    all of them, by uri, at most ``limit``."""
-    clauses = [(c, v) for c, v in (("file = ?", file), ("source_id = ?", source_id)) if v]
+    """The ``kb_documents`` query (both backends) for a file's documents, a source's (of
+    one content hash), or all of them, by uri, at most ``limit``."""
+    filters = (("file = ?", file), ("source_id = ?", source_id), ("content_hash = ?", content_hash))
+    clauses = [(c, v) for c, v in filters if v]
     sql = "SELECT * FROM kb_documents"
     if clauses:
         sql += " WHERE " + " AND ".join(c for c, _ in clauses)

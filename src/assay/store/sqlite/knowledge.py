@@ -138,6 +138,11 @@ class SQLiteStore:
         """The stored documents ingested from ``file``, by uri."""
         return [stored_document(row) for row in self._conn.execute(*documents_query(file=file))]
 
+    def same_content(self, source_id: str, content_hash: str) -> list[StoredDocument]:
+        """The stored documents of ``source_id`` with this content hash."""
+        query = documents_query(source_id=source_id, content_hash=content_hash)
+        return [stored_document(row) for row in self._conn.execute(*query)]
+
     def list_documents(
         self, *, source_id: str | None = None, limit: int | None = None
     ) -> list[StoredDocument]:

@@ -343,3 +343,10 @@ def m016_key_min_severity(conn: sqlite3.Connection) -> None:
 def m017_review_correction(conn: sqlite3.Connection) -> None:
     """A reviewer who marks an answer incorrect may write the right one."""
     conn.execute("ALTER TABLE review_queue ADD COLUMN correction TEXT")
+
+
+@migration
+def m018_document_content_index(conn: sqlite3.Connection) -> None:
+    """Documents by source and content hash: ingestion asks, for every new document,
+    whether its source already holds the same text under another path or upload."""
+    conn.execute("CREATE INDEX kb_documents_content ON kb_documents(source_id, content_hash)")
