@@ -18,13 +18,19 @@ Items may be returned within 45 days of delivery with the original receipt.
 """
 
 
+FORUM = "# Returns\n\nHonestly you can return items within 90 days of delivery, no receipt.\n"
+
+
 def _kb(tmp_path: Path, *ingest_options: str) -> Path:
     db = tmp_path / "assay.db"
     (tmp_path / "returns.md").write_text(POLICY)
+    (tmp_path / "forum.md").write_text(FORUM)
     for args in (
         ["sources", "add", "returns", "--kind", "official", "--owner", "Shop"],
+        ["sources", "add", "forum", "--kind", "customer", "--owner", "forum users"],
         ["ingest", str(tmp_path / "returns.md"), "--source", "returns",
          "--published", "2025-01-15", *ingest_options],
+        ["ingest", str(tmp_path / "forum.md"), "--source", "forum", "--published", "2025-01-15"],
     ):  # fmt: skip
         result = run_cli(*args, db=db)
         assert result.exit_code == 0, result.output
@@ -36,6 +42,7 @@ def test_a_refusal_for_age_names_the_verified_date_not_more_documents(tmp_path: 
     assert out["status"] == "abstained_retrieval"
     answer = out["answer"]
     assert "1 matching passage(s) of returns were kept out for their age" in answer
+    assert "forum" not in answer  # a forum post would not clear the gate with a fresh date
     assert "assay ingest --verified DATE" in answer
 
 

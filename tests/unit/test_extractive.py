@@ -90,6 +90,8 @@ def test_r8_pseudo_relevance_feedback_adds_the_evidence_vocabulary() -> None:
     [
         ("When was the HX-40 released?", "date", "in March 2021", "it weighs 2 kg"),
         ("How long does a charge take?", "duration", "about 3 hours", "between 0 °C and 45 °C"),
+        ("How long does a refund take?", "duration", "within 5 business days", "with a receipt"),
+        ("How long does a refund take?", "duration", "in ten working days", "in the app"),
         ("What temperature range is safe?", "temperature", "0 °C to 45 °C", "three hours"),
         ("How much does the HX-40 cost?", "money", "It costs $400.", "It weighs 2 kg."),
         ("How many cells does it have?", "figure", "twelve cells", "lithium cells"),

@@ -22,6 +22,8 @@ _DURATION_UNITS = (
     r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|yrs?|"
     r"decades?|centuries|century)"
 )
+#: "5 business days", "ten working days", "30 calendar days"
+_DAY_KINDS = r"(?:business|working|calendar|banking|school|consecutive|full|whole)"
 _LENGTH_UNITS = r"(?:mm|cm|m|km|metres?|meters?|feet|foot|ft|inch(?:es)?|in|miles?|yards?)"
 _FIGURE = (
     r"(?:\d+(?:[.,]\d+)*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
@@ -57,8 +59,8 @@ _KINDS = {
         "duration",
         "duration or length",
         re.compile(
-            rf"\b{_FIGURE}\s*(?:-|\u2013|to)?\s*{_FIGURE}?\s*(?:{_DURATION_UNITS}|"
-            rf"{_LENGTH_UNITS})\b",
+            rf"\b{_FIGURE}\s*(?:-|\u2013|to)?\s*{_FIGURE}?\s*(?:{_DAY_KINDS}\s+)?"
+            rf"(?:{_DURATION_UNITS}|{_LENGTH_UNITS})\b",
             re.I,
         ),
     ),

@@ -349,7 +349,8 @@ class Responder:
             why = "the evidence is too weak to answer from (set confidence "
             why += f"{result.confidence:.2f})"
         steps = ["rephrase the question with the terms your documents use"]
-        aged = [e for e in result.scored.evidence if kept_out_as_stale(e)]
+        policy = result.scored.policy
+        aged = [e for e in result.scored.evidence if kept_out_as_stale(e, policy)]
         if aged:  # the fix is a date, not more documents
             of = sorted({str(e.basis.source_id) for e in aged if e.basis.source_id})
             steps.insert(0, (

@@ -38,6 +38,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from assay.policy import Policy
+from assay.scoring.evidence import composite_score
 from assay.types import Evidence, ExclusionReason
 
 Verdict = tuple[ExclusionReason, str] | None
@@ -77,9 +78,16 @@ def stale(evidence: Evidence) -> bool:
     return age is not None and scores.freshness < min(0.5, scores.similarity)
 
 
-def kept_out_as_stale(evidence: Evidence) -> bool:
-    """Whether the gate kept ``evidence`` out below the threshold, age weighing most."""
-    return evidence.reason is ExclusionReason.BELOW_THRESHOLD and stale(evidence)
+def kept_out_as_stale(evidence: Evidence, policy: Policy) -> bool:
+    """Whether the gate kept ``evidence`` out below the threshold for its age alone: it
+    is stale, no newer source supersedes it, and with a fresh date its composite would
+    clear the threshold (a forum post that is weak anyway is not worth a date)."""
+    if evidence.reason is not ExclusionReason.BELOW_THRESHOLD or not stale(evidence):
+        return False
+    if evidence.basis.superseded_by:
+        return False
+    fresh = replace(evidence.scores, freshness=1.0)
+    return composite_score(fresh, policy.weights) >= policy.threshold
 
 
 def _stale_hint(evidence: Evidence, policy: Policy) -> str:
