@@ -30,10 +30,15 @@ class AssayError(Exception):
     exit_code: int = 1
 
 
+#: the value of a setting that was never given: the message names the field alone
+UNSET: Any = type("Unset", (), {"__repr__": lambda self: "UNSET"})()
+
+
 class InvalidInputError(AssayError, ValueError):
     """A caller-supplied value is invalid.
 
-    The message names the field, shows the bad value and says how to fix it.
+    The message names the field, shows the bad value (none for :data:`UNSET`) and says
+    how to fix it.
     """
 
     exit_code = 2
@@ -43,7 +48,8 @@ class InvalidInputError(AssayError, ValueError):
         self.value = value
         self.fix = fix
         self.problem = problem
-        super().__init__(f"{field}={_show(value)} {problem}; {fix}")
+        shown = field if value is UNSET else f"{field}={_show(value)}"
+        super().__init__(f"{shown} {problem}; {fix}")
 
     def at(self, where: str) -> InvalidInputError:
         """The same error, its field prefixed with where it happened (a line, a candidate)."""

@@ -538,8 +538,9 @@ def test_b2_keygen_seal_checkpoint_and_verify_through_the_cli(
     key = tmp_path / "secret" / "audit.key"
     key.parent.mkdir()
     made = run_cli("audit", "keygen", str(key))
-    assert made.exit_code == 0 and "ASSAY_AUDIT_KEY_FILE" in made.stdout
-    assert run_cli("audit", "keygen", str(key)).exit_code == 2  # never overwritten
+    assert made.exit_code == 0 and f"ASSAY_AUDIT_KEY_FILE={key.resolve()}" in made.stdout
+    again = run_cli("audit", "keygen", str(key))  # never overwritten
+    assert again.exit_code == 2 and "already exists; choose a new file name" in again.stderr
     monkeypatch.setenv("ASSAY_AUDIT_KEY_FILE", str(key))
     for _ in range(3):
         run_cli(
@@ -596,6 +597,7 @@ def test_b2_a_sealed_log_without_its_key_refuses_writes_and_serve_will_not_start
     monkeypatch.delenv("ASSAY_AUDIT_KEY_FILE")
     refused = run_cli(*score, db=db)
     assert refused.exit_code == 2 and "ASSAY_AUDIT_KEY_FILE" in refused.stderr
+    assert "error: audit_key_file is not set, but this audit log is sealed" in refused.stderr
     assert run_cli("keys", "create", "ops", "--role", "reader", db=db).exit_code == 2
     monkeypatch.setattr("uvicorn.run", lambda *a, **k: pytest.fail("the server started"))
     served = run_cli("serve", db=db)  # refused before any worker starts

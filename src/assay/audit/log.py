@@ -43,7 +43,7 @@ from assay.audit.seal import (
     newest_checkpoint,
 )
 from assay.audit.verify import ChainWalk, RowCheck
-from assay.errors import InvalidInputError, NotFoundError, StorageError
+from assay.errors import UNSET, InvalidInputError, NotFoundError, StorageError
 from assay.events import SCHEMA_VERSION, AuditRecord
 from assay.hashing import canonical_json, sha256_hex
 from assay.store.records import AuditEvent, AuditFilter, AuditRow
@@ -182,7 +182,7 @@ class AuditLog:
         if first is not None:
             raise InvalidInputError(
                 "audit_key_file",
-                None,
+                UNSET,
                 "set ASSAY_AUDIT_KEY_FILE (or audit_key_file in assay.toml) to the key that "
                 "seals this log in every shell and service that writes to it",
                 problem=f"is not set, but this audit log is sealed (from row {first}): an "

@@ -141,8 +141,9 @@ class AuditKey:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
             raise InvalidInputError(
-                "key file", str(path), "choose a new file name: a key is never overwritten"
-            ) from None
+                "key file", str(path), "choose a new file name: a key is never overwritten",
+                problem="already exists",
+            ) from None  # fmt: skip
         except OSError as exc:
             raise InvalidInputError(
                 "key file", str(path), "write it somewhere writable", problem=f"failed ({exc})"

@@ -177,7 +177,8 @@ def keygen(path: Path) -> None:
     """
     key = AuditKey.generate(path)
     click.echo(f"audit key {key.key_id} written to {path}")
-    click.echo(f"seal new rows with it: export ASSAY_AUDIT_KEY_FILE={path}")
+    # the absolute path: a relative one breaks in the next shell that starts elsewhere
+    click.echo(f"seal new rows with it: export ASSAY_AUDIT_KEY_FILE={path.resolve()}")
 
 
 @audit.command("retire")
@@ -193,7 +194,7 @@ def retire(path: Path, db: Path | None) -> None:
     with Assay(db, create=False) as engine:
         key = engine.audit.retire_key(path)
     click.echo(f"audit key {key.key_id} retired: it sealed rows up to seq {key.sealed_through}")
-    click.echo(f"check them with it: export ASSAY_AUDIT_RETIRED_KEY_FILES={path}")
+    click.echo(f"check them with it: export ASSAY_AUDIT_RETIRED_KEY_FILES={path.resolve()}")
 
 
 @audit.command("checkpoint")
