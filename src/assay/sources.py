@@ -188,6 +188,8 @@ class SourceRegistry:
                 changes.setdefault("reliability", kind.reliability)
                 changes.setdefault("review_interval_days", kind.review_interval_days)
             updated = _validated(current, changes)
+            if updated == current:  # nothing to record: no new version, no history row
+                return current
             updated = replace(updated, version=current.version + 1, updated_at=_now())
             if updated.supersedes != current.supersedes:
                 self._check_supersedes(updated)

@@ -239,9 +239,15 @@ def test_sources_commands_round_trip(db_path: Path) -> None:
         "builtin": False,
     } in kinds
     retired = run_cli("sources", "update", "fca", "--retired", db=db_path)
-    assert "updated fca: retired=yes; now version 4" in retired.stdout
+    assert "updated fca: retired no -> yes; now version 4" in retired.stdout
     active = run_cli("sources", "update", "fca", "--active", db=db_path)
-    assert "updated fca: retired=no; now version 5" in active.stdout  # was "fca: retired"
+    assert "updated fca: retired yes -> no; now version 5" in active.stdout  # was "fca: retired"
+    # issue 43 (second pass): a change to what it already is wrote an empty version
+    same = run_cli("sources", "update", "fca", "--active", db=db_path)
+    assert "fca unchanged: it already had those values (version 5)" in same.stdout
+    empty = run_cli("sources", "update", "fca", db=db_path)
+    assert empty.exit_code == 2 and "--retired/--active" in empty.stderr
+    assert "court_level" not in empty.stderr
     bad = run_cli("sources", "update", "fca", "--reliability", "2", db=db_path)
     assert bad.exit_code == 2 and "reliability=2.0 is outside [0, 1]" in bad.stderr
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +21,20 @@ from assay.sources import Source, SourceChange, changed_fields, successors
 from assay.types import parse_date
 
 
-def _attribute_options(fn: Any) -> Any:
-    """The options shared by ``add`` and ``update``: every editable attribute."""
+def _attribute_options(*, adding: bool) -> Callable[[Any], Any]:
+    """The options shared by ``add`` and ``update``: every editable attribute (the
+    defaults ``add`` fills in are named only there)."""
+    return lambda fn: _with_attribute_options(fn, adding=adding)
+
+
+def _with_attribute_options(fn: Any, *, adding: bool) -> Any:
     options = [
         click.option(
-            "--reliability", type=float, help="Reliability in [0, 1] [default: the kind's]."
+            "--reliability",
+            type=float,
+            help="Reliability in [0, 1] [default: the kind's]."
+            if adding
+            else "New reliability in [0, 1] (a change of --kind resets it to the kind's).",
         ),
         click.option("--name", help="Human-readable name."),
         click.option("--owner", help="Who publishes it; same owner = not independent."),
@@ -32,12 +42,19 @@ def _attribute_options(fn: Any) -> Any:
         click.option("--court-level", help="Court level, for case law."),
         click.option("--overruled/--not-overruled", default=None, help="Overruled authority."),
         click.option(
-            "--review-days", type=int, help="Review interval in days [default: the kind's]."
+            "--review-days",
+            type=int,
+            help="Review interval in days [default: the kind's]."
+            if adding
+            else "New review interval in days.",
         ),
         click.option(
             "--reviewed-at",
             help="Date of the last review (YYYY-MM-DD) [default: none; the first review is"
-            " due one review interval after registration].",
+            " due one review interval after registration]."
+            if adding
+            else "Correct the date of the last review (YYYY-MM-DD); `assay sources review`"
+            " records a new one.",
         ),
         click.option("--meta", multiple=True, help="Extra metadata as key=value (repeatable)."),
         click.option(
@@ -119,7 +136,7 @@ def sources() -> None:
     required=True,
     help="official, verified_kb, internal_wiki, customer, unverified, or your own.",
 )
-@_attribute_options
+@_attribute_options(adding=True)
 @db_option
 @json_option
 def add(source_id: str, kind: str, db: Path | None, as_json: bool, **options: Any) -> None:
@@ -151,7 +168,10 @@ def add(source_id: str, kind: str, db: Path | None, as_json: bool, **options: An
 
 @sources.command("update")
 @click.argument("source_id")
-@click.option("--kind", help="Change the kind (reliability is not reset).")
+@click.option(
+    "--kind",
+    help="Change the kind (reliability and review interval become the kind's unless given).",
+)
 @click.option(
     "--retired/--active", default=None, help="Retire the source (its items are excluded)."
 )
@@ -161,7 +181,7 @@ def add(source_id: str, kind: str, db: Path | None, as_json: bool, **options: An
     is_flag=True,
     help="Clear the source this one supersedes (OLD's items are used again).",
 )
-@_attribute_options
+@_attribute_options(adding=False)
 @db_option
 @json_option
 def update(
@@ -183,12 +203,25 @@ def update(
         if "supersedes" in changes:
             raise click.UsageError("give --supersedes OLD or --no-supersedes, not both")
         changes["supersedes"] = None
+    if not changes:
+        raise click.UsageError(
+            "give at least one change: --kind, --retired/--active, --reliability, --name, "
+            "--owner, --jurisdiction, --court-level, --overruled/--not-overruled, "
+            "--review-days, --reviewed-at, --meta, --supersedes or --no-supersedes"
+        )
     with Assay(db, create=False) as engine:
+        before = engine.sources.get(source_id)
         source = engine.sources.update(source_id, note=options.get("note"), **changes)
     if as_json:
         emit_json(source.as_dict())
+    elif source.version == before.version:
+        click.echo(f"{source.id} unchanged: it already had those values (version {source.version})")
     else:
-        changed = ", ".join(f"{k}={_plain(v)}" for k, v in sorted(changes.items()))
+        changed = ", ".join(
+            f"{k} {_plain(getattr(before, k))} -> {_plain(getattr(source, k))}"
+            for k in sorted(changes)
+            if getattr(before, k) != getattr(source, k)
+        )
         click.echo(f"updated {source.id}: {changed}; now version {source.version}")
 
 
