@@ -113,8 +113,13 @@ class EndpointError(AssayError):
 
 
 def did_you_mean(value: Any, choices: Iterable[str]) -> str:
-    """``"did you mean 'x'? "`` for the closest choice to a misspelt value, else ``""``."""
-    close = difflib.get_close_matches(str(value), list(choices), n=1)
+    """``"did you mean 'x'? "`` for the closest choice to a misspelt value, or the one
+    choice it abbreviates (``safety`` for ``safety_critical``), else ``""``."""
+    options, text = list(choices), str(value)
+    close = difflib.get_close_matches(text, options, n=1)
+    if not close and len(text) >= 3:
+        close = [c for c in options if c.casefold().startswith(text.casefold())][:2]
+        close = close if len(close) == 1 else []
     return f"did you mean {close[0]!r}? " if close else ""
 
 

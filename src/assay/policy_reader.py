@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
-from assay.errors import InvalidInputError, PolicyError
+from assay.errors import InvalidInputError, PolicyError, did_you_mean
 from assay.types import check_unit_interval
 
 T = TypeVar("T")
@@ -121,6 +121,7 @@ class TableReader:
             raise PolicyError(
                 self.field(unknown[0]),
                 self.data[unknown[0]],
-                f"remove it; known keys here are {', '.join(sorted(self.used))}",
+                (f"{guess}otherwise " if (guess := did_you_mean(unknown[0], self.used)) else "")
+                + f"remove it; known keys here are {', '.join(sorted(self.used))}",
                 problem="is not a policy setting",
             )

@@ -103,7 +103,12 @@ def test_policy_file_with_weights_not_summing_to_one_is_refused(tmp_path: Path) 
     [
         (lambda d: d.update(threshold=1.5), "threshold=1.5 is outside"),
         (lambda d: d.update(severity="urgent"), "severity='urgent'"),
-        (lambda d: d.update(colour="red"), "colour='red' is not a policy setting"),
+        (lambda d: d.update(colour="red"), "colour='red' is not a policy setting; remove it"),
+        (  # a typo is named with its fix, not only "remove it"
+            lambda d: d.update(similarity_flor=0.45),
+            "similarity_flor=0.45 is not a policy setting; did you mean 'similarity_floor'\\? "
+            "otherwise remove it",
+        ),
         (lambda d: d["labels"].update(medium=0.95), "labels.medium=0.95"),
         (lambda d: d["corroboration"].update(min_independent_sources=1), "min_independent"),
         (lambda d: d["sources"]["adjustment_by_kind"].update(customer=2), "customer=2"),
@@ -164,3 +169,14 @@ def test_judge_correctness_thresholds_are_read_checked_and_written_back(tmp_path
     (tmp_path / "financial.toml").write_text(to_toml(data))
     with pytest.raises(PolicyError, match="cavet"):
         PolicyBook.load([tmp_path])
+
+
+def test_a_severity_abbreviated_is_suggested_in_full() -> None:
+    """Issue 43 (second pass): `--severity safety` got no suggestion."""
+    from assay.errors import did_you_mean
+
+    assert (
+        did_you_mean("safety", ["financial", "safety_critical"])
+        == "did you mean 'safety_critical'? "
+    )
+    assert did_you_mean("saf", ["safeguard", "safety_critical"]) == ""  # two: no guess

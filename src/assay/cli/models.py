@@ -134,7 +134,9 @@ def list_models(as_json: bool) -> None:
 
 @models.command("relevance")
 @click.option("--input", "path", required=True, help='JSONL of {"query", "passage"} (- stdin).')
-@click.option("--model", help="Model name [default: $ASSAY_RELEVANCE_MODEL or assay-relevance].")
+@click.option(
+    "--model", help=f"Model name [default: $ASSAY_RELEVANCE_MODEL or {DEFAULT_RELEVANCE_MODEL}]."
+)
 def relevance(path: str, model: str | None) -> None:
     """Print each line with "score": the probability that the passage answers the query."""
     records = _records(path, ("query", "passage"))
@@ -154,7 +156,9 @@ def relevance(path: str, model: str | None) -> None:
 
 @models.command("support")
 @click.option("--input", "path", required=True, help='JSONL of {"claim", "evidence"} (- stdin).')
-@click.option("--model", help="Model name [default: $ASSAY_SUPPORT_MODEL or assay-support].")
+@click.option(
+    "--model", help=f"Model name [default: $ASSAY_SUPPORT_MODEL or {DEFAULT_SUPPORT_MODEL}]."
+)
 def support(path: str, model: str | None) -> None:
     """Print each line with "score" (P(supported)), "contradiction" and "label"."""
     records = _records(path, ("claim", "evidence"))
