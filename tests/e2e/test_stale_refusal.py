@@ -50,3 +50,15 @@ def test_a_verified_date_lets_the_same_passage_answer(tmp_path: Path) -> None:
     db = _kb(tmp_path, "--verified", "2026-11-01")
     out = ask(db, "How many days do I have to return an item?", "--policy", "financial")
     assert out["status"] == "answered" and "45 days" in out["answer"]
+
+
+def test_excluded_passages_are_told_apart_by_their_location(tmp_path: Path) -> None:
+    """Two passages of one source kept out read as the same line without their place."""
+    question = "How many days do I have to return an item?"
+    shown = run_cli(
+        "ask", question, "--policy", "financial", "--as-of", "2026-11-29", db=_kb(tmp_path)
+    )
+    assert shown.exit_code == 0, shown.output
+    assert "] returns from line 6 to the end -- below_threshold" in shown.stdout
+    forum = next(line for line in shown.stdout.splitlines() if "] forum " in line)
+    assert "verified date" not in forum  # weak anyway: a date would not let it through

@@ -101,9 +101,11 @@ def render_evidence(result: AskResult, *, show_excluded: int = 6) -> str:
         lines.append(f"      {shorten(e.candidate.text, 96)}")
     lines.append(f"excluded ({len(scored.excluded)}):")
     for e in sorted(scored.excluded, key=lambda e: -e.confidence)[:show_excluded]:
+        where = e.candidate.metadata.get("location")  # two passages of a source told apart
         lines.append(
             f"  {badge(e.label, e.confidence)} {e.basis.source_id or e.basis.source_kind}"
-            f" -- {e.reason.value if e.reason else ''}: {e.detail}"
+            + (f" {where}" if where else "")
+            + f" -- {e.reason.value if e.reason else ''}: {e.detail}"
         )
     if len(scored.excluded) > show_excluded:
         lines.append(f"  ... and {len(scored.excluded) - show_excluded} more")

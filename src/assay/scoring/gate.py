@@ -71,31 +71,31 @@ def exclusion(evidence: Evidence, policy: Policy) -> Verdict:
     return None
 
 
-def stale(evidence: Evidence) -> bool:
-    """Whether age weighs most against an item: its freshness is under one half and
-    under its similarity (a close match that has decayed)."""
-    scores, age = evidence.scores, evidence.basis.age_days
-    return age is not None and scores.freshness < min(0.5, scores.similarity)
+def _a_date_would_admit(evidence: Evidence, policy: Policy) -> bool:
+    """Whether age weighs most against an item (freshness under one half and under its
+    similarity), no newer source supersedes it, and with a fresh date its composite
+    would clear the threshold: a forum post that is weak anyway is not worth a date."""
+    scores, basis = evidence.scores, evidence.basis
+    if basis.age_days is None or scores.freshness >= min(0.5, scores.similarity):
+        return False
+    fresh = replace(scores, freshness=1.0)
+    return not basis.superseded_by and composite_score(fresh, policy.weights) >= policy.threshold
 
 
 def kept_out_as_stale(evidence: Evidence, policy: Policy) -> bool:
-    """Whether the gate kept ``evidence`` out below the threshold for its age alone: it
-    is stale, no newer source supersedes it, and with a fresh date its composite would
-    clear the threshold (a forum post that is weak anyway is not worth a date)."""
-    if evidence.reason is not ExclusionReason.BELOW_THRESHOLD or not stale(evidence):
-        return False
-    if evidence.basis.superseded_by:
-        return False
-    fresh = replace(evidence.scores, freshness=1.0)
-    return composite_score(fresh, policy.weights) >= policy.threshold
+    """Whether the gate kept ``evidence`` out below the threshold where a verified date
+    would have let it through."""
+    return evidence.reason is ExclusionReason.BELOW_THRESHOLD and _a_date_would_admit(
+        evidence, policy
+    )
 
 
 def _stale_hint(evidence: Evidence, policy: Policy) -> str:
     """Where age is what kept an item out, what fixes it: a document still in force
     needs a recent ``verified`` date, not a lower threshold."""
-    scores, age = evidence.scores, evidence.basis.age_days
-    if not stale(evidence):
+    if not _a_date_would_admit(evidence, policy):
         return ""
+    scores, age = evidence.scores, evidence.basis.age_days
     return (
         f"; freshness {scores.freshness:.2f} after {age} days (decay_rate "
         f"{policy.decay_rate_for(evidence.basis.source_kind):g} a day): if it is still in "
