@@ -286,6 +286,7 @@ def test_ingesting_a_file_again_keeps_the_source_it_was_first_given(
     new = write(tmp_path / "kb" / "new.md", "A file never ingested before.\n")
     [failed] = [f for f in run(kb, tmp_path / "kb").files if f.status == "failed"]
     assert failed.path == str(new) and "pass --source ID" in (failed.error or "")
+    assert ": source is not named: the file is new to the knowledge base" in (failed.error or "")
 
 
 def test_a_file_cannot_claim_more_trust_than_the_source_it_was_first_ingested_under(

@@ -34,7 +34,7 @@ from typing import Any, Literal
 import numpy as np
 
 from assay.documents import Chunk, LoadedDocument, document_id
-from assay.errors import AssayError, InvalidInputError
+from assay.errors import UNSET, AssayError, InvalidInputError
 from assay.ingest.ceiling import trust_gained
 from assay.ingest.chunking import approximate_tokens, chunk_document
 from assay.ingest.deadline import FileDeadline
@@ -428,8 +428,10 @@ def _resolve(
     ceiling_id = options.source_id or known.get(doc.uri) or known.get(doc.uri.partition("#")[0])
     if ceiling_id is None and doc.source_id is None:
         raise InvalidInputError(
-            f"{doc.uri}: source", None, "pass --source ID (an upload: its source field)",
-            problem="is not named",
+            f"{doc.uri}: source", UNSET,
+            "pass --source ID (an upload: its source field); files ingested before keep "
+            "their source, a new one needs it named",
+            problem="is not named: the file is new to the knowledge base",
         )  # fmt: skip
     if ceiling_id is None:
         raise InvalidInputError(
