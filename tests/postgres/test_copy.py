@@ -84,3 +84,24 @@ def test_copy_refuses_a_target_that_is_not_empty(tmp_path: Path, postgres_url: s
     assert result.exit_code == 2 and "is not empty" in result.stderr
     with Assay(postgres_url) as engine:
         assert [s.id for s in engine.sources.list()] == ["other"]
+
+
+def test_copy_between_files_takes_the_uploads_along_and_names_a_missing_folder(
+    tmp_path: Path,
+) -> None:
+    """Issue 43 (second pass): README said to move the database's files together "or
+    use `assay db copy`", which left the service's uploads behind; a missing target
+    folder was reported as "set --db / ASSAY_DB"."""
+    (tmp_path / "a").mkdir()
+    original = tmp_path / "a" / "assay.db"
+    with Assay(original) as engine:
+        engine.sources.add("wiki", "internal_wiki")
+    (tmp_path / "a" / "uploads" / "wiki").mkdir(parents=True)
+    (tmp_path / "a" / "uploads" / "wiki" / "faq.md").write_text("# FAQ\n\nKeep it dry.\n")
+    missing = run_cli("db", "copy", "--from", str(original), "--to", str(tmp_path / "no" / "x.db"))
+    assert missing.exit_code == 2 and "--to=" in missing.stderr and "create " in missing.stderr
+    (tmp_path / "b").mkdir()
+    copied = run_cli("db", "copy", "--from", str(original), "--to", str(tmp_path / "b" / "x.db"))
+    assert copied.exit_code == 0, copied.output
+    assert (tmp_path / "b" / "uploads" / "wiki" / "faq.md").read_text().startswith("# FAQ")
+    assert "uploads:" in copied.stdout

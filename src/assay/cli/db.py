@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import click
@@ -58,6 +59,11 @@ def copy(source: Path | str, target: Path | str, as_json: bool) -> None:
     copy_target = database_target(target)
     if str(source_target) == str(copy_target):
         raise InvalidInputError("--to", str(target), "copy into another database")
+    if isinstance(copy_target, Path) and not copy_target.parent.is_dir():
+        raise InvalidInputError(
+            "--to", str(target), f"create {str(copy_target.parent)!r} first, or give a file "
+            "in a folder that exists", problem="is in a folder that does not exist",
+        )  # fmt: skip
     migrate_database(copy_target)
     origin = open_database(source_target, create=False)
     try:
@@ -68,10 +74,28 @@ def copy(source: Path | str, target: Path | str, as_json: bool) -> None:
             destination.close()
     finally:
         origin.close()
+    uploads = _copy_uploads(source_target, copy_target)
     seq, head = report.audit_head or (0, "-")
     if as_json:
-        emit_json({"rows": report.rows, "audit_events": seq, "audit_head": head})
+        emit_json(
+            {"rows": report.rows, "audit_events": seq, "audit_head": head, "uploads": uploads}
+        )
         return
     copied = ", ".join(f"{n} {table}" for table, n in report.rows.items() if n)
     click.echo(f"copied {copied or 'an empty database'}")
+    if uploads:
+        click.echo(uploads)
     click.echo(f"audit head: seq {seq}, {head} (the same on both; `assay audit verify` checks it)")
+
+
+def _copy_uploads(source: Path | str, target: Path | str) -> str | None:
+    """Copy the uploaded files the service kept beside ``source`` to where the service
+    keeps them for ``target``; what was done, for the report (``None``: none to copy)."""
+    origin = load_settings(db=source).uploads_root
+    destination = load_settings(db=target).uploads_root
+    if not origin.is_dir() or origin == destination:
+        return None
+    if destination.exists():
+        return f"uploads: {destination} exists already; copy {origin} into it yourself"
+    shutil.copytree(origin, destination)
+    return f"uploads: {origin} copied to {destination}"
