@@ -31,7 +31,7 @@ from assay.audit.seal import AuditKey
 from assay.audit.verify import RowCheck
 from assay.calibration.apply import Calibrator, evidence_key, set_key
 from assay.calibration.store import CalibrationStore
-from assay.errors import InvalidInputError, NotFoundError, UnknownSourceError
+from assay.errors import InvalidInputError, NotFoundError, UnknownSourceError, did_you_mean
 from assay.events import AskRecord, ScoreRecord
 from assay.flow.score import ScoreResult, score_candidates, score_record
 from assay.models.encoding_settings import MIB, configure_encodings
@@ -175,8 +175,14 @@ class Assay:
             raise InvalidInputError(
                 "limit", limit, f"give a number of documents from 1 to {MAX_LIST}"
             )
-        if source_id is not None:
-            self.sources.get(source_id)  # an unknown source is an error, not an empty list
+        if source_id is not None:  # an unknown source is an error, not an empty list
+            known = [s.id for s in self.sources.list()]
+            if source_id not in known:
+                raise InvalidInputError(
+                    "source_id", source_id,
+                    f"{did_you_mean(source_id, known)}give one that `assay sources list` shows",
+                    problem="is not a registered source",
+                )  # fmt: skip
         return self.store.list_documents(source_id=source_id, limit=limit)
 
     def document(self, document_id: str) -> StoredDocument:

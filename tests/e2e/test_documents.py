@@ -43,3 +43,8 @@ def test_documents_list_show_and_ingest_again_without_source(tmp_path: Path) -> 
     assert missing.exit_code != 0 and "assay documents list" in missing.stderr
     unknown = run_cli("documents", "list", "--source", "nope", db=db)
     assert unknown.exit_code == 2 and "nope" in unknown.stderr
+    short = run_cli("documents", "show", pump["id"][:3], db=db)
+    assert short.exit_code == 2 and "too short" in short.stderr and "at least 6" in short.stderr
+    typo = run_cli("documents", "list", "--source", "harbor-manul", db=db)
+    assert typo.exit_code == 2 and "did you mean 'harbor-manual'" in typo.stderr
+    assert "sources add" not in typo.stderr  # listing never asks to register a source

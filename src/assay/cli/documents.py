@@ -10,6 +10,7 @@ import click
 from assay.audit.log import MAX_LIST
 from assay.cli.common import db_option, emit_json, json_option, table
 from assay.engine import Assay
+from assay.errors import InvalidInputError
 
 
 @click.group()
@@ -80,7 +81,12 @@ def show(document_id: str, db: Path | None, as_json: bool) -> None:
 def _full_id(engine: Assay, given: str) -> str:
     """The id ``given`` names: itself, or the one document whose id starts with it."""
     given = given.strip()
-    if len(given) >= 24 or len(given) < 6:
+    if len(given) >= 24:
         return given
+    fix = "give the full id or a prefix of at least 6 of its characters (`assay documents list`)"
+    if len(given) < 6:
+        raise InvalidInputError("document_id", given, fix, problem="is too short to name one")
     matches = [d.id for d in engine.documents() if d.id.startswith(given)]
-    return matches[0] if len(matches) == 1 else given
+    if len(matches) > 1:
+        raise InvalidInputError("document_id", given, fix, problem="is ambiguous")
+    return matches[0] if matches else given
