@@ -134,6 +134,14 @@ def test_j6_two_official_sources_that_disagree_go_to_human_review(demo_db: Path)
         run_cli("review", "show", str(out["review_id"]), "--json", db=demo_db).stdout
     )
     assert shown["event_id"] == out["event_id"] and "3 hours" in shown["answer"]
+    # issue 43 (second pass): the reviewer reads the answer, the conflicts and the
+    # evidence with the labels `assay ask` printed, not bare ids
+    text = run_cli("review", "show", str(out["review_id"]), db=demo_db).stdout
+    labels = {s["id"]: f"E{i}" for i, s in enumerate(out["sources"], start=1)}
+    cited = next(s for s in out["sources"] if s["cited"])
+    assert f"[{labels[cited['id']]}]" in text.split("answer: ", 1)[1].splitlines()[0]
+    assert "[Source:" not in text and "evidence (" in text
+    assert f"[{labels[cited['id']]}] [" in text and "conflict (" in text
     resolved = run_cli(
         "review", "resolve", str(out["review_id"]), "--verdict", "correct", db=demo_db
     )

@@ -12,8 +12,10 @@ from typing import Any
 
 import click
 
+from assay.cli.ask import with_labels
 from assay.cli.common import db_option, emit_json, json_option, shorten, table
 from assay.engine import Assay
+from assay.errors import AssayError
 from assay.review import ReviewItem
 
 
@@ -66,21 +68,39 @@ def show(item_id: int, db: Path | None, as_json: bool) -> None:
     """Show one queued answer in full, with its assessment."""
     with Assay(db, create=False) as engine:
         item = engine.review.get(item_id)
-        passages = {} if as_json else _passages(engine, item)
+        evidence = [] if as_json else _evidence(engine, item)
+        passages = {} if as_json else _passages(engine, item, {str(e.get("id")) for e in evidence})
     if as_json:
         emit_json(item.to_dict())
         return
-    _print_item(item, passages)
+    _print_item(item, evidence, passages)
 
 
-def _passages(engine: Assay, item: ReviewItem) -> dict[str, str]:
-    """``source: text`` of the passages the item's conflicts name, while the knowledge
-    base still holds them (a reviewer cannot judge a conflict between two bare ids)."""
+def _evidence(engine: Assay, item: ReviewItem) -> list[dict[str, Any]]:
+    """The evidence the queued answer could use, strongest first, as its ask event
+    recorded it (id, source, kind, title, confidence, label, text): the reviewer reads
+    the passages with the same [E1] labels `assay ask` printed. Empty when the event
+    cannot be read."""
+    try:
+        payload = engine.audit.get(item.event_id).payload
+    except AssayError:
+        return []
+    items = payload.get("evidence") if isinstance(payload, dict) else None
+    listed = items if isinstance(items, list) else []
+    admitted = [e for e in listed if isinstance(e, dict) and e.get("admitted")]
+    return sorted(admitted, key=lambda e: -float(e.get("confidence") or 0.0))
+
+
+def _passages(engine: Assay, item: ReviewItem, listed: set[str]) -> dict[str, str]:
+    """``source: text`` of the passages a conflict names that the evidence list lacks
+    (an item queued from elsewhere), while the knowledge base holds them: a reviewer
+    cannot judge a conflict between two bare ids."""
     named = [
         str(c.get(side))
         for c in item.assessment.get("source_conflicts") or []
         if isinstance(c, dict)
         for side in ("source_a", "source_b")
+        if str(c.get(side)) not in listed
     ]
     if not named:
         return {}
@@ -120,16 +140,19 @@ def resolve(
     )
 
 
-def _print_item(item: ReviewItem, passages: dict[str, str]) -> None:
-    """The whole item as text: what was asked, answered, assessed and decided; the
-    passages a conflict names are quoted under it."""
+def _print_item(item: ReviewItem, evidence: list[dict[str, Any]], passages: dict[str, str]) -> None:
+    """The whole item as text: what was asked, answered, assessed and decided, and the
+    evidence it rested on, each passage labelled E1, E2... as in the answer and the
+    conflicts."""
     a: dict[str, Any] = item.assessment
+    labels = {str(e.get("id")): f"E{i}" for i, e in enumerate(evidence, start=1)}
+    sources = {str(e.get("id")): str(e.get("source_id") or e.get("source_kind")) for e in evidence}
     click.echo(f"review item {item.id} ({item.status}), queued {item.created_at}")
     click.echo(f"ask event: {item.event_id}")
     click.echo(f"policy: {item.policy_name} v{item.policy_version}")
     click.echo(f"reason: {item.reason}")
     click.echo(f"query: {item.query}")
-    click.echo(f"answer: {item.answer}")
+    click.echo(f"answer: {with_labels(item.answer, labels)}")
     click.echo(f"confidence: {item.confidence_score:.3f}")
     click.echo(f"action: {a.get('recommended_action', '-')}")
     click.echo(f"rationale: {a.get('score_rationale', '-')}")
@@ -148,13 +171,24 @@ def _print_item(item: ReviewItem, passages: dict[str, str]) -> None:
                 click.echo(f"  - {entry}")
     for conflict in a.get("source_conflicts") or []:
         if isinstance(conflict, dict):
+            sides = [str(conflict.get(k)) for k in ("source_a", "source_b")]
+            named = [f"{labels[x]} ({sources[x]})" if x in labels else x for x in sides]
             click.echo(
-                f"conflict ({conflict.get('nature')}): {conflict.get('source_a')} vs "
-                f"{conflict.get('source_b')}: {conflict.get('claim')}"
+                f"conflict ({conflict.get('nature')}): {named[0]} vs {named[1]}: "
+                f"{shorten(str(conflict.get('claim')), 90)}"
             )
-            for named in (str(conflict.get("source_a")), str(conflict.get("source_b"))):
-                if named in passages:
-                    click.echo(f"  {named[:12]}  {passages[named]}")
+            for side in sides:
+                if side in passages:
+                    click.echo(f"  {side[:12]}  {passages[side]}")
+    if evidence:
+        click.echo(f"evidence ({len(evidence)}):")
+    for e in evidence:
+        badge = f"[{e.get('label')} {float(e.get('confidence') or 0):.3f}]"
+        click.echo(
+            f"  [{labels[str(e.get('id'))]}] {badge} {e.get('source_id')} "
+            f"({e.get('source_kind')}) {e.get('title') or ''}".rstrip()
+        )
+        click.echo(f"      {shorten(str(e.get('text')), 96)}")
     if "unreadable_assessment" in a:
         click.echo(f"assessment (unreadable): {a['unreadable_assessment']}")
     if item.status == "resolved":
