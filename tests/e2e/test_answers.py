@@ -142,6 +142,10 @@ def test_j6_two_official_sources_that_disagree_go_to_human_review(demo_db: Path)
     assert f"[{labels[cited['id']]}]" in text.split("answer: ", 1)[1].splitlines()[0]
     assert "[Source:" not in text and "evidence (" in text
     assert f"[{labels[cited['id']]}] [" in text and "conflict (" in text
+    audited = run_cli("audit", "show", out["event_id"], db=demo_db).stdout  # the same labels
+    assert f"[{labels[cited['id']]}]" in audited.split("draft: ", 1)[1].splitlines()[0]
+    row = next(line for line in audited.splitlines() if line.startswith(labels[cited["id"]] + " "))
+    assert cited["id"][:12] in row and "admitted" in row
     resolved = run_cli(
         "review", "resolve", str(out["review_id"]), "--verdict", "correct", db=demo_db
     )

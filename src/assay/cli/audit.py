@@ -11,6 +11,7 @@ import click
 
 from assay.audit import AuditEvent, VerifyReport
 from assay.audit.seal import AuditKey, append_checkpoint, read_checkpoints
+from assay.cli.ask import with_labels
 from assay.cli.common import db_option, emit_json, json_option, shorten, table
 from assay.engine import Assay
 from assay.errors import InvalidInputError
@@ -82,13 +83,25 @@ def show(event_id: str, db: Path | None, as_json: bool) -> None:
     scored = _scored(event)
     as_of = scored.as_of if scored else None
     click.echo(f"policy: {event.policy_name} v{event.policy_version}, as of {as_of}")
+    evidence = scored.evidence if scored else []
+    # E1, E2... as `assay ask` and `assay review show` label the admitted items
+    ranked = sorted((e for e in evidence if e.admitted), key=lambda e: -e.confidence)
+    labels = {e.id: f"E{i}" for i, e in enumerate(ranked, start=1)}
+    payload = event.payload if isinstance(event.payload, dict) else {}
+    answer, draft = payload.get("answer"), payload.get("draft")
+    if isinstance(answer, str):
+        click.echo(f"answer: {with_labels(answer, labels)}")
+    drafted = draft.get("text") if isinstance(draft, dict) else None
+    if isinstance(drafted, str) and drafted and drafted != answer:  # withheld or rewritten
+        click.echo(f"draft: {with_labels(drafted, labels)}")
     rows = []
-    for item in scored.evidence if scored else []:
+    for item in evidence:
         s = item.scores
         verdict = "admitted" if item.admitted else item.reason or "excluded"
         rows.append(
             [
-                item.id,
+                labels.get(item.id, "-"),
+                item.id[:12],
                 item.source,
                 f"{s['similarity']:.3f}",
                 f"{s['source']:.3f}",
@@ -96,10 +109,12 @@ def show(event_id: str, db: Path | None, as_json: bool) -> None:
                 f"{item.confidence:.3f}",
                 item.label,
                 verdict,
+                shorten(item.text, 48),
             ]
         )
     if rows:
-        click.echo(table(rows, ["ID", "SOURCE", "SIM", "SRC", "FRESH", "C", "LABEL", "VERDICT"]))
+        header = ["E", "ID", "SOURCE", "SIM", "SRC", "FRESH", "C", "LABEL", "VERDICT", "TEXT"]
+        click.echo(table(rows, header))
     click.echo(f"hash {event.row_hash}\nprev {event.prev_hash}")
 
 
