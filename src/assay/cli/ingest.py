@@ -85,11 +85,10 @@ def ingest_command(
             show_eta=False,  # click's estimate counts files, not their sizes
             item_show_func=lambda text: text,
         ) as bar:
-            started, done = time.monotonic(), [0]
+            pace = Pace(total)
 
             def report(outcome: FileOutcome) -> None:
-                done[0] += sizes.get(outcome.path, 0)
-                left = time_left(time.monotonic() - started, done[0], total)
+                left = pace.after(sizes.get(outcome.path, 0), time.monotonic())
                 bar.update(1, left)
                 if outcome.status == "failed" and not as_json:
                     click.echo(f"\nfailed: {outcome.path}\n  {outcome.error}", err=True)
@@ -122,6 +121,27 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except OSError:  # reported as the file's failure by ingest itself
         return 0
+
+
+class Pace:
+    """The time an ingest run has left, from the pace since its first file ended: that
+    file also paid for loading the embedder, and an estimate from it said minutes for
+    a run of two seconds."""
+
+    def __init__(self, total_bytes: int) -> None:
+        self.total, self.done = total_bytes, 0
+        self.start: float | None = None
+        self.first_bytes = 0
+
+    def after(self, size: int, now: float) -> str | None:
+        """The estimate once a file of ``size`` bytes is done at ``now`` (monotonic)."""
+        self.done += size
+        if self.start is None:
+            self.start, self.first_bytes = now, self.done
+            return None
+        return time_left(
+            now - self.start, self.done - self.first_bytes, self.total - self.first_bytes
+        )
 
 
 def time_left(elapsed: float, done_bytes: int, total_bytes: int) -> str | None:
