@@ -266,3 +266,21 @@ def test_the_answerer_names_a_yes_no_disagreement_with_both_sources() -> None:
     assert len(draft.disagreements) == 1
     assert "council (official)" in draft.disagreements[0]
     assert "residents (customer)" in draft.disagreements[0]
+
+
+def test_r_a_disagreement_is_settled_by_the_more_reliable_source() -> None:
+    """Found with a user's clinic knowledge base: "Can my 8-year-old visit the ICU?" was
+    drafted from a forum post that echoes the question (confidence 0.646, by its
+    similarity) while the policy that forbids it (0.610) was named as the disagreement,
+    "this answer follows the stronger evidence". Who says it settles a contradiction."""
+    policy = Context("policy", "Children under 12 are not admitted to the ICU.", 0.61, None,
+                     "clinic-2026", "official", reliability=1.0)  # fmt: skip
+    post = Context("post", "I also brought my 8-year-old into the ICU, the nurses were fine.",
+                   0.65, None, "forum", "customer", reliability=0.4)  # fmt: skip
+    choice = choose([_sentence(policy, 0.2), _sentence(post, 0.6)], [], None, yes_no=True)
+    assert choice is not None and choice.lead.context is policy
+    assert [(d.context, d.states) for d in choice.disagreeing] == [(post, post.text)]
+    kb = Context("kb", post.text, 0.65, None, "help-centre", "verified_kb", reliability=0.9)
+    close = choose([_sentence(policy, 0.2), _sentence(kb, 0.6)], [], None, yes_no=True)
+    assert close is not None and close.lead.context is kb  # 0.9 against 1.0: not clear
+    assert [d.context for d in close.disagreeing] == [policy]

@@ -26,6 +26,13 @@ date no word in common -- is a *disagreement*, named beside the answer with its 
 the answer states the lead. For a yes-or-no question, a rated sentence of another source
 that denies what the lead affirms, or affirms what it denies ("You can put glass in the
 blue bin" against "not in the blue bin"), is one too.
+
+A disagreement is settled by who says it: when a disagreeing passage's source is
+clearly more reliable than the lead's (by :data:`CLEARLY_MORE_RELIABLE` in the
+registry), it leads instead, and the first lead becomes the disagreement. Evidence
+confidence weighs similarity to the question too, so a forum post that echoes the
+question ("I brought my 8-year-old into the ICU") could outrank the policy that answers
+it in its own words ("Children under 12 are not admitted to the ICU").
 """
 
 from __future__ import annotations
@@ -41,8 +48,8 @@ from assay.judge.strength import SETTLED
 from assay.text import NEGATION, content_terms, figures, stem
 
 __all__ = [
-    "ANSWERS_WITHIN", "CLEARLY_STRONGER", "YES_NO_WITHIN", "Choice", "Disagreement",
-    "Sentence", "choose", "disagree",
+    "ANSWERS_WITHIN", "CLEARLY_MORE_RELIABLE", "CLEARLY_STRONGER", "YES_NO_WITHIN", "Choice",
+    "Disagreement", "Sentence", "choose", "disagree",
 ]  # fmt: skip
 
 #: a passage whose best sentence rates at least this share of the best answers too
@@ -52,6 +59,10 @@ YES_NO_WITHIN = 0.15
 #: how much higher a confidence is clearly stronger: the judge's margin for settling a
 #: conflict by source strength
 CLEARLY_STRONGER = SETTLED
+#: how much more reliable a source must be for its passage to lead when two sources
+#: answer otherwise: official (1.0) over an internal wiki (0.7) or a forum post (0.4),
+#: not over a verified knowledge base (0.9)
+CLEARLY_MORE_RELIABLE = 0.3
 #: a word that forbids; with :data:`assay.text.NEGATION`, a sentence with one and a
 #: sentence without say opposite things
 _FORBIDS = re.compile(r"\b(?:avoid|forbidden|prohibited|banned)\b", re.IGNORECASE)
@@ -189,12 +200,48 @@ def choose(
             stronger.append(s)
     lead = best
     if stronger:
-        top = max(stronger, key=lambda s: _strength(s.context))
-        reading = by_context.get(id(top.context))
-        lead = top
-        if reading is not None and reading.answers:
-            start, end = reading.sentence
-            lead = Sentence(top.context, start, end, top.score)
+        lead = _lead_in(max(stronger, key=lambda s: _strength(s.context)), by_context)
+    disagreeing = _disagreeing(lead, found, rated, best, kind, yes_no=yes_no, by_context=by_context)
+    trusted = [d for d in disagreeing if _more_reliable(d.context, lead.context)]
+    if trusted:  # a contradiction is settled by who says it, not by who echoes the question
+        top = max(trusted, key=lambda d: d.context.reliability or 0.0)
+        lead = _lead_in(rated[id(top.context)], by_context)
+        disagreeing = _disagreeing(
+            lead, found, rated, best, kind, yes_no=yes_no, by_context=by_context
+        )
+    reading = by_context.get(id(lead.context))
+    return Choice(lead, reading, disagreeing)
+
+
+def _lead_in(sentence: Sentence, by_context: dict[int, Found]) -> Sentence:
+    """The sentence of ``sentence``'s passage that leads: the reader's, when it found an
+    answer there, else ``sentence`` (the passage's best-rated)."""
+    reading = by_context.get(id(sentence.context))
+    if reading is not None and reading.answers:
+        start, end = reading.sentence
+        return Sentence(sentence.context, start, end, sentence.score)
+    return sentence
+
+
+def _more_reliable(a: Context, b: Context) -> bool:
+    """Whether ``a``'s source is clearly more reliable than ``b``'s (by
+    :data:`CLEARLY_MORE_RELIABLE`): an official text against a wiki or a forum post."""
+    if a.reliability is None or b.reliability is None:
+        return False
+    return round(a.reliability - b.reliability, 6) >= CLEARLY_MORE_RELIABLE
+
+
+def _disagreeing(
+    lead: Sentence,
+    found: Sequence[Found],
+    rated: dict[int, Sentence],
+    best: Sentence,
+    kind: AnswerKind | None,
+    *,
+    yes_no: bool,
+    by_context: dict[int, Found],
+) -> tuple[Disagreement, ...]:
+    """The passages of other sources that answer otherwise than ``lead``."""
     reading = by_context.get(id(lead.context))
     said = reading.span_in(lead.start, lead.end) if reading is not None else None
     disagreeing = tuple(
@@ -215,4 +262,4 @@ def choose(
             and s.score >= YES_NO_WITHIN * best.score
             and _denies(s.text) != _denies(lead.text)
         )
-    return Choice(lead, reading, disagreeing)
+    return disagreeing

@@ -209,6 +209,7 @@ def _context(e: Evidence) -> Context:
     return Context(
         e.id, e.candidate.text, e.confidence, e.candidate.title,
         e.basis.source_id, e.basis.source_kind, e.candidate.published,
+        reliability=e.basis.reliability,
     )  # fmt: skip
 
 
