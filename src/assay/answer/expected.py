@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from assay.text import MONTH, NUMBER, YEAR
 
-__all__ = ["AnswerKind", "expected_kind"]
+__all__ = ["AnswerKind", "asks_yes_or_no", "expected_kind", "wants_explanation"]
 
 _DURATION_UNITS = (
     r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|yrs?|"
@@ -100,3 +100,30 @@ def expected_kind(question: str) -> AnswerKind | None:
         if pattern.search(question):
             return _KINDS[kind]
     return None
+
+
+#: questions that want an explanation or a yes or no, not a span: the reader and the
+#: correctness model, fitted on spans, neither decline them nor rate their answers
+_AUXILIARY = (
+    r"(?:can|could|may|might|must|should|shall|is|are|was|were|do|does|did|will|would"
+    r"|has|have|had)\b"
+)
+_EXPLAIN = re.compile(
+    r"^\W*(?:why|how)\b(?!\s+(?:many|much|long|old|far|tall|big|large|often))"
+    r"|^\W*what\s+(?:happens|happened|will\s+happen|should\b|to\s+do\b|do\s+\w+\s+do\b)"
+    rf"|^\W*{_AUXILIARY}",
+    re.I,
+)
+#: a yes-or-no question, also when it follows a statement ("It blows a fuse; can I ...?")
+_YES_NO = re.compile(rf"(?:^|[.;:!?]\s+)\W*{_AUXILIARY}(?:[^.;:!?]|\.(?=\d))*\?\s*$", re.I)
+
+
+def wants_explanation(question: str) -> bool:
+    """Whether ``question`` wants an explanation, a description or a yes or no ("Why
+    ...", "How does ...", "What happens if ...", "Can I ..."), not a span of a passage."""
+    return _EXPLAIN.search(question) is not None
+
+
+def asks_yes_or_no(question: str) -> bool:
+    """Whether ``question`` is a yes-or-no question, also after a statement."""
+    return _YES_NO.search(question) is not None

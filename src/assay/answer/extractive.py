@@ -28,7 +28,6 @@ template, phrasings from pseudo-relevance feedback (:mod:`assay.answer.expansion
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,7 +36,7 @@ from assay.answer.base import AnswerMode, Draft, Uncertainty
 from assay.answer.choose import Choice, Sentence, choose
 from assay.answer.citations import cite, defuse_citations
 from assay.answer.expansion import pseudo_relevance_phrasings
-from assay.answer.expected import AnswerKind, expected_kind
+from assay.answer.expected import AnswerKind, asks_yes_or_no, expected_kind, wants_explanation
 from assay.answer.qualifiers import clauses, qualifiers
 from assay.answer.reading import MARGIN_FLOOR, Found, read_evidence, table_cell
 from assay.answer.short import short_answer
@@ -63,20 +62,6 @@ SHORTLIST = 8
 #: changed 21% of drafts and cost 0.03-0.04 AUROC of the answer's confidence on the
 #: SQuAD test articles: the correctness model reads the answer alone
 CONFIRMED = 3
-#: questions that want an explanation or a yes or no, not a span: the reader, trained on
-#: spans, neither declines them nor gives their short answer
-_AUXILIARY = (
-    r"(?:can|could|may|might|must|should|shall|is|are|was|were|do|does|did|will|would"
-    r"|has|have|had)\b"
-)
-_EXPLAIN = re.compile(
-    r"^\W*(?:why|how)\b(?!\s+(?:many|much|long|old|far|tall|big|large|often))"
-    r"|^\W*what\s+(?:happens|happened|will\s+happen|should\b|to\s+do\b|do\s+\w+\s+do\b)"
-    rf"|^\W*{_AUXILIARY}",
-    re.I,
-)
-#: a yes-or-no question, also when it follows a statement ("It blows a fuse; can I ...?")
-_YES_NO = re.compile(rf"(?:^|[.;:!?]\s+)\W*{_AUXILIARY}(?:[^.;:!?]|\.(?=\d))*\?\s*$", re.I)
 
 
 def _declined(found: Sequence[Found], kind: AnswerKind | None) -> str:
@@ -189,7 +174,7 @@ class ExtractiveAnswerer:
             return Draft("", self.name, None, mode)
         kind, asked = expected_kind(question), qualifiers(question)
         found: list[Found] = []
-        if self.reader is not None and not _EXPLAIN.search(question):
+        if self.reader is not None and not wants_explanation(question):
             found = read_evidence(self.reader, question, evidence)
             if all(f.margin <= MARGIN_FLOOR for f in found):
                 return Draft("", self.name, None, mode, declined=_declined(found, kind))
@@ -204,7 +189,7 @@ class ExtractiveAnswerer:
             Sentence(w.context, w.start, w.end, r * weight)
             for w, r, weight in zip(where, relevance, weights, strict=True)
         ]
-        choice = choose(rated, found, kind, yes_no=_YES_NO.search(question) is not None)
+        choice = choose(rated, found, kind, yes_no=asks_yes_or_no(question))
         assert choice is not None
         lead = choice.lead
         quote = defuse_citations(lead.text)
@@ -234,7 +219,7 @@ class ExtractiveAnswerer:
         reader found one there and it is short (at most ten words, two fewer than the
         sentence); otherwise the typed span of :func:`short_answer`, taken from the
         clause that best keeps to the question's qualifiers."""
-        if self.reader is None or _EXPLAIN.search(question):
+        if self.reader is None or wants_explanation(question):
             return short_answer(question, sentence) if self.reader is None else None
         cell = table_cell(question, sentence)
         if cell is not None:
