@@ -109,7 +109,7 @@ _AUXILIARY = (
     r"|has|have|had)\b"
 )
 _EXPLAIN = re.compile(
-    r"^\W*(?:why|how)\b(?!\s+(?:many|much|long|old|far|tall|big|large|often))"
+    rf"^\W*why\b|^\W*how\s+(?:come\b|to\b|{_AUXILIARY})"
     r"|^\W*what\s+(?:happens|happened|will\s+happen|should\b|to\s+do\b|do\s+\w+\s+do\b)"
     rf"|^\W*{_AUXILIARY}",
     re.I,
@@ -120,7 +120,9 @@ _YES_NO = re.compile(rf"(?:^|[.;:!?]\s+)\W*{_AUXILIARY}(?:[^.;:!?]|\.(?=\d))*\?\
 
 def wants_explanation(question: str) -> bool:
     """Whether ``question`` wants an explanation, a description or a yes or no ("Why
-    ...", "How does ...", "What happens if ...", "Can I ..."), not a span of a passage."""
+    ...", "How does ...", "What happens if ...", "Can I ..."), not a span of a passage.
+    "How" followed by an adjective asks for a degree ("How accurate ...", "How long ..."),
+    which a span states."""
     return _EXPLAIN.search(question) is not None
 
 

@@ -1,0 +1,79 @@
+"""A user's small knowledge base (issue 41, found in the closing check of issue 43's
+second pass): a clinic's visitor policy and a patient forum post that contradicts it.
+"Can my 8-year-old visit the ICU?" was drafted from the post, which echoes the
+question, with the policy named as the weaker disagreement; then, drafted from the
+policy, it was withheld by the correctness model, fitted on spans (0.02)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_cli
+from tests.e2e.conftest import ask
+
+POLICY = """---
+title: Aster Valley Clinic Visitor Policy (2026)
+published: 2026-02-01
+---
+# Aster Valley Clinic Visitor Policy (2026)
+
+## Visiting hours
+
+General wards are open to visitors from 10:00 to 20:00 every day, weekends included.
+The intensive care unit (ICU) admits visitors from 14:00 to 18:00 only.
+
+## Children
+
+Children under 12 may visit general wards with an adult.
+Children under 12 are not admitted to the ICU.
+"""
+POST = """---
+title: "Patient forum: visiting at Aster Valley"
+published: 2026-06-10
+---
+# Visiting at Aster Valley
+
+Posted by maria_k: We went in with five of us to see my dad and nobody said anything.
+I also brought my 8-year-old into the ICU, the nurses were fine with it.
+"""
+
+
+@pytest.fixture(scope="module")
+def clinic_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("clinic")
+    db = folder / "assay.db"
+    (folder / "policy.md").write_text(POLICY)
+    (folder / "forum.md").write_text(POST)
+    for args in (
+        ["sources", "add", "aster-visitors", "--kind", "official", "--owner", "Aster Valley"],
+        ["sources", "add", "patient-forum", "--kind", "customer", "--owner", "forum users"],
+        ["ingest", str(folder / "policy.md"), "--source", "aster-visitors"],
+        ["ingest", str(folder / "forum.md"), "--source", "patient-forum"],
+    ):
+        result = run_cli(*args, db=db)
+        assert result.exit_code == 0, result.output
+    return db
+
+
+def test_r_the_official_policy_answers_the_yes_no_question_and_the_post_is_named(
+    clinic_db: Path,
+) -> None:
+    out = ask(clinic_db, "Can my 8-year-old visit the ICU?", "--policy", "informational")
+    assert out["status"] == "answered", out["answer"]
+    assert "Children under 12 are not admitted to the ICU" in out["answer"]
+    cited = {s["source_id"] for s in out["sources"] if s["cited"]}
+    assert cited == {"aster-visitors"}
+    assert "patient-forum (customer) states" in out["answer"]  # the disagreement, named
+
+
+def test_a_question_of_degree_is_still_rated_by_the_correctness_model(clinic_db: Path) -> None:
+    """ "How ..." with an adjective wants a span ("How accurate ...", "How late ..."):
+    only questions that want a yes or no, a reason or a description skip the model."""
+    from assay.answer.expected import wants_explanation
+
+    assert not wants_explanation("How late can I visit the ICU?")
+    assert wants_explanation("Can my 8-year-old visit the ICU?")
+    out = ask(clinic_db, "How late can I visit the ICU?", "--policy", "informational")
+    assert "assay-correctness" in (out["assessment"] or {})["score_rationale"]
