@@ -190,6 +190,8 @@ def test_the_score_is_the_weaker_of_correctness_and_support() -> None:
     assert p == 0.5 and doubtful.assessment.confidence_score == 0.5
     assert doubtful.assessment.recommended_action == thresholds.action(0.5)
     assert "0.50 probability that the answer is right" in doubtful.assessment.score_rationale
+    # the score shown is the lower of P and support: the rationale names P's own bands
+    assert "this policy publishes from " in doubtful.assessment.score_rationale
 
 
 def test_an_answer_unlikely_to_be_right_is_withheld_though_fully_supported() -> None:

@@ -384,9 +384,11 @@ class CorrectnessRater:
         action = stricter_action(
             rules.thresholds.action(support), rules.correctness.action(probability)
         )
+        bands = rules.correctness  # the score shown is min(P, support): say which band P met
         why = (
             f"{judgment.assessment.score_rationale}; {probability:.2f} probability that the "
-            f"answer is right ({self.model.ref})"
+            f"answer is right ({self.model.ref}; this policy publishes from {bands.publish:.2f}, "
+            f"adds a caveat from {bands.caveat:.2f})"
         )
         score = min(probability, support)
         assessment = judgment.assessment.model_copy(
