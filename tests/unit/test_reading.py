@@ -64,6 +64,31 @@ def test_a_span_is_widened_to_whole_words() -> None:
     assert draft.short == "4.2 amperes"
 
 
+@pytest.mark.parametrize(
+    ("text", "span", "widened"),
+    [
+        ("Wards are open from 10:00 to 20:00 every day.", "20:00 every day",
+         "10:00 to 20:00 every day"),
+        ("Each patient may have at most two visitors.", "most two", "at most two"),
+        ("Each patient may have at most 2 visitors.", "2", "at most 2"),
+        ("Charge only between 0 °C and 45 °C.", "45 °C", "between 0 °C and 45 °C"),
+        ("Refunds take 5-7 days.", "7 days", "5-7 days"),
+        ("Version 4.3 and 5 apply.", "5", "5"),  # a list, not a range
+        ("The limit is EUR 220 in Paris.", "220", "220"),
+    ],
+)  # fmt: skip
+def test_a_span_takes_in_the_range_or_bound_the_reader_cut_off(
+    text: str, span: str, widened: str
+) -> None:
+    """Found with a user's clinic knowledge base: the visiting hours opened with "20:00
+    every day" and the number of visitors with "Most two"."""
+    from assay.answer.reading import _widened
+
+    start = text.rindex(span)
+    a, b = _widened(text, start, start + len(span))
+    assert text[a:b] == widened
+
+
 def test_the_clause_that_names_the_asked_city_wins_over_the_readers_favourite() -> None:
     hotel = Context(
         "hotel", "The nightly hotel cap is EUR 170 in most cities, and EUR 220 in London, "

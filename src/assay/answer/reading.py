@@ -56,6 +56,25 @@ MARGIN_FLOOR = -5.0  #: a passage whose reader margin is lower holds no answer
 HELD_WEIGHT = 2.0  #: logit added per question qualifier the span's clause states
 CLASH_WEIGHT = 6.0  #: logit taken from a span whose clause clashes with the qualifiers
 _WORD = re.compile(r"[\w°%€$£¥]")
+#: the first end of a range just before a span that starts with a figure: "10:00 to ",
+#: "between 0 °C and ", "5-" (of "5-7 days"); not a list's "4.3 and "
+_FIGURE = r"\d[\d.,:]*(?:\s?(?:°\s?[CF]|%|[a-zA-Z]{1,3}))?"
+_RANGE_START = re.compile(
+    rf"(?:(?<![\w.:,]){_FIGURE}\s*(?:to|-|\u2013)|\bbetween\s+{_FIGURE}\s+and)\s*$",
+    re.IGNORECASE,
+)
+#: a question that asks for one end of a range: the reader's span is that end alone
+_ONE_END = re.compile(
+    r"\b(?:max(?:imum)?|min(?:imum)?|highest|lowest|upper|lower|latest|earliest|until|"
+    r"opens?|closes?|starts?|ends?|most|least)\b",
+    re.IGNORECASE,
+)
+#: a bound just before a figure: "at most ", "up to ", "no more than "
+_BOUND = re.compile(
+    r"\b(?:at\s+(?:most|least)|up\s+to|no\s+(?:more|less|fewer)\s+than|(?:more|less|fewer)"
+    r"\s+than)\s+$",
+    re.IGNORECASE,
+)
 #: a cell of a table row as ingest writes it: "Column name: value"
 _CELL = re.compile(r"^[\s,:]*(?P<label>[^,:;]{1,60}?):\s+(?P<value>.+?)[\s.]*$")
 
@@ -99,8 +118,11 @@ class Found:
         return None
 
 
-def _widened(text: str, start: int, end: int) -> tuple[int, int]:
-    """``[start, end)`` widened to whole words and trimmed of edge punctuation."""
+def _widened(text: str, start: int, end: int, *, ranges: bool = True) -> tuple[int, int]:
+    """``[start, end)`` widened to whole words, trimmed of edge punctuation, and taking
+    in the bound before a figure the reader cut off ("at" of "at most two") and, with
+    ``ranges``, the first end of a range ("10:00 to" of "10:00 to 20:00"; not for a
+    question that asks for one end, "the maximum temperature")."""
     while start > 0 and _WORD.match(text[start - 1]) and _WORD.match(text[start]):
         start -= 1
     while end < len(text) and _WORD.match(text[end]) and _WORD.match(text[end - 1]):
@@ -109,6 +131,13 @@ def _widened(text: str, start: int, end: int) -> tuple[int, int]:
         end -= 1
     while start < end and text[start] in " ,.;:)(\n":
         start += 1
+    before = text[max(0, start - 40) : start]
+    if start < end and text[start].isdigit():
+        cut = (_RANGE_START.search(before) if ranges else None) or _BOUND.search(before)
+        if cut is not None:
+            start -= len(before) - cut.start()
+    elif text[start:end].lower().startswith(("most ", "least ")) and before.lower().endswith("at "):
+        start -= 3
     return start, end
 
 
@@ -138,7 +167,9 @@ def _read_one(
     for reading in readings:
         if not reading.answer or reading.start < shift:
             continue  # no span, or one in the heading
-        start, end = _widened(text, reading.start - shift, reading.end - shift)
+        start, end = _widened(
+            text, reading.start - shift, reading.end - shift, ranges=not _ONE_END.search(question)
+        )
         if end <= start or not _fits(kind, text[start:end]) or asked.clashes(text[start:end]):
             continue  # no answer of the kind asked, or one that names a rival value
         sentence = _enclosing(sentences, start, end)
