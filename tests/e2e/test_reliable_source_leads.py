@@ -68,12 +68,19 @@ def test_r_the_official_policy_answers_the_yes_no_question_and_the_post_is_named
     assert "patient-forum (customer) states" in out["answer"]  # the disagreement, named
 
 
-def test_a_question_of_degree_is_still_rated_by_the_correctness_model(clinic_db: Path) -> None:
-    """ "How ..." with an adjective wants a span ("How accurate ...", "How late ..."):
-    only questions that want a yes or no, a reason or a description skip the model."""
-    from assay.answer.expected import wants_explanation
+def test_which_questions_the_correctness_model_rates(clinic_db: Path) -> None:
+    """A "How ..." with an adjective wants a span ("How late ..."), and why and how
+    questions are rated too: only a yes-or-no or what-happens question skips the model."""
+    from assay.answer.expected import rated_for_correctness, wants_explanation
 
     assert not wants_explanation("How late can I visit the ICU?")
     assert wants_explanation("Can my 8-year-old visit the ICU?")
+    assert not rated_for_correctness("Can my 8-year-old visit the ICU?")
+    assert not rated_for_correctness("It blows a fuse at start-up; can I fit a 15 A fuse?")
+    assert not rated_for_correctness("What happens if I pay the rent late?")
+    assert rated_for_correctness("How do bills pass through Parliament?")
+    assert rated_for_correctness("Why is the pack warm?")
     out = ask(clinic_db, "How late can I visit the ICU?", "--policy", "informational")
     assert "assay-correctness" in (out["assessment"] or {})["score_rationale"]
+    yes_no = ask(clinic_db, "Can my 8-year-old visit the ICU?", "--policy", "informational")
+    assert "assay-correctness" not in yes_no["assessment"]["score_rationale"]
