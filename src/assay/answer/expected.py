@@ -16,9 +16,7 @@ from dataclasses import dataclass
 
 from assay.text import MONTH, NUMBER, YEAR
 
-__all__ = [
-    "AnswerKind", "asks_yes_or_no", "expected_kind", "rated_for_correctness", "wants_explanation",
-]  # fmt: skip
+__all__ = ["AnswerKind", "asks_yes_or_no", "expected_kind", "wants_explanation"]
 
 _DURATION_UNITS = (
     r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|yrs?|"
@@ -104,8 +102,8 @@ def expected_kind(question: str) -> AnswerKind | None:
     return None
 
 
-#: questions that want an explanation or a yes or no, not a span: the reader and the
-#: correctness model, fitted on spans, neither decline them nor rate their answers
+#: questions that want an explanation or a yes or no, not a span: the reader, trained on
+#: spans, neither declines them nor gives their short answer
 _AUXILIARY = (
     r"(?:can|could|may|might|must|should|shall|is|are|was|were|do|does|did|will|would"
     r"|has|have|had)\b"
@@ -131,16 +129,3 @@ def wants_explanation(question: str) -> bool:
 def asks_yes_or_no(question: str) -> bool:
     """Whether ``question`` is a yes-or-no question, also after a statement."""
     return _YES_NO.search(question) is not None
-
-
-_OUTCOME = re.compile(r"^\W*what\s+(?:happens|happened|will\s+happen)\b", re.I)
-
-
-def rated_for_correctness(question: str) -> bool:
-    """Whether the answer-correctness model rates answers to ``question``: not a
-    yes-or-no question, nor one that asks what happens. Fitted on answers that are
-    spans, it withheld those answers whole (on the ordinary-documents suite 12 of them
-    right, 1 wrong, 1 unanswerable). It still rates why and how questions: asked without
-    their passage on SQuAD 2.0 and TAT-QA, it withholds the answers to them that a
-    skipped model let through."""
-    return not asks_yes_or_no(question) and _OUTCOME.search(question) is None

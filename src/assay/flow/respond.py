@@ -52,7 +52,6 @@ from assay.answer.base import Answerer, AnswerMode, Draft, Uncertainty
 from assay.answer.citations import CitationCheck, validate_citations
 from assay.answer.correctness import CorrectnessRater
 from assay.answer.expansion import pseudo_relevance_phrasings
-from assay.answer.expected import rated_for_correctness
 from assay.answer.gaps import evidence_gaps, subject_terms
 from assay.calibration.apply import Calibrator
 from assay.errors import EndpointError
@@ -407,9 +406,7 @@ class Responder:
         policy = result.scored.policy
         thresholds = policy.judge.thresholds
         judgment = self.judge.judge(question, draft.text, contexts, thresholds)
-        if self.correctness is not None and rated_for_correctness(question):
-            # fitted on spans, it withheld a yes or no whole (0.02 for "Children under 12
-            # are not admitted to the ICU"); see rated_for_correctness
+        if self.correctness is not None:
             judgment = self.correctness.rate(
                 question, result, draft.quoted, citations.valid, judgment, policy.judge
             )
