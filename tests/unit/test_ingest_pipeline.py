@@ -421,3 +421,17 @@ def test_the_same_text_from_a_second_path_is_left_out_not_stored_twice(
         out.write('{"id": "r2", "text": "Same."}\n')
     report = run(kb, both, source_id="manual")
     assert report.count("added") == 1 and len(report.files[0].duplicates) == 1
+
+
+def test_the_same_text_of_two_sources_in_one_file_is_kept_for_each(
+    kb: Assay, tmp_path: Path
+) -> None:
+    """A record that names another source under the run's ceiling says the text in that
+    source's word: not a copy of the first record, which is another source's."""
+    records = write(
+        tmp_path / "posts.jsonl",
+        '{"id": "r1", "text": "Same."}\n{"id": "r2", "text": "Same.", "source_id": "forum"}\n',
+    )
+    report = run(kb, records, source_id="manual")
+    assert report.count("added") == 1 and report.files[0].duplicates == ()
+    assert {d.source_id for d in kb.store.documents_in(file_uri(records))} == {"manual", "forum"}

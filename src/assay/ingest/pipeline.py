@@ -320,7 +320,7 @@ def _twin(
     """The uri of another document of the same source with the same text, stored or
     read earlier in this file (a file ingested from two paths, or uploaded too)."""
     for other, _ in pending:
-        if other.content_hash == document.content_hash:
+        if (other.source_id, other.content_hash) == (document.source_id, document.content_hash):
             return other.uri
     for other in store.same_content(document.source_id, document.content_hash):
         if other.id != document.id:
