@@ -164,12 +164,11 @@ def _read_one(
     margin = max(r.margin for r in readings)
     sentences = sentence_spans(text)
     spans: list[tuple[float, int, int]] = []
+    ranges = not _ONE_END.search(question)
     for reading in readings:
         if not reading.answer or reading.start < shift:
             continue  # no span, or one in the heading
-        start, end = _widened(
-            text, reading.start - shift, reading.end - shift, ranges=not _ONE_END.search(question)
-        )
+        start, end = _widened(text, reading.start - shift, reading.end - shift, ranges=ranges)
         if end <= start or not _fits(kind, text[start:end]) or asked.clashes(text[start:end]):
             continue  # no answer of the kind asked, or one that names a rival value
         sentence = _enclosing(sentences, start, end)

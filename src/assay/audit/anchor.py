@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from assay.audit.report import GENESIS_HASH
-from assay.audit.seal import Checkpoint, append_checkpoint
+from assay.audit.seal import AuditKey, Checkpoint, append_checkpoint
 from assay.errors import InvalidInputError, StorageError
 
 log = logging.getLogger(__name__)
@@ -78,6 +78,15 @@ class ServiceAnchor:
         self.sealed_since = sealed_since
         self._lock = threading.Lock()
         self._written = written
+
+    def point(self, seq: int, row_hash: str, key: AuditKey | None, *, sealed: bool) -> Checkpoint:
+        """The checkpoint of row ``seq`` (``sealed``: the row carries a seal, and the
+        first such row is where the log's seals begin)."""
+        with self._lock:
+            if self.sealed_since is None and sealed:
+                self.sealed_since = seq
+            since = self.sealed_since
+        return Checkpoint.make(seq, row_hash, key, sealed_since=since)
 
     def write(self, point: Checkpoint) -> None:
         """Append ``point`` unless one as new is already written."""

@@ -154,12 +154,11 @@ class AuditLog:
         """What to do once row ``seq`` is committed: move the mark, and write the
         service's checkpoint of it."""
         anchor = self.service_anchor
-        point = None
-        if anchor is not None:
-            if anchor.sealed_since is None and sealed:
-                anchor.sealed_since = seq
-            since = anchor.sealed_since
-            point = Checkpoint.make(seq, row_hash, self.keys.current, sealed_since=since)
+        point = (
+            None
+            if anchor is None
+            else anchor.point(seq, row_hash, self.keys.current, sealed=sealed)
+        )
 
         def committed() -> None:
             self.mark.advance(seq, row_hash)
