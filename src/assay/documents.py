@@ -51,6 +51,9 @@ class LoadedDocument:
     verified: date | None = None
     source_id: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: the access labels the file states (front matter or record ``access``); ``None``:
+    #: it states none, and the run's labels (or those stored before) apply
+    access: frozenset[str] | None = None
 
     @property
     def text(self) -> str:

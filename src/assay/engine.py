@@ -25,6 +25,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from assay.access import EVERYTHING, Access, parse_labels
 from assay.audit import AuditLog
 from assay.audit.log import MAX_LIST
 from assay.audit.seal import AuditKey
@@ -125,6 +126,9 @@ class Assay:
         #: the mildest severity this engine may ask under (an API key's floor, set by
         #: :meth:`acting_as`); ``None``: any
         self.severity_floor: str | None = None
+        #: what this engine may read (:mod:`assay.access`): every document for the owner
+        #: of the database; an API key's grants once :meth:`acting_as` it
+        self.access: Access = EVERYTHING
         self.policies = PolicyBook.load(
             self.settings.policy_dirs, severity_policies=self.settings.severity_policies
         )
@@ -135,6 +139,7 @@ class Assay:
             for path in self.settings.audit_retired_key_files
         ]
         self._opened = database is None  # a database given is the caller's to close
+        self._forkable = database is None  # a database given is one connection
         self.db = database or open_database(
             self.settings.db, create=create, index=vector_index(self.settings),
             pool_size=self.settings.pg_pool_size,
@@ -183,18 +188,45 @@ class Assay:
                     f"{did_you_mean(source_id, known)}give one that `assay sources list` shows",
                     problem="is not a registered source",
                 )  # fmt: skip
-        return self.store.list_documents(source_id=source_id, limit=limit)
+        found = self.store.list_documents(source_id=source_id, limit=None)
+        return [d for d in found if self.access.may_read(d.access)][:limit]
 
     def document(self, document_id: str) -> StoredDocument:
         """One stored document by its id (as ``documents`` lists it)."""
         if not isinstance(document_id, str) or not document_id.strip():
             raise InvalidInputError("document_id", document_id, "give an id from `documents`")
         found = self.store.document(document_id.strip())
-        if found is None:
+        if found is None or not self.access.may_read(found.access):  # the same answer
             raise NotFoundError(
                 f"no document {document_id!r}; list them with `assay documents list`"
             )
         return found
+
+    def relabel(
+        self, document_id: str, labels: Iterable[str], *, note: str | None = None
+    ) -> StoredDocument:
+        """Give a stored document (and its chunks) these access labels (none: readable by
+        every key), replacing its labels; the change and the labels before it land in
+        the audit log in the same transaction. Returns the document as it now is."""
+        from assay.events import DocumentAccessRecord
+
+        new = parse_labels(labels)
+        if self.settings.access_labels_required and not new:
+            raise InvalidInputError(
+                "access", "", "give at least one label: the settings require labels "
+                "(access_labels_required)", problem="is empty",
+            )  # fmt: skip
+        check_texts(note=note)
+        with self.db.unit_of_work():  # the labels and their audit event land together
+            before = self.document(document_id)
+            if not self.store.relabel(before.id, new):
+                raise NotFoundError(f"no document {document_id!r}")
+            record = DocumentAccessRecord(
+                document={"id": before.id, "uri": before.uri, "source_id": before.source_id},
+                before=list(before.access), after=sorted(new), note=note,
+            )  # fmt: skip
+            self.audit.append(record, query="", policy_name="", policy_version="")
+        return replace(before, access=tuple(sorted(new)))
 
     @property
     def embedder(self) -> Embedder:
@@ -344,9 +376,10 @@ class Assay:
     def fork(self) -> Assay:
         """Another instance on the same database with its own connection (one per
         thread: a connection must not be shared), sharing this one's policies and
-        loaded models, which are safe to call from several threads. An engine built on a
+        loaded models, which are safe to call from several threads, and acting for the
+        same key (:meth:`acting_as`: actor, severity floor, grants). An engine built on a
         ``database`` instance cannot fork: the instance is one connection."""
-        if not self._opened:
+        if not self._forkable:
             raise InvalidInputError(
                 "database", type(self.db).__name__,
                 "build each thread's engine with its own database instance",
@@ -356,18 +389,52 @@ class Assay:
         other.policies = self.policies
         other._models = self._models  # loaded once, for every fork
         other.audit.share_state_of(self.audit)  # every thread checks the rows any wrote
+        if self.audit.actor is not None:
+            other._record_with(other.audit.as_actor(self.audit.actor))
+        other.severity_floor, other.access = self.severity_floor, self.access
         return other
 
-    def acting_as(self, actor: str | None, *, severity_floor: str | None = None) -> Assay:
+    def acting_as(
+        self,
+        actor: str | None,
+        *,
+        severity_floor: str | None = None,
+        access: Access | None = None,
+    ) -> Assay:
         """This engine acting for ``actor`` (an API key id): the same database connection
         and models, with every audit event it appends, and every review verdict and key
         change it records, written as ``actor``; with the key's ``severity_floor``, it asks
-        under no milder policy (:func:`assay.policy.check_floor`). Cheap: one per request."""
+        under no milder policy (:func:`assay.policy.check_floor`); with its ``access``, it
+        searches and lists only what the key may read. Cheap: one per request."""
         other = copy.copy(self)
         other.severity_floor = severity_floor
+        other.access = self.access if access is None else self.access.within(access)
         other._opened = False  # closing a request's engine leaves the thread's connection open
         other._record_with(self.audit.as_actor(actor))
         return other
+
+    def record_read(self, what: str, filters: Mapping[str, object], returned: int) -> None:
+        """Audit a read of the audit log or the review queue by the key this engine acts
+        for (:meth:`acting_as`): they hold every document's text, whatever the key's
+        grants, so an auditor's reads are on the record too. Nothing without a key (the
+        database's owner at the command line holds the file itself)."""
+        from assay.events import ReadRecord
+
+        if self.audit.actor is None:
+            return
+        shown = {k: v for k, v in filters.items() if v is not None}
+        record = ReadRecord(what=what, filters=shown, returned=returned)
+        self.audit.append(record, query="", policy_name="", policy_version="")
+
+    def acting_as_key(self, key_id: str) -> Assay:
+        """This engine acting for the stored API key ``key_id`` (active): its id in the
+        audit rows, its severity floor and its grants, as the HTTP service acts for it."""
+        key = self.keys.get(key_id)
+        if not key.active:
+            raise InvalidInputError(
+                "key_id", key_id, "use an active key (`assay keys list`)", problem="is revoked"
+            )
+        return self.acting_as(key.id, severity_floor=key.min_severity, access=key.access)
 
     def _record_with(self, audit: AuditLog) -> None:
         """Use ``audit`` for this engine's events, and the services that audit what they
@@ -505,6 +572,7 @@ class Assay:
             options,
             max_file_bytes=options.max_file_bytes or int(self.settings.ingest_max_file_mb * 2**20),
             max_file_seconds=options.max_file_seconds or self.settings.ingest_max_file_seconds,
+            access_required=options.access_required or self.settings.access_labels_required,
         )
         return ingest(
             [Path(p) for p in paths],
@@ -534,15 +602,19 @@ class Assay:
         as_of: date | None = None,
         jurisdiction: str | None = None,
         record: bool = True,
+        grants: Iterable[str] | None = None,
     ) -> AskResult:
         """Retrieve evidence for ``question``, score and gate it, and decide what to do.
 
         Writes one audit event of kind ``ask`` holding the evidence, the set signals
         and the routing decision with its reasons; writes no answer. ``record=False``
         writes nothing: for offline evaluation (calibration), never for serving.
+        ``grants``: search only what these access labels may read (within what this
+        engine may read; :mod:`assay.access`).
         """
         chosen, day = self._policy(policy, severity), as_of or datetime.now(UTC).date()
-        result = self._assess(question, chosen, day, top_k, category, jurisdiction)
+        access = self.access.narrowed(grants)
+        result = self._assess(question, chosen, day, top_k, category, jurisdiction, access)
         if not record:
             return result
         event_id = self._record(question, chosen, self._ask_record(result))
@@ -559,6 +631,7 @@ class Assay:
         as_of: date | None = None,
         jurisdiction: str | None = None,
         record: bool = True,
+        grants: Iterable[str] | None = None,
     ) -> Response:
         """Answer ``question`` from the knowledge base, or abstain, clarify or refuse.
 
@@ -567,16 +640,18 @@ class Assay:
         One audit event of kind ``ask`` holds all of it, and an answer sent to human
         review is queued in the same transaction. ``record=False`` writes nothing and
         queues nothing: for offline evaluation (calibration), never for serving.
+        ``grants``: as for :meth:`assess`; broadening searches under them too.
         """
         from assay.answer.extractive import ExtractiveAnswerer
         from assay.flow.respond import Responder
 
         chosen, day = self._policy(policy, severity), as_of or datetime.now(UTC).date()
-        result = self._assess(question, chosen, day, top_k, category, jurisdiction)
+        access = self.access.narrowed(grants)
+        result = self._assess(question, chosen, day, top_k, category, jurisdiction, access)
 
         def broaden(phrasings: Sequence[str]) -> AskResult:
             return self._assess(
-                question, chosen, day, top_k, category, jurisdiction, variants=phrasings
+                question, chosen, day, top_k, category, jurisdiction, access, variants=phrasings
             )
 
         offline = (
@@ -625,6 +700,7 @@ class Assay:
         top_k: int,
         category: str | None,
         jurisdiction: str | None,
+        access: Access,
         *,
         variants: Sequence[str] = (),
     ) -> AskResult:
@@ -636,7 +712,9 @@ class Assay:
         check_texts(question=question, category=category, jurisdiction=jurisdiction)
         self._require_knowledge_base()
         chosen.routing.bands_for(category)  # an unknown category fails before retrieval
-        retrieval = search(self.store, self.embedder, question, k=top_k, variants=variants)
+        retrieval = search(
+            self.store, self.embedder, question, k=top_k, variants=variants, access=access
+        )
         relevance = self.relevance_for(chosen)
         if relevance is not None and retrieval.hits:
             # the title path is scored with the text, as it was embedded: a chunk under

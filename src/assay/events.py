@@ -1,12 +1,12 @@
 """The audit payload of each event kind, as a typed, versioned record.
 
-One pydantic model per kind (``score``, ``ask``, ``review``, ``key``, ``alert``,
-``policy``, ``calibration``). The engine and the services build the record where the
-event happens (:func:`build`) and :meth:`assay.audit.AuditLog.append` stores its JSON;
-replay, the dashboard, the command line and calibration read the same models back
-(:func:`parse_record`), never string paths into a dict. Monitoring reads a few numbers
-with SQL for speed; a test holds those paths against these models' fields. A row also
-stores the schema version it was written with (:data:`SCHEMA_VERSION`, the
+One pydantic model per kind (``score``, ``ask``, ``review``, ``key``, ``access``,
+``read``, ``alert``, ``policy``, ``calibration``). The engine and the services build the
+record where the event happens (:func:`build`) and :meth:`assay.audit.AuditLog.append`
+stores its JSON; replay, the dashboard, the command line and calibration read the same
+models back (:func:`parse_record`), never string paths into a dict. Monitoring reads a
+few numbers with SQL for speed; a test holds those paths against these models' fields. A
+row also stores the schema version it was written with (:data:`SCHEMA_VERSION`, the
 ``schema_version`` column); rows written before it (none) are read leniently: keys this
 version no longer knows are set aside, and fields added since have defaults.
 
@@ -40,9 +40,11 @@ __all__ = [
     "AssessmentRecord",
     "AuditRecord",
     "CalibrationRecord",
+    "DocumentAccessRecord",
     "EvidenceRecord",
     "KeyRecord",
     "PolicyChangeRecord",
+    "ReadRecord",
     "ReviewRecord",
     "ScoreRecord",
     "build",
@@ -181,12 +183,20 @@ class HitRecord(_Part):
     lexical_rank: int | None
 
 
+class AccessRecord(_Part):
+    """What the caller could read when the knowledge base was searched (``assay.access``)."""
+
+    everything: bool
+    grants: list[str]
+
+
 class RetrievalRecord(_Part):
-    """How the knowledge base was searched."""
+    """How the knowledge base was searched, and under which grants."""
 
     mode: str
     embedder: str
     similarity_mapping: str
+    access: AccessRecord | None = None
     hits: list[HitRecord]
 
 
@@ -353,6 +363,7 @@ class KeyView(_Part):
     revoked_at: str | None
     active: bool
     min_severity: str | None = None
+    grants: list[str] | None = None
 
 
 class KeyRecord(AuditRecord):
@@ -362,6 +373,29 @@ class KeyRecord(AuditRecord):
 
     action: str
     key: KeyView
+
+
+class DocumentAccessRecord(AuditRecord):
+    """A document's access labels changed (``assay documents relabel``)."""
+
+    kind: ClassVar[str] = "access"
+
+    document: JsonObject
+    before: list[str]
+    after: list[str]
+    note: str | None = None
+
+
+class ReadRecord(AuditRecord):
+    """A key read the audit log or the review queue through the service: what, with
+    which filters, and how many rows it got (reads of what every key may not see are
+    themselves audited)."""
+
+    kind: ClassVar[str] = "read"
+
+    what: str
+    filters: JsonObject
+    returned: int
 
 
 class AlertRecord(AuditRecord):
@@ -420,6 +454,8 @@ RECORDS: dict[str, type[AuditRecord]] = {
         AskRecord,
         ReviewRecord,
         KeyRecord,
+        DocumentAccessRecord,
+        ReadRecord,
         AlertRecord,
         PolicyChangeRecord,
         CalibrationRecord,

@@ -12,6 +12,10 @@ Roles::
     auditor   audit log, review queue, monitoring and calibration views
     admin     keys and policies, and everything the other roles may do
 
+A key may be granted access labels (``grants``): it then reads the documents without
+labels and those holding one of its labels (:mod:`assay.access`); keys with the auditor
+or admin role read every document.
+
 A key may carry a severity floor (``min_severity``): it then asks only under policies
 of that severity or a stricter one (informational < financial < legal <
 safety_critical). A request naming a milder policy or severity is refused (403); one
@@ -38,6 +42,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
+from assay.access import parse_labels
 from assay.audit import AuditLog
 from assay.errors import ConflictError, InvalidInputError, NotFoundError
 from assay.events import KeyRecord, KeyView
@@ -78,17 +83,25 @@ class KeyStore:
         self._audit = audit
 
     def create(
-        self, name: str, roles: Iterable[str | Role], *, min_severity: str | None = None
+        self,
+        name: str,
+        roles: Iterable[str | Role],
+        *,
+        min_severity: str | None = None,
+        grants: Iterable[str] = (),
     ) -> tuple[ApiKey, str]:
         """A new key and its token (``assay_<id>_<secret>``): the only time it is shown.
-        ``min_severity``: the mildest severity it may ask under (see the module docstring)."""
+        ``min_severity``: the mildest severity it may ask under (see the module docstring);
+        ``grants``: the access labels whose documents it may read besides unlabelled ones
+        (keys with the auditor or admin role read every document)."""
         if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise InvalidInputError("name", name, "use 1-64 letters, digits, spaces or . @ _ -")
         granted = parse_roles(str(r) for r in roles)
         if min_severity is not None:
             min_severity = _severity(min_severity)
+        labels = parse_labels(grants, field="grant")
         key_id, secret = secrets.token_hex(6), secrets.token_urlsafe(32)
-        key = ApiKey(key_id, name, granted, _now(), min_severity=min_severity)
+        key = ApiKey(key_id, name, granted, _now(), min_severity=min_severity, grants=labels)
         with self._db.unit_of_work():
             self._db.keys.add(key, sha256_hex(secret))
             self._event("create", key)

@@ -79,6 +79,10 @@ setting                   environment                 meaning
 ``ingest_max_file_seconds`` ``ASSAY_INGEST_MAX_FILE_SECONDS`` the longest one file may
                                                       take to read, chunk and embed
                                                       (default 1800)
+``access_labels_required`` ``ASSAY_ACCESS_LABELS_REQUIRED`` refuse to ingest a document
+                                                      without access labels (default
+                                                      false: unlabelled documents are
+                                                      readable by every key)
 ``encoding_cache_mb``     ``ASSAY_ENCODING_CACHE_MB`` token states of texts kept in
                                                       memory, so no text is encoded
                                                       twice (default 256)
@@ -277,6 +281,7 @@ class Settings(BaseModel):
     audit_checkpoint_file: Path | None = None
     ingest_max_file_mb: Annotated[float, Field(gt=0)] = 64.0
     ingest_max_file_seconds: Annotated[float, Field(gt=0)] = 1800.0
+    access_labels_required: bool = False
     encoding_cache_mb: Annotated[float, Field(ge=0)] = 256.0
     encoding_store_mb: Annotated[float, Field(ge=0)] = 1024.0
     encoding_store: Path | None = None

@@ -30,6 +30,7 @@ NEEDS: dict[tuple[str, str], str] = {
     ("POST", "/v1/source-reviews/{source_id}"): "curator",
     ("GET", "/v1/documents"): "curator",
     ("GET", "/v1/documents/{document_id}"): "curator",
+    ("POST", "/v1/documents/{document_id}/access"): "curator",
     ("GET", "/v1/audit"): "auditor",
     ("GET", "/v1/audit/verify"): "auditor",
     ("GET", "/v1/audit/checkpoint"): "auditor",

@@ -159,6 +159,22 @@ def render_evidence(result: AskResult, *, show_excluded: int = 6) -> str:
 @click.option(
     "--jurisdiction", help="Jurisdiction of the question; sources of others are penalised."
 )
+@click.option(
+    "--as-key",
+    "key_id",
+    metavar="KEY_ID",
+    help="Ask as this API key would over HTTP: its grants, its severity floor, its id in "
+    "the audit row (`assay keys list`) [default: the database's owner, who reads every "
+    "document].",
+)
+@click.option(
+    "--grant",
+    "grants",
+    multiple=True,
+    metavar="LABEL",
+    help="Search only the unlabelled documents and those with this access label "
+    "(repeatable; within --as-key's grants).",
+)
 @db_option
 @json_option
 def ask(
@@ -169,11 +185,14 @@ def ask(
     category: str | None,
     as_of: str | None,
     jurisdiction: str | None,
+    key_id: str | None,
+    grants: tuple[str, ...],
     db: Path | None,
     as_json: bool,
 ) -> None:
     """Ask the knowledge base QUESTION: an answer with checked citations, or why not."""
-    with Assay(db, create=False) as engine:
+    with Assay(db, create=False) as owner:
+        engine = owner if key_id is None else owner.acting_as_key(key_id)
         result = engine.ask(
             question,
             policy=policy,
@@ -182,6 +201,7 @@ def ask(
             category=category,
             as_of=parse_date("--as-of", as_of),
             jurisdiction=jurisdiction,
+            grants=[g for given in grants for g in given.split(",")] if grants else None,
         )
     if as_json:
         emit_json(result.as_dict())

@@ -10,12 +10,12 @@ import click
 from assay.audit.log import MAX_LIST
 from assay.cli.common import db_option, emit_json, json_option, table
 from assay.engine import Assay
-from assay.errors import InvalidInputError
+from assay.errors import UNSET, InvalidInputError
 
 
 @click.group()
 def documents() -> None:
-    """List and show the documents of the knowledge base.
+    """List, show and relabel the documents of the knowledge base.
 
     Each document keeps the source it was ingested under: `assay ingest PATH` again,
     without --source, reuses it.
@@ -48,12 +48,15 @@ def list_documents(
             str(d.published or "-"),
             str(d.verified or "-"),
             str(d.chunk_count),
+            ",".join(d.access) or "-",
             d.title or "-",
             d.uri,
         ]
         for d in found
     ]
-    click.echo(table(rows, ["ID", "SOURCE", "PUBLISHED", "VERIFIED", "CHUNKS", "TITLE", "URI"]))
+    click.echo(
+        table(rows, ["ID", "SOURCE", "PUBLISHED", "VERIFIED", "CHUNKS", "ACCESS", "TITLE", "URI"])
+    )
 
 
 @documents.command("show")
@@ -76,6 +79,47 @@ def show(document_id: str, db: Path | None, as_json: bool) -> None:
     for key, value in described.items():
         if value not in (None, ""):
             click.echo(f"{key:>18}: {value}")
+
+
+@documents.command("relabel")
+@click.argument("document_id")
+@click.option(
+    "--access",
+    "labels",
+    multiple=True,
+    metavar="LABEL",
+    help="An access label (repeatable, or separated by commas); they replace the "
+    "document's labels: only keys granted one of them read it.",
+)
+@click.option("--public", is_flag=True, help="Remove every label: every key reads it.")
+@click.option("--note", help="Why, for the audit log.")
+@db_option
+@json_option
+def relabel(
+    document_id: str,
+    labels: tuple[str, ...],
+    public: bool,
+    note: str | None,
+    db: Path | None,
+    as_json: bool,
+) -> None:
+    """Change who may read DOCUMENT_ID (an id or a prefix `list` prints); audited, with
+    the labels it had before."""
+    if bool(labels) == public:
+        raise InvalidInputError(
+            "--access", UNSET, "give --access LABEL (repeatable) or --public, not both",
+            problem="is missing" if not labels else "clashes with --public",
+        )  # fmt: skip
+    with Assay(db, create=False) as engine:
+        before = engine.document(_full_id(engine, document_id))
+        after = engine.relabel(
+            before.id, [x for given in labels for x in given.split(",")], note=note
+        )
+    if as_json:
+        emit_json(after.as_dict() | {"before": list(before.access)})
+        return
+    was, now = ",".join(before.access) or "every key", ",".join(after.access) or "every key"
+    click.echo(f"relabelled {after.uri}: {was} -> {now}")
 
 
 def _full_id(engine: Assay, given: str) -> str:

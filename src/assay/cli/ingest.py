@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from assay.access import parse_labels
 from assay.cli.common import db_option, emit_json, json_option
 from assay.engine import Assay
 from assay.ingest.loaders import iter_files
@@ -46,6 +47,15 @@ from assay.types import parse_date
     show_default=True,
     help="Tokens repeated from the previous chunk of a section.",
 )
+@click.option(
+    "--access",
+    "access",
+    multiple=True,
+    metavar="LABEL",
+    help="Access label of documents whose file states none (repeatable, or separated by "
+    "commas): only keys granted one of a document's labels read it. Without --access a "
+    "document keeps the labels it was stored with; a new one is readable by every key.",
+)
 @db_option
 @json_option
 def ingest_command(
@@ -56,6 +66,7 @@ def ingest_command(
     file_dates: bool,
     max_tokens: int,
     overlap: int,
+    access: tuple[str, ...],
     db: Path | None,
     as_json: bool,
 ) -> None:
@@ -70,6 +81,7 @@ def ingest_command(
         file_dates=file_dates,
         max_tokens=max_tokens,
         overlap_tokens=overlap,
+        access=parse_labels(",".join(access)) if access else None,
     )
     files = iter_files(paths)
     sizes = {str(f): _size(f) for f in files}

@@ -33,19 +33,35 @@ def keys() -> None:
     help="The mildest severity the key may ask under: a milder policy is refused (403), "
     "and a request naming none is asked under this severity [default: any].",
 )
+@click.option(
+    "--grant",
+    "grants",
+    multiple=True,
+    metavar="LABEL",
+    help="An access label whose documents the key may read (repeatable; or several "
+    "separated by commas). Without one it reads only unlabelled documents; keys with the "
+    "auditor or admin role read every document.",
+)
 @db_option
 @json_option
 def create(
-    name: str, roles: tuple[str, ...], min_severity: str | None, db: Path | None, as_json: bool
+    name: str,
+    roles: tuple[str, ...],
+    min_severity: str | None,
+    grants: tuple[str, ...],
+    db: Path | None,
+    as_json: bool,
 ) -> None:
     """Create a key called NAME; its token is printed once and never stored."""
+    labels = [label for given in grants for label in given.split(",")]
     with Assay(db) as engine:
-        key, token = engine.keys.create(name, roles, min_severity=min_severity)
+        key, token = engine.keys.create(name, roles, min_severity=min_severity, grants=labels)
     if as_json:
         emit_json(key.to_dict() | {"token": token})
         return
     floor = f", asking under {min_severity} or stricter" if min_severity else ""
     click.echo(f"created key {key.id} ({', '.join(sorted(roles))}{floor}) for {name}")
+    click.echo(f"it reads {key.access.describe()}")
     click.echo("token (shown only now; send it as 'Authorization: Bearer <token>'):")
     click.echo(token)
 
@@ -66,12 +82,13 @@ def list_keys(db: Path | None, as_json: bool) -> None:
             k.name,
             ",".join(sorted(r.value for r in k.roles)),
             k.min_severity or "any",
+            "all" if k.access.everything else ",".join(sorted(k.grants)) or "-",
             k.created_at,
             k.revoked_at or "active",
         ]
         for k in listed
     ]
-    click.echo(table(rows, ["ID", "NAME", "ROLES", "MIN SEVERITY", "CREATED", "STATUS"]))
+    click.echo(table(rows, ["ID", "NAME", "ROLES", "MIN SEVERITY", "GRANTS", "CREATED", "STATUS"]))
 
 
 @keys.command("revoke")

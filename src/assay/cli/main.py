@@ -39,7 +39,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "documents": (
         "assay.cli.documents",
         "documents",
-        "List and show the documents of the knowledge base.",
+        "List, show and relabel the documents of the knowledge base.",
     ),
     "ask": (
         "assay.cli.ask",

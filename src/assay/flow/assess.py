@@ -64,6 +64,9 @@ class AskResult:
                 "mode": self.retrieval.mode,
                 "embedder": self.retrieval.embedder,
                 "hits": len(self.retrieval.hits),
+                "access": None
+                if self.retrieval.access is None
+                else self.retrieval.access.to_dict(),
             },
         }
 
@@ -141,6 +144,11 @@ def ask_record(
                 "mode": result.retrieval.mode,
                 "embedder": result.retrieval.embedder,
                 "similarity_mapping": result.retrieval.similarity_from,
+                **(
+                    {}
+                    if result.retrieval.access is None
+                    else {"access": result.retrieval.access.to_dict()}
+                ),
                 "hits": [
                     {
                         "id": h.chunk.id,

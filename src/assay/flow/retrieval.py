@@ -34,6 +34,7 @@ from typing import Literal
 
 import numpy as np
 
+from assay.access import Access
 from assay.documents import Chunk
 from assay.errors import InvalidInputError
 from assay.models.embedder import Embedder
@@ -96,6 +97,7 @@ class Retrieval:
     mode: SearchMode
     embedder: str
     similarity_from: str = SIMILARITY_MAPPING  #: how hits got their similarity
+    access: Access | None = None  #: what the caller could read; ``None``: every chunk
 
 
 def blended_similarity(relevance: float, cosine: float) -> float:
@@ -134,6 +136,7 @@ def search(
     depth: int = 50,
     rrf_k: int = 60,
     variants: Sequence[str] = (),
+    access: Access | None = None,
 ) -> Retrieval:
     """The ``k`` best chunks for ``query`` by dense, lexical or fused (hybrid) ranking.
 
@@ -141,6 +144,7 @@ def search(
     other phrasings of the query (broadening, R8): each adds its own dense and lexical
     lists to the fusion, while every hit's cosine is still measured against ``query``,
     so a phrasing can bring passages in but cannot make them look closer to the question.
+    ``access``: only chunks it may read are searched (``None``: every chunk).
     """
     if not isinstance(query, str) or not query.strip():
         raise InvalidInputError("query", query, "give the question to search for")
@@ -156,7 +160,7 @@ def search(
     with store.snapshot():  # ids, chunks and vectors from one state of the store
         return _search(
             store, embedder.name, list(zip(texts, query_vectors, strict=True)), k, mode, depth,
-            rrf_k,
+            rrf_k, access,
         )  # fmt: skip
 
 
@@ -168,16 +172,17 @@ def _search(
     mode: SearchMode,
     depth: int,
     rrf_k: int,
+    access: Access | None,
 ) -> Retrieval:
     """Fuse the dense and lexical lists of every (text, vector) in ``queries``; the
     first is the question itself, which every cosine is measured against."""
     lists: dict[str, dict[str, list[int]]] = {}
     for text, vector in queries:
         if mode in ("hybrid", "dense"):
-            for rank, hit in enumerate(store.dense_search(vector, max(depth, k)), start=1):
+            for rank, hit in enumerate(store.dense_search(vector, max(depth, k), access), start=1):
                 lists.setdefault(hit.chunk_id, {}).setdefault("dense", []).append(rank)
         if mode in ("hybrid", "lexical"):
-            for rank, hit in enumerate(store.lexical_search(text, max(depth, k)), start=1):
+            for rank, hit in enumerate(store.lexical_search(text, max(depth, k), access), start=1):
                 lists.setdefault(hit.chunk_id, {}).setdefault("lexical", []).append(rank)
     fused = {
         cid: sum(1.0 / (rrf_k + r) for found in kinds.values() for r in found)
@@ -209,4 +214,4 @@ def _search(
         )
         for chunk, cos in zip(chunks, cosines, strict=True)
     ]
-    return Retrieval(query, hits, vectors, mode, embedder)
+    return Retrieval(query, hits, vectors, mode, embedder, access=access)

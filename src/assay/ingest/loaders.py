@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from assay.access import parse_labels
 from assay.documents import Block, LoadedDocument
 from assay.errors import InvalidInputError
 from assay.ingest.html import load_html
@@ -179,6 +180,11 @@ def _record(base: str, number: int, where: str, record: Any) -> LoadedDocument:
     if not isinstance(metadata, dict | None):
         raise InvalidInputError(where + "metadata", metadata, "give a JSON object or omit it")
     published, verified = (pick_date(where, fields, key) for key in _DATES)
+    access = fields.pop("access", None)
+    if not isinstance(access, list | str | None):
+        raise InvalidInputError(
+            where + "access", access, 'give a list of labels, e.g. "access": ["hr"], or omit it'
+        )
     return LoadedDocument(
         uri=safe_text(f"{base}#{rid}" if rid is not None else f"{base}#line{number}"),
         blocks=tuple(Block("paragraph", t) for _, t in paragraphs(text)),
@@ -187,6 +193,7 @@ def _record(base: str, number: int, where: str, record: Any) -> LoadedDocument:
         verified=verified,
         source_id=strings["source_id"],
         metadata=fields | (metadata or {}),
+        access=None if access is None else parse_labels(access, field=where + "access"),
     )
 
 

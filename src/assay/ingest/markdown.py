@@ -12,9 +12,11 @@ citation, not the id of a registered source.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from assay.access import parse_labels
 from assay.documents import Block, LoadedDocument
 from assay.errors import InvalidInputError
 from assay.ingest.tables import table_sentences
@@ -106,11 +108,11 @@ def load_markdown(path: Path) -> list[LoadedDocument]:
     published = pick_date(where, fields, "published", "date")
     verified = pick_date(where, fields, "verified", "last_verified")
     known = {"title": title or outline.first_h1, "source_id": source_id}
-    return [
-        make_document(
-            path, blocks, published=published, verified=verified, metadata=fields, **known
-        )
-    ]
+    access = _pick_access(path, fields)
+    document = make_document(
+        path, blocks, published=published, verified=verified, metadata=fields, **known
+    )
+    return [document if access is None else replace(document, access=access)]
 
 
 def _tables_written_out(lines: list[str]) -> list[str]:
@@ -157,6 +159,15 @@ def _front_matter(path: Path, lines: list[str]) -> tuple[dict[str, Any], int]:
 def _unquote(value: str) -> str:
     value = value.strip()
     return value[1:-1] if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'" else value
+
+
+def _pick_access(path: Path, fields: dict[str, Any]) -> frozenset[str] | None:
+    """The ``access`` labels of front matter (``access: hr, legal`` or a list), removed
+    from the metadata; ``None`` when it names none."""
+    _, value = pick(fields, "access")
+    if value in ("", None, []):
+        return None
+    return parse_labels(value, field=f"{shown(path)} front matter access")
 
 
 def _pick_text(path: Path, fields: dict[str, Any], *names: str) -> Any:

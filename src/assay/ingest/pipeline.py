@@ -124,6 +124,11 @@ class IngestOptions:
     max_file_bytes: int | None = None
     #: a file still being read, chunked or embedded after this many seconds fails
     max_file_seconds: float | None = None
+    #: the access labels of documents whose file states none (``None``: keep the labels
+    #: a document was stored with; none stored: readable by every key)
+    access: frozenset[str] | None = None
+    #: a document that ends up without labels fails its file (``access_labels_required``)
+    access_required: bool = False
 
 
 def ingest(
@@ -225,6 +230,8 @@ def _prepare(
         known = _known_sources(store, documents, options)
         for doc in documents:
             doc, source_id = _resolve(doc, path, registry, options, known, policies)
+            before = store.document(document_id(source_id, doc.uri))
+            access = _access(doc, options, before)
             stored = StoredDocument(
                 id=document_id(source_id, doc.uri),
                 source_id=source_id,
@@ -235,11 +242,12 @@ def _prepare(
                 verified=doc.verified,
                 chunk_count=0,
                 embedder=embedder.name,
+                access=access,
             )
-            before = store.document(stored.id)
-            if before and (before.content_hash, before.embedder) == (
+            if before and (before.content_hash, before.embedder, before.access) == (
                 stored.content_hash,
                 stored.embedder,
+                stored.access,
             ):
                 unchanged.append(stored.id)
                 continue
@@ -326,6 +334,24 @@ def _twin(
         if other.id != document.id:
             return other.uri
     return None
+
+
+def _access(
+    doc: LoadedDocument, options: IngestOptions, before: StoredDocument | None
+) -> tuple[str, ...]:
+    """A document's labels: the file's own, else the run's, else those it was stored with
+    (re-ingesting a folder without ``--access`` never opens a relabelled document)."""
+    labels = doc.access if doc.access is not None else options.access
+    if labels is None:
+        labels = frozenset(before.access) if before is not None else frozenset()
+    if options.access_required and not labels:
+        raise InvalidInputError(
+            f"{doc.uri}: access", UNSET,
+            "give it labels with --access LABEL or `access:` in its front matter or record "
+            "(the settings require labels: access_labels_required)",
+            problem="is missing",
+        )  # fmt: skip
+    return tuple(sorted(labels))
 
 
 def _many(count: int, noun: str) -> str:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from assay.access import parse_labels
 from assay.adapters import to_candidates
 from assay.engine import Assay
 from assay.errors import InvalidInputError
@@ -68,6 +69,23 @@ class Rules:
     source_id: str | None = None
     source_kind: str | None = None
     similarity: Callable[[float], float] | None = None
+    #: the access labels of the user asked for (within the engine's own; ``None``: the
+    #: engine's): a result whose metadata ``access`` names none of them is dropped unscored
+    grants: Sequence[str] | None = None
+
+
+def readable(engine: Assay, found: Sequence[Found], grants: Sequence[str] | None) -> list[int]:
+    """The positions of the results the caller may read: those whose metadata carries no
+    ``access`` labels, or one the caller holds (:mod:`assay.access`). A framework's
+    store filters by its own means; this keeps a result it let through from reaching
+    the answer, and from the audit row."""
+    access = engine.access.narrowed(grants)
+    kept = []
+    for i, f in enumerate(found):
+        labels = f.metadata.get("access") if isinstance(f.metadata, Mapping) else None
+        if access.may_read(parse_labels(labels, field="metadata access")):
+            kept.append(i)
+    return kept
 
 
 def admitted(
@@ -79,6 +97,8 @@ def admitted(
     by the engine's relevance model (and the audit row names that model). One audit
     event of kind ``score`` records every result and verdict.
     """
+    positions = readable(engine, found, rules.grants)
+    found = [found[i] for i in positions]
     if not found:
         return []
     mapped = rules.similarity or (lambda s: s)
@@ -109,7 +129,7 @@ def admitted(
     finding_of = {e: f.id for f in result.findings for e in f.evidence_ids}
     kept = [
         (
-            position[item.id],
+            positions[position[item.id]],
             {
                 "confidence": item.confidence,
                 "label": item.label.value,

@@ -45,9 +45,11 @@ class AssayGate:
         severity: str | None = None,
         source_id: str | None = None,
         source_kind: str | None = None,
+        grants: list[str] | None = None,
     ) -> None:
+        """``grants``: the asking user's access labels (see ``Rules``)."""
         self._engines = ThreadEngines(engine)
-        self._rules = Rules(policy, severity, source_id, source_kind)
+        self._rules = Rules(policy, severity, source_id, source_kind, grants=grants)
 
     @component.output_types(documents=list[Document])
     def run(self, query: str, documents: list[Document]) -> dict[str, list[Document]]:

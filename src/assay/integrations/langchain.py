@@ -92,6 +92,7 @@ class AssayRetriever(BaseRetriever):
     source_id: str | None = None
     source_kind: str | None = None
     similarity: Callable[[float], float] | None = None
+    grants: list[str] | None = None  #: the asking user's access labels (see ``Rules``)
     _engines: ThreadEngines = PrivateAttr()
 
     def model_post_init(self, context: Any, /) -> None:
@@ -111,7 +112,7 @@ class AssayRetriever(BaseRetriever):
             docs = self.base.invoke(query, config={"callbacks": run_manager.get_child()})
             scored = [(d, _metadata_score(d)) for d in docs]
         rules = Rules(self.policy, self.severity, self.source_id, self.source_kind,
-                      self.similarity)  # fmt: skip
+                      self.similarity, self.grants)  # fmt: skip
         return _gate(self._engines.get(), rules, query, scored, type(self.base).__name__)
 
 
@@ -127,6 +128,7 @@ class AssayCompressor(BaseDocumentCompressor):
     source_id: str | None = None
     source_kind: str | None = None
     similarity: Callable[[float], float] | None = None
+    grants: list[str] | None = None  #: the asking user's access labels (see ``Rules``)
     _engines: ThreadEngines = PrivateAttr()
 
     def model_post_init(self, context: Any, /) -> None:
@@ -137,7 +139,7 @@ class AssayCompressor(BaseDocumentCompressor):
     ) -> Sequence[Document]:
         """The admitted documents, best first, annotated (see the module)."""
         rules = Rules(self.policy, self.severity, self.source_id, self.source_kind,
-                      self.similarity)  # fmt: skip
+                      self.similarity, self.grants)  # fmt: skip
         scored = [(d, _metadata_score(d)) for d in documents]
         return _gate(self._engines.get(), rules, query, scored, "documents")
 

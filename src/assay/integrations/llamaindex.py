@@ -78,6 +78,7 @@ class AssayPostprocessor(BaseNodePostprocessor):
     source_id: str | None = None
     source_kind: str | None = None
     similarity: Callable[[float], float] | None = None
+    grants: list[str] | None = None  #: the asking user's access labels (see ``Rules``)
 
     @classmethod
     def class_name(cls) -> str:
@@ -94,7 +95,7 @@ class AssayPostprocessor(BaseNodePostprocessor):
         if query_bundle is None:
             raise InvalidInputError("query", None, "pass the query (query_str=...)")
         rules = Rules(self.policy, self.severity, self.source_id, self.source_kind,
-                      self.similarity)  # fmt: skip
+                      self.similarity, self.grants)  # fmt: skip
         found = [Found(n.node.get_content(), n.score, n.node.metadata, n.node.node_id)
                  for n in nodes]  # fmt: skip
         kept = admitted(

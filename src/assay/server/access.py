@@ -159,10 +159,11 @@ def route_roles(routes: Callable[[], Sequence[BaseRoute]]) -> Callable[[Scope], 
 
 def acting_engine(request: Request) -> Assay:
     """This thread's engine, writing audit events as the request's key (checked first
-    by :func:`require`). Call it from the route's own body."""
+    by :func:`require`), searching and listing only what the key may read (its grants;
+    :mod:`assay.access`). Call it from the route's own body."""
     engine: Assay = request.app.state.engines.get()
     key: ApiKey = request.state.key
-    return engine.acting_as(key.id, severity_floor=key.min_severity)
+    return engine.acting_as(key.id, severity_floor=key.min_severity, access=key.access)
 
 
 def authorize(request: Request, role: Role) -> Caller:

@@ -23,6 +23,12 @@ class NewKey(BaseModel):
         description="The mildest severity the key may ask under (informational, financial, "
         "legal, safety_critical): a milder policy is refused with 403.",
     )
+    grants: list[str] = Field(
+        [],
+        max_length=32,
+        description="Access labels whose documents the key may read besides unlabelled ones "
+        "(auditor and admin keys read every document).",
+    )
 
 
 @router.get("/keys", summary="Every API key (never its secret)")
@@ -34,7 +40,9 @@ def list_keys(request: Request) -> dict[str, Any]:
 @router.post("/keys", status_code=201, summary="Create a key; its token is shown only now")
 def create_key(body: NewKey, request: Request) -> dict[str, Any]:
     engine = acting_engine(request)
-    key, token = engine.keys.create(body.name, body.roles, min_severity=body.min_severity)
+    key, token = engine.keys.create(
+        body.name, body.roles, min_severity=body.min_severity, grants=body.grants
+    )
     return key.to_dict() | {"token": token}
 
 

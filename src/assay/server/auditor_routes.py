@@ -37,6 +37,7 @@ def list_events(
     filters = {"kind": kind, "policy": policy, "since": since, "until": until, "actor": actor}
     if format == "jsonl":
         engine.audit.page(after_seq=0, limit=1, **filters)  # a bad filter fails now, not mid-stream
+        engine.record_read("audit export", filters, engine.audit.head()[0])
         pool: EnginePool = request.app.state.engines
         return StreamingResponse(
             _export(pool, filters),
@@ -45,6 +46,7 @@ def list_events(
         )
     events = engine.audit.list(limit=limit, before_seq=before, **filters)
     count, head = engine.audit.head()
+    engine.record_read("audit events", filters | {"before": before}, len(events))
     return {
         "events": [e.as_dict() for e in events],
         "next_before": events[-1].seq if len(events) == limit else None,
@@ -89,7 +91,9 @@ def make_checkpoint(request: Request) -> dict[str, Any]:
 @router.get("/audit/{event_id}", summary="One event with its full evidence table")
 def show_event(event_id: str, request: Request) -> dict[str, Any]:
     engine = acting_engine(request)
-    return engine.audit.get(event_id).as_dict()
+    event = engine.audit.get(event_id)
+    engine.record_read("audit event", {"event_id": event.event_id}, 1)
+    return event.as_dict()
 
 
 #: a review item id: SQLite's integer range, so a huge number is a 422, not a crash
@@ -113,13 +117,17 @@ def review_queue(
     limit: int = Query(50, ge=1, le=1000),
 ) -> dict[str, Any]:
     engine = acting_engine(request)
-    return {"items": [item.to_dict() for item in engine.review.list(status, limit)]}
+    items = engine.review.list(status, limit)
+    engine.record_read("review queue", {"status": status}, len(items))
+    return {"items": [item.to_dict() for item in items]}
 
 
 @router.get("/review/{item_id}", summary="One review item with the judge's assessment")
 def review_item(item_id: ItemId, request: Request) -> dict[str, Any]:
     engine = acting_engine(request)
-    return engine.review.get(item_id).to_dict()
+    item = engine.review.get(item_id)
+    engine.record_read("review item", {"item_id": item_id}, 1)
+    return item.to_dict()
 
 
 @router.post("/review/{item_id}", summary="Record a reviewer's verdict (audited)")

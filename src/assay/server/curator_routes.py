@@ -16,6 +16,7 @@ import anyio.to_thread
 from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.access import parse_labels
 from assay.audit.log import MAX_LIST
 from assay.errors import InvalidInputError
 from assay.hashing import sha256_hex
@@ -42,6 +43,10 @@ async def ingest(
     verified: Annotated[date | None, Form()] = None,
     max_tokens: Annotated[int, Form(ge=16, le=256)] = 180,
     overlap: Annotated[int, Form(ge=0, le=120)] = 30,
+    access: Annotated[
+        list[str] | None,
+        Form(description="Access labels of documents whose file states none (repeatable)."),
+    ] = None,
 ) -> dict[str, Any]:
     """Each file lands whole or not at all; the report says what happened to each.
 
@@ -67,6 +72,7 @@ async def ingest(
         verified=verified,
         max_tokens=max_tokens,
         overlap_tokens=overlap,
+        access=parse_labels(access) if access else None,
     )
     outcomes = []
     for upload, name in zip(files, names, strict=True):
@@ -202,6 +208,21 @@ def list_documents(
 @router.get("/documents/{document_id}", summary="One document of the knowledge base")
 def show_document(document_id: str, request: Request) -> dict[str, Any]:
     return acting_engine(request).document(document_id).as_dict()
+
+
+class Relabel(BaseModel):
+    """A document's new access labels (they replace its labels; none: every key reads it)."""
+
+    model_config = ConfigDict(extra="forbid")
+    access: list[str] = Field(max_length=32)
+    note: str | None = Field(None, max_length=2000)
+
+
+@router.post("/documents/{document_id}/access", summary="Change a document's access labels")
+def relabel_document(document_id: str, body: Relabel, request: Request) -> dict[str, Any]:
+    """Audited as an ``access`` event, with the labels before the change."""
+    engine = acting_engine(request)
+    return engine.relabel(document_id, body.access, note=body.note).as_dict()
 
 
 @router.post("/source-reviews/{source_id:path}", summary="Record a review of a source")

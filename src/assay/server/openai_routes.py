@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool
 from assay.errors import InvalidInputError
 from assay.keys import Role
 from assay.server.access import acting_engine, require
-from assay.server.query_routes import checked_policy, observe_answer
+from assay.server.query_routes import GRANTS_FIELD, checked_policy, observe_answer
 from assay.server.responses import PlainJSON
 
 router = APIRouter(prefix="/v1", tags=["openai"], dependencies=[Depends(require(Role.READER))])
@@ -79,6 +79,7 @@ class AssayOptions(BaseModel):
     category: str | None = None
     as_of: date | None = None
     jurisdiction: str | None = None
+    grants: list[str] | None = GRANTS_FIELD
 
 
 class ChatRequest(BaseModel):
@@ -128,6 +129,7 @@ def chat_completions(body: ChatRequest, request: Request) -> Response:
         category=options.category,
         as_of=options.as_of,
         jurisdiction=options.jurisdiction,
+        grants=options.grants,
     )
     observe_answer("chat", response)
     asked = response.as_dict()

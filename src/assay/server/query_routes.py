@@ -46,12 +46,21 @@ class PolicyChoice(_Strict):
     )
 
 
+GRANTS_FIELD = Field(
+    None,
+    max_length=32,
+    description="Search only what these access labels may read, within the key's own grants "
+    "(an application asking for one of its users); unset: the key's grants.",
+)
+
+
 class AskRequest(PolicyChoice):
     question: str = Field(min_length=1, max_length=4000)
     top_k: int = Field(8, ge=1, le=50)
     category: str | None = None
     as_of: date | None = None
     jurisdiction: str | None = None
+    grants: list[str] | None = GRANTS_FIELD
 
 
 class ScoreRequest(PolicyChoice):
@@ -127,6 +136,7 @@ def ask(body: AskRequest, request: Request) -> Response:
         category=body.category,
         as_of=body.as_of,
         jurisdiction=body.jurisdiction,
+        grants=body.grants,
     )
     observe_answer("ask", response)
     return PlainJSON(response.as_dict())

@@ -15,9 +15,12 @@ from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from assay.documents import Chunk
 
-if TYPE_CHECKING:  # numpy loads with the stores, not with this interface
+if TYPE_CHECKING:
+    # numpy loads with the stores, not with this interface
     import numpy as np
     from numpy.typing import NDArray
+
+    from assay.access import Access
 
 Vectors: TypeAlias = "NDArray[np.float32]"
 DocumentBatch = tuple["StoredDocument", Sequence[Chunk], Vectors]
@@ -45,6 +48,8 @@ class StoredDocument:
     chunk_count: int
     embedder: str
     ingested_at: str = ""
+    #: the access labels a caller needs one of (:mod:`assay.access`); empty: any caller
+    access: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         """The document as JSON output gives it (dates as ISO strings)."""
@@ -54,6 +59,7 @@ class StoredDocument:
             "verified": self.verified and self.verified.isoformat(),
             "chunks": self.chunk_count, "ingested_at": self.ingested_at,
             "embedder": self.embedder, "content_hash": self.content_hash,
+            "access": list(self.access),
         }  # fmt: skip
 
 
@@ -119,13 +125,21 @@ class Store(Protocol):
         """Stored documents by uri (``source_id``: that source's only; at most ``limit``)."""
         ...
 
-    def lexical_search(self, query: str, k: int) -> list[Hit]:
-        """The ``k`` best chunks by BM25 over their text and title."""
+    def relabel(self, document_id: str, labels: frozenset[str]) -> bool:
+        """Give a stored document (and its chunks) these access labels; False if there
+        is no such document."""
         ...
 
-    def dense_search(self, vector: Vectors, k: int) -> list[Hit]:
+    def lexical_search(self, query: str, k: int, access: Access | None = None) -> list[Hit]:
+        """The ``k`` best chunks by BM25 over their text and title, among those ``access``
+        may read (``None``: all)."""
+        ...
+
+    def dense_search(self, vector: Vectors, k: int, access: Access | None = None) -> list[Hit]:
         """The ``k`` chunks whose vectors have the highest cosine with ``vector`` (exactly
-        on SQLite; through an approximate index on PostgreSQL)."""
+        on SQLite; through an approximate index on PostgreSQL), among those ``access`` may
+        read (``None``: all): the filter runs inside the search, so a caller with few
+        grants still gets ``k`` chunks when they hold that many."""
         ...
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:

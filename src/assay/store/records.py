@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import JsonValue
 
+from assay.access import EVERYTHING, Access
 from assay.events import AuditRecord, parse_record
 
 if TYPE_CHECKING:  # a stored map is applied, never built, here: the backends build it
@@ -181,6 +182,16 @@ class ApiKey:
     revoked_at: str | None = None
     #: the mildest severity this key may ask under (``None``: any); see :mod:`assay.keys`
     min_severity: str | None = None
+    #: the access labels it may read besides unlabelled documents (:mod:`assay.access`)
+    grants: frozenset[str] = frozenset()
+
+    @property
+    def access(self) -> Access:
+        """What this key may read: every document with the auditor or admin role, else
+        unlabelled documents and those holding one of its grants."""
+        if Role.AUDITOR in self.roles or Role.ADMIN in self.roles:
+            return EVERYTHING
+        return Access(self.grants)
 
     @property
     def active(self) -> bool:
@@ -201,6 +212,7 @@ class ApiKey:
             "revoked_at": self.revoked_at,
             "active": self.active,
             "min_severity": self.min_severity,
+            "grants": sorted(self.grants),
         }
 
 

@@ -30,7 +30,7 @@ __all__ = ["router"]
 
 router = APIRouter()
 
-KINDS = ("ask", "score", "review", "calibration", "key", "alert", "policy")
+KINDS = ("ask", "score", "review", "calibration", "key", "access", "read", "alert", "policy")
 PAGE = 50
 
 
@@ -66,6 +66,7 @@ def audit_list(
         events = engine.audit.list(limit=PAGE, before_seq=before, **given)
     except AssayError as exc:
         return error_page(request, caller, exc)
+    engine.record_read("audit events", given | {"before": before}, len(events))
     names = {k.id: k.name for k in engine.keys.list()}
     base = base_path(request)
     older = None
@@ -122,11 +123,17 @@ def audit_csv(request: Request, filters: Annotated[TrailFilters, Depends()]) -> 
             writer.writerow([_cell(value) for value in row])
     except AssayError as exc:
         return error_page(request, caller, exc)
+    engine.record_read("audit export (csv)", filters.given(), n_rows(out))
     return Response(
         out.getvalue(),
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": 'attachment; filename="assay-audit.csv"'},
     )
+
+
+def n_rows(out: io.StringIO) -> int:
+    """The data rows of a CSV written to ``out`` (its header not counted)."""
+    return max(out.getvalue().count("\r\n") - 1, 0)
 
 
 def _cell(value: object) -> object:
@@ -147,6 +154,7 @@ def audit_event(event_id: str, request: Request) -> Response:
         event = engine.audit.get(event_id)
     except AssayError as exc:
         return error_page(request, caller, exc)
+    engine.record_read("audit event", {"event_id": event.event_id}, 1)
     actor_name = None
     if event.actor is not None:
         actor_name = next((k.name for k in engine.keys.list() if k.id == event.actor), None)
@@ -210,6 +218,7 @@ def _queue(
 ) -> Response:
     status = status if status in STATUSES else "pending"
     items = engine.review.list(status, limit=200)
+    engine.record_read("review queue", {"status": status}, len(items))
     counts = engine.review.counts()
     return render(
         request,

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from assay.access import Access
 from assay.documents import Chunk
 from assay.store.base import (
     DocumentBatch,
@@ -33,6 +34,7 @@ from assay.store.sql.knowledge_rows import (
     CHUNK_COLUMNS,
     INSERT_CHUNK,
     INSERT_DOCUMENT,
+    access_set_id,
     check_batch,
     chunk,
     chunk_rows,
@@ -41,6 +43,8 @@ from assay.store.sql.knowledge_rows import (
     embedder_mismatch,
     last_of_each,
     query_vector,
+    readable_sets,
+    relabel_rows,
     require_all,
     stored_document,
 )
@@ -79,6 +83,12 @@ class PostgresStore:
             self._db.lock(KNOWLEDGE_WRITE_LOCK)
             return self._delete([document_id]) > 0
 
+    def relabel(self, document_id: str, labels: frozenset[str]) -> bool:
+        """Give a stored document and its chunks new access labels; False if not stored."""
+        with self._db.unit_of_work():
+            self._db.lock(KNOWLEDGE_WRITE_LOCK)
+            return relabel_rows(self._db, document_id, labels)
+
     def _delete(self, document_ids: Sequence[str]) -> int:
         """Remove these documents with their chunks (ON DELETE CASCADE) and postings; how
         many were stored."""
@@ -91,9 +101,10 @@ class PostgresStore:
     ) -> None:
         self._check_embedder(document.embedder, np.asarray(vectors).shape[-1])
         self._db.execute(INSERT_DOCUMENT, document_row(file, document, len(chunks)))
+        access_set = access_set_id(self._db, document.access)
         self._db.execute_many(
             INSERT_CHUNK.format(vector="?::vector"),
-            chunk_rows(document, chunks, vectors, vector_literal),
+            chunk_rows(document, chunks, vectors, vector_literal, access_set),
         )
 
     def prepare_search(self) -> None:
@@ -127,20 +138,36 @@ class PostgresStore:
         query = documents_query(source_id=source_id, limit=limit)
         return [stored_document(row) for row in self._db.execute(*query)]
 
-    def lexical_search(self, query: str, k: int) -> list[Hit]:
-        """BM25 over chunk text and title; the query's stopwords are ignored."""
+    def lexical_search(self, query: str, k: int, access: Access | None = None) -> list[Hit]:
+        """BM25 over chunk text and title (the chunks ``access`` may read); the query's
+        stopwords are ignored."""
         with self._db.snapshot():  # the postings and the chunks they name, read together
-            return self._lexicon.search(query, k)
+            return self._lexicon.search(query, k, readable_sets(self._db, access))
 
-    def dense_search(self, vector: Vectors, k: int) -> list[Hit]:
-        """The ``k`` nearest chunks by cosine, through the HNSW index (approximate)."""
+    def dense_search(self, vector: Vectors, k: int, access: Access | None = None) -> list[Hit]:
+        """The ``k`` nearest chunks by cosine, through the HNSW index (approximate).
+
+        With ``access`` limited, the label filter is a condition of the index scan:
+        pgvector's iterative scan walks on through the graph until ``k`` rows pass it
+        (``hnsw.iterative_scan``), and where the graph runs out first -- a caller granted
+        a sliver of a large knowledge base -- the nearest of the rows the caller may read
+        are found exactly, through the label index."""
         dims = self._dimensions()
         if dims is None or k <= 0:
             return []
         literal = vector_literal(query_vector(vector, dims))
         with self._db.unit_of_work():
             self._db.execute(f"SET LOCAL hnsw.ef_search = {max(self._index.ef_search, int(k))}")
-            rows = self._db.execute(DENSE_SEARCH, (literal, literal, int(k))).fetchall()
+            readable = readable_sets(self._db, access)
+            if readable is None:
+                rows = self._db.execute(DENSE_SEARCH, (literal, literal, int(k))).fetchall()
+                return [Hit(r["id"], float(r["score"])) for r in rows]
+            self._db.execute("SET LOCAL hnsw.iterative_scan = strict_order")
+            self._db.execute(f"SET LOCAL hnsw.max_scan_tuples = {SCAN_TUPLES}")
+            params = (literal, readable, literal, int(k))
+            rows = self._db.execute(DENSE_SEARCH_READABLE, params).fetchall()
+            if len(rows) < k:  # the graph ran out before k readable rows: read them all
+                rows = self._db.execute(EXACT_SEARCH_READABLE, params).fetchall()
         return [Hit(r["id"], float(r["score"])) for r in rows]
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
@@ -210,6 +237,21 @@ DENSE_SEARCH = (
     "SELECT id, 1 - (embedding <=> ?::vector) AS score FROM kb_chunks"
     " ORDER BY embedding <=> ?::vector LIMIT ?"
 )
+
+
+# The same, among the rows of the readable label sets: a filter of the index scan.
+DENSE_SEARCH_READABLE = (
+    "SELECT id, 1 - (embedding <=> ?::vector) AS score FROM kb_chunks"
+    " WHERE access_set = ANY(?) ORDER BY embedding <=> ?::vector LIMIT ?"
+)
+# Exact: ordering by an expression the HNSW index cannot serve makes the planner find
+# the readable rows through the label index and compare every one of them.
+EXACT_SEARCH_READABLE = (
+    "SELECT id, 1 - (embedding <=> ?::vector) AS score FROM kb_chunks"
+    " WHERE access_set = ANY(?) ORDER BY (embedding <=> ?::vector) + 0, seq LIMIT ?"
+)
+#: how many index entries an iterative scan may visit before the exact search takes over
+SCAN_TUPLES = 40_000
 
 
 def vector_literal(vector: Any) -> str:

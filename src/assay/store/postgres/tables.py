@@ -14,6 +14,7 @@ from assay.store.sql.tables import SQLTables
 _IDENTITIES = (
     ("source_history", "id"),
     ("kb_chunks", "seq"),
+    ("kb_access_sets", "id"),
     ("review_queue", "id"),
     ("calibration_maps", "id"),
     ("monitor_alerts", "id"),

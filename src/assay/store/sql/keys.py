@@ -16,8 +16,8 @@ class SQLKeyRepository:
 
     def add(self, key: ApiKey, secret_sha256: str) -> None:
         self._conn.execute(
-            "INSERT INTO api_keys (id, name, roles, secret_sha256, created_at, min_severity)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO api_keys (id, name, roles, secret_sha256, created_at, min_severity,"
+            " grants) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
                 key.id,
                 key.name,
@@ -25,6 +25,7 @@ class SQLKeyRepository:
                 secret_sha256,
                 key.created_at,
                 key.min_severity,
+                json.dumps(sorted(key.grants)),
             ),
         )
 
@@ -83,4 +84,5 @@ def _key(row: Row) -> ApiKey:
         created_at=row["created_at"],
         revoked_at=row["revoked_at"],
         min_severity=row["min_severity"],
+        grants=frozenset(json.loads(row["grants"])),
     )

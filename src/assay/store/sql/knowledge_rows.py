@@ -11,17 +11,20 @@ from typing import Any
 
 import numpy as np
 
+from assay.access import Access
 from assay.documents import Chunk
 from assay.errors import InvalidInputError, NotFoundError
 from assay.store.base import DocumentBatch, StoredDocument, Vectors
+from assay.store.sql.session import Session
 
 INSERT_DOCUMENT = (
     "INSERT INTO kb_documents (id, source_id, file, uri, title, content_hash, published,"
-    " verified, chunk_count, embedder, ingested_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+    " verified, chunk_count, embedder, ingested_at, access) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 INSERT_CHUNK = (
     "INSERT INTO kb_chunks (id, document_id, source_id, ordinal, text, title, location, uri,"
-    " published, verified, metadata, embedding) VALUES (?,?,?,?,?,?,?,?,?,?,?,{vector})"
+    " published, verified, metadata, access_set, embedding)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,{vector})"
 )
 CHUNK_COLUMNS = (
     "id, document_id, source_id, ordinal, text, title, location, uri, published, verified, metadata"
@@ -50,6 +53,7 @@ def document_row(file: str, document: StoredDocument, chunk_count: int) -> tuple
         document.id, document.source_id, file, document.uri, document.title,
         document.content_hash, iso(document.published), iso(document.verified), chunk_count,
         document.embedder, datetime.now(UTC).isoformat(timespec="seconds"),
+        labels_json(document.access),
     )  # fmt: skip
 
 
@@ -58,9 +62,10 @@ def chunk_rows(
     chunks: Sequence[Chunk],
     vectors: Vectors,
     stored_vector: Callable[[Any], Any],
+    access_set: int = 0,
 ) -> list[tuple[Any, ...]]:
     """The values of :data:`INSERT_CHUNK` for each distinct chunk, its vector as the
-    backend stores it (``stored_vector``)."""
+    backend stores it (``stored_vector``), its labels as the id of their set."""
     rows, seen = [], set()
     for chunk, vector in zip(chunks, vectors, strict=True):
         if chunk.id in seen:
@@ -69,7 +74,7 @@ def chunk_rows(
         rows.append((
             chunk.id, document.id, chunk.source_id, chunk.ordinal, chunk.text, chunk.title,
             chunk.location, chunk.uri, iso(chunk.published), iso(chunk.verified),
-            json.dumps(chunk.metadata, sort_keys=True), stored_vector(vector),
+            json.dumps(chunk.metadata, sort_keys=True), access_set, stored_vector(vector),
         ))  # fmt: skip
     return rows
 
@@ -115,6 +120,7 @@ def stored_document(row: Any) -> StoredDocument:
         content_hash=row["content_hash"], published=parse_date(row["published"]),
         verified=parse_date(row["verified"]), chunk_count=row["chunk_count"],
         embedder=row["embedder"], ingested_at=row["ingested_at"],
+        access=tuple(json.loads(row["access"])),
     )  # fmt: skip
 
 
@@ -152,3 +158,51 @@ def documents_query(
         sql += " WHERE " + " AND ".join(c for c, _ in clauses)
     sql += " ORDER BY uri" + ("" if limit is None else f" LIMIT {int(limit)}")
     return sql, [v for _, v in clauses]
+
+
+# -- access labels (:mod:`assay.access`) ----------------------------------------------------
+# A document's labels are stored on its row as a sorted JSON list; each chunk stores the
+# id of its document's label set in ``kb_access_sets`` (0: no labels), so that a search
+# filters on a small integer and a caller's grants become a short list of set ids.
+
+
+def labels_json(labels: Sequence[str] | frozenset[str]) -> str:
+    """Labels as stored: a sorted JSON list (``[]``: readable by every key)."""
+    return json.dumps(sorted(labels))
+
+
+def access_set_id(db: Session, labels: Sequence[str] | frozenset[str]) -> int:
+    """The id of this label set (added on first use), inside the caller's transaction."""
+    if not labels:
+        return 0
+    text = labels_json(labels)
+    db.execute(
+        "INSERT INTO kb_access_sets (labels) VALUES (?) ON CONFLICT (labels) DO NOTHING", (text,)
+    )
+    row = db.execute("SELECT id FROM kb_access_sets WHERE labels = ?", (text,)).fetchone()
+    assert row is not None
+    return int(row["id"])
+
+
+def readable_sets(db: Session, access: Access | None) -> list[int] | None:
+    """The label sets ``access`` may read (0 among them: unlabelled chunks), or ``None``
+    when it may read every chunk stored (no filter needed)."""
+    if access is None or access.everything:
+        return None
+    rows = db.execute("SELECT id, labels FROM kb_access_sets").fetchall()
+    allowed = [int(r["id"]) for r in rows if access.may_read(json.loads(r["labels"]))]
+    return None if len(allowed) == len(rows) else [0, *allowed]
+
+
+def relabel_rows(db: Session, document_id: str, labels: Sequence[str] | frozenset[str]) -> bool:
+    """Give a stored document and its chunks new labels; False if it is not stored."""
+    found = db.execute(
+        "UPDATE kb_documents SET access = ? WHERE id = ?", (labels_json(labels), document_id)
+    )
+    if not found.rowcount:
+        return False
+    db.execute(
+        "UPDATE kb_chunks SET access_set = ? WHERE document_id = ?",
+        (access_set_id(db, labels), document_id),
+    )
+    return True

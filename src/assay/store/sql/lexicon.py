@@ -187,9 +187,12 @@ class Lexicon:
         )
         self._db.execute("DELETE FROM kb_lexicon_blocks WHERE block = ? AND chunks <= 0", (block,))
 
-    def search(self, query: str, k: int) -> list[Hit]:
+    def search(self, query: str, k: int, readable: Sequence[int] | None = None) -> list[Hit]:
         """The ``k`` best chunks for the content terms of ``query`` by BM25, best first,
-        ties in insertion order; a chunk holding none of the terms is never returned."""
+        ties in insertion order; a chunk holding none of the terms is never returned.
+        ``readable``: the access label sets (``kb_chunks.access_set``) a chunk must be in
+        to be returned; the best-ranked are checked in growing pages until ``k`` are found,
+        so a caller with few grants still gets ``k`` chunks when they hold that many."""
         terms = list(dict.fromkeys(lexical_terms(query)))
         if not terms or k <= 0:
             return []
@@ -219,7 +222,13 @@ class Lexicon:
             scores.append(idf * weight * (K1 + 1) / (weight + norm))
         if not seqs:
             return []
-        best = _top(np.concatenate(seqs), np.concatenate(scores), k)
+        unique, totals = _sums(np.concatenate(seqs), np.concatenate(scores))
+        if readable is None:
+            best = _top(unique, totals, k)
+        else:
+            best = self._top_readable(unique, totals, k, readable)
+        if not best:
+            return []
         marks = ", ".join("?" * len(best))
         ids = {
             int(r["seq"]): r["id"]
@@ -229,9 +238,36 @@ class Lexicon:
         }
         return [Hit(ids[seq], score) for seq, score in best]
 
+    def _top_readable(
+        self, unique: np.ndarray, totals: np.ndarray, k: int, readable: Sequence[int]
+    ) -> list[tuple[int, float]]:
+        """The ``k`` best chunks in the ``readable`` label sets: the ranking walked best
+        first, a page of seqs checked at a time, each page four times the last."""
+        order = np.lexsort((unique, -totals))
+        sets = ", ".join(str(int(s)) for s in readable)  # ids from the store, not from callers
+        best: list[tuple[int, float]] = []
+        start, size = 0, max(4 * k, 256)
+        while len(best) < k and start < len(order):
+            picks = order[start : start + size]
+            candidates, kept = [int(s) for s in unique[picks]], set[int]()
+            for at in range(0, len(candidates), 500):
+                page = candidates[at : at + 500]
+                marks = ", ".join("?" * len(page))
+                kept.update(
+                    int(r["seq"])
+                    for r in self._db.execute(
+                        f"SELECT seq FROM kb_chunks WHERE seq IN ({marks})"
+                        f" AND access_set IN ({sets})",
+                        page,
+                    )
+                )
+            best += [(int(unique[i]), float(totals[i])) for i in picks if int(unique[i]) in kept]
+            start, size = start + size, size * 4
+        return best[:k]
 
-def _top(seqs: np.ndarray, scores: np.ndarray, k: int) -> list[tuple[int, float]]:
-    """Sum each chunk's scores over the query's terms and keep the ``k`` best."""
+
+def _sums(seqs: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each chunk's seq (ascending) and its scores summed over the query's terms."""
     low = int(seqs.min())
     span = int(seqs.max()) - low + 1
     if span <= 8 * len(seqs):  # dense enough: add up in an array indexed by seq
@@ -239,11 +275,13 @@ def _top(seqs: np.ndarray, scores: np.ndarray, k: int) -> list[tuple[int, float]
         held = np.zeros(span, dtype=bool)
         held[seqs - low] = True
         unique = np.flatnonzero(held)
-        totals = sums[unique]
-        unique += low
-    else:
-        unique, inverse = np.unique(seqs, return_inverse=True)
-        totals = np.bincount(inverse, weights=scores)
+        return unique + low, sums[unique]
+    unique, inverse = np.unique(seqs, return_inverse=True)
+    return unique, np.bincount(inverse, weights=scores)
+
+
+def _top(unique: np.ndarray, totals: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """The ``k`` best of the summed scores, ties in seq order."""
     if len(totals) > k:  # every chunk tied with the k-th stays for the tie-break
         kth = np.partition(totals, len(totals) - k)[len(totals) - k]
         keep = np.flatnonzero(totals >= kth)

@@ -43,12 +43,13 @@ TABLES = (
         " updated_at"), "id"),
     Table("source_history", _columns(
         "id, source_id, version, action, changed_at, actor, note, snapshot"), "id"),
+    Table("kb_access_sets", _columns("id, labels"), "id"),
     Table("kb_documents", _columns(
         "id, source_id, file, uri, title, content_hash, published, verified, chunk_count,"
-        " embedder, ingested_at"), "id"),
+        " embedder, ingested_at, access"), "id"),
     Table("kb_chunks", _columns(
         "seq, id, document_id, source_id, ordinal, text, title, location, uri, published,"
-        " verified, metadata, embedding"), "seq"),
+        " verified, metadata, access_set, embedding"), "seq"),
     Table("kb_lexicon_blocks", _columns("block, chunks, terms"), "block"),
     Table("kb_postings", _columns("term, block, postings"), "term, block"),
     Table("audit_events", _columns(
@@ -63,7 +64,8 @@ TABLES = (
         "id, target, model_key, version, method, params, n_labels, metrics, labels_sha256,"
         " created_at"), "id"),
     Table("api_keys", _columns(
-        "id, name, roles, secret_sha256, created_at, revoked_at, min_severity"), "id"),
+        "id, name, roles, secret_sha256, created_at, revoked_at, min_severity, grants"),
+        "id"),
     Table("dashboard_sessions", _columns(
         "id_sha256, key_id, created_at, expires_at, closed_at"), "id_sha256"),
     Table("monitor_alerts", _columns(

@@ -21,12 +21,14 @@ from typing import Any
 
 import numpy as np
 
+from assay.access import Access
 from assay.documents import Chunk
 from assay.store.base import DocumentBatch, Hit, StoredDocument, StoreStats, Vectors
 from assay.store.sql.knowledge_rows import (
     CHUNK_COLUMNS,
     INSERT_CHUNK,
     INSERT_DOCUMENT,
+    access_set_id,
     check_batch,
     chunk,
     chunk_rows,
@@ -36,6 +38,8 @@ from assay.store.sql.knowledge_rows import (
     in_pages,
     last_of_each,
     query_vector,
+    readable_sets,
+    relabel_rows,
     require_all,
     stored_document,
 )
@@ -53,6 +57,7 @@ class SQLiteStore:
         self._files = VectorFiles(path)
         self._lexicon = Lexicon(conn)
         self._index: tuple[str, VectorSet] | None = None
+        self._row_sets: tuple[str, np.ndarray] | None = None  #: each row's label set
 
     # -- writes ----------------------------------------------------------------
     def sync_file(self, file: str, batch: Sequence[DocumentBatch], keep: Sequence[str] = ()) -> int:
@@ -87,6 +92,14 @@ class SQLiteStore:
             bump_generation(self._conn)
         return found
 
+    def relabel(self, document_id: str, labels: frozenset[str]) -> bool:
+        """Give a stored document and its chunks new access labels; False if not stored."""
+        with transaction(self._conn):
+            found = relabel_rows(self._conn, document_id, labels)
+            if found:
+                bump_generation(self._conn)  # searches read the new labels
+        return found
+
     def _delete(self, document_ids: Sequence[str]) -> int:
         """Remove these documents with their chunks and postings; how many were stored."""
         self._lexicon.remove_documents(document_ids)
@@ -103,9 +116,10 @@ class SQLiteStore:
     ) -> None:
         self._check_embedder(document.embedder)
         self._conn.execute(INSERT_DOCUMENT, document_row(file, document, len(chunks)))
+        access_set = access_set_id(self._conn, document.access)
         self._conn.executemany(
             INSERT_CHUNK.format(vector="?"),
-            chunk_rows(document, chunks, vectors, vector_blob),
+            chunk_rows(document, chunks, vectors, vector_blob, access_set),
         )
 
     def prepare_search(self) -> None:
@@ -150,18 +164,29 @@ class SQLiteStore:
         query = documents_query(source_id=source_id, limit=limit)
         return [stored_document(row) for row in self._conn.execute(*query)]
 
-    def lexical_search(self, query: str, k: int) -> list[Hit]:
-        """BM25 over chunk text and title; the query's stopwords are ignored."""
+    def lexical_search(self, query: str, k: int, access: Access | None = None) -> list[Hit]:
+        """BM25 over chunk text and title (the chunks ``access`` may read); the query's
+        stopwords are ignored."""
         with self.snapshot():  # the postings and the chunks they name, read together
-            return self._lexicon.search(query, k)
+            return self._lexicon.search(query, k, readable_sets(self._conn, access))
 
-    def dense_search(self, vector: Vectors, k: int) -> list[Hit]:
-        """Exact cosine search over every stored vector (vectors are unit length)."""
-        vectors = self._vectors()
-        if not len(vectors) or k <= 0:
+    def dense_search(self, vector: Vectors, k: int, access: Access | None = None) -> list[Hit]:
+        """Exact cosine search over every stored vector (vectors are unit length) that
+        ``access`` may read: the others score ``-inf`` before the top ``k`` are taken."""
+        with self.snapshot():  # the vectors and the labels of their rows, read together
+            vectors = self._vectors()
+            readable = readable_sets(self._conn, access)
+            if not len(vectors) or k <= 0:
+                return []
+            scores = vectors.scores(query_vector(vector, vectors.dimensions))
+            available = len(vectors)
+            if readable is not None:
+                allowed = self._rows_in(vectors, readable)
+                scores[~allowed] = -np.inf
+                available = int(np.count_nonzero(allowed & np.isfinite(scores)))
+        k = min(k, available)
+        if k <= 0:
             return []
-        scores = vectors.scores(query_vector(vector, vectors.dimensions))
-        k = min(k, len(vectors))
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.lexsort((top, -scores[top]))]  # by score, ties by insertion order
         return [Hit(vectors.id(i), float(scores[i])) for i in top]
@@ -207,6 +232,27 @@ class SQLiteStore:
                 generation = self._meta("generation") or "0"
                 self._index = (generation, self._files.load(self._conn, generation))
         return self._index[1]
+
+    def _rows_in(self, vectors: VectorSet, readable: Sequence[int]) -> np.ndarray:
+        """Which rows of ``vectors`` are in the ``readable`` label sets; each row's set is
+        read once per generation of the knowledge base (inside the caller's snapshot)."""
+        assert self._index is not None
+        generation = self._index[0]
+        if self._row_sets is None or self._row_sets[0] != generation:
+            labelled = self._conn.execute(
+                "SELECT seq, access_set FROM kb_chunks WHERE access_set != 0 ORDER BY seq"
+            ).fetchall()
+            seqs = np.array([r[0] for r in labelled], dtype=np.int64)
+            sets = np.array([r[1] for r in labelled], dtype=np.int64)
+            rows = vectors.seqs()
+            at = np.minimum(np.searchsorted(seqs, rows), max(len(seqs) - 1, 0))
+            held = seqs[at] == rows if len(seqs) else np.zeros(len(rows), dtype=bool)
+            classes = np.where(held, sets[at] if len(seqs) else 0, 0)
+            self._row_sets = (generation, classes)
+        classes = self._row_sets[1]
+        lookup = np.zeros(max(int(classes.max(initial=0)), *readable) + 1, dtype=bool)
+        lookup[list(readable)] = True
+        return lookup[classes]
 
     def _meta(self, key: str) -> str | None:
         row = self._conn.execute("SELECT value FROM kb_meta WHERE key = ?", (key,)).fetchone()

@@ -350,3 +350,19 @@ def m018_document_content_index(conn: sqlite3.Connection) -> None:
     """Documents by source and content hash: ingestion asks, for every new document,
     whether its source already holds the same text under another path or upload."""
     conn.execute("CREATE INDEX kb_documents_content ON kb_documents(source_id, content_hash)")
+
+
+@migration
+def m019_access_labels(conn: sqlite3.Connection) -> None:
+    """Access labels (``assay.access``): a document's as a JSON list, each chunk's as
+    the id of its label set, so that search filters on one small integer; and the labels
+    each API key is granted."""
+    conn.execute("ALTER TABLE kb_documents ADD COLUMN access TEXT NOT NULL DEFAULT '[]'")
+    conn.execute("ALTER TABLE kb_chunks ADD COLUMN access_set INTEGER NOT NULL DEFAULT 0")
+    conn.execute(
+        "CREATE TABLE kb_access_sets (id INTEGER PRIMARY KEY, labels TEXT NOT NULL UNIQUE)"
+    )
+    conn.execute(
+        "CREATE INDEX kb_chunks_access ON kb_chunks(access_set, seq) WHERE access_set != 0"
+    )
+    conn.execute("ALTER TABLE api_keys ADD COLUMN grants TEXT NOT NULL DEFAULT '[]'")

@@ -50,6 +50,8 @@ class VectorSet:
     dead: np.ndarray = field(default_factory=lambda: _EMPTY)
     added_ids: Sequence[str] = ()
     added: Vectors = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+    base_seqs: np.ndarray = field(default_factory=lambda: _EMPTY)
+    added_seqs: np.ndarray = field(default_factory=lambda: _EMPTY)
 
     def __len__(self) -> int:
         return len(self.base_ids) - len(self.dead) + len(self.added_ids)
@@ -69,6 +71,10 @@ class VectorSet:
         if len(self.added_ids):
             parts.append(self.added @ query)
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+
+    def seqs(self) -> np.ndarray:
+        """The chunk ``seq`` of every row of :meth:`scores` (a deleted row keeps its own)."""
+        return np.concatenate([np.asarray(self.base_seqs), np.asarray(self.added_seqs)])
 
     def id(self, index: int) -> str:
         """The chunk id of row ``index`` of :meth:`scores`."""
@@ -101,10 +107,10 @@ class VectorFiles:
             written = self._written(generation, every.shape, every.fill)
             if written is not None:
                 return written
-            ids, _, matrix = every.fill(np.empty(every.shape, dtype=np.float32))
-            return VectorSet(ids, matrix)
+            ids, seqs, matrix = every.fill(np.empty(every.shape, dtype=np.float32))
+            return VectorSet(ids, matrix, base_seqs=seqs)
         if base.generation == generation:
-            return VectorSet(base.ids, base.matrix)
+            return VectorSet(base.ids, base.matrix, base_seqs=base.seqs)
         deleted = np.array([r[0] for r in conn.execute(
             "SELECT seq FROM kb_chunk_deletions WHERE id > ?", (base.last_deletion,)
         )], dtype=np.int64)  # fmt: skip
@@ -113,7 +119,7 @@ class VectorFiles:
         changed = _Query(conn, base.last_seq, base.last_deletion)
         dims = base.matrix.shape[1]
         added_ids, added_seqs, added = changed.fill(np.empty((changed.shape[0], dims), "<f4"))
-        since = VectorSet(base.ids, base.matrix, dead, added_ids, added)
+        since = VectorSet(base.ids, base.matrix, dead, added_ids, added, base.seqs, added_seqs)
         if len(added_ids) + len(dead) < REWRITE_FRACTION * len(base.ids):
             return since
         keep = np.setdiff1d(np.arange(len(base.ids)), dead)
@@ -160,7 +166,7 @@ class VectorFiles:
         except OSError:  # a read-only folder: search from memory
             return None
         found = self._mapped(generation)
-        return None if found is None else VectorSet(found[0], found[2])
+        return None if found is None else VectorSet(found[0], found[2], base_seqs=found[1])
 
     def _mapped(self, generation: str) -> tuple[Sequence[str], np.ndarray, Vectors] | None:
         """The ids, seqs and matrix of the base of ``generation``, mapped; None if absent
