@@ -208,8 +208,6 @@ class Assay:
         """Give a stored document (and its chunks) these access labels (none: readable by
         every key), replacing its labels; the change and the labels before it land in
         the audit log in the same transaction. Returns the document as it now is."""
-        from assay.events import DocumentAccessRecord
-
         new = parse_labels(labels)
         if self.settings.access_labels_required and not new:
             raise InvalidInputError(
@@ -221,12 +219,22 @@ class Assay:
             before = self.document(document_id)
             if not self.store.relabel(before.id, new):
                 raise NotFoundError(f"no document {document_id!r}")
-            record = DocumentAccessRecord(
-                document={"id": before.id, "uri": before.uri, "source_id": before.source_id},
-                before=list(before.access), after=sorted(new), note=note,
-            )  # fmt: skip
-            self.audit.append(record, query="", policy_name="", policy_version="")
-        return replace(before, access=tuple(sorted(new)))
+            after = replace(before, access=tuple(sorted(new)))
+            self._record_relabel(before, after, note=note)
+        return after
+
+    def _record_relabel(
+        self, before: StoredDocument, after: StoredDocument, *, note: str | None = None
+    ) -> None:
+        """The audit event of a document's access labels changing (by relabelling, or
+        by ingesting its file with other labels)."""
+        from assay.events import DocumentAccessRecord
+
+        record = DocumentAccessRecord(
+            document={"id": before.id, "uri": before.uri, "source_id": before.source_id},
+            before=list(before.access), after=list(after.access), note=note,
+        )  # fmt: skip
+        self.audit.append(record, query="", policy_name="", policy_version="")
 
     @property
     def embedder(self) -> Embedder:
@@ -564,7 +572,7 @@ class Assay:
         whole or not at all, and a bad file fails alone. File size and time limits not
         set in ``options`` come from the settings (``ingest_max_file_mb`` / ``_seconds``).
         """
-        from assay.ingest.pipeline import IngestOptions, ingest
+        from assay.ingest.pipeline import IngestOptions, Relabelled, ingest
         from assay.models.encodings import shared_encodings
 
         options = options or IngestOptions()
@@ -583,6 +591,7 @@ class Assay:
             on_file=on_file,
             encodings=shared_encodings() if self._reads_token_states() else None,
             policies=[self.policies.get(name) for name in self.policies.names()],
+            relabelled=Relabelled(self._record_relabel, self.db.unit_of_work),
         )
 
     def _reads_token_states(self) -> bool:

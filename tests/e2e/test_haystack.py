@@ -82,3 +82,12 @@ def test_j1_the_judge_weighs_documents_by_the_source_in_their_meta(engine: Assay
     unweighed = judge.run(query=QUESTION, answer=HOT_CAR, documents=bare)["assessment"]
     assert unweighed["unsupported_claims"] == [] and unweighed["source_conflicts"]
     assert unweighed["confidence_score"] > weighed["confidence_score"]
+
+
+def test_the_gate_passes_grants_through(engine: Assay) -> None:
+    """A document whose meta names access labels reaches only a caller holding one."""
+    meta = {"source_id": "halden-sds", "access": "hr", "published": AS_OF.isoformat()}
+    labelled = Document(content=OFFICIAL, score=0.9, meta=meta)
+    for grants, kept in [(["hr"], 1), (["legal"], 0)]:
+        gate = AssayGate(engine, policy="financial", grants=grants)
+        assert len(gate.run(QUESTION, [labelled])["documents"]) == kept

@@ -130,3 +130,22 @@ def test_j1_the_judge_weighs_documents_by_the_source_in_their_metadata(engine: A
     with pytest.raises(InvalidInputError, match="source_kind='chat' is not a known source kind"):
         judge.invoke({"question": QUESTION, "answer": HOT_CAR, "documents": [
             Document(page_content=HOT_CAR, metadata={"source_kind": "chat"})]})  # fmt: skip
+
+
+def test_grants_pass_through_the_components(engine: Assay, store: InMemoryVectorStore) -> None:
+    """A document labelled in its metadata (``access``) reaches only a caller holding the
+    label: the engine's key's grants, narrowed per component, never widened; the thread
+    pools' forks act for the same key."""
+    labelled = [Document(OFFICIAL, metadata={"source_id": "halden-sds", "access": ["hr"],
+                                             "published": AS_OF.isoformat()})]  # fmt: skip
+    plain_key, _ = engine.keys.create("plain app", ["reader"])
+    hr = AssayCompressor(engine=engine, policy="financial", grants=["hr"])
+    assert [d.page_content for d in hr.compress_documents(labelled, QUESTION)] == [OFFICIAL]
+    legal = AssayCompressor(engine=engine, policy="financial", grants=["legal"])
+    assert legal.compress_documents(labelled, QUESTION) == []
+    as_plain = engine.acting_as_key(plain_key.id)
+    widened = AssayCompressor(engine=as_plain, policy="financial", grants=["hr"])
+    assert widened.compress_documents(labelled, QUESTION) == []
+    forked = as_plain.fork()  # what a thread pool's worker gets
+    assert (forked.access, forked.audit.actor) == (as_plain.access, plain_key.id)
+    forked.close()

@@ -126,3 +126,12 @@ def test_j1_the_evaluator_weighs_contexts_by_their_source(engine: Assay) -> None
     assert response.score == weighed.score
     with pytest.raises(InvalidInputError, match="one per context"):
         evaluator.evaluate(query=QUESTION, response=HOT_CAR, contexts=[OFFICIAL], sources=sources)
+
+
+def test_the_postprocessor_passes_grants_through(engine: Assay) -> None:
+    """A node whose metadata names access labels reaches only a caller holding one."""
+    meta = {"source_id": "halden-sds", "access": ["hr"], "published": AS_OF.isoformat()}
+    node = NodeWithScore(node=TextNode(text=OFFICIAL, metadata=meta), score=0.9)
+    for grants, kept in [(["hr"], 1), (["legal"], 0)]:
+        gate = AssayPostprocessor(engine=engine, policy="financial", grants=grants)
+        assert len(gate.postprocess_nodes([node], query_str=QUESTION)) == kept

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from assay.access import parse_labels
 from assay.audit.log import MAX_LIST
 from assay.cli.common import db_option, emit_json, json_option, table
 from assay.engine import Assay
@@ -110,11 +111,10 @@ def relabel(
             "--access", UNSET, "give --access LABEL (repeatable) or --public, not both",
             problem="is missing" if not labels else "clashes with --public",
         )  # fmt: skip
+    given = parse_labels(",".join(labels))  # a bad label fails before anything is read
     with Assay(db, create=False) as engine:
         before = engine.document(_full_id(engine, document_id))
-        after = engine.relabel(
-            before.id, [x for given in labels for x in given.split(",")], note=note
-        )
+        after = engine.relabel(before.id, given, note=note)
     if as_json:
         emit_json(after.as_dict() | {"before": list(before.access)})
         return

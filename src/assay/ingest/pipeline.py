@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -141,13 +142,16 @@ def ingest(
     on_file: Callable[[FileOutcome], None] | None = None,
     encodings: EncodingCache | None = None,
     policies: Sequence[Policy] = (),
+    relabelled: Relabelled | None = None,
 ) -> IngestReport:
     """Ingest every supported file under ``paths``; see the module docstring.
 
     With ``encodings`` (and an embedder that has token states), each chunk's token
     states are kept there as it is embedded: the relevance model reads them again for
     every question that retrieves the chunk. ``policies``: those a file's claimed source
-    is compared under (:mod:`assay.ingest.ceiling`).
+    is compared under (:mod:`assay.ingest.ceiling`). ``relabelled``: where a stored
+    document's access labels change, how the change is recorded (the engine audits it),
+    and the transaction that writes the file and the record together.
     """
     if options.source_id is not None:
         registry.get(options.source_id)  # an unknown --source fails the run at once
@@ -166,7 +170,7 @@ def ingest(
             on_file(outcome)
 
     def write_group() -> None:
-        for outcome in _write(group, store, embedding):
+        for outcome in _write(group, store, embedding, relabelled):
             report(outcome)
         group.clear()
 
@@ -200,6 +204,8 @@ class _Prepared:
     deadline: FileDeadline
     shown_as: str | None = None  #: the uri an upload is recorded under, for its errors
     duplicates: tuple[str, ...] = ()  #: documents whose text the source already holds
+    #: stored documents whose access labels this run changes: (as stored, as written)
+    relabels: tuple[tuple[StoredDocument, StoredDocument], ...] = ()
 
     @property
     def chunks(self) -> int:
@@ -226,6 +232,7 @@ def _prepare(
         pending: list[tuple[StoredDocument, list[Chunk]]] = []
         unchanged: list[str] = []
         duplicates: list[str] = []
+        relabels: list[tuple[StoredDocument, StoredDocument]] = []
         replaced = 0
         known = _known_sources(store, documents, options)
         for doc in documents:
@@ -256,6 +263,8 @@ def _prepare(
                 duplicates.append(f"{doc.uri} holds the same text as {twin} ({source_id})")
                 continue
             replaced += before is not None
+            if before is not None and before.access != stored.access:
+                relabels.append((before, stored))
             chunks = deadline.run(
                 "chunking",
                 functools.partial(
@@ -274,11 +283,23 @@ def _prepare(
     file = documents[0].uri.partition("#")[0]
     return _Prepared(
         path, file, len(documents), pending, unchanged, replaced, deadline, options.uri,
-        tuple(duplicates),
+        tuple(duplicates), tuple(relabels),
     )  # fmt: skip
 
 
-def _write(group: list[_Prepared], store: Store, embedding: _Embedding) -> list[FileOutcome]:
+@dataclass(frozen=True, slots=True)
+class Relabelled:
+    """How a run records that a stored document's access labels changed: ``record`` is
+    called with the document as stored and as written, inside ``transaction`` beside the
+    file's own write, so that the labels and their record land together."""
+
+    record: Callable[[StoredDocument, StoredDocument], None]
+    transaction: Callable[[], AbstractContextManager[object]]
+
+
+def _write(
+    group: list[_Prepared], store: Store, embedding: _Embedding, relabelled: Relabelled | None
+) -> list[FileOutcome]:
     """Embed the chunks of ``group`` in one run, then write each file in its own
     transaction. A file alone is embedded under its own deadline, slice by slice."""
     if not group:
@@ -299,7 +320,13 @@ def _write(group: list[_Prepared], store: Store, embedding: _Embedding) -> list[
             for stored, chunks in p.pending:
                 batch.append((stored, chunks, mine[at : at + len(chunks)]))
                 at += len(chunks)
-            dropped = store.sync_file(p.file, batch, p.unchanged)
+            if relabelled is None or not p.relabels:
+                dropped = store.sync_file(p.file, batch, p.unchanged)
+            else:
+                with relabelled.transaction():
+                    dropped = store.sync_file(p.file, batch, p.unchanged)
+                    for before, after in p.relabels:
+                        relabelled.record(before, after)
         except Exception as exc:
             outcomes.append(_failed(p.path, exc, p.shown_as))
             continue
