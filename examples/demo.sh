@@ -29,6 +29,8 @@ $ASSAY sources add support-wiki --kind internal_wiki --name "Support team wiki" 
   --owner "Halden Support" --reviewed-at 2026-09-01
 $ASSAY sources add community-forum --kind customer --name "Community forum" --owner "forum users"
 $ASSAY sources add field-notes --kind unverified --name "Reptile field notes (wrong corpus)"
+$ASSAY sources add quality-team --kind internal_wiki --name "Quality team records" \
+  --owner "Halden Quality" --reviewed-at 2026-10-20
 $ASSAY sources list --as-of "$AS_OF"
 
 say "2. Ingest it: Markdown with front matter, HTML, JSONL posts, plain text"
@@ -37,6 +39,8 @@ $ASSAY ingest "$KB/support-wiki" --source support-wiki
 $ASSAY ingest "$KB/hx40-manual-2019.html" --source halden-manual-2019
 $ASSAY ingest "$KB/forum-posts.jsonl" --source community-forum
 $ASSAY ingest "$KB/field-notes.txt" --source field-notes
+$ASSAY ingest "$KB/quality-incidents.md" --source quality-team   # front matter: access: quality
+$ASSAY documents list
 $ASSAY ingest "$KB"/halden-sds-2026.md   # again: unchanged, nothing rewritten
 
 say "3. Answerable: the data sheet answers, cited; an informational question gets it with a caveat"
@@ -77,5 +81,18 @@ say "11. Every event is in the audit log; the hash chain verifies and every scor
 $ASSAY audit list
 $ASSAY audit verify
 
-say "12. The same engine as a service: API keys with roles, \`assay serve\`, a question over HTTP"
-"$(dirname "$(command -v "$ASSAY")")/python" examples/demo/serve.py "$ASSAY"
+say "12. Who may see which evidence: the incident register is labelled quality. A support-desk key"
+say "   without that label asks about swollen packs: the register is never searched for it..."
+PY="$(dirname "$(command -v "$ASSAY")")/python"
+key_id() { "$PY" -c 'import json, sys; print(json.load(sys.stdin)["id"])'; }
+DESK=$($ASSAY keys create support-desk --role reader --json | key_id)
+QUALITY=$($ASSAY keys create quality-lead --role reader --grant quality --json | key_id)
+ask "Were any HX-40 packs returned with swollen cases?" --policy informational --as-key "$DESK"
+say "   ...a key granted quality gets the register's answer; each audit row names the key and its grants"
+ask "Were any HX-40 packs returned with swollen cases?" --policy informational --as-key "$QUALITY"
+for event in $($ASSAY audit list --json | "$PY" -c 'import json, sys; print(" ".join(e["event_id"] for e in json.load(sys.stdin)[:2]))'); do
+  $ASSAY audit show "$event" | sed -n 2,4p
+done
+
+say "13. The same engine as a service: API keys with roles, \`assay serve\`, a question over HTTP"
+"$PY" examples/demo/serve.py "$ASSAY"

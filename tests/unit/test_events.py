@@ -108,7 +108,17 @@ def test_j8_numbers_keep_their_json_type() -> None:
     assert json.dumps(record.payload()["confidence_score"]) == "1"
     again = ReviewRecord.model_validate(record.payload() | {"confidence_score": 1.0})
     assert json.dumps(again.payload()["confidence_score"]) == "1.0"
-    assert set(RECORDS) == {"score", "ask", "review", "key", "alert", "policy", "calibration"}
+    assert set(RECORDS) == {
+        "score",
+        "ask",
+        "review",
+        "key",
+        "access",
+        "read",
+        "alert",
+        "policy",
+        "calibration",
+    }
 
 
 def test_b2_verify_names_a_review_row_that_is_not_its_record(

@@ -141,8 +141,15 @@ def test_m012_indexes_a_knowledge_base_written_before_it(tmp_path: Path) -> None
         "INSERT INTO sources (id, kind, reliability, review_interval_days, version, created_at,"
         " updated_at) VALUES ('src', 'official', 1.0, 365, 1, 'then', 'then')"
     )
-    old.execute(INSERT_DOCUMENT, document_row("a.md", doc, 3))
-    old.executemany(INSERT_CHUNK.format(vector="?"), chunk_rows(doc, chunks, vectors, vector_blob))
+    # the rows as written before access labels (m019): no access columns
+    old.execute(INSERT_DOCUMENT.replace(", access)", ")").replace(",?)", ")"),
+                document_row("a.md", doc, 3)[:-1])  # fmt: skip
+    old.executemany(
+        INSERT_CHUNK.replace(" access_set,", "")
+        .replace(",?,{vector}", ",{vector}")
+        .format(vector="?"),
+        [row[:-2] + row[-1:] for row in chunk_rows(doc, chunks, vectors, vector_blob)],
+    )
     old.close()
     fresh = open_database(tmp_path / "new.db")
     SourceRegistry(fresh).add("src", "official")

@@ -5,10 +5,11 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import click
 
+from assay.access import Access
 from assay.audit import AuditEvent, VerifyReport
 from assay.audit.seal import AuditKey, append_checkpoint, read_checkpoints
 from assay.cli.ask import with_labels
@@ -67,6 +68,20 @@ def list_events(
     click.echo(table(rows, ["SEQ", "EVENT", "TIME (UTC)", "POLICY", "IN/OUT", "QUERY"]))
 
 
+def _searched_as(actor: str | None, payload: dict[str, Any]) -> str | None:
+    """``searched by key K, which reads ...``: whose grants limited a question's search
+    (``None`` for an event without a search, or one recorded before grants were)."""
+    retrieval = payload.get("retrieval")
+    access = retrieval.get("access") if isinstance(retrieval, dict) else None
+    if not isinstance(access, dict):
+        return None
+    grants = access.get("grants")
+    grants = grants if isinstance(grants, list) else []
+    reads = Access(frozenset(str(g) for g in grants), bool(access.get("everything")))
+    who = f"key {actor}" if actor else "the database's owner"
+    return f"searched by {who}, which reads {reads.describe()}"
+
+
 @audit.command("show")
 @click.argument("event_id")
 @db_option
@@ -83,11 +98,14 @@ def show(event_id: str, db: Path | None, as_json: bool) -> None:
     scored = _scored(event)
     as_of = scored.as_of if scored else None
     click.echo(f"policy: {event.policy_name} v{event.policy_version}, as of {as_of}")
+    payload = event.payload if isinstance(event.payload, dict) else {}
+    searched = _searched_as(event.actor, payload)
+    if searched:
+        click.echo(searched)
     evidence = scored.evidence if scored else []
     # E1, E2... as `assay ask` and `assay review show` label the admitted items
     ranked = sorted((e for e in evidence if e.admitted), key=lambda e: -e.confidence)
     labels = {e.id: f"E{i}" for i, e in enumerate(ranked, start=1)}
-    payload = event.payload if isinstance(event.payload, dict) else {}
     answer, draft = payload.get("answer"), payload.get("draft")
     if isinstance(answer, str):
         click.echo(f"answer: {with_labels(answer, labels)}")
