@@ -299,3 +299,22 @@ def _comparable(reply: dict[str, Any]) -> str:
     the access record, document ids: the same file under another folder)."""
     reply = {k: v for k, v in reply.items() if k not in ("event_id", "retrieval")}
     return json.dumps(reply, sort_keys=True, default=str)
+
+
+def test_an_upload_carries_its_labels(deployment: Deployment) -> None:
+    """The upload's ``access`` field labels what it holds (run last: it adds a document)."""
+    note = (
+        "payroll-dates.md",
+        b"# Payroll dates\n\nPayroll runs on the 25th. The run code is EGRET.\n",
+    )
+    uploaded = deployment.client.post(
+        "/v1/ingest", files=[("files", note)], data={"source": "handbook", "access": ["hr"]},
+        headers=deployment.headers("curator-hr"),
+    )  # fmt: skip
+    assert uploaded.status_code == 200, uploaded.text
+    question = {"question": "When does payroll run?", "as_of": AS_OF.isoformat()}
+    for key, sees in [("reader", False), ("reader-legal", False), ("reader-hr", True)]:
+        reply = deployment.client.post("/v1/ask", json=question, headers=deployment.headers(key))
+        assert ("EGRET" in reply.text) == sees, key
+    listed = deployment.client.get("/v1/documents", headers=deployment.headers("curator")).json()
+    assert not [d for d in listed["documents"] if d["uri"].endswith("payroll-dates.md")]
