@@ -32,12 +32,12 @@ from tests.pgcluster import Cluster, fresh_database
 DOCUMENTS: dict[str, tuple[tuple[str, ...], str, str]] = {
     # name: (labels, title, body); the body's capitalised code word is its marker
     "visitors": ((), "Visitor guide", "Visitors sign in at the front desk in building A. "
-                 "Visitor parking is in lot B, next to the north gate. The visitor code is WREN."),
+                 "Visitor parking in lot B costs 4 EUR a day. The visitor code is WREN."),
     "canteen": ((), "Canteen", "The canteen opens at 11:30 for staff and visitors. Staff "
                 "parking permits for lot B are issued by facilities. The canteen code is ROBIN."),
     "salaries": (("hr",), "Engineering salary bands", "The salary band for grade 7 engineers "
-                 "is 91,000 to 104,000 EUR a year. The review code is PELICAN. Staff parking "
-                 "moved to lot C in March 2026."),
+                 "is 91,000 to 104,000 EUR a year. The review code is PELICAN. Visitor parking "
+                 "in lot B costs 9 EUR a day from March 2026."),
     "settlement": (("legal",), "Matter 2291 settlement", "The settlement with Orwell Freight "
                    "in matter 2291 is 2.4 million EUR, paid in two parts. The file code is "
                    "OSPREY."),
@@ -48,7 +48,7 @@ DOCUMENTS: dict[str, tuple[tuple[str, ...], str, str]] = {
 MARKERS = {
     "visitors": ("WREN",),
     "canteen": ("ROBIN",),
-    "salaries": ("PELICAN", "91,000", "lot C", "Engineering salary bands", "salaries.md"),
+    "salaries": ("PELICAN", "91,000", "9 EUR", "Engineering salary bands", "salaries.md"),
     "settlement": ("OSPREY", "Orwell", "2.4 million", "Matter 2291", "settlement.md"),
     "hearings": ("HERON", "counsel present", "Disciplinary hearings", "hearings.md"),
 }
@@ -60,8 +60,9 @@ QUESTIONS = {
     "hearings": "Who chairs a disciplinary hearing?",
 }
 PROBES = (
-    "Where is staff parking?",  # the public guide and the HR page disagree: a conflict
-    "code?",  # too vague: clarification topics, broadening phrasings
+    "How much does visitor parking cost?",  # the guide and the HR page disagree: a conflict
+    "code?",  # too vague: nothing clears the gate, next steps name the question's words
+    "visitor parking code grade",  # broadens (feedback phrasings), a conflict for the owner
     "What is the review code PELICAN?",  # names the hidden marker itself
 )
 #: key name -> (roles, grants)
