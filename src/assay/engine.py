@@ -581,6 +581,7 @@ class Assay:
             max_file_bytes=options.max_file_bytes or int(self.settings.ingest_max_file_mb * 2**20),
             max_file_seconds=options.max_file_seconds or self.settings.ingest_max_file_seconds,
             access_required=options.access_required or self.settings.access_labels_required,
+            writer=self.access.within(options.writer),
         )
         return ingest(
             [Path(p) for p in paths],

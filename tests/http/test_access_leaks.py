@@ -319,3 +319,26 @@ def test_an_upload_carries_its_labels(deployment: Deployment) -> None:
         assert ("EGRET" in reply.text) == sees, key
     listed = deployment.client.get("/v1/documents", headers=deployment.headers("curator")).json()
     assert not [d for d in listed["documents"] if d["uri"].endswith("payroll-dates.md")]
+
+
+def test_a_curator_cannot_overwrite_a_document_it_cannot_read(deployment: Deployment) -> None:
+    """An upload under the name of a hidden document fails: it would replace its text."""
+    forged = ("hr-rota.md", b"# Rota\n\nThere is no rota.\n")
+    with Assay(deployment.db) as owner:
+        curator = owner.acting_as_key(deployment.key_ids["curator-hr"])
+        report = curator.ingest(
+            [deployment.folder / "settlement.md"], options=IngestOptions(source_id="handbook")
+        )
+        assert report.count("failed") == 1
+        assert "may not change" in str(report.files[0].error)
+    note = ("hr-rota.md", b"# Rota\n\nThe HR on-call rota starts on Mondays. Code KESTREL.\n")
+    first = deployment.client.post(
+        "/v1/ingest", files=[("files", note)], data={"source": "handbook", "access": ["hr"]},
+        headers=deployment.headers("curator-hr"),
+    )  # fmt: skip
+    assert first.json()["files"][0]["status"] == "added", first.text
+    again = deployment.client.post(  # the same upload name, by a curator without hr
+        "/v1/ingest", files=[("files", forged)], data={"source": "handbook"},
+        headers=deployment.headers("curator"),
+    )  # fmt: skip
+    assert again.json()["files"][0]["status"] == "failed", again.text

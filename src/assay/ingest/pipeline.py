@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from assay.access import EVERYTHING, Access
 from assay.documents import Chunk, LoadedDocument, document_id
 from assay.errors import UNSET, AssayError, InvalidInputError
 from assay.ingest.ceiling import trust_gained
@@ -130,6 +131,9 @@ class IngestOptions:
     access: frozenset[str] | None = None
     #: a document that ends up without labels fails its file (``access_labels_required``)
     access_required: bool = False
+    #: what the caller may read: a file that would replace a document stored under labels
+    #: it does not hold fails (a curator cannot overwrite what it cannot see)
+    writer: Access = EVERYTHING
 
 
 def ingest(
@@ -238,6 +242,12 @@ def _prepare(
         for doc in documents:
             doc, source_id = _resolve(doc, path, registry, options, known, policies)
             before = store.document(document_id(source_id, doc.uri))
+            if before is not None and not options.writer.may_read(before.access):
+                raise InvalidInputError(
+                    doc.uri, UNSET,
+                    "store it under another name, or ask a curator granted its labels",
+                    problem="names a stored document this key may not change",
+                )  # fmt: skip
             access = _access(doc, options, before)
             stored = StoredDocument(
                 id=document_id(source_id, doc.uri),

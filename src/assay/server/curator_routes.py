@@ -73,6 +73,7 @@ async def ingest(
         max_tokens=max_tokens,
         overlap_tokens=overlap,
         access=parse_labels(access) if access else None,
+        writer=engine.access,  # the ingestion process acts as the database's owner
     )
     outcomes = []
     for upload, name in zip(files, names, strict=True):
