@@ -22,6 +22,7 @@ from assay import SourceRegistry
 from assay.access import EVERYTHING, Access
 from assay.store import open_database
 from assay.store.base import Store
+from assay.store.postgres import knowledge as postgres_knowledge
 from tests.unit.test_store import DIM, make_doc, unit
 
 LABELS = ["hr", "legal", "deal", "ward-7"]
@@ -49,9 +50,14 @@ def labelled(database: Path | str) -> Iterator[tuple[Store, dict[str, np.ndarray
     db.close()
 
 
-@settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+def _examples(n: int) -> settings:
+    """``n`` hypothesis examples on the module's knowledge base (built once per test)."""
+    return settings(
+        max_examples=n, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    )
+
+
+@_examples(25)
 @given(
     grants=st.sets(st.sampled_from(LABELS)),
     relabel=st.tuples(st.integers(0, DOCUMENTS - 1), st.sets(st.sampled_from(LABELS))),
@@ -59,6 +65,39 @@ def labelled(database: Path | str) -> Iterator[tuple[Store, dict[str, np.ndarray
     k=st.integers(1, 40),
 )
 def test_no_search_result_is_outside_the_callers_grants(
+    labelled: tuple[Store, dict[str, np.ndarray]],
+    grants: set[str],
+    relabel: tuple[int, set[str]],
+    query: int,
+    k: int,
+) -> None:
+    _holds(labelled, grants, relabel, query, k)
+
+
+@_examples(15)
+@given(
+    grants=st.sets(st.sampled_from(LABELS)),
+    relabel=st.tuples(st.integers(0, DOCUMENTS - 1), st.sets(st.sampled_from(LABELS))),
+    query=st.integers(0, 2**31),
+    k=st.integers(1, 40),
+)
+def test_postgres_graph_walk_holds_the_grants_too(
+    labelled: tuple[Store, dict[str, np.ndarray]],
+    monkeypatch: pytest.MonkeyPatch,
+    grants: set[str],
+    relabel: tuple[int, set[str]],
+    query: int,
+    k: int,
+) -> None:
+    """PostgreSQL searches a small readable set exactly; with that off, the filtered
+    HNSW walk (and its exact fallback when the graph runs out) must hold as well."""
+    if type(labelled[0]).__name__ != "PostgresStore":
+        pytest.skip("PostgreSQL's filtered index scan")
+    monkeypatch.setattr(postgres_knowledge, "EXACT_UP_TO", 0)
+    _holds(labelled, grants, relabel, query, k)
+
+
+def _holds(
     labelled: tuple[Store, dict[str, np.ndarray]],
     grants: set[str],
     relabel: tuple[int, set[str]],

@@ -142,16 +142,26 @@ class PostgresStore:
         """BM25 over chunk text and title (the chunks ``access`` may read); the query's
         stopwords are ignored."""
         with self._db.snapshot():  # the postings and the chunks they name, read together
-            return self._lexicon.search(query, k, readable_sets(self._db, access))
+            readable = readable_sets(self._db, access)
+            if readable is None:
+                return self._lexicon.search(query, k)
+
+            def check(seqs: list[int]) -> set[int]:  # one statement a page: an array
+                rows = self._db.execute(READABLE_SEQS, (seqs, readable))
+                return {int(r["seq"]) for r in rows}
+
+            return self._lexicon.search(query, k, check)
 
     def dense_search(self, vector: Vectors, k: int, access: Access | None = None) -> list[Hit]:
         """The ``k`` nearest chunks by cosine, through the HNSW index (approximate).
 
-        With ``access`` limited, the label filter is a condition of the index scan:
-        pgvector's iterative scan walks on through the graph until ``k`` rows pass it
-        (``hnsw.iterative_scan``), and where the graph runs out first -- a caller granted
-        a sliver of a large knowledge base -- the nearest of the rows the caller may read
-        are found exactly, through the label index."""
+        With ``access`` limited, a caller who may read at most :data:`EXACT_UP_TO` chunks
+        (counted through the label index, no further) gets the exact nearest of them: at
+        that selectivity a filtered graph walk visits hundreds of rows for every one that
+        passes, and misses some. Otherwise the label filter is a condition of the index
+        scan: pgvector's iterative scan walks on through the graph until ``k`` rows pass
+        it (``hnsw.iterative_scan``), and where the graph runs out first the readable rows
+        are compared exactly."""
         dims = self._dimensions()
         if dims is None or k <= 0:
             return []
@@ -162,9 +172,13 @@ class PostgresStore:
             if readable is None:
                 rows = self._db.execute(DENSE_SEARCH, (literal, literal, int(k))).fetchall()
                 return [Hit(r["id"], float(r["score"])) for r in rows]
+            params = (literal, readable, literal, int(k))
+            few = self._db.execute(FEW_READABLE, (readable, EXACT_UP_TO + 1)).fetchone()
+            if few is not None and int(few["n"]) <= EXACT_UP_TO:  # a sliver: compare them all
+                rows = self._db.execute(EXACT_SEARCH_READABLE, params).fetchall()
+                return [Hit(r["id"], float(r["score"])) for r in rows]
             self._db.execute("SET LOCAL hnsw.iterative_scan = strict_order")
             self._db.execute(f"SET LOCAL hnsw.max_scan_tuples = {SCAN_TUPLES}")
-            params = (literal, readable, literal, int(k))
             rows = self._db.execute(DENSE_SEARCH_READABLE, params).fetchall()
             if len(rows) < k:  # the graph ran out before k readable rows: read them all
                 rows = self._db.execute(EXACT_SEARCH_READABLE, params).fetchall()
@@ -252,6 +266,14 @@ EXACT_SEARCH_READABLE = (
 )
 #: how many index entries an iterative scan may visit before the exact search takes over
 SCAN_TUPLES = 40_000
+#: a caller who may read at most this many chunks is searched exactly
+EXACT_UP_TO = 20_000
+# How many chunks the readable label sets hold, counted no further than the limit given.
+FEW_READABLE = (
+    "SELECT COUNT(*) AS n FROM (SELECT 1 FROM kb_chunks WHERE access_set = ANY(?) LIMIT ?) s"
+)
+# Which of these seqs are in the readable label sets (lexical search's check).
+READABLE_SEQS = "SELECT seq FROM kb_chunks WHERE seq = ANY(?) AND access_set = ANY(?)"
 
 
 def vector_literal(vector: Any) -> str:

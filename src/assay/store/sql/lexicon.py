@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -29,6 +29,9 @@ from assay.store.base import Hit
 from assay.store.sql.knowledge_rows import in_pages
 from assay.store.sql.session import Row, Session
 from assay.text import lexical_terms
+
+#: which of these chunk seqs the caller may read (a store's check of their access labels)
+Readable = Callable[[list[int]], set[int]]
 
 BLOCK_CHUNKS = 1000
 _ROWS_PER_STATEMENT = 300
@@ -187,12 +190,13 @@ class Lexicon:
         )
         self._db.execute("DELETE FROM kb_lexicon_blocks WHERE block = ? AND chunks <= 0", (block,))
 
-    def search(self, query: str, k: int, readable: Sequence[int] | None = None) -> list[Hit]:
+    def search(self, query: str, k: int, readable: Readable | None = None) -> list[Hit]:
         """The ``k`` best chunks for the content terms of ``query`` by BM25, best first,
         ties in insertion order; a chunk holding none of the terms is never returned.
-        ``readable``: the access label sets (``kb_chunks.access_set``) a chunk must be in
-        to be returned; the best-ranked are checked in growing pages until ``k`` are found,
-        so a caller with few grants still gets ``k`` chunks when they hold that many."""
+        ``readable``: which of a list of chunk seqs the caller may read (the store's
+        check of their access labels); the best-ranked are checked in growing pages
+        until ``k`` are found, so a caller with few grants still gets ``k`` chunks when
+        they hold that many."""
         terms = list(dict.fromkeys(lexical_terms(query)))
         if not terms or k <= 0:
             return []
@@ -239,28 +243,16 @@ class Lexicon:
         return [Hit(ids[seq], score) for seq, score in best]
 
     def _top_readable(
-        self, unique: np.ndarray, totals: np.ndarray, k: int, readable: Sequence[int]
+        self, unique: np.ndarray, totals: np.ndarray, k: int, readable: Readable
     ) -> list[tuple[int, float]]:
-        """The ``k`` best chunks in the ``readable`` label sets: the ranking walked best
-        first, a page of seqs checked at a time, each page four times the last."""
+        """The ``k`` best chunks the caller may read: the ranking walked best first, a
+        page of seqs checked at a time, each page four times the last."""
         order = np.lexsort((unique, -totals))
-        sets = ", ".join(str(int(s)) for s in readable)  # ids from the store, not from callers
         best: list[tuple[int, float]] = []
         start, size = 0, max(4 * k, 256)
         while len(best) < k and start < len(order):
             picks = order[start : start + size]
-            candidates, kept = [int(s) for s in unique[picks]], set[int]()
-            for at in range(0, len(candidates), 500):
-                page = candidates[at : at + 500]
-                marks = ", ".join("?" * len(page))
-                kept.update(
-                    int(r["seq"])
-                    for r in self._db.execute(
-                        f"SELECT seq FROM kb_chunks WHERE seq IN ({marks})"
-                        f" AND access_set IN ({sets})",
-                        page,
-                    )
-                )
+            kept = readable([int(s) for s in unique[picks]])
             best += [(int(unique[i]), float(totals[i])) for i in picks if int(unique[i]) in kept]
             start, size = start + size, size * 4
         return best[:k]

@@ -38,6 +38,7 @@ from assay.store.sql.knowledge_rows import (
     in_pages,
     last_of_each,
     query_vector,
+    readable_in_pages,
     readable_sets,
     relabel_rows,
     require_all,
@@ -168,7 +169,9 @@ class SQLiteStore:
         """BM25 over chunk text and title (the chunks ``access`` may read); the query's
         stopwords are ignored."""
         with self.snapshot():  # the postings and the chunks they name, read together
-            return self._lexicon.search(query, k, readable_sets(self._conn, access))
+            readable = readable_sets(self._conn, access)
+            check = None if readable is None else readable_in_pages(self._conn, readable)
+            return self._lexicon.search(query, k, check)
 
     def dense_search(self, vector: Vectors, k: int, access: Access | None = None) -> list[Hit]:
         """Exact cosine search over every stored vector (vectors are unit length) that
