@@ -146,9 +146,9 @@ class PostgresStore:
             if readable is None:
                 return self._lexicon.search(query, k)
 
-            def check(seqs: list[int]) -> set[int]:  # one statement a page: an array
-                rows = self._db.execute(READABLE_SEQS, (seqs, readable))
-                return {int(r["seq"]) for r in rows}
+            def check(seqs: np.ndarray) -> np.ndarray:  # one statement a page: an array
+                rows = self._db.execute(READABLE_SEQS, ([int(s) for s in seqs], readable))
+                return np.isin(seqs, [int(r["seq"]) for r in rows])
 
             return self._lexicon.search(query, k, check)
 

@@ -194,23 +194,6 @@ def readable_sets(db: Session, access: Access | None) -> list[int] | None:
     return None if len(allowed) == len(rows) else [0, *allowed]
 
 
-def readable_in_pages(db: Session, readable: Sequence[int]) -> Callable[[list[int]], set[int]]:
-    """Which of a list of chunk seqs are in the ``readable`` label sets, asked in pages
-    of ``IN`` lists (the check :class:`~assay.store.sql.lexicon.Lexicon` takes; SQLite's)."""
-    sets = ", ".join(str(int(s)) for s in readable)  # ids from the store, not from callers
-
-    def check(seqs: list[int]) -> set[int]:
-        kept: set[int] = set()
-        for at in range(0, len(seqs), 500):
-            page = seqs[at : at + 500]
-            marks = ", ".join("?" * len(page))
-            sql = f"SELECT seq FROM kb_chunks WHERE seq IN ({marks}) AND access_set IN ({sets})"
-            kept.update(int(r["seq"]) for r in db.execute(sql, page))
-        return kept
-
-    return check
-
-
 def relabel_rows(db: Session, document_id: str, labels: Sequence[str] | frozenset[str]) -> bool:
     """Give a stored document and its chunks new labels; False if it is not stored."""
     found = db.execute(

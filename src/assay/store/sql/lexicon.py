@@ -30,8 +30,9 @@ from assay.store.sql.knowledge_rows import in_pages
 from assay.store.sql.session import Row, Session
 from assay.text import lexical_terms
 
-#: which of these chunk seqs the caller may read (a store's check of their access labels)
-Readable = Callable[[list[int]], set[int]]
+#: which of these chunk seqs the caller may read, as a mask (a store's check of their
+#: access labels)
+Readable = Callable[[np.ndarray], np.ndarray]
 
 BLOCK_CHUNKS = 1000
 _ROWS_PER_STATEMENT = 300
@@ -252,8 +253,8 @@ class Lexicon:
         start, size = 0, max(4 * k, 256)
         while len(best) < k and start < len(order):
             picks = order[start : start + size]
-            kept = readable([int(s) for s in unique[picks]])
-            best += [(int(unique[i]), float(totals[i])) for i in picks if int(unique[i]) in kept]
+            picks = picks[readable(unique[picks])]
+            best += [(int(unique[i]), float(totals[i])) for i in picks]
             start, size = start + size, size * 4
         return best[:k]
 

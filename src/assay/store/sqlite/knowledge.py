@@ -16,6 +16,7 @@ import sqlite3
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,6 @@ from assay.store.sql.knowledge_rows import (
     in_pages,
     last_of_each,
     query_vector,
-    readable_in_pages,
     readable_sets,
     relabel_rows,
     require_all,
@@ -59,6 +59,7 @@ class SQLiteStore:
         self._lexicon = Lexicon(conn)
         self._index: tuple[str, VectorSet] | None = None
         self._row_sets: tuple[str, np.ndarray] | None = None  #: each row's label set
+        self._label_map: tuple[str, LabelMap] | None = None
 
     # -- writes ----------------------------------------------------------------
     def sync_file(self, file: str, batch: Sequence[DocumentBatch], keep: Sequence[str] = ()) -> int:
@@ -170,8 +171,12 @@ class SQLiteStore:
         stopwords are ignored."""
         with self.snapshot():  # the postings and the chunks they name, read together
             readable = readable_sets(self._conn, access)
-            check = None if readable is None else readable_in_pages(self._conn, readable)
-            return self._lexicon.search(query, k, check)
+            if readable is None:
+                return self._lexicon.search(query, k)
+            labels = self._labels()
+            return self._lexicon.search(
+                query, k, lambda seqs: in_sets(labels.sets_of(seqs), readable)
+            )
 
     def dense_search(self, vector: Vectors, k: int, access: Access | None = None) -> list[Hit]:
         """Exact cosine search over every stored vector (vectors are unit length) that
@@ -237,25 +242,30 @@ class SQLiteStore:
         return self._index[1]
 
     def _rows_in(self, vectors: VectorSet, readable: Sequence[int]) -> np.ndarray:
-        """Which rows of ``vectors`` are in the ``readable`` label sets; each row's set is
-        read once per generation of the knowledge base (inside the caller's snapshot)."""
+        """Which rows of ``vectors`` are in the ``readable`` label sets (each row's set
+        looked up once per generation of the knowledge base)."""
         assert self._index is not None
         generation = self._index[0]
         if self._row_sets is None or self._row_sets[0] != generation:
+            self._row_sets = (generation, self._labels().sets_of(vectors.seqs()))
+        return in_sets(self._row_sets[1], readable)
+
+    def _labels(self) -> LabelMap:
+        """Every labelled chunk's label set at the current generation (read inside the
+        caller's snapshot, once per generation)."""
+        generation = self._meta("generation") or "0"
+        if self._label_map is None or self._label_map[0] != generation:
             labelled = self._conn.execute(
                 "SELECT seq, access_set FROM kb_chunks WHERE access_set != 0 ORDER BY seq"
             ).fetchall()
-            seqs = np.array([r[0] for r in labelled], dtype=np.int64)
-            sets = np.array([r[1] for r in labelled], dtype=np.int64)
-            rows = vectors.seqs()
-            at = np.minimum(np.searchsorted(seqs, rows), max(len(seqs) - 1, 0))
-            held = seqs[at] == rows if len(seqs) else np.zeros(len(rows), dtype=bool)
-            classes = np.where(held, sets[at] if len(seqs) else 0, 0)
-            self._row_sets = (generation, classes)
-        classes = self._row_sets[1]
-        lookup = np.zeros(max(int(classes.max(initial=0)), *readable) + 1, dtype=bool)
-        lookup[list(readable)] = True
-        return lookup[classes]
+            self._label_map = (
+                generation,
+                LabelMap(
+                    np.array([r[0] for r in labelled], dtype=np.int64),
+                    np.array([r[1] for r in labelled], dtype=np.int64),
+                ),
+            )
+        return self._label_map[1]
 
     def _meta(self, key: str) -> str | None:
         row = self._conn.execute("SELECT value FROM kb_meta WHERE key = ?", (key,)).fetchone()
@@ -267,6 +277,31 @@ class SQLiteStore:
             self._conn.execute("INSERT INTO kb_meta VALUES ('embedder', ?)", (name,))
         elif bound != name:
             raise embedder_mismatch(bound, name)
+
+
+@dataclass(frozen=True)
+class LabelMap:
+    """The label set (``kb_chunks.access_set``) of every labelled chunk: their seqs,
+    ascending, and their sets; a chunk not in it has no labels (set 0)."""
+
+    seqs: np.ndarray
+    sets: np.ndarray
+
+    def sets_of(self, seqs: np.ndarray) -> np.ndarray:
+        """The label set of each of these chunk seqs."""
+        seqs = np.asarray(seqs, dtype=np.int64)
+        if not len(self.seqs):
+            return np.zeros(len(seqs), dtype=np.int64)
+        at = np.minimum(np.searchsorted(self.seqs, seqs), len(self.seqs) - 1)
+        return np.where(self.seqs[at] == seqs, self.sets[at], 0)
+
+
+def in_sets(sets: np.ndarray, readable: Sequence[int]) -> np.ndarray:
+    """Which entries of ``sets`` are among the ``readable`` label sets."""
+    lookup = np.zeros(max(int(sets.max(initial=0)), *readable) + 1, dtype=bool)
+    lookup[list(readable)] = True
+    found: np.ndarray = lookup[sets]
+    return found
 
 
 def vector_blob(vector: Any) -> bytes:
