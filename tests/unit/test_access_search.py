@@ -50,6 +50,16 @@ def labelled(database: Path | str) -> Iterator[tuple[Store, dict[str, np.ndarray
     db.close()
 
 
+#: a caller's grants, a document relabelled first (index, labels), a query's seed, k
+Case = tuple[set[str], tuple[int, set[str]], int, int]
+CASES = st.tuples(
+    st.sets(st.sampled_from(LABELS)),
+    st.tuples(st.integers(0, DOCUMENTS - 1), st.sets(st.sampled_from(LABELS))),
+    st.integers(0, 2**31),
+    st.integers(1, 40),
+)
+
+
 def _examples(n: int) -> settings:
     """``n`` hypothesis examples on the module's knowledge base (built once per test)."""
     return settings(
@@ -58,43 +68,24 @@ def _examples(n: int) -> settings:
 
 
 @_examples(25)
-@given(
-    grants=st.sets(st.sampled_from(LABELS)),
-    relabel=st.tuples(st.integers(0, DOCUMENTS - 1), st.sets(st.sampled_from(LABELS))),
-    query=st.integers(0, 2**31),
-    k=st.integers(1, 40),
-)
+@given(case=CASES)
 def test_no_search_result_is_outside_the_callers_grants(
-    labelled: tuple[Store, dict[str, np.ndarray]],
-    grants: set[str],
-    relabel: tuple[int, set[str]],
-    query: int,
-    k: int,
+    labelled: tuple[Store, dict[str, np.ndarray]], case: Case
 ) -> None:
-    _holds(labelled, grants, relabel, query, k)
+    _holds(labelled, *case)
 
 
 @_examples(15)
-@given(
-    grants=st.sets(st.sampled_from(LABELS)),
-    relabel=st.tuples(st.integers(0, DOCUMENTS - 1), st.sets(st.sampled_from(LABELS))),
-    query=st.integers(0, 2**31),
-    k=st.integers(1, 40),
-)
+@given(case=CASES)
 def test_postgres_graph_walk_holds_the_grants_too(
-    labelled: tuple[Store, dict[str, np.ndarray]],
-    monkeypatch: pytest.MonkeyPatch,
-    grants: set[str],
-    relabel: tuple[int, set[str]],
-    query: int,
-    k: int,
+    labelled: tuple[Store, dict[str, np.ndarray]], monkeypatch: pytest.MonkeyPatch, case: Case
 ) -> None:
     """PostgreSQL searches a small readable set exactly; with that off, the filtered
     HNSW walk (and its exact fallback when the graph runs out) must hold as well."""
     if type(labelled[0]).__name__ != "PostgresStore":
         pytest.skip("PostgreSQL's filtered index scan")
     monkeypatch.setattr(postgres_knowledge, "EXACT_UP_TO", 0)
-    _holds(labelled, grants, relabel, query, k)
+    _holds(labelled, *case)
 
 
 def _holds(
