@@ -146,6 +146,12 @@ class PostgresStore:
             if readable is None:
                 return self._lexicon.search(query, k)
 
+            few = self._db.execute(FEW_READABLE, (readable, EXACT_UP_TO + 1)).fetchone()
+            if few is not None and int(few["n"]) <= EXACT_UP_TO:  # a sliver: fetch them once
+                row = self._db.execute(READABLE_ALL, (readable,)).fetchone()
+                every = np.asarray((row and row["seqs"]) or [], dtype=np.int64)
+                return self._lexicon.search(query, k, lambda seqs: np.isin(seqs, every))
+
             def check(seqs: np.ndarray) -> np.ndarray:  # one statement a page: an array
                 rows = self._db.execute(READABLE_SEQS, ([int(s) for s in seqs], readable))
                 return np.isin(seqs, [int(r["seq"]) for r in rows])
@@ -177,7 +183,7 @@ class PostgresStore:
             if few is not None and int(few["n"]) <= EXACT_UP_TO:  # a sliver: compare them all
                 rows = self._db.execute(EXACT_SEARCH_READABLE, params).fetchall()
                 return [Hit(r["id"], float(r["score"])) for r in rows]
-            self._db.execute("SET LOCAL hnsw.iterative_scan = strict_order")
+            self._db.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
             self._db.execute(f"SET LOCAL hnsw.max_scan_tuples = {SCAN_TUPLES}")
             rows = self._db.execute(DENSE_SEARCH_READABLE, params).fetchall()
             if len(rows) < k:  # the graph ran out before k readable rows: read them all
@@ -253,10 +259,12 @@ DENSE_SEARCH = (
 )
 
 
-# The same, among the rows of the readable label sets: a filter of the index scan.
+# The same, among the rows of the readable label sets: a filter of the index scan, in
+# the graph's relaxed order (no heap read to re-sort each visited row), sorted after.
 DENSE_SEARCH_READABLE = (
-    "SELECT id, 1 - (embedding <=> ?::vector) AS score FROM kb_chunks"
-    " WHERE access_set = ANY(?) ORDER BY embedding <=> ?::vector LIMIT ?"
+    "WITH found AS MATERIALIZED (SELECT id, embedding <=> ?::vector AS distance"
+    " FROM kb_chunks WHERE access_set = ANY(?) ORDER BY embedding <=> ?::vector LIMIT ?)"
+    " SELECT id, 1 - distance AS score FROM found ORDER BY distance"
 )
 # Exact: ordering by an expression the HNSW index cannot serve makes the planner find
 # the readable rows through the label index and compare every one of them.
@@ -272,6 +280,8 @@ EXACT_UP_TO = 20_000
 FEW_READABLE = (
     "SELECT COUNT(*) AS n FROM (SELECT 1 FROM kb_chunks WHERE access_set = ANY(?) LIMIT ?) s"
 )
+# Every chunk of the readable label sets (lexical search's check for a small grant).
+READABLE_ALL = "SELECT array_agg(seq) AS seqs FROM kb_chunks WHERE access_set = ANY(?)"
 # Which of these seqs are in the readable label sets (lexical search's check).
 READABLE_SEQS = "SELECT seq FROM kb_chunks WHERE seq = ANY(?) AND access_set = ANY(?)"
 

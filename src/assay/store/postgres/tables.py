@@ -49,3 +49,4 @@ class PostgresTables(SQLTables):
                 f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'),"
                 f" COALESCE(MAX({column}), 0) + 1, false) FROM {table}"
             )
+        self._conn.execute("ANALYZE")  # the planner's estimates (a label filter's) from now
