@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 DATA   ?= ../shared/data
 DATA_MORE ?= ../shared/data_more
 
-.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-pipeline-llm bench-answers bench-correctness bench-correctness-forms bench-calibration bench-ingest bench-serve bench-postgres serve train-models train-correctness-llm write-questions teach bench-teacher llm llm-stop clean
+.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-pipeline-llm bench-answers bench-correctness bench-correctness-forms bench-calibration bench-ingest bench-serve bench-postgres bench-access serve train-models train-correctness-llm write-questions teach bench-teacher llm llm-stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -92,6 +92,10 @@ bench-serve: install postgres  ## HTTP load: /v1/score (20 candidates) and /v1/a
 
 bench-postgres: install postgres  ## PostgreSQL + pgvector beside SQLite: search p50/p95 and recall@10 at 100k and 1M chunks, store ingest, audit appends with 1 and 8 writers -> docs/benchmarks.md
 	$(BIN)/python bench/postgres.py --chunks 100000 1000000 --write
+
+bench-access: install postgres  ## search filtered by access labels at 1M chunks: hybrid p50 and recall@10 for grants of 1%, 10%, 90%, 100% beside unfiltered, SQLite and PostgreSQL (about 40 min) -> docs/benchmarks.md; and the timing of an empty search for a hidden word
+	$(BIN)/python bench/access.py --chunks 1000000 --write
+	$(BIN)/python bench/access_timing.py
 
 serve: install  ## the API and dashboard over the walkthrough's database (run `make run` first; keys: `assay keys create`)
 	ASSAY_DB=.demo/assay.db $(BIN)/assay serve

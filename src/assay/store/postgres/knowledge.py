@@ -145,6 +145,7 @@ class PostgresStore:
             readable = readable_sets(self._db, access)
             if readable is None:
                 return self._lexicon.search(query, k)
+            self._db.execute(CUSTOM_PLANS)
 
             few = self._db.execute(FEW_READABLE, (readable, EXACT_UP_TO + 1)).fetchone()
             if few is not None and int(few["n"]) <= EXACT_UP_TO:  # a sliver: fetch them once
@@ -178,6 +179,7 @@ class PostgresStore:
             if readable is None:
                 rows = self._db.execute(DENSE_SEARCH, (literal, literal, int(k))).fetchall()
                 return [Hit(r["id"], float(r["score"])) for r in rows]
+            self._db.execute(CUSTOM_PLANS)
             params = (literal, readable, literal, int(k))
             few = self._db.execute(FEW_READABLE, (readable, EXACT_UP_TO + 1)).fetchone()
             if few is not None and int(few["n"]) <= EXACT_UP_TO:  # a sliver: compare them all
@@ -274,6 +276,9 @@ EXACT_SEARCH_READABLE = (
 )
 #: how many index entries an iterative scan may visit before the exact search takes over
 SCAN_TUPLES = 40_000
+# Plan each filtered statement for the label sets it is given: a prepared statement's
+# generic plan guesses the filter's selectivity and may scan the whole table for a sliver.
+CUSTOM_PLANS = "SET LOCAL plan_cache_mode = force_custom_plan"
 #: a caller who may read at most this many chunks is searched exactly
 EXACT_UP_TO = 20_000
 # How many chunks the readable label sets hold, counted no further than the limit given.
