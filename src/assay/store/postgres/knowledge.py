@@ -146,7 +146,6 @@ class PostgresStore:
             if readable is None:
                 return self._lexicon.search(query, k)
             self._db.execute(CUSTOM_PLANS)
-
             few = self._db.execute(FEW_READABLE, (readable, EXACT_UP_TO + 1)).fetchone()
             if few is not None and int(few["n"]) <= EXACT_UP_TO:  # a sliver: fetch them once
                 row = self._db.execute(READABLE_ALL, (readable,)).fetchone()
@@ -166,9 +165,10 @@ class PostgresStore:
         (counted through the label index, no further) gets the exact nearest of them: at
         that selectivity a filtered graph walk visits hundreds of rows for every one that
         passes, and misses some. Otherwise the label filter is a condition of the index
-        scan: pgvector's iterative scan walks on through the graph until ``k`` rows pass
-        it (``hnsw.iterative_scan``), and where the graph runs out first the readable rows
-        are compared exactly."""
+        scan: pgvector's iterative scan walks on through the graph, in relaxed order
+        (sorted after), until ``k`` rows pass it (``hnsw.iterative_scan``), and where the
+        graph runs out first the readable rows are compared exactly. Every filtered
+        statement is planned for the label sets it is given (:data:`CUSTOM_PLANS`)."""
         dims = self._dimensions()
         if dims is None or k <= 0:
             return []
