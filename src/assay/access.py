@@ -68,11 +68,6 @@ class Access:
     grants: frozenset[str] = frozenset()
     everything: bool = False
 
-    @classmethod
-    def granted(cls, labels: Iterable[object] | str | None) -> Access:
-        """A caller limited to ``labels`` (checked as :func:`parse_labels`)."""
-        return cls(parse_labels(labels, field="grants"))
-
     def may_read(self, labels: Iterable[str]) -> bool:
         """Whether a document with these labels is readable."""
         labels = frozenset(labels)

@@ -201,7 +201,7 @@ def ask(
             category=category,
             as_of=parse_date("--as-of", as_of),
             jurisdiction=jurisdiction,
-            grants=[g for given in grants for g in given.split(",")] if grants else None,
+            grants=",".join(grants) if grants else None,  # each may list several
         )
     if as_json:
         emit_json(result.as_dict())

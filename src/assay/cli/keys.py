@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from assay.access import parse_labels
 from assay.cli.common import db_option, emit_json, json_option, table
 from assay.engine import Assay
 from assay.keys import Role
@@ -53,7 +54,7 @@ def create(
     as_json: bool,
 ) -> None:
     """Create a key called NAME; its token is printed once and never stored."""
-    labels = [label for given in grants for label in given.split(",")]
+    labels = parse_labels(",".join(grants), field="grant")  # each --grant may list several
     with Assay(db) as engine:
         key, token = engine.keys.create(name, roles, min_severity=min_severity, grants=labels)
     if as_json:

@@ -146,8 +146,7 @@ class PostgresStore:
             if readable is None:
                 return self._lexicon.search(query, k)
             self._db.execute(CUSTOM_PLANS)
-            few = self._db.execute(FEW_READABLE, (readable, EXACT_UP_TO + 1)).fetchone()
-            if few is not None and int(few["n"]) <= EXACT_UP_TO:  # a sliver: fetch them once
+            if self._few(readable):  # a sliver: fetch them once
                 row = self._db.execute(READABLE_ALL, (readable,)).fetchone()
                 every = np.asarray((row and row["seqs"]) or [], dtype=np.int64)
                 return self._lexicon.search(query, k, lambda seqs: np.isin(seqs, every))
@@ -181,8 +180,7 @@ class PostgresStore:
                 return [Hit(r["id"], float(r["score"])) for r in rows]
             self._db.execute(CUSTOM_PLANS)
             params = (literal, readable, literal, int(k))
-            few = self._db.execute(FEW_READABLE, (readable, EXACT_UP_TO + 1)).fetchone()
-            if few is not None and int(few["n"]) <= EXACT_UP_TO:  # a sliver: compare them all
+            if self._few(readable):  # a sliver: compare them all
                 rows = self._db.execute(EXACT_SEARCH_READABLE, params).fetchall()
                 return [Hit(r["id"], float(r["score"])) for r in rows]
             self._db.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
@@ -225,6 +223,12 @@ class PostgresStore:
             return {}
         found = self._db.execute(f"SELECT {columns} FROM kb_chunks WHERE id = ANY(?)", (list(ids),))
         return require_all(ids, {r["id"]: r for r in found})
+
+    def _few(self, readable: list[int]) -> bool:
+        """Whether the ``readable`` label sets hold at most :data:`EXACT_UP_TO` chunks
+        (counted through the label index, no further)."""
+        found = self._db.execute(FEW_READABLE, (readable, EXACT_UP_TO + 1)).fetchone()
+        return found is not None and int(found["n"]) <= EXACT_UP_TO
 
     def _dimensions(self) -> int | None:
         value = self._meta("dimensions")
