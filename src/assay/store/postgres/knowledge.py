@@ -148,8 +148,8 @@ class PostgresStore:
             self._db.execute(CUSTOM_PLANS)
             if self._few(readable):  # a sliver: fetch them once
                 row = self._db.execute(READABLE_ALL, (readable,)).fetchone()
-                every = np.asarray((row and row["seqs"]) or [], dtype=np.int64)
-                return self._lexicon.search(query, k, lambda seqs: np.isin(seqs, every))
+                every = np.sort(np.asarray((row and row["seqs"]) or [], dtype=np.int64))
+                return self._lexicon.search(query, k, lambda seqs: sorted_holds(every, seqs))
 
             def check(seqs: np.ndarray) -> np.ndarray:  # one statement a page: an array
                 rows = self._db.execute(READABLE_SEQS, ([int(s) for s in seqs], readable))
@@ -161,7 +161,7 @@ class PostgresStore:
         """The ``k`` nearest chunks by cosine, through the HNSW index (approximate).
 
         With ``access`` limited, a caller who may read at most :data:`EXACT_UP_TO` chunks
-        (counted through the label index, no further) gets the exact nearest of them: at
+        (the label sets' chunk counts tell) gets the exact nearest of them: at
         that selectivity a filtered graph walk visits hundreds of rows for every one that
         passes, and misses some. Otherwise the label filter is a condition of the index
         scan: pgvector's iterative scan walks on through the graph, in relaxed order
@@ -226,8 +226,8 @@ class PostgresStore:
 
     def _few(self, readable: list[int]) -> bool:
         """Whether the ``readable`` label sets hold at most :data:`EXACT_UP_TO` chunks
-        (counted through the label index, no further)."""
-        found = self._db.execute(FEW_READABLE, (readable, EXACT_UP_TO + 1)).fetchone()
+        (the counts kept beside the label sets)."""
+        found = self._db.execute(READABLE_COUNT, (readable,)).fetchone()
         return found is not None and int(found["n"]) <= EXACT_UP_TO
 
     def _dimensions(self) -> int | None:
@@ -285,14 +285,23 @@ SCAN_TUPLES = 40_000
 CUSTOM_PLANS = "SET LOCAL plan_cache_mode = force_custom_plan"
 #: a caller who may read at most this many chunks is searched exactly
 EXACT_UP_TO = 20_000
-# How many chunks the readable label sets hold, counted no further than the limit given.
-FEW_READABLE = (
-    "SELECT COUNT(*) AS n FROM (SELECT 1 FROM kb_chunks WHERE access_set = ANY(?) LIMIT ?) s"
+# How many chunks the readable label sets hold (kept by the triggers of migration m009).
+READABLE_COUNT = (
+    "SELECT COALESCE(SUM(chunks), 0) AS n FROM kb_access_counts WHERE access_set = ANY(?)"
 )
 # Every chunk of the readable label sets (lexical search's check for a small grant).
 READABLE_ALL = "SELECT array_agg(seq) AS seqs FROM kb_chunks WHERE access_set = ANY(?)"
 # Which of these seqs are in the readable label sets (lexical search's check).
 READABLE_SEQS = "SELECT seq FROM kb_chunks WHERE seq = ANY(?) AND access_set = ANY(?)"
+
+
+def sorted_holds(every: np.ndarray, seqs: np.ndarray) -> np.ndarray:
+    """Which of ``seqs`` the ascending array ``every`` holds (a binary search each:
+    ``np.isin`` hashes all of ``every`` on every call)."""
+    if not len(every):
+        return np.zeros(len(seqs), dtype=bool)
+    at = np.minimum(np.searchsorted(every, seqs), len(every) - 1)
+    return np.asarray(every[at] == seqs)
 
 
 def vector_literal(vector: Any) -> str:

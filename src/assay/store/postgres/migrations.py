@@ -365,3 +365,45 @@ def m008_access_labels(session: PostgresSession) -> None:
         " CREATE INDEX kb_chunks_access ON kb_chunks(access_set);"
         " ALTER TABLE api_keys ADD COLUMN grants TEXT NOT NULL DEFAULT '[]'"
     )
+
+
+@migration
+def m009_access_counts(session: PostgresSession) -> None:
+    """How many chunks each label set holds (0: unlabelled), kept exact by statement
+    triggers in the transaction that writes the chunks, so that a filtered search learns
+    a grant's size from a few rows instead of counting the grant's chunks each time (at
+    100,000 chunks that count cost 4-8 ms twice a hybrid search). The counts choose how a
+    search runs, never which chunks it may return. The label index takes the seq along,
+    so a small grant's chunks are listed from the index alone (lexical search's check)."""
+    session.execute(
+        "DROP INDEX kb_chunks_access;"
+        " CREATE INDEX kb_chunks_access ON kb_chunks(access_set, seq);"
+        " CREATE TABLE kb_access_counts ("
+        " access_set BIGINT PRIMARY KEY, chunks BIGINT NOT NULL CHECK (chunks >= 0));"
+        " INSERT INTO kb_access_counts"
+        " SELECT access_set, COUNT(*) FROM kb_chunks GROUP BY access_set;"
+        " CREATE FUNCTION assay_access_counts() RETURNS trigger LANGUAGE plpgsql AS $$"
+        " BEGIN"
+        "   IF TG_OP IN ('UPDATE', 'DELETE') THEN"
+        "     UPDATE kb_access_counts c SET chunks = c.chunks - o.n"
+        "     FROM (SELECT access_set, COUNT(*) AS n FROM old_chunks GROUP BY access_set) o"
+        "     WHERE c.access_set = o.access_set;"
+        "   END IF;"
+        "   IF TG_OP IN ('UPDATE', 'INSERT') THEN"
+        "     INSERT INTO kb_access_counts"
+        "     SELECT access_set, COUNT(*) FROM new_chunks GROUP BY access_set"
+        "     ON CONFLICT (access_set)"
+        "     DO UPDATE SET chunks = kb_access_counts.chunks + EXCLUDED.chunks;"
+        "   END IF;"
+        "   RETURN NULL;"
+        " END $$;"
+        " CREATE TRIGGER kb_chunks_counted_insert AFTER INSERT ON kb_chunks"
+        " REFERENCING NEW TABLE AS new_chunks"
+        " FOR EACH STATEMENT EXECUTE FUNCTION assay_access_counts();"
+        " CREATE TRIGGER kb_chunks_counted_update AFTER UPDATE ON kb_chunks"
+        " REFERENCING OLD TABLE AS old_chunks NEW TABLE AS new_chunks"
+        " FOR EACH STATEMENT EXECUTE FUNCTION assay_access_counts();"
+        " CREATE TRIGGER kb_chunks_counted_delete AFTER DELETE ON kb_chunks"
+        " REFERENCING OLD TABLE AS old_chunks"
+        " FOR EACH STATEMENT EXECUTE FUNCTION assay_access_counts()"
+    )
