@@ -36,7 +36,6 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import fields
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -49,11 +48,9 @@ from docs_section import write_section
 
 from assay import Assay
 from assay.calibration.scored import contains_gold
-from assay.ingest.loaders import load_file
-from assay.ingest.pipeline import IngestOptions
-from assay.settings import LLMSettings, load_llm_settings, load_settings
-from assay.store.records import Source
+from assay.settings import LLMSettings, load_llm_settings
 from assay.training.answer_rows import AS_OF, each_knowledge_base
+from assay.training.ordinary_kbs import build, knowledge_bases
 
 ORDINARY = Path(__file__).resolve().parent / "ordinary"
 PREVIOUS = Path(__file__).resolve().parent / "answers_previous.json"
@@ -98,44 +95,15 @@ def disagreement_named(response: Any) -> bool:
     return said or bool(response.assessment.source_conflicts)
 
 
-def build_ordinary(folder: Path, kb: Path) -> tuple[Assay, dict[str, Any]]:
-    """A fresh engine over one ordinary knowledge base, its sources registered."""
-    spec = json.loads((kb / "kb.json").read_text())
-    db = folder / f"{kb.name}.db"
-    engine = Assay(db, settings=load_settings(db=db, llm=LLMSettings()), calibrate=False)
-    for source in spec["sources"]:
-        reviewed = source.get("reviewed_at")
-        extra = {}
-        if source.get("supersedes") and "supersedes" in {f.name for f in fields(Source)}:
-            extra["supersedes"] = source["supersedes"]  # releases before it: not kept
-        engine.sources.add(
-            source["id"], source["kind"], name=source.get("name"), owner=source.get("owner"),
-            reviewed_at=date.fromisoformat(reviewed) if reviewed else None, **extra,
-        )  # fmt: skip
-    for doc in sorted(p for p in (kb / "docs").rglob("*") if p.is_file()):
-        # each file under the source it states, as the curator who wrote it would ingest it
-        source = load_file(doc)[0].source_id
-        report = engine.ingest([doc], options=IngestOptions(source_id=source))
-        if report.count("failed"):
-            raise SystemExit(f"{kb.name}: {[f.error for f in report.files if f.error]}")
-    return engine, spec
-
-
 def run_ordinary(policies: Sequence[str], engine_settings: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per (knowledge base, question, policy) of the ordinary suite."""
     rows = []
-    for kb in sorted(p for p in ORDINARY.iterdir() if (p / "kb.json").is_file()):
+    for kb in knowledge_bases(ORDINARY):
         with tempfile.TemporaryDirectory(prefix="assay-answers-") as tmp:
-            engine, spec = build_ordinary(Path(tmp), kb)
-            if engine_settings:
-                engine.close()
-                settings = engine.settings.model_copy(update=engine_settings)
-                engine = Assay(settings.db, settings=settings, calibrate=False)
-            as_of = date.fromisoformat(spec["as_of"])
-            for line in (kb / "questions.jsonl").read_text().splitlines():
-                q = json.loads(line)
+            engine = build(kb, Path(tmp), **engine_settings)
+            for q in kb.questions:
                 for policy in policies:
-                    r = engine.ask(q["question"], policy=policy, as_of=as_of, record=False)
+                    r = engine.ask(q["question"], policy=policy, as_of=kb.as_of, record=False)
                     answered = r.status.value == "answered"
                     answerable = q["type"] != "unanswerable"
                     right = answered and answerable and contains_gold(stated(r), q["answers"])

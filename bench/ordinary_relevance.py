@@ -17,12 +17,11 @@ so differences of a few points are noise.
 from __future__ import annotations
 
 import argparse
-import json
 import tempfile
 from pathlib import Path
 
 import numpy as np
-from answers import ORDINARY, build_ordinary
+from answers import ORDINARY
 
 from assay.calibration.scored import contains_gold
 from assay.ingest.pipeline import embedding_text
@@ -30,6 +29,7 @@ from assay.metrics import auroc
 from assay.models.embedder import get_embedder
 from assay.models.pair_classifier import PairClassifier
 from assay.models.relevance import get_relevance_model
+from assay.training.ordinary_kbs import build, knowledge_bases
 
 
 def chunk_texts(engine: object) -> list[tuple[str, str]]:
@@ -67,15 +67,14 @@ def main() -> None:
     models = {"cosine": cosine, **models}
     labels: list[np.ndarray] = []
     scores: dict[str, list[np.ndarray]] = {name: [] for name in models}
-    for kb in sorted(p for p in ORDINARY.iterdir() if (p / "kb.json").is_file()):
+    for kb in knowledge_bases(ORDINARY):
         with tempfile.TemporaryDirectory(prefix="assay-relevance-") as tmp:
-            engine, _ = build_ordinary(Path(tmp), kb)
+            engine = build(kb, Path(tmp))
             chunks = chunk_texts(engine)
             engine.close()
         if args.plain:
             chunks = [(plain, plain) for _, plain in chunks]
-        for line in (kb / "questions.jsonl").read_text().splitlines():
-            q = json.loads(line)
+        for q in kb.questions:
             if q["type"] == "unanswerable":
                 continue
             y = np.array([contains_gold(plain, q["answers"]) for _, plain in chunks], dtype=int)

@@ -1,4 +1,5 @@
-"""Check the "ordinary documents" suite: ``python bench/ordinary/check.py`` (standard library).
+"""Check the "ordinary documents" suite: ``python bench/ordinary/check.py [FOLDER]`` (standard
+library; FOLDER: another suite in the same layout, such as ``labels/ordinary-fit``).
 
 Every folder here with a ``kb.json`` is a knowledge base. Checks its sources and kinds, parses
 each document (Markdown front matter or JSONL records), checks each question, and that every
@@ -16,7 +17,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).parent
+HERE = Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else Path(__file__).parent
 KINDS = {"official", "verified_kb", "internal_wiki", "customer", "unverified"}
 TYPES = ("direct", "paraphrase", "unanswerable", "disagreement")
 SOURCE_KEYS = {"id", "kind", "name", "owner", "reviewed_at"}

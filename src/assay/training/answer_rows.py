@@ -393,8 +393,10 @@ def ask_rows(
     *,
     progress: Callable[[int, int], None] | None = None,
     answerability: LLMAnswerability | None = None,
+    as_of: date = AS_OF,
 ) -> list[AnswerRow]:
-    """Ask each question under each policy; one row each (see the module docstring).
+    """Ask each question under each policy on day ``as_of``; one row each (see the
+    module docstring).
 
     An answer the engine did not rate gets its features computed here, with the chat
     model's belief too when ``answerability`` is given (to fit a model of
@@ -405,7 +407,7 @@ def ask_rows(
         if progress is not None:
             progress(i, len(questions))
         for policy in policies:
-            response = engine.ask(item.question, policy=policy, as_of=AS_OF, record=False)
+            response = engine.ask(item.question, policy=policy, as_of=as_of, record=False)
             draft, judgment = response.draft, response.judgment
             drafted = draft is not None and judgment is not None and not judgment.no_answer
             features: dict[str, float] | None = None

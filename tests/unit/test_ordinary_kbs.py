@@ -1,0 +1,99 @@
+"""Knowledge bases in the ordinary-documents layout: both suites are well formed, and the
+rows the answer-correctness model is fitted on come from asking each question of its
+own knowledge base on its own day."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from assay.errors import InvalidInputError
+from assay.training.ordinary_kbs import FIT_SUITE, answer_rows, knowledge_bases
+
+ROOT = Path(__file__).resolve().parents[2]
+CHECK = ROOT / "bench" / "ordinary" / "check.py"
+
+
+@pytest.mark.parametrize("suite", [ROOT / "bench" / "ordinary", FIT_SUITE])
+def test_each_suite_passes_its_check(suite: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(CHECK), str(suite)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "PROBLEM" not in done.stderr
+
+
+def test_the_fitting_suite_shares_no_knowledge_base_with_the_benchmark() -> None:
+    benchmark = {kb.name for kb in knowledge_bases(ROOT / "bench" / "ordinary")}
+    fitting = {kb.name for kb in knowledge_bases(FIT_SUITE)}
+    assert len(fitting) >= 12
+    assert not benchmark & fitting
+
+
+def test_a_folder_without_knowledge_bases_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInputError, match="holds no"):
+        list(knowledge_bases(tmp_path))
+
+
+SPEC = {
+    "name": "harbor-pump",
+    "description": "a pump data sheet and a forum",
+    "as_of": "2026-11-30",
+    "sources": [
+        {
+            "id": "datasheet",
+            "kind": "official",
+            "owner": "Harbor Pumps",
+            "reviewed_at": "2026-10-01",
+        },
+        {"id": "forum", "kind": "unverified", "owner": "forum users", "reviewed_at": None},
+    ],
+}
+POST = {
+    "id": "p1",
+    "source_id": "forum",
+    "title": "Fuse?",
+    "published": "2026-08-01",
+    "text": "I fitted a 10 amp fuse to my HP-300 and it has been fine.",
+}
+
+
+def _suite(root: Path) -> Path:
+    kb = root / "harbor-pump"
+    (kb / "docs").mkdir(parents=True)
+    (kb / "kb.json").write_text(json.dumps(SPEC))
+    (kb / "docs" / "datasheet.md").write_text(
+        "---\ntitle: Harbor HP-300 bilge pump data sheet\nsource_id: datasheet\n"
+        "published: 2026-05-01\nverified: 2026-10-01\n---\n# Harbor HP-300\n\n"
+        "## Electrical\n\nThe HP-300 draws 4.2 amperes at 12 volts and must be protected by "
+        "a 7.5 ampere fuse.\n\n## Operation\n\nThe pump may run dry for at most 10 minutes.\n"
+    )
+    (kb / "docs" / "forum.jsonl").write_text(json.dumps(POST) + "\n")
+    questions = [
+        {"id": "harbor-pump-q01", "question": "What fuse does the HP-300 need?",
+         "type": "direct", "answers": ["7.5 ampere fuse"], "source": "datasheet", "note": ""},
+        {"id": "harbor-pump-q02", "question": "How much does the HP-300 weigh?",
+         "type": "unanswerable", "answers": [], "source": None, "note": ""},
+    ]  # fmt: skip
+    (kb / "questions.jsonl").write_text("".join(json.dumps(q) + "\n" for q in questions))
+    return root
+
+
+def test_answer_rows_asks_each_question_of_its_knowledge_base(tmp_path: Path) -> None:
+    suite = _suite(tmp_path / "suite")
+    [kb] = list(knowledge_bases(suite))
+    assert kb.as_of.isoformat() == "2026-11-30" and len(kb.questions) == 2
+    rows = answer_rows(suite, "tiny", ["informational"], correctness_model="none")
+    assert [(r.dataset, r.condition, r.policy) for r in rows] == [
+        ("tiny", "present", "informational"),
+        ("tiny", "unanswerable", "informational"),
+    ]
+    answered, unanswerable = rows
+    assert answered.question == "What fuse does the HP-300 need?"
+    assert answered.drafted and answered.correct and answered.features is not None
+    assert "7.5 ampere fuse" in answered.answer
+    assert not unanswerable.answered and not unanswerable.correct
