@@ -17,12 +17,17 @@ brute force (numpy) over the granted chunks' vectors only: of the dense search's
 returned chunks (dense and lexical) that the grant may not read; it must be 0.
 
     .venv/bin/python bench/access.py [--chunks 1000000] [--queries 100]
-                                     [--ef-search 200] [--write]
+                                     [--ef-search 200] [--keep DIR] [--write]
+
+Loading a million chunks takes about half an hour (most of it PostgreSQL's HNSW
+index); ``--keep DIR`` loads them once and leaves the cluster running in DIR, so that
+later runs with the same DIR measure a change without loading again.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import tempfile
@@ -255,22 +260,39 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--ef-search", type=int, default=VectorIndexOptions().ef_search)
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
+    parser.add_argument(
+        "--keep", type=Path,
+        help="load into this folder and leave the PostgreSQL cluster running there; a later "
+        "run with the same --chunks and folder measures what it holds without loading again",
+    )  # fmt: skip
     args = parser.parse_args()
     started = time.perf_counter()
     corpus = LabelledCorpus(args.chunks)
     exact = exact_top(corpus, args.queries)
     print(f"corpus and brute force ready in {time.perf_counter() - started:,.0f} s", flush=True)
-    cluster = Cluster()
     results: list[Figures] = []
-    try:
-        with tempfile.TemporaryDirectory(prefix="assay-bench-") as tmp:
-            sqlite_db, url = Path(tmp) / "kb.db", cluster.new_database()
-            loads = load(corpus, sqlite_db, url)
+    with tempfile.TemporaryDirectory(prefix="assay-bench-") as tmp:
+        folder = args.keep or Path(tmp)
+        kept = folder / f"loaded-{args.chunks}.json"
+        if kept.is_file():  # an earlier --keep run loaded these chunks here
+            cluster, loads = Cluster.running(folder / "postgres"), json.loads(kept.read_text())
+            url = cluster.url.rsplit("/", 1)[0] + "/bench1"
+        else:
+            folder.mkdir(parents=True, exist_ok=True)
+            cluster = Cluster(folder / "postgres" if args.keep else None)
+            url = cluster.new_database()
+        try:
+            sqlite_db = folder / "kb.db"
+            if not kept.is_file():
+                loads = load(corpus, sqlite_db, url)
+                if args.keep:
+                    kept.write_text(json.dumps(loads))
             for backend, target in (("sqlite", sqlite_db), ("postgres", url)):
                 results += measure(backend, target, corpus, args.queries, args.ef_search, exact)
                 print(f"{backend} measured at {time.perf_counter() - started:,.0f} s", flush=True)
-    finally:
-        cluster.stop()
+        finally:
+            if not args.keep:
+                cluster.stop()
     section = render(results, loads, args)
     print(section)
     print(f"wall time {time.perf_counter() - started:,.0f} s")

@@ -18,10 +18,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 class Cluster:
-    """Started on creation; ``stop`` stops it and removes its folder."""
+    """Started on creation (in ``folder``, new or empty, else a temporary one); ``stop``
+    stops it and removes its folder."""
 
-    def __init__(self) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="assay-pg-bench-"))
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = folder or Path(tempfile.mkdtemp(prefix="assay-pg-bench-"))
         options = "-c synchronous_commit=off -c shared_buffers=1GB -c maintenance_work_mem=1GB"
         env = os.environ | {"ASSAY_PG_SERVER_OPTIONS": options}
         out = subprocess.run(
@@ -33,6 +34,15 @@ class Cluster:
         )
         self.url = out.stdout.strip().splitlines()[-1]
         self._n = 0
+
+    @classmethod
+    def running(cls, folder: Path) -> Cluster:
+        """The cluster an earlier run started in ``folder`` and left running."""
+        cluster = cls.__new__(cls)
+        cluster.folder, cluster._n = folder, 0
+        cluster.url = (folder / "url").read_text().strip()
+        subprocess.run(["psql", cluster.url, "-qc", "SELECT 1"], check=True, capture_output=True)
+        return cluster
 
     def new_database(self) -> str:
         self._n += 1

@@ -373,11 +373,14 @@ def m009_access_counts(session: PostgresSession) -> None:
     triggers in the transaction that writes the chunks, so that a filtered search learns
     a grant's size from a few rows instead of counting the grant's chunks each time (at
     100,000 chunks that count cost 4-8 ms twice a hybrid search). The counts choose how a
-    search runs, never which chunks it may return. The label index takes the seq along,
-    so a small grant's chunks are listed from the index alone (lexical search's check)."""
+    search runs, never which chunks it may return. Two indexes let lexical search check
+    labels without reading the table: the label index takes the seq along (a small
+    grant's chunks, listed), and the seqs carry their label set (a page of candidates,
+    checked; at 1M chunks 1,024 of them took 22 ms through the table, 10 without it)."""
     session.execute(
         "DROP INDEX kb_chunks_access;"
         " CREATE INDEX kb_chunks_access ON kb_chunks(access_set, seq);"
+        " CREATE INDEX kb_chunks_seq_access ON kb_chunks(seq) INCLUDE (access_set);"
         " CREATE TABLE kb_access_counts ("
         " access_set BIGINT PRIMARY KEY, chunks BIGINT NOT NULL CHECK (chunks >= 0));"
         " INSERT INTO kb_access_counts"
