@@ -4,13 +4,13 @@ knowledge bases.
 ``bench/abstention.py`` measures a release end to end, and a new correctness model
 changes which answers are given as well as their score. This bench holds the answers
 fixed: every held-aside set of ``bench/abstention.py`` (SQuAD 2.0 test articles, XQuAD's
-articles outside SQuAD 2.0 dev, COVID-QA, PolicyQA test, TAT-QA test; none of them
-fitted any correctness model) is asked once, under informational and financial, by an
-engine that rates nothing (``correctness_model = none``), and every drafted answer is
-then scored by each model as ``ask`` scores it: the J1 score, the lower of P(right) and
-the judge's support. Beside them the judge's support alone, the score of releases
-before the correctness model. Per set, both policies pooled: AUROC of right vs wrong,
-Brier, ECE (15 bins).
+articles outside SQuAD 2.0 dev, COVID-QA, PolicyQA test, TAT-QA test) and the ordinary
+documents of ``bench/ordinary`` (none of them fitted any correctness model) are asked
+once, under informational and financial, by an engine that rates nothing
+(``correctness_model = none``), and every drafted answer is then scored by each model as
+``ask`` scores it: the J1 score, the lower of P(right) and the judge's support. Beside
+them the judge's support alone, the score of releases before the correctness model. Per
+set, both policies pooled: AUROC of right vs wrong, Brier, ECE (15 bins).
 
 To compare with an earlier release, write its model to a folder first::
 
@@ -55,6 +55,9 @@ from assay.training.answer_rows import (
     each_knowledge_base,
     kept_rows,
 )
+from assay.training.ordinary_kbs import answer_rows
+
+ORDINARY = Path(__file__).resolve().parent / "ordinary"
 
 POLICIES = ("informational", "financial")
 
@@ -76,6 +79,12 @@ def collect(
     return [r for r in rows if r.features is not None]
 
 
+def ordinary(answerability: LLMAnswerability | None = None) -> list[AnswerRow]:
+    """Every drafted answer to the ordinary suite's questions, rated by no model."""
+    rows = answer_rows(ORDINARY, "ordinary", POLICIES, answerability, correctness_model="none")
+    return [r for r in rows if r.features is not None]
+
+
 def cell(y: npt.NDArray[np.int64], p: npt.NDArray[np.float64]) -> str:
     """AUROC / Brier / ECE of scores ``p`` against outcomes ``y``."""
     rank = f"{auroc(y, p):.3f}" if 0 < y.sum() < len(y) else "-"
@@ -92,7 +101,10 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument("--questions", type=int, default=200, help="per set and condition")
     parser.add_argument(
-        "--sets", nargs="+", choices=[name for name, *_ in SETS], help="default: every set"
+        "--sets",
+        nargs="+",
+        choices=[*(name for name, *_ in SETS), "ordinary"],
+        help="default: every set",
     )
     parser.add_argument(
         "--llm", action="store_true", help="also ask the chat model at ASSAY_LLM_URL"
@@ -119,16 +131,19 @@ def main() -> None:
     )
     print(f"| set | answers | right | {' | '.join(models)} | support alone |")
     print(f"|---|---|---|{'---|' * (len(models) + 1)}")
-    for name, root, file, split, *_ in SETS:
+    for name, root, file, split, *_ in [*SETS, ("ordinary", "", "", None)]:
         if args.sets and name not in args.sets:
             continue
-        path = (args.data if root == "data" else args.more) / file
-        if not path.is_file():
-            print(f"| {name} | not measured ({file} is missing) |")
-            continue
         start = time.perf_counter()
-        paragraphs, _ = load_set(name, path, split, args.data)
-        asking = partial(collect, paragraphs, name, args.questions, answerability)
+        if name == "ordinary":  # every question of every knowledge base, on its own day
+            asking = partial(ordinary, answerability)
+        else:
+            path = (args.data if root == "data" else args.more) / file
+            if not path.is_file():
+                print(f"| {name} | not measured ({file} is missing) |")
+                continue
+            paragraphs, _ = load_set(name, path, split, args.data)
+            asking = partial(collect, paragraphs, name, args.questions, answerability)
         rows = kept_rows(args.rows, name, asking, llm=answerability is not None)
         print(
             f"{name}: {len(rows)} answers in {time.perf_counter() - start:.0f} s", file=sys.stderr

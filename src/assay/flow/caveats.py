@@ -2,7 +2,7 @@
 
 The J1 ``score_rationale`` is written for the audit row and for whoever tunes a policy:
 "1 claim: 1 supported; 2 source conflict(s), 2 settled by evidence strength; 0.65
-probability that the answer is right (assay-correctness@4.0.0)". The caveat appended
+probability that the answer is right (assay-correctness@5.0.0)". The caveat appended
 to a hedged answer and the note that stands in for a withheld one are read by the person
 who asked, so they say what lowered the answer's confidence in plain words, built from
 the structured parts of the judgment: the chance that the answer is right, the claims
