@@ -131,6 +131,11 @@ def test_j2_missing_information_names_what_the_query_asks_for() -> None:
         "a date or time period, which the query asks for: no context gives one",
     ]
     assert missing_information("When was the HX-40 released?", [MANUAL]) == []
+    hours = Context("rules", "The museum opens Tuesday to Sunday from 10:00 to 17:30.", 0.9)
+    assert missing_information("Is the museum open on Tuesdays?", [hours]) == []
+    assert missing_information("Is it open on Mondays?", [hours]) == [
+        "'Mondays', which the query names"
+    ]
     assert missing_information("Is the 2021 model lighter?", [SDS]) == [
         "the figure 2021 the query names"
     ]
