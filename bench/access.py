@@ -273,25 +273,24 @@ def main() -> None:
     results: list[Figures] = []
     with tempfile.TemporaryDirectory(prefix="assay-bench-") as tmp:
         folder = args.keep or Path(tmp)
-        kept = folder / f"loaded-{args.chunks}.json"
-        if kept.is_file():  # an earlier --keep run loaded these chunks here
-            cluster, loads = Cluster.running(folder / "postgres"), json.loads(kept.read_text())
-            url = cluster.url.rsplit("/", 1)[0] + "/bench1"
-        else:
-            folder.mkdir(parents=True, exist_ok=True)
-            cluster = Cluster(folder / "postgres" if args.keep else None)
-            url = cluster.new_database()
+        sqlite_db, kept = folder / "kb.db", folder / f"loaded-{args.chunks}.json"
+        cluster = None
         try:
-            sqlite_db = folder / "kb.db"
-            if not kept.is_file():
+            if kept.is_file():  # an earlier --keep run loaded these chunks here, server up
+                loaded = json.loads(kept.read_text())
+                url, loads = loaded["url"], loaded["seconds"]
+            else:
+                folder.mkdir(parents=True, exist_ok=True)
+                cluster = Cluster(folder / "postgres" if args.keep else None)
+                url = cluster.new_database()
                 loads = load(corpus, sqlite_db, url)
                 if args.keep:
-                    kept.write_text(json.dumps(loads))
+                    kept.write_text(json.dumps({"url": url, "seconds": loads}))
             for backend, target in (("sqlite", sqlite_db), ("postgres", url)):
                 results += measure(backend, target, corpus, args.queries, args.ef_search, exact)
                 print(f"{backend} measured at {time.perf_counter() - started:,.0f} s", flush=True)
         finally:
-            if not args.keep:
+            if cluster is not None and not args.keep:
                 cluster.stop()
     section = render(results, loads, args)
     print(section)

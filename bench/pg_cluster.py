@@ -35,15 +35,6 @@ class Cluster:
         self.url = out.stdout.strip().splitlines()[-1]
         self._n = 0
 
-    @classmethod
-    def running(cls, folder: Path) -> Cluster:
-        """The cluster an earlier run started in ``folder`` and left running."""
-        cluster = cls.__new__(cls)
-        cluster.folder, cluster._n = folder, 0
-        cluster.url = (folder / "url").read_text().strip()
-        subprocess.run(["psql", cluster.url, "-qc", "SELECT 1"], check=True, capture_output=True)
-        return cluster
-
     def new_database(self) -> str:
         self._n += 1
         url = self.url.rsplit("/", 1)[0] + f"/bench{self._n}"
