@@ -10,6 +10,7 @@ from assay.answer.citations import validate_citations
 from assay.answer.expansion import feedback_terms, pseudo_relevance_phrasings
 from assay.answer.expected import expected_kind
 from assay.answer.extractive import ExtractiveAnswerer
+from assay.answer.reading import row_weights
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context
 from assay.models.reader import Reading
@@ -289,3 +290,36 @@ def test_a_question_that_wants_a_description_is_not_declined_for_want_of_a_span(
     draft = answerer.answer(question, [SDS])
     assert draft.declined is None and "[Source: sds]" in draft.text
     assert draft.short is None
+
+
+PRICES = Context(
+    "prices",
+    "Ticket Adult: Price: EUR 14. Ticket Student (with card): Price: EUR 9. "
+    "Ticket Family (2 adults, up to 3 children): Price: EUR 32.",
+    0.9,
+)
+
+
+def test_the_table_row_the_question_names_wins_over_one_that_only_mentions_it(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """The relevance model rates the Family row above the Adult row for an adult ticket
+    (its "2 adults" is one more match); the row whose header the question names leads."""
+    draft = answerer.answer("How much is an adult ticket?", [PRICES])
+    assert draft.quoted == "Ticket Adult: Price: EUR 14. [Source: prices]"
+    assert answerer.answer("What does a family ticket cost?", [PRICES]).quoted.startswith(
+        "Ticket Family"
+    )
+
+
+def test_row_weights_lower_only_rows_of_one_table_that_name_less_of_the_question() -> None:
+    rows = [
+        ("t", "Ticket Adult: Price: EUR 14."),
+        ("t", "Ticket Family (2 adults, up to 3 children): Price: EUR 32."),
+        ("t", "Children under 12 go free."),  # prose beside the table
+        ("u", "Ticket Family: Seats: 4."),  # another table, its only row
+    ]
+    adult, family, prose, alone = row_weights("How much is an adult ticket?", rows)
+    assert adult == prose == alone == 1.0
+    assert 0.5 <= family < 0.75  # it names "ticket" and "adults" among 7 terms
+    assert row_weights("What are the prices?", rows[:2]) == [1.0, 1.0]  # names no row

@@ -5,7 +5,9 @@ admitted evidence. The relevance model rates every sentence, weighted by its evi
 confidence (``0.5 + 0.5 * confidence``), quartered when it lacks the kind of answer the
 question asks for (:mod:`assay.answer.expected`: "how long" wants a duration) and again
 when it, with its passage's title path, states another year, quarter, gender or model
-than the question (:mod:`assay.answer.qualifiers`). Which sentence leads is
+than the question (:mod:`assay.answer.qualifiers`); a table row weighs less when the
+question names less of its header than of another row's of the same table ("an adult
+ticket": the Adult row, not the Family row that mentions adults). Which sentence leads is
 :mod:`assay.answer.choose`: the best-rated one, unless an admitted passage of another,
 stronger source answers too. The reader (:mod:`assay.answer.reading`) reads the
 strongest passages with their titles first; when it finds no answer in any of them the
@@ -38,7 +40,7 @@ from assay.answer.citations import cite, defuse_citations
 from assay.answer.expansion import pseudo_relevance_phrasings
 from assay.answer.expected import AnswerKind, asks_yes_or_no, expected_kind, wants_explanation
 from assay.answer.qualifiers import clauses, qualifiers
-from assay.answer.reading import MARGIN_FLOOR, Found, read_evidence, table_cell
+from assay.answer.reading import MARGIN_FLOOR, Found, read_evidence, row_weights, table_cell
 from assay.answer.short import short_answer
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context, SourceConflict
@@ -178,11 +180,14 @@ class ExtractiveAnswerer:
             found = read_evidence(self.reader, question, evidence)
             if all(f.margin <= MARGIN_FLOOR for f in found):
                 return Draft("", self.name, None, mode, declined=_declined(found, kind))
+        tables = [(id(w.context), s) for s, w in zip(sentences, where, strict=True)]
+        rows = row_weights(question, tables)
         weights = [
             (1.0 if w.context.confidence is None else 0.5 + 0.5 * w.context.confidence)
             * (1.0 if kind is None or kind.found_in(s) else _WRONG_KIND)
             * (_WRONG_KIND if asked.clashes(titled(w.context.title, s)) else 1.0)
-            for s, w in zip(sentences, where, strict=True)
+            * row
+            for s, w, row in zip(sentences, where, rows, strict=True)
         ]
         relevance = self._rank(question, sentences, weights, of_strongest, where)
         rated = [

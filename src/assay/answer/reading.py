@@ -48,6 +48,7 @@ __all__ = [
     "READ_TOP",
     "Found",
     "read_evidence",
+    "row_weights",
     "table_cell",
 ]
 
@@ -218,3 +219,37 @@ def table_cell(question: str, sentence: str) -> str | None:
     if not cells or cells[0][0] <= (cells[1][0] if len(cells) > 1 else 0):
         return None
     return cells[0][1]
+
+
+#: a table row as ingest writes it: its first cell (the row's header), then its cells
+_ROW = re.compile(r"^(?P<header>[^:]{1,80}?):\s+(?P<cells>.+)$", re.DOTALL)
+_CELL_LABEL = re.compile(r"(?:^|,\s)([^:,]{1,60}?):\s")
+
+
+def row_weights(question: str, rows: Sequence[tuple[object, str]]) -> list[float]:
+    """A weight for each ``(table, sentence)``: among the rows of one table (the same
+    ``table`` key, the same column names), a row whose header the question names less
+    of than another row's weighs less, ``0.5 + 0.5 * share`` of the best row's. "How
+    much is an adult ticket?" names all of "Ticket Adult" and half of "Ticket Family (2
+    adults, up to 3 children)", whose price the relevance model rates higher for its
+    extra "adults". Prose, and a table's only row, weigh 1."""
+    asked = {stem(t) for t in content_terms(question)}
+    shares: list[float | None] = []
+    tables: dict[tuple[object, tuple[str, ...]], list[int]] = {}
+    for n, (table, sentence) in enumerate(rows):
+        match = _ROW.match(sentence.strip())
+        labels = tuple(_CELL_LABEL.findall(match.group("cells"))) if match else ()
+        if match is None or not labels:
+            shares.append(None)
+            continue
+        named = {stem(t) for t in content_terms(match.group("header"))}
+        shares.append(len(named & asked) / len(named) if named else 1.0)
+        tables.setdefault((table, labels), []).append(n)
+    weights = [1.0] * len(rows)
+    for members in tables.values():
+        if len(members) < 2:
+            continue
+        best = max(0.5 + 0.5 * (shares[n] or 0.0) for n in members)
+        for n in members:
+            weights[n] = (0.5 + 0.5 * (shares[n] or 0.0)) / best
+    return weights
