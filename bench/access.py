@@ -90,19 +90,7 @@ class LabelledCorpus(Corpus):
                     chunk_count=end - first, embedder=EMBEDDER,
                     access=CLASSES[self.doc_class[d]],
                 )  # fmt: skip
-                chunks = [
-                    Chunk(
-                        id=f"c{i}",
-                        document_id=doc.id,
-                        source_id="bench",
-                        ordinal=i - first,
-                        text=self.texts[i],
-                        title=None,
-                        location=f"chunk {i - first}",
-                        uri=doc.uri,
-                    )
-                    for i in range(first, end)
-                ]
+                chunks = self.chunks(doc, first, end)
                 batch.append((doc, chunks, self.vectors[first:end]))
             yield uri, batch
 

@@ -143,7 +143,12 @@ class Corpus:
             chunk_count=min(PER_FILE, len(self.texts) - start),
             embedder=EMBEDDER,
         )
-        chunks = [
+        chunks = self.chunks(doc, start, start + doc.chunk_count)
+        return uri, [(doc, chunks, self.vectors[start : start + doc.chunk_count])]
+
+    def chunks(self, doc: StoredDocument, start: int, end: int) -> list[Chunk]:
+        """Chunks ``start`` to ``end`` of the corpus as ``doc``'s, numbered from ``start``."""
+        return [
             Chunk(
                 id=f"c{i}",
                 document_id=doc.id,
@@ -152,11 +157,10 @@ class Corpus:
                 text=self.texts[i],
                 title=None,
                 location=f"chunk {i - start}",
-                uri=uri,
+                uri=doc.uri,
             )
-            for i in range(start, start + doc.chunk_count)
+            for i in range(start, end)
         ]
-        return uri, [(doc, chunks, self.vectors[start : start + doc.chunk_count])]
 
 
 def timed(call: Callable[[], object]) -> float:
