@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 from assay import SourceRegistry
 from assay.access import EVERYTHING, Access
 from assay.store import open_database
-from assay.store.base import Store
+from assay.store.base import Store, VectorIndexOptions
 from assay.store.postgres import knowledge as postgres_knowledge
+from assay.store.postgres.label_indexes import create_label_index, drop_label_index
 from tests.unit.test_store import DIM, make_doc, unit
 
 LABELS = ["hr", "legal", "deal", "ward-7"]
@@ -85,6 +86,29 @@ def test_postgres_graph_walk_holds_the_grants_too(
     if type(labelled[0]).__name__ != "PostgresStore":
         pytest.skip("PostgreSQL's filtered index scan")
     monkeypatch.setattr(postgres_knowledge, "EXACT_UP_TO", 0)
+    _holds(labelled, *case)
+
+
+@_examples(15)
+@given(case=CASES, indexed=st.sets(st.sampled_from(LABELS), min_size=1))
+def test_postgres_label_indexes_hold_the_grants_too(
+    labelled: tuple[Store, dict[str, np.ndarray]],
+    monkeypatch: pytest.MonkeyPatch,
+    case: Case,
+    indexed: set[str],
+) -> None:
+    """With label indexes built (each example's relabel may then make a label set that
+    an index does not cover), a grant's chunks come from its labels' own graphs and the
+    filtered walk of the rest, merged: still nothing outside the grant, and all of it."""
+    if type(labelled[0]).__name__ != "PostgresStore":
+        pytest.skip("PostgreSQL's label indexes")
+    monkeypatch.setattr(postgres_knowledge, "EXACT_UP_TO", 0)
+    session = labelled[0]._db  # type: ignore[attr-defined]
+    for label in LABELS:
+        drop_label_index(session, label)
+    for label in indexed:
+        if any(label in d.access for d in labelled[0].list_documents()):
+            create_label_index(session, label, VectorIndexOptions())
     _holds(labelled, *case)
 
 

@@ -172,3 +172,24 @@ def test_m012_indexes_a_knowledge_base_written_before_it(tmp_path: Path) -> None
 )
 def test_lexical_terms_fold_split_and_stem(text: str, terms: list[str]) -> None:
     assert lexical_terms(text) == terms
+
+
+def test_a_grants_share_sizes_the_first_page_of_checks(store: Store) -> None:
+    """Told how many chunks the caller may read (1 in 10 here), the ranking is checked
+    in one page that holds k of them; untold, in growing pages (a statement each on
+    PostgreSQL)."""
+    doc, chunks = make_doc("a.md", [f"cobalt amber {i}" for i in range(2000)], None)
+    store.sync_file("a.md", [(doc, chunks, np.ones((len(chunks), 4), dtype=np.float32))])
+    pages: list[int] = []
+
+    def every_tenth(seqs: np.ndarray) -> np.ndarray:
+        pages.append(len(seqs))
+        return np.asarray(seqs % 10 == 0)
+
+    search = store._lexicon.search  # type: ignore[attr-defined]
+    untold = search("cobalt", 50, every_tenth)
+    assert len(untold) == 50 and len(pages) == 2
+    pages.clear()
+    told = search("cobalt", 50, every_tenth, readable_chunks=200)
+    assert [h.chunk_id for h in told] == [h.chunk_id for h in untold]
+    assert pages == [1000]

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from assay.cli.common import DatabaseTarget, db_option, emit_json, json_option
+from assay.cli.common import DatabaseTarget, db_option, emit_json, json_option, table
 from assay.errors import InvalidInputError
-from assay.settings import database_target, load_settings
+from assay.settings import database_target, is_database_url, load_settings
 from assay.store import migrate_database, open_database
 from assay.store.copy import copy_database
+
+if TYPE_CHECKING:
+    from assay.store.postgres.connection import PostgresSession
 
 
 @click.group()
@@ -99,3 +105,89 @@ def _copy_uploads(source: Path | str, target: Path | str) -> str | None:
         return f"uploads: {destination} exists already; copy {origin} into it yourself"
     shutil.copytree(origin, destination)
     return f"uploads: {origin} copied to {destination}"
+
+
+@db.group("label-index")
+def label_index() -> None:
+    """Partial vector indexes for large access labels (PostgreSQL).
+
+    A key granted a label whose documents hold many chunks (more than 20,000) but a
+    small share of the knowledge base searches that label's own index instead of
+    filtering the whole graph. Build one for each label many keys are granted; build it
+    again after documents with new label combinations arrive (`list` shows what it no
+    longer covers). The index changes how fast a search runs, never what it returns.
+    """
+
+
+@label_index.command("create")
+@click.argument("label")
+@db_option
+@json_option
+def create_label_index(label: str, db: Path | str | None, as_json: bool) -> None:
+    """Build LABEL's index (again), over the chunks that carry it now. Writes to the
+    knowledge base wait while it builds (minutes per 100,000 chunks); searches go on."""
+    from assay.engine import vector_index
+    from assay.store.postgres.label_indexes import create_label_index as create
+
+    settings = load_settings(db=db)
+    with _postgres(settings.db) as session:
+        built = create(session, label, vector_index(settings))
+    if as_json:
+        emit_json(built.as_dict())
+        return
+    click.echo(f"built {built.name} for label {built.label!r}: {built.chunks_now:,} chunks")
+
+
+@label_index.command("drop")
+@click.argument("label")
+@db_option
+def drop_label_index(label: str, db: Path | str | None) -> None:
+    """Drop LABEL's index; its chunks are then found through the filtered walk."""
+    from assay.store.postgres.label_indexes import drop_label_index as drop
+
+    with _postgres(load_settings(db=db).db) as session:
+        if not drop(session, label):
+            raise InvalidInputError("label", label, "see `assay db label-index list`",
+                                    problem="has no label index")  # fmt: skip
+    click.echo(f"dropped the label index of {label!r}")
+
+
+@label_index.command("list")
+@db_option
+@json_option
+def list_label_indexes(db: Path | str | None, as_json: bool) -> None:
+    """The label indexes, with the chunks each covers and those of its label it does not
+    (documents with a label combination made after it was built: build it again)."""
+    from assay.store.postgres.label_indexes import label_indexes
+
+    with _postgres(load_settings(db=db).db) as session:
+        found = label_indexes(session, counts=True)
+    if as_json:
+        emit_json([ix.as_dict() for ix in found])
+        return
+    if not found:
+        click.echo("no label indexes")
+        return
+    rows = [
+        [ix.label, f"{ix.chunks_now:,}", f"{ix.label_chunks_now - ix.chunks_now:,}",
+         ix.built.strftime("%Y-%m-%d %H:%M"), ix.name]
+        for ix in found
+    ]  # fmt: skip
+    click.echo(table(rows, ["LABEL", "COVERED", "NOT COVERED", "BUILT", "INDEX"]))
+
+
+@contextmanager
+def _postgres(target: Path | str) -> Iterator[PostgresSession]:
+    """The PostgreSQL session of ``target``; SQLite is an error that says why none is
+    needed there."""
+    if not is_database_url(target):
+        raise InvalidInputError(
+            "--db", str(target), "label indexes are for PostgreSQL; SQLite's filtered search "
+            "needs none (docs/benchmarks.md: within 1.1x of unfiltered at 1M chunks)",
+            problem="is an SQLite database",
+        )  # fmt: skip
+    database = open_database(target, create=False)
+    try:
+        yield database.session  # type: ignore[attr-defined]
+    finally:
+        database.close()

@@ -30,6 +30,7 @@ from assay.store.base import (
     Vectors,
 )
 from assay.store.postgres.connection import KNOWLEDGE_WRITE_LOCK, PostgresSession
+from assay.store.postgres.label_indexes import label_indexes, usable
 from assay.store.sql.knowledge_rows import (
     CHUNK_COLUMNS,
     INSERT_CHUNK,
@@ -146,7 +147,8 @@ class PostgresStore:
             if readable is None:
                 return self._lexicon.search(query, k)
             self._db.execute(CUSTOM_PLANS)
-            if self._few(readable):  # a sliver: fetch them once
+            size = self._readable_count(readable)
+            if size <= EXACT_UP_TO:  # a sliver: fetch them once
                 row = self._db.execute(READABLE_ALL, (readable,)).fetchone()
                 every = np.sort(np.asarray((row and row["seqs"]) or [], dtype=np.int64))
                 return self._lexicon.search(query, k, lambda seqs: sorted_holds(every, seqs))
@@ -155,19 +157,22 @@ class PostgresStore:
                 rows = self._db.execute(READABLE_SEQS, ([int(s) for s in seqs], readable))
                 return np.isin(seqs, [int(r["seq"]) for r in rows])
 
-            return self._lexicon.search(query, k, check)
+            return self._lexicon.search(query, k, check, readable_chunks=size)
 
     def dense_search(self, vector: Vectors, k: int, access: Access | None = None) -> list[Hit]:
         """The ``k`` nearest chunks by cosine, through the HNSW index (approximate).
 
-        With ``access`` limited, a caller who may read at most :data:`EXACT_UP_TO` chunks
-        (the label sets' chunk counts tell) gets the exact nearest of them: at
-        that selectivity a filtered graph walk visits hundreds of rows for every one that
-        passes, and misses some. Otherwise the label filter is a condition of the index
-        scan: pgvector's iterative scan walks on through the graph, in relaxed order
-        (sorted after), until ``k`` rows pass it (``hnsw.iterative_scan``), and where the
-        graph runs out first the readable rows are compared exactly. Every filtered
-        statement is planned for the label sets it is given (:data:`CUSTOM_PLANS`)."""
+        With ``access`` limited, the chunks of a granted label that has a label index
+        (:mod:`~assay.store.postgres.label_indexes`) are searched in that label's own
+        graph, and the rest of the readable chunks as follows; the lists are merged. A
+        caller who may read at most :data:`EXACT_UP_TO` of them (the label sets' chunk
+        counts tell) gets the exact nearest: at that selectivity a filtered graph walk
+        visits hundreds of rows for every one that passes, and misses some. Otherwise
+        the label filter is a condition of the index scan: pgvector's iterative scan walks
+        on through the graph, in relaxed order (sorted after), until ``k`` rows pass it
+        (``hnsw.iterative_scan``), and where the graph runs out first the readable rows
+        are compared exactly. Every filtered statement is planned for the label sets it
+        is given (:data:`CUSTOM_PLANS`)."""
         dims = self._dimensions()
         if dims is None or k <= 0:
             return []
@@ -179,16 +184,36 @@ class PostgresStore:
                 rows = self._db.execute(DENSE_SEARCH, (literal, literal, int(k))).fetchall()
                 return [Hit(r["id"], float(r["score"])) for r in rows]
             self._db.execute(CUSTOM_PLANS)
-            params = (literal, readable, literal, int(k))
-            if self._few(readable):  # a sliver: compare them all
-                rows = self._db.execute(EXACT_SEARCH_READABLE, params).fetchall()
-                return [Hit(r["id"], float(r["score"])) for r in rows]
-            self._db.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            self._db.execute(f"SET LOCAL hnsw.max_scan_tuples = {SCAN_TUPLES}")
-            rows = self._db.execute(DENSE_SEARCH_READABLE, params).fetchall()
-            if len(rows) < k:  # the graph ran out before k readable rows: read them all
-                rows = self._db.execute(EXACT_SEARCH_READABLE, params).fetchall()
-        return [Hit(r["id"], float(r["score"])) for r in rows]
+            indexed = usable(label_indexes(self._db), access, readable)
+            found = [
+                self._db.execute(DENSE_SEARCH_LABEL.format(covers=ix.predicate), params).fetchall()
+                for ix in indexed
+                for params in [(literal, literal, int(k))]
+            ]
+            covered = {s for ix in indexed for s in ix.sets}
+            rest = [s for s in readable if s not in covered]
+            found.append(self._readable_nearest(literal, rest, int(k)))
+        best: dict[str, float] = {}
+        for row in (r for rows in found for r in rows):  # a label set two indexes cover
+            best[row["id"]] = max(best.get(row["id"], -2.0), float(row["score"]))
+        ranked = sorted(best.items(), key=lambda item: -item[1])[: int(k)]
+        return [Hit(chunk_id, score) for chunk_id, score in ranked]
+
+    def _readable_nearest(self, literal: str, readable: list[int], k: int) -> list[Any]:
+        """The nearest ``k`` chunks of these label sets, exactly for a sliver, else by
+        the filtered walk (exactly where the graph runs out first)."""
+        size = self._readable_count(readable)
+        if size == 0:
+            return []
+        params = (literal, readable, literal, k)
+        if size <= EXACT_UP_TO:  # a sliver: compare them all
+            return self._db.execute(EXACT_SEARCH_READABLE, params).fetchall()
+        self._db.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        self._db.execute(f"SET LOCAL hnsw.max_scan_tuples = {SCAN_TUPLES}")
+        rows = self._db.execute(DENSE_SEARCH_READABLE, params).fetchall()
+        if len(rows) < k:  # the graph ran out before k readable rows: read them all
+            rows = self._db.execute(EXACT_SEARCH_READABLE, params).fetchall()
+        return rows
 
     def get(self, ids: Sequence[str]) -> list[Chunk]:
         """The chunks with these ids in the order given; an unknown id is an error."""
@@ -224,11 +249,11 @@ class PostgresStore:
         found = self._db.execute(f"SELECT {columns} FROM kb_chunks WHERE id = ANY(?)", (list(ids),))
         return require_all(ids, {r["id"]: r for r in found})
 
-    def _few(self, readable: list[int]) -> bool:
-        """Whether the ``readable`` label sets hold at most :data:`EXACT_UP_TO` chunks
-        (the counts kept beside the label sets)."""
+    def _readable_count(self, readable: list[int]) -> int:
+        """How many chunks the ``readable`` label sets hold (the counts kept beside the
+        label sets by migration m009)."""
         found = self._db.execute(READABLE_COUNT, (readable,)).fetchone()
-        return found is not None and int(found["n"]) <= EXACT_UP_TO
+        return 0 if found is None else int(found["n"])
 
     def _dimensions(self) -> int | None:
         value = self._meta("dimensions")
@@ -270,6 +295,13 @@ DENSE_SEARCH = (
 DENSE_SEARCH_READABLE = (
     "WITH found AS MATERIALIZED (SELECT id, embedding <=> ?::vector AS distance"
     " FROM kb_chunks WHERE access_set = ANY(?) ORDER BY embedding <=> ?::vector LIMIT ?)"
+    " SELECT id, 1 - distance AS score FROM found ORDER BY distance"
+)
+# The same in one label's own graph (a label index): the statement repeats the index's
+# predicate verbatim, so that the planner walks that partial index with no filter left.
+DENSE_SEARCH_LABEL = (
+    "WITH found AS MATERIALIZED (SELECT id, embedding <=> ?::vector AS distance"
+    " FROM kb_chunks WHERE {covers} ORDER BY embedding <=> ?::vector LIMIT ?)"
     " SELECT id, 1 - distance AS score FROM found ORDER BY distance"
 )
 # Exact: ordering by an expression the HNSW index cannot serve makes the planner find

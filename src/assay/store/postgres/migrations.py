@@ -410,3 +410,15 @@ def m009_access_counts(session: PostgresSession) -> None:
         " REFERENCING OLD TABLE AS old_chunks"
         " FOR EACH STATEMENT EXECUTE FUNCTION assay_access_counts()"
     )
+
+
+@migration
+def m010_label_indexes(session: PostgresSession) -> None:
+    """The partial HNSW indexes an operator built for large access labels
+    (:mod:`assay.store.postgres.label_indexes`): each label's index name, the label sets
+    its predicate covers (a JSON list) and how many chunks they held when it was built."""
+    session.execute(
+        "CREATE TABLE kb_label_indexes ("
+        " label TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, sets TEXT NOT NULL,"
+        " chunks BIGINT NOT NULL, built TIMESTAMPTZ NOT NULL DEFAULT now())"
+    )

@@ -191,13 +191,17 @@ class Lexicon:
         )
         self._db.execute("DELETE FROM kb_lexicon_blocks WHERE block = ? AND chunks <= 0", (block,))
 
-    def search(self, query: str, k: int, readable: Readable | None = None) -> list[Hit]:
+    def search(
+        self, query: str, k: int, readable: Readable | None = None, readable_chunks: int = 0
+    ) -> list[Hit]:
         """The ``k`` best chunks for the content terms of ``query`` by BM25, best first,
         ties in insertion order; a chunk holding none of the terms is never returned.
         ``readable``: which of a list of chunk seqs the caller may read (the store's
         check of their access labels); the best-ranked are checked in growing pages
         until ``k`` are found, so a caller with few grants still gets ``k`` chunks when
-        they hold that many."""
+        they hold that many. ``readable_chunks``, when the store knows it: how many chunks
+        the caller may read, so that the first page is large enough to hold ``k`` of them
+        (one check instead of several: each costs the store a statement)."""
         terms = list(dict.fromkeys(lexical_terms(query)))
         if not terms or k <= 0:
             return []
@@ -231,7 +235,8 @@ class Lexicon:
         if readable is None:
             best = _top(unique, totals, k)
         else:
-            best = self._top_readable(unique, totals, k, readable)
+            share = readable_chunks / chunks if 0 < readable_chunks < chunks else 1.0
+            best = self._top_readable(unique, totals, k, readable, first=math.ceil(2 * k / share))
         if not best:
             return []
         marks = ", ".join("?" * len(best))
@@ -244,13 +249,14 @@ class Lexicon:
         return [Hit(ids[seq], score) for seq, score in best]
 
     def _top_readable(
-        self, unique: np.ndarray, totals: np.ndarray, k: int, readable: Readable
+        self, unique: np.ndarray, totals: np.ndarray, k: int, readable: Readable, first: int
     ) -> list[tuple[int, float]]:
         """The ``k`` best chunks the caller may read: the ranking walked best first, a
-        page of seqs checked at a time, each page four times the last."""
+        page of seqs checked at a time, the first at least ``first``, each page four
+        times the last."""
         order = np.lexsort((unique, -totals))
         best: list[tuple[int, float]] = []
-        start, size = 0, max(4 * k, 256)
+        start, size = 0, max(4 * k, 256, first)
         while len(best) < k and start < len(order):
             picks = order[start : start + size]
             picks = picks[readable(unique[picks])]
