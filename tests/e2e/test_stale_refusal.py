@@ -62,3 +62,15 @@ def test_excluded_passages_are_told_apart_by_their_location(tmp_path: Path) -> N
     assert "] returns from line 6 to the end -- below_threshold" in shown.stdout
     forum = next(line for line in shown.stdout.splitlines() if "] forum " in line)
     assert "verified date" not in forum  # weak anyway: a date would not let it through
+
+
+def test_a_refusal_about_another_subject_does_not_ask_to_date_the_aged_passage(
+    tmp_path: Path,
+) -> None:
+    """The returns policy, kept out for its age, does not say whether sale items are
+    returned free: a verified date would not help, more documents would."""
+    question = "Are returns free for items bought in the sale?"
+    out = ask(_kb(tmp_path), question, "--policy", "financial")
+    assert out["status"] == "abstained_retrieval", out["answer"]
+    assert "kept out for their age" not in out["answer"]
+    assert "'free', 'bought', 'sale'" in out["answer"]

@@ -323,3 +323,20 @@ def test_row_weights_lower_only_rows_of_one_table_that_name_less_of_the_question
     assert adult == prose == alone == 1.0
     assert 0.5 <= family < 0.75  # it names "ticket" and "adults" among 7 terms
     assert row_weights("What are the prices?", rows[:2]) == [1.0, 1.0]  # names no row
+
+
+def test_the_readers_sentence_leads_when_it_keeps_to_the_question_and_the_best_rated_does_not() -> (
+    None
+):
+    """Issue 41: the relevance model rates the general opening hours above the sentence
+    about Thursdays; the reader's span is in the one that names the day asked about."""
+    hours = Context(
+        "hours", "The museum is open Tuesday to Sunday from 10:00 to 17:00. On Thursdays it "
+        "stays open until 21:00. It is closed on Mondays.", 0.9,
+    )  # fmt: skip
+    answerer = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader("21:00"))
+    draft = answerer.answer("How late is the museum open on Thursday?", [hours])
+    assert draft.quoted == "On Thursdays it stays open until 21:00. [Source: hours]"
+    assert draft.short == "21:00"
+    general = answerer.answer("How late is the museum open?", [hours])  # no day named
+    assert general.quoted.startswith("The museum is open Tuesday to Sunday")

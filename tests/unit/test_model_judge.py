@@ -136,6 +136,8 @@ def test_j2_missing_information_names_what_the_query_asks_for() -> None:
     assert missing_information("Is it open on Mondays?", [hours]) == [
         "'Mondays', which the query names"
     ]
+    late = Context("rules", "On Thursdays it stays open until 21:00.", 0.9)
+    assert missing_information("How late is it open on Thursday?", [late]) == []
     assert missing_information("Is the 2021 model lighter?", [SDS]) == [
         "the figure 2021 the query names"
     ]

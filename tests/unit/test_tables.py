@@ -79,3 +79,17 @@ def test_no_cell_is_picked_from_prose_or_without_a_clear_column() -> None:
     assert table_cell("What fuse does the pump need?", "The pump needs a 7.5 A fuse.") is None
     row = "Recommended fuse at 12 V: HP-150: 5 A, HP-300: 7.5 A."
     assert table_cell("What fuse does the pump need?", row) is None  # which model?
+
+
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        ("How much is an adult ticket?", "EUR 14"),  # "how much is": the price column
+        ("What is the price of an adult ticket?", "EUR 14"),  # "EUR 14" is money
+        ("How much does the family ticket cost?", "EUR 35"),
+    ],
+)
+def test_a_price_question_reads_the_price_cell(question: str, value: str) -> None:
+    adult = "Ticket Adult: Price: EUR 14, Notes: 18 and over."
+    family = "Ticket Family: Price: EUR 35, Notes: 2 adults and up to 3 children."
+    assert table_cell(question, family if "family" in question else adult) == value

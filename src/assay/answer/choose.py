@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.answer.expected import AnswerKind
+from assay.answer.qualifiers import Qualifiers
 from assay.answer.reading import Found
 from assay.judge.schema import Context
 from assay.judge.strength import SETTLED
@@ -168,10 +169,12 @@ def choose(
     kind: AnswerKind | None,
     *,
     yes_no: bool = False,
+    asked: Qualifiers | None = None,
 ) -> Choice | None:
     """The lead sentence of ``sentences`` (see the module docstring), with ``found``, the
     reader's findings in the strongest passages, for a yes-or-no question when
-    ``yes_no``; ``None`` without sentences."""
+    ``yes_no``, keeping to the question's qualifiers ``asked``; ``None`` without
+    sentences."""
     if not sentences:
         return None
     best = max(sentences, key=lambda s: s.score)  # the first of equals
@@ -209,8 +212,23 @@ def choose(
         disagreeing = _disagreeing(
             lead, found, rated, best, kind, yes_no=yes_no, by_context=by_context
         )
+    lead = _keeping_to(asked, lead, by_context)
     reading = by_context.get(id(lead.context))
     return Choice(lead, reading, disagreeing)
+
+
+def _keeping_to(asked: Qualifiers | None, lead: Sentence, by_context: dict[int, Found]) -> Sentence:
+    """The sentence of the lead's passage that holds the reader's span, when it states
+    more of the question's qualifiers than the lead does: for "How late is it open on
+    Thursday?", "On Thursdays it stays open until 21:00", not the general "open from
+    10:00 to 17:00" that the relevance model rates higher."""
+    reading = by_context.get(id(lead.context))
+    if asked is None or reading is None or not reading.answers:
+        return lead
+    start, end = reading.sentence
+    if asked.held(lead.context.text[start:end]) > asked.held(lead.text):
+        return Sentence(lead.context, start, end, lead.score)
+    return lead
 
 
 def _lead_in(sentence: Sentence, by_context: dict[int, Found]) -> Sentence:

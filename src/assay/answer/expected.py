@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from assay.text import MONTH, NUMBER, YEAR
 
-__all__ = ["AnswerKind", "asks_yes_or_no", "expected_kind", "wants_explanation"]
+__all__ = ["MONEY", "AnswerKind", "asks_yes_or_no", "expected_kind", "wants_explanation"]
 
 _DURATION_UNITS = (
     r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|yrs?|"
@@ -45,6 +45,9 @@ class AnswerKind:
         return bool(self.pattern.search(text))
 
 
+#: ISO 4217 codes written beside an amount ("EUR 14", "120 CHF")
+_CURRENCY_CODES = "usd|eur|gbp|chf|jpy|cad|aud|nzd|sek|nok|dkk|pln|czk|cny|inr|sgd|hkd"
+
 _KINDS = {
     "date": AnswerKind(
         "date",
@@ -70,7 +73,11 @@ _KINDS = {
     "money": AnswerKind(
         "money",
         "price or amount of money",
-        re.compile(r"[$€£¥]\s?\d|\d\s*(?:dollars|euros|pounds|cents|usd|eur|gbp)\b", re.I),
+        re.compile(
+            rf"[$€£¥]\s?\d|\b(?:{_CURRENCY_CODES})\s?\d"
+            rf"|\d\s*(?:dollars|euros|pounds|cents|francs|yen|{_CURRENCY_CODES})\b",
+            re.I,
+        ),
     ),
     "figure": AnswerKind(
         "figure", "figure or quantity", re.compile(rf"\b{_FIGURE}\b|{NUMBER.pattern}", re.I)
@@ -79,6 +86,8 @@ _KINDS = {
         "name", "name of a person or organisation", re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")
     ),
 }
+#: the kind a price is, for a reader that weighs it apart from the question's kind
+MONEY = _KINDS["money"]
 
 _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bwhen\b|\bwhat\s+(?:year|date|day|month|time|century|decade)\b", re.I), "date"),

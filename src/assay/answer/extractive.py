@@ -194,7 +194,7 @@ class ExtractiveAnswerer:
             Sentence(w.context, w.start, w.end, r * weight)
             for w, r, weight in zip(where, relevance, weights, strict=True)
         ]
-        choice = choose(rated, found, kind, yes_no=asks_yes_or_no(question))
+        choice = choose(rated, found, kind, yes_no=asks_yes_or_no(question), asked=asked)
         assert choice is not None
         lead = choice.lead
         quote = defuse_citations(lead.text)

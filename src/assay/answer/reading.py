@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.answer.citations import defuse_citations
-from assay.answer.expected import AnswerKind, expected_kind
+from assay.answer.expected import MONEY, AnswerKind, expected_kind
 from assay.answer.qualifiers import Qualifiers, clauses, qualifiers
 from assay.judge.schema import Context
 from assay.models.reader import SpanReader
@@ -205,6 +205,7 @@ def table_cell(question: str, sentence: str) -> str | None:
     prose, does not read table rows."""
     kind, asked = expected_kind(question), qualifiers(question)
     words = {stem(t) for t in content_terms(question)}
+    priced = _HOW_MUCH.search(question) is not None  # "How much is an adult ticket?"
     cells = []
     for a, b in clauses(sentence):
         match = _CELL.match(sentence[a:b])
@@ -214,13 +215,16 @@ def table_cell(question: str, sentence: str) -> str | None:
         if not _fits(kind, value) or asked.clashes(sentence[a:b]):
             continue
         named = {stem(t) for t in content_terms(label)}
-        cells.append((HELD_WEIGHT * asked.held(label) + len(words & named), value))
+        score = HELD_WEIGHT * asked.held(label) + len(words & named)
+        cells.append((score + (priced and MONEY.found_in(f"- {value}")), value))
     cells.sort(key=lambda c: -c[0])
     if not cells or cells[0][0] <= (cells[1][0] if len(cells) > 1 else 0):
         return None
     return cells[0][1]
 
 
+#: "how much" without a unit of its own ("how much water"): a price, when a cell has one
+_HOW_MUCH = re.compile(r"\bhow\s+much\s+(?:is|are|was|were|does|do|did|will|would)\b", re.I)
 #: a table row as ingest writes it: its first cell (the row's header), then its cells
 _ROW = re.compile(r"^(?P<header>[^:]{1,80}?):\s+(?P<cells>.+)$", re.DOTALL)
 _CELL_LABEL = re.compile(r"(?:^|,\s)([^:,]{1,60}?):\s")

@@ -351,7 +351,12 @@ class Responder:
             why += f"{result.confidence:.2f})"
         steps = ["rephrase the question with the terms your documents use"]
         policy = result.scored.policy
-        aged = [e for e in result.scored.evidence if kept_out_as_stale(e, policy)]
+        query, missing = result.scored.query, result.signals.missing_terms
+        aged = [  # of those, the passages that hold what the question asks
+            e for e in result.scored.evidence
+            if kept_out_as_stale(e, policy)
+            and not evidence_gaps(query, missing, [titled(e.candidate.title, e.candidate.text)])
+        ]  # fmt: skip
         if aged:  # the fix is a date, not more documents
             of = sorted({str(e.basis.source_id) for e in aged if e.basis.source_id})
             steps.insert(0, (
@@ -362,7 +367,7 @@ class Responder:
         # what the knowledge base holds on the subject, admitted or not, headings
         # included: a refusal never asks for documents about what it already covers
         retrieved = [titled(e.candidate.title, e.candidate.text) for e in result.scored.evidence]
-        gaps = evidence_gaps(result.scored.query, result.signals.missing_terms, retrieved)
+        gaps = evidence_gaps(query, missing, retrieved)
         if gaps:
             steps.append(f"add documents that cover {', '.join(gaps)} (`assay ingest`)")
         else:

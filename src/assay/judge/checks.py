@@ -195,9 +195,10 @@ def missing_information(query: str, contexts: Sequence[Context]) -> list[str]:
     names = [m.group(0) for m in _NAME.finditer(query) if content_terms(m.group(0))]
     for name in dict.fromkeys(names):
         name = re.sub(r"'s$", "", name)
-        # "open on Tuesdays?" is answered by "Tuesday to Sunday": a plural names the same
+        # "open on Tuesdays?" is answered by "Tuesday to Sunday", and "on Thursday?" by
+        # "On Thursdays": the plural and the singular name the same
         singular = name[:-1] if name.endswith("s") and not name.endswith("ss") else name
-        held = _contains(texts, name) or _contains(texts, singular)
+        held = any(_contains(texts, n) for n in (name, singular, f"{singular}s"))
         if not held and not YEAR.fullmatch(name):
             missing.append(f"'{name}', which the query names")
     kind = expected_kind(query)
