@@ -137,12 +137,13 @@ write-questions: install  ## reading questions for the reader, written by the lo
 	  --out .teach/reader-questions --minutes $(QUESTION_MINUTES)
 
 TEACH_MINUTES ?= 0
+TEACH_SETS ?=
 
-teach: install  ## relevance labels from the local LLM (`make llm` builds it) for every commercially usable answerability set; resumable, appends to labels/teacher-relevance (kept in git: hours of CPU; TEACH_MINUTES=N stops after N minutes)
+teach: install  ## relevance labels from the local LLM (`make llm` builds it) for every commercially usable answerability set and the ordinary-documents suites' chunks; resumable, appends to labels/teacher-relevance (kept in git: hours of CPU; TEACH_MINUTES=N stops after N minutes, TEACH_SETS="a b" labels only those sets)
 	bash scripts/llm.sh start
 	ASSAY_LLM_URL=$(LLM_URL) ASSAY_LLM_MODEL=$(LLM_MODEL) \
 	  $(BIN)/python -m assay.training.teach --data $(DATA) --more $(DATA_MORE) \
-	  --out labels/teacher-relevance --minutes $(TEACH_MINUTES)
+	  --out labels/teacher-relevance --minutes $(TEACH_MINUTES) $(if $(TEACH_SETS),--sets $(TEACH_SETS))
 
 bench-teacher: install  ## the teacher's labels so far against the gold labels, beside cosine, assay-relevance and the cross-encoder -> docs/benchmarks.md
 	$(BIN)/python bench/teacher.py --data $(DATA) --more $(DATA_MORE) --write

@@ -13,6 +13,7 @@ import pytest
 
 from assay.errors import InvalidInputError
 from assay.training.ordinary_kbs import FIT_SUITE, answer_rows, knowledge_bases
+from assay.training.ordinary_pairs import ordinary_pairs
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECK = ROOT / "bench" / "ordinary" / "check.py"
@@ -97,3 +98,23 @@ def test_answer_rows_asks_each_question_of_its_knowledge_base(tmp_path: Path) ->
     assert answered.drafted and answered.correct and answered.features is not None
     assert "7.5 ampere fuse" in answered.answer
     assert not unanswerable.answered and not unanswerable.correct
+
+
+def test_ordinary_pairs_label_the_chunk_holding_the_answer(tmp_path: Path) -> None:
+    """Issue 42: the teacher's pairs from users' documents. Each question meets the chunks
+    retrieval would hand on; only a chunk holding an answerable question's gold answer
+    counts as relevant, and every chunk is paired as it is scored, under its headings."""
+    pairs = ordinary_pairs("tiny", _suite(tmp_path / "suite"))
+    by_question: dict[str, list[tuple[str, bool]]] = {}
+    for pair in pairs:
+        by_question.setdefault(pair.first, []).append((pair.second, pair.positive))
+    fuse = by_question["What fuse does the HP-300 need?"]
+    assert [text for text, positive in fuse if positive] == [
+        next(text for text, _ in fuse if "7.5 ampere fuse" in text)
+    ]
+    assert any("Electrical" in text for text, _ in fuse)  # the heading path is kept
+    assert len(fuse) >= 3  # the data sheet's chunks and the forum post's
+    weight = by_question["How much does the HP-300 weigh?"]
+    assert weight and not any(positive for _, positive in weight)
+    assert {p.kind for p in pairs} == {"direct", "unanswerable"}
+    assert {p.group for p in pairs} == {"harbor-pump"} and {p.dataset for p in pairs} == {"tiny"}

@@ -34,6 +34,7 @@ def sets(monkeypatch: pytest.MonkeyPatch) -> None:
         "alpha": info("alpha", 4), "beta": info("beta", 2), "gamma": info("gamma", 3, False)
     }  # fmt: skip
     monkeypatch.setattr(teach, "ANSWERABILITY_SETS", registry)
+    monkeypatch.setattr(teach, "ORDINARY_SUITES", {})
 
 
 @pytest.fixture
@@ -64,6 +65,7 @@ def test_pairs_of_one_passage_come_together(
     info = DatasetInfo("alpha", "relevance", "test", "MIT", True,
                        lambda _d, _m: _pairs("alpha", 12, per_passage=3), "alpha")  # fmt: skip
     monkeypatch.setattr(teach, "ANSWERABILITY_SETS", {"alpha": info})
+    monkeypatch.setattr(teach, "ORDINARY_SUITES", {})
     passages = [p.second for p in teach.teacher_pairs(tmp_path, tmp_path, per_set=12)]
     runs = [passages[0]] + [b for a, b in itertools.pairwise(passages) if a != b]
     assert len(passages) == 12 and len(runs) == len(set(passages)) == 4
@@ -112,6 +114,7 @@ def test_qualifier_swaps_are_labelled_and_their_own_pairs_only_once(
                        "The final of 2021 went to the home side.", "relevant", "g")  # fmt: skip
     info = DatasetInfo("alpha", "relevance", "test", "MIT", True, lambda _d, _m: [pair], "alpha")
     monkeypatch.setattr(teach, "ANSWERABILITY_SETS", {"alpha": info})
+    monkeypatch.setattr(teach, "ORDINARY_SUITES", {})
     monkeypatch.setattr(teach, "SWAP_SOURCES", ("alpha",))
     sets = teach.teacher_sets(tmp_path, tmp_path)
     assert set(sets) == {"alpha", "swap:alpha"}

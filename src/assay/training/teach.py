@@ -10,11 +10,13 @@ tens of thousands of pairs for a student (the cross-encoder) to learn from.
 This job labels the question-passage pairs of every commercially usable answerability
 set (:data:`~assay.training.answerability_sets.ANSWERABILITY_SETS`) and their
 qualifier swaps (:mod:`assay.training.qualifier_swaps`: another year, quarter or name
-in the question, which the passage then no longer answers), up to
-``--per-set`` of each, the pairs of one passage together (the endpoint then reads the
-passage once) and the sets taking turns (:func:`teacher_pairs`). The label is the chat
-model's P(yes), read from the first reply token's log-probabilities, under
-:data:`PROMPT_VERSION` (the manifest records it).
+in the question, which the passage then no longer answers), and the questions of the
+ordinary-documents suites against the chunks retrieval would hand on
+(:mod:`assay.training.ordinary_pairs`: users' documents under headings, where the
+students read worst), up to ``--per-set`` of each, the pairs of one passage together
+(the endpoint then reads the passage once) and the sets taking turns
+(:func:`teacher_pairs`). The label is the chat model's P(yes), read from the first
+reply token's log-probabilities, under :data:`PROMPT_VERSION` (the manifest records it).
 
 Output (``--out``): ``labels.jsonl``, one line per pair, appended and flushed as it
 goes, so a run stopped at any moment resumes where it was; each line holds the pair's
@@ -48,6 +50,7 @@ from assay.models.llm import ChatClient, EndpointError
 from assay.text import clip_words, squash_spaces
 from assay.training.answerability_sets import ANSWERABILITY_SETS
 from assay.training.mix import SWAP_SOURCES
+from assay.training.ordinary_pairs import ORDINARY_SUITES, ordinary_pairs
 from assay.training.pairsets import LabeledPair, cap
 from assay.training.qualifier_swaps import qualifier_swaps
 from assay.training.resumable import append_to, endpoint_client, read_rows
@@ -70,6 +73,8 @@ USER = "Passage: {passage}\n\nQuestion: {question}"
 CHECKPOINT = 200  #: pairs between two rewrites of the manifest
 MAX_CHARS = 2000  #: passages cut here: longer ones cost seconds each and rarely help
 SEED = 13
+#: the ordinary-documents suites are written in this repository, under its licence
+OWN_LICENCE = "Apache-2.0 (assay's own)"
 
 
 def pair_id(pair: LabeledPair) -> str:
@@ -83,8 +88,9 @@ def teacher_sets(
     data: Path, more: Path, sets: Sequence[str] | None = None
 ) -> dict[str, list[LabeledPair]]:
     """Every pair the teacher may label, by set: each commercially usable answerability
-    set, and the qualifier swaps (``swap:<set>``) of those in
-    :data:`~assay.training.mix.SWAP_SOURCES`; only ``sets`` where given."""
+    set, the qualifier swaps (``swap:<set>``) of those in
+    :data:`~assay.training.mix.SWAP_SOURCES`, and the ordinary-documents suites
+    (:data:`~assay.training.ordinary_pairs.ORDINARY_SUITES`); only ``sets`` where given."""
     out: dict[str, list[LabeledPair]] = {}
     for name, info in sorted(ANSWERABILITY_SETS.items()):
         wanted = sets is None or name in sets or f"swap:{name}" in sets
@@ -99,6 +105,9 @@ def teacher_sets(
             out[name] = pairs
         if name in SWAP_SOURCES and (sets is None or f"swap:{name}" in sets):
             out[f"swap:{name}"] = qualifier_swaps(pairs, name)
+    for name, suite in ORDINARY_SUITES.items():
+        if sets is None or name in sets:
+            out[name] = ordinary_pairs(name, suite)
     return out
 
 
@@ -149,7 +158,8 @@ def _manifest(out: Path, teacher: str, rows: Sequence[dict[str, Any]]) -> None:
             r["dataset"]: ANSWERABILITY_SETS[r["dataset"].removeprefix("swap:")].licence
             for r in rows
             if r["dataset"].removeprefix("swap:") in ANSWERABILITY_SETS
-        },
+        }
+        | {r["dataset"]: OWN_LICENCE for r in rows if r["dataset"] in ORDINARY_SUITES},
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
 
