@@ -149,11 +149,12 @@ NEGATION = re.compile(r"\b(?:not|no|never|cannot|without|neither|nor)\b|n't\b", 
 
 #: a year as written in running text: 1500-2099
 YEAR = re.compile(r"\b(?:1[5-9]|20)\d\d\b")
-#: an English month name
+#: an English month name, in any case but May's: "may" is most often the verb ("Children
+#: under 12 may visit"), which read as a month made a sentence without a time answer "when"
+#: (May stays case-sensitive inside a pattern compiled with IGNORECASE)
 MONTH = re.compile(
-    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|"
-    r"december)\b",
-    re.IGNORECASE,
+    r"\b(?:(?i:january|february|march|april|june|july|august|september|october|november|"
+    r"december)|(?-i:May))\b"
 )
 
 

@@ -90,6 +90,9 @@ def test_r8_pseudo_relevance_feedback_adds_the_evidence_vocabulary() -> None:
     ("question", "kind", "holds", "lacks"),
     [
         ("When was the HX-40 released?", "date", "in March 2021", "it weighs 2 kg"),
+        ("When can I visit?", "date", "open from 11:00 to 20:00", "Children under 12 may visit"),
+        ("When does it open?", "date", "It opens in May.", "It may open soon."),
+        ("I land at six. When does the desk open?", "date", "at 07:00", "at the desk"),
         ("How long does a charge take?", "duration", "about 3 hours", "between 0 °C and 45 °C"),
         ("How long does a refund take?", "duration", "within 5 business days", "with a receipt"),
         ("How long does a refund take?", "duration", "in ten working days", "in the app"),
@@ -107,6 +110,7 @@ def test_expected_kind_of_answer(question: str, kind: str, holds: str, lacks: st
 
 def test_questions_of_no_recognised_kind_expect_nothing() -> None:
     assert expected_kind("Can I charge the HX-40 in a car?") is None
+    assert expected_kind("Which charger do I use when I'm abroad?") is None  # a clause
     assert expected_kind("Which charger should I use?") is None
 
 
@@ -340,3 +344,21 @@ def test_the_readers_sentence_leads_when_it_keeps_to_the_question_and_the_best_r
     assert draft.short == "21:00"
     general = answerer.answer("How late is the museum open?", [hours])  # no day named
     assert general.quoted.startswith("The museum is open Tuesday to Sunday")
+
+
+def test_a_when_question_quotes_the_sentence_with_a_time_not_one_saying_may() -> None:
+    """Issue 41, found asking a hospital's visitor guide: "may" read as the month May, so
+    the sentence about children ("under 12 may visit general wards") held the kind of
+    answer "When can I visit a general ward?" asks for, and led with "12 may visit
+    general wards" over the visiting hours."""
+    children = Context(
+        "children", "Children under 12 may visit general wards with an adult. They may not "
+        "visit intensive care.", 0.85, source_id="guide",
+    )  # fmt: skip
+    hours = Context(
+        "hours", "General wards are open to visitors from 11:00 to 20:00 every day.", 0.83,
+        source_id="guide",
+    )  # fmt: skip
+    answerer = ExtractiveAnswerer(get_relevance_model())
+    draft = answerer.answer("When can I visit a general ward?", [children, hours])
+    assert "11:00 to 20:00" in draft.quoted and "[Source: hours]" in draft.quoted

@@ -58,6 +58,12 @@ def test_subject_terms_keep_names_and_things() -> None:
          "between 0 °C and 45 °C"),
         ("Who designed the bridge?",
          "The Sydney bridge was designed by John Bradfield in 1916.", "John Bradfield"),
+        ("How much does parking cost per day?",
+         "Parking costs GBP 2.50 per hour, capped at GBP 12 per day.", "GBP 12"),
+        ("How much does a ticket cost?", "A ticket costs 14 EUR at the desk.", "14 EUR"),
+        ("At what amount owed is a card blocked?",
+         "10.1 A card is blocked when charges owed reach £10.", "10"),
+        ("How many people live there?", "4.1 million people live there.", "4.1 million"),
         ("What does the pack weigh?", "The pack weighs 2.1 kg.", None),  # no recognised type
         ("When was it built?", "It was built long ago.", None),  # the sentence holds none
         ("Who founded Warsaw?", "Warsaw was founded by Boleslaw or by Konrad.", None),

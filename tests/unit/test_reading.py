@@ -225,6 +225,8 @@ def test_a_stronger_source_that_does_not_answer_does_not_lead() -> None:
             "The women's team scored 3.",
             "The men's team scored 2.",
         ),
+        ("How much is parking per day?", "It costs GBP 2.50 per hour.", "GBP 12 per day."),
+        ("What is the monthly fee?", "The fee is EUR 90 per year.", "EUR 9 monthly."),
     ],
 )
 def test_exclusive_qualifiers_clash_only_without_the_asked_value(
@@ -233,6 +235,28 @@ def test_exclusive_qualifiers_clash_only_without_the_asked_value(
     asked = qualifiers(question)
     assert asked.clashes(clash) and not asked.clashes(fits)
     assert not asked.clashes("A text that states no such value.")
+
+
+PARKING = Context(
+    "parking", "The car park costs GBP 2.50 per hour, capped at GBP 12 per day.", 0.8,
+    "Visitor guide > Parking",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("question", "short"),
+    [
+        ("How much does parking cost per day?", "GBP 12"),
+        ("What is the daily parking charge?", "GBP 12"),
+        ("How much does parking cost per hour?", "GBP 2.50"),
+        ("How much does parking cost?", "GBP 2.50"),  # no period asked: the reader's pick
+    ],
+)
+def test_a_span_followed_by_another_rates_period_is_no_answer(question: str, short: str) -> None:
+    """Issue 41, found asking a hospital's visitor guide: one clause gives two rates and
+    the reader prefers the first; "per day" wants the amount written before "per day"."""
+    reader = SpansReader(("GBP 2.50", 5.0), ("GBP 12", 3.0))
+    assert ExtractiveAnswerer(reader=reader).answer(question, [PARKING]).short == short
 
 
 def test_names_in_the_question_count_for_a_text() -> None:
@@ -309,3 +333,19 @@ def test_r_a_disagreement_is_settled_by_the_more_reliable_source() -> None:
     close = choose([_sentence(policy, 0.2), _sentence(kb, 0.6)], [], None, yes_no=True)
     assert close is not None and close.lead.context is kb  # 0.9 against 1.0: not clear
     assert [d.context for d in close.disagreeing] == [policy]
+
+
+def test_no_short_answer_when_the_question_points_at_another_value_than_the_readers() -> None:
+    """Issue 41: "How much ... abroad?" of "EUR 55 per day at home and EUR 70 per day
+    abroad": the reader likes the first amount, the question's "abroad" sits by the second.
+    The answer quotes the sentence without a lead rather than lead with the wrong one."""
+    meals = Context(
+        "meals", "You may claim an allowance of EUR 55 per day within your home country and "
+        "EUR 70 per day abroad.", 0.8, "Travel policy > Meals",
+    )  # fmt: skip
+    reader = SpansReader(("EUR 55", 8.0), ("EUR 70", 7.0))
+    answerer = ExtractiveAnswerer(reader=reader)
+    abroad = answerer.answer("How much do I get per day for food when travelling abroad?", [meals])
+    assert abroad.short is None and "EUR 70 per day abroad" in abroad.quoted
+    home = answerer.answer("How much is the allowance within my home country?", [meals])
+    assert home.short == "EUR 55"

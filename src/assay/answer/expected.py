@@ -16,7 +16,14 @@ from dataclasses import dataclass
 
 from assay.text import MONTH, NUMBER, YEAR
 
-__all__ = ["MONEY", "AnswerKind", "asks_yes_or_no", "expected_kind", "wants_explanation"]
+__all__ = [
+    "CURRENCY_CODES",
+    "MONEY",
+    "AnswerKind",
+    "asks_yes_or_no",
+    "expected_kind",
+    "wants_explanation",
+]
 
 _DURATION_UNITS = (
     r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|yrs?|"
@@ -46,7 +53,7 @@ class AnswerKind:
 
 
 #: ISO 4217 codes written beside an amount ("EUR 14", "120 CHF")
-_CURRENCY_CODES = "usd|eur|gbp|chf|jpy|cad|aud|nzd|sek|nok|dkk|pln|czk|cny|inr|sgd|hkd"
+CURRENCY_CODES = "usd|eur|gbp|chf|jpy|cad|aud|nzd|sek|nok|dkk|pln|czk|cny|inr|sgd|hkd"
 
 _KINDS = {
     "date": AnswerKind(
@@ -74,8 +81,8 @@ _KINDS = {
         "money",
         "price or amount of money",
         re.compile(
-            rf"[$€£¥]\s?\d|\b(?:{_CURRENCY_CODES})\s?\d"
-            rf"|\d\s*(?:dollars|euros|pounds|cents|francs|yen|{_CURRENCY_CODES})\b",
+            rf"[$€£¥]\s?\d|\b(?:{CURRENCY_CODES})\s?\d"
+            rf"|\d\s*(?:dollars|euros|pounds|cents|francs|yen|{CURRENCY_CODES})\b",
             re.I,
         ),
     ),
@@ -90,7 +97,9 @@ _KINDS = {
 MONEY = _KINDS["money"]
 
 _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"\bwhen\b|\bwhat\s+(?:year|date|day|month|time|century|decade)\b", re.I), "date"),
+    # "when" opening the question, not a clause of it ("How much ... when I'm abroad?")
+    (re.compile(r"(?:^|[.;:!?]\s+)\W*when\b|\bwhat\s+(?:year|date|day|month|time|century|"
+                r"decade)\b", re.I), "date"),
     (re.compile(r"\bhow\s+(?:long|old)\b", re.I), "duration"),
     (re.compile(r"\b(?:what|which)\b.*\btemperatures?\b|\bhow\s+(?:hot|cold|warm)\b", re.I),
      "temperature"),

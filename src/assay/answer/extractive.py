@@ -222,8 +222,11 @@ class ExtractiveAnswerer:
     def _short(self, question: str, sentence: str, choice: Choice) -> str | None:
         """The reader's span of the lead sentence when the question wants a fact, the
         reader found one there and it is short (at most ten words, two fewer than the
-        sentence); otherwise the typed span of :func:`short_answer`, taken from the
-        clause that best keeps to the question's qualifiers."""
+        sentence); none when the sentence's value of the asked kind nearest the
+        question's words (:func:`short_answer`) is another ("EUR 55 at home and EUR 70
+        abroad": the reader likes the first, "abroad" is next to the second); otherwise
+        the typed span of :func:`short_answer`, taken from the clause that best keeps
+        to the question's qualifiers."""
         if self.reader is None or wants_explanation(question):
             return short_answer(question, sentence) if self.reader is None else None
         cell = table_cell(question, sentence)
@@ -233,6 +236,9 @@ class ExtractiveAnswerer:
         if span is not None:
             words = len(span.split())
             if 0 < words <= min(_SHORT_WORDS, len(sentence.split()) - 2):
+                typed = short_answer(question, sentence)
+                if typed is not None and typed not in span and span not in typed:
+                    return None  # two values, the reader's and the one near the question's words
                 return span
         asked = qualifiers(question)
         parts = [sentence[a:b] for a, b in clauses(sentence)]

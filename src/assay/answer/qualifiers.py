@@ -8,8 +8,11 @@ the question's qualifiers:
 
 * *exclusive* qualifiers, of which a statement holds one value and a rival statement
   another: a year ("2021"), a quarter or half ("Q3", "third quarter", "H1"), a gender
-  ("men's", "women's"), a model of a product line ("HP-150", "HP-300"). A text that
-  states values of such a class but not the asked one *clashes* with the question;
+  ("men's", "women's"), a model of a product line ("HP-150", "HP-300"), the period of a
+  rate ("per day", "monthly": "GBP 2.50 per hour, capped at GBP 12 per day"). A text that
+  states values of such a class but not the asked one *clashes* with the question. A
+  rate's period only ever counts against a text: a sentence often states it once for
+  all its clauses ("The nightly cap is EUR 170 in most cities, and EUR 220 in Paris");
 * *names*: the capitalised words the question names ("Paris", "Raducanu"). A text
   that holds them keeps to the question; one that does not may still answer (the name
   may be in its heading), so names only ever count for a text, never against it.
@@ -49,6 +52,15 @@ _CLAUSE_END = re.compile(
     r";|\n|,\s+(?:and|but|while|whereas|or)\b|\s+whereas\b|\s+while\b"
     r"|[,:]\s+(?=[^,:.;]{1,40}:\s)"
 )
+#: the period of a rate: "per day", "daily" (not "a day": "twice a day" is no rate)
+_RATE = re.compile(
+    r"\bper\s+(hour|day|night|week|month|year|annum)\b|\b(hour|dai|night|week|month|year)ly\b"
+    r"|\b(annual)ly\b",
+    re.I,
+)
+_PERIOD = {"dai": "day", "annum": "year", "annual": "year"}
+#: how far after a value its rate's period is written ("12 per calendar day")
+_RATE_REACH = 24
 #: a model or part number ("HP-300", "X1"): its letters name a product line, of which a
 #: statement names one model and a rival statement another
 _MODEL = re.compile(r"\b([A-Z]{1,4})-?(\d{1,5}[A-Z]?)\b")
@@ -67,6 +79,9 @@ def _exclusive(text: str) -> dict[str, set[str]]:
         found.setdefault("half", set()).add(value)
     for m in _GENDER.finditer(text):
         found.setdefault("gender", set()).add("m" if m.group(1) else "f")
+    for m in _RATE.finditer(text):
+        period = next(g for g in m.groups() if g).lower()
+        found.setdefault("rate", set()).add(_PERIOD.get(period, period))
     for m in _MODEL.finditer(text):
         found.setdefault(f"model {m.group(1)}", set()).add(m.group(2))
     return found
@@ -91,11 +106,24 @@ class Qualifiers:
             cls in stated and not (values & stated[cls]) for cls, values in self.exclusive.items()
         )
 
+    def other_period_after(self, text: str, end: int) -> bool:
+        """Whether the words of ``text`` just after character ``end`` (a value) state
+        the period of another rate than the question asks for: "GBP 2.50 per hour" for
+        "How much per day?"."""
+        if "rate" not in self.exclusive:
+            return False
+        asked = Qualifiers({"rate": self.exclusive["rate"]}, frozenset())
+        return asked.clashes(text[end : end + _RATE_REACH])
+
     def held(self, text: str) -> int:
         """How many of the question's qualifiers ``text`` states: asked values of
         exclusive classes, and names."""
         stated = _exclusive(text)
-        count = sum(bool(values & stated.get(cls, set())) for cls, values in self.exclusive.items())
+        count = sum(
+            bool(values & stated.get(cls, set()))
+            for cls, values in self.exclusive.items()
+            if cls != "rate"  # said once for a sentence's clauses: "The nightly cap is ..."
+        )
         words = {_fold(w) for w in re.findall(r"[\w'-]+", text)}
         folded = _fold(text)
         return count + sum(

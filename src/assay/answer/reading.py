@@ -8,7 +8,9 @@ spans. Of those, :func:`read_evidence` keeps the one that
 1. lies in the passage's text (not its heading), widened to whole words ("4.2 amp" of
    "4.2 amperes" is "4.2 amperes");
 2. holds the kind of answer the question asks for, when it asks for one
-   (:mod:`assay.answer.expected`: "what temperature" wants "50 °C", not "3.1 metres");
+   (:mod:`assay.answer.expected`: "what temperature" wants "50 °C", not "3.1 metres"),
+   and is not followed by another rate's period than the question's (one clause often
+   gives two: "GBP 2.50 per hour, capped at GBP 12 per day");
 3. scores best once its clause is weighed: each of the question's qualifiers the clause
    states adds :data:`HELD_WEIGHT` to the reader's logit, a clause that clashes with
    them (another year, the other gender) loses :data:`CLASH_WEIGHT`
@@ -182,6 +184,8 @@ def _read_one(
         clause = text[first:last]
         score = reading.score + HELD_WEIGHT * asked.held(clause)
         score -= CLASH_WEIGHT * asked.clashes(clause)
+        if asked.other_period_after(text[:last], end):
+            continue  # "GBP 2.50" of "GBP 2.50 per hour" for a question asked per day
         if all((start, end) != (a, b) for _, a, b in spans):
             spans.append((score, start, end))
     spans.sort(key=lambda x: (-x[0], x[1]))

@@ -6,16 +6,19 @@ that first and quotes the sentence it came from after it: "1932: The bridge was 
 in 1932 by ...". The short answer is a span of the sentence of the type asked for that
 the question does not already contain; where the sentence holds several, the one with
 the most of the question's words around it (what the question asks about is usually
-said next to the answer), except names: a sentence with several names gets no short
-answer, since the nearest was right only one time in five on SQuAD's validation
-articles. A question of no recognised type gets no short answer.
+said next to the answer), never one followed by another rate's period than the
+question's ("GBP 2.50 per hour" for "per day"), nor the number of a clause ("4.1 A
+card is blocked ..."). A sentence with several names gets no short answer, since the
+nearest was right only one time in five on SQuAD's validation articles. A question of
+no recognised type gets no short answer.
 """
 
 from __future__ import annotations
 
 import re
 
-from assay.answer.expected import expected_kind
+from assay.answer.expected import CURRENCY_CODES, expected_kind
+from assay.answer.qualifiers import qualifiers
 from assay.text import content_terms, stem
 
 __all__ = ["short_answer"]
@@ -54,7 +57,8 @@ _SPANS = {
         rf"|{_DEGREES}"
     ),
     "money": re.compile(
-        rf"[$€£¥]\s?\d+(?:[.,]\d+)*{_SCALE}|\d+(?:[.,]\d+)*{_SCALE}\s*(?:dollars|euros|pounds)",
+        rf"(?:[$€£¥]\s?|\b(?:{CURRENCY_CODES})\s?)\d+(?:[.,]\d+)*{_SCALE}"
+        rf"|\d+(?:[.,]\d+)*{_SCALE}\s*(?:dollars|euros|pounds|{CURRENCY_CODES})\b",
         re.I,
     ),
     "figure": re.compile(
@@ -65,6 +69,9 @@ _SPANS = {
         r"\b[A-Z][\w'.-]*(?:\s+(?:(?:of|the|de|da|di|van|von|and|for|al)\s+)*[A-Z][\w'.-]*)*"
     ),
 }
+#: a clause's number opening a sentence ("4.1 **Rolling memberships**", "10.1 A card"):
+#: no figure of its text; "4.1 million people" goes on in lower case and is one
+_CLAUSE_NUMBER = re.compile(r"^\W*\d+(?:\.\d+)+\.?\s+(?=[A-Z*_#(\"'])")
 _WINDOW = 8  # words on each side of a span that count as its surroundings
 
 
@@ -87,16 +94,22 @@ def short_answer(question: str, sentence: str) -> str | None:
     kind = expected_kind(question)
     if kind is None:
         return None
-    asked = _stems(question)
+    asked, qualified = _stems(question), qualifiers(question)
+    numbered = _CLAUSE_NUMBER.match(sentence)
+    skip = numbered.end() if numbered else 0
     best: tuple[int, int, str] | None = None
     candidates = 0
     for match in _SPANS[kind.name].finditer(sentence):
+        if match.end() <= skip:
+            continue  # the clause's number
         span = match.group(0).strip(" ,.;:")
         if kind.name == "name":
             span = re.sub(r"^(?:The|A|An|In|On|At|By|For)\s+", "", span)
         words = _stems(span)
         if not span or (words and words <= asked) or span.lower() in question.lower():
             continue  # the question's own words are not its answer
+        if qualified.other_period_after(sentence, match.end()):
+            continue  # "GBP 2.50 per hour" for a question asked per day
         after = sentence[match.end() :].split()[:_WINDOW]
         if kind.name == "name" and after and _names_the_subject(after[0], question):
             continue  # "the Sydney bridge": it names what the question asks about
