@@ -28,6 +28,7 @@ from models import baselines, cross_scores, head_scores
 from assay.metrics import auroc, balanced_accuracy
 from assay.models.pair_classifier import SHIPPED_CROSS_ENCODER, PairClassifier
 from assay.training.mix import HELD_ASIDE
+from assay.training.ordinary_pairs import MEASURING_ONLY
 from assay.training.pairsets import LabeledPair
 from assay.training.resumable import read_rows
 from assay.training.teach import pair_id, teacher_sets
@@ -84,11 +85,12 @@ def main() -> None:
         if len(pairs) < 20 or len(set(y)) < 2:
             continue
         teacher = np.array([beliefs[pair_id(p)] for p in pairs])
+        aside = name.removeprefix("swap:") in HELD_ASIDE or name in MEASURING_ONLY
         cosine = baselines(pairs)["cosine"]
         head = head_scores(pairs)[0]
         ce = cross_scores(cross, pairs)[0]
         lines.append(
-            f"| {name} | {'yes' if name.removeprefix('swap:') in HELD_ASIDE else 'no'} "
+            f"| {name} | {'yes' if aside else 'no'} "
             f"| {len(pairs)} "
             f"| {fmt(auroc(y, teacher))} | {interval(y, teacher)} | {fmt(auroc(y, cosine))} "
             f"| {fmt(auroc(y, head))} "

@@ -33,12 +33,14 @@ from assay.ingest.pipeline import embedding_text
 from assay.training.ordinary_kbs import FIT_SUITE, build, knowledge_bases
 from assay.training.pairsets import LabeledPair
 
-__all__ = ["HELD_OUT_SUITE", "NEAREST", "ORDINARY_SUITES", "ordinary_pairs"]
+__all__ = ["HELD_OUT_SUITE", "MEASURING_ONLY", "NEAREST", "ORDINARY_SUITES", "ordinary_pairs"]
 
 #: the suite that measures what users get (never fitted to)
 HELD_OUT_SUITE = FIT_SUITE.parents[1] / "bench" / "ordinary"
 #: set name -> suite folder
 ORDINARY_SUITES = {"ordinary_fit": FIT_SUITE, "ordinary": HELD_OUT_SUITE}
+#: the suites no model is fitted to: their labels only measure
+MEASURING_ONLY = frozenset({"ordinary"})
 #: chunks paired with each question: the nearest by the embedder, as retrieval ranks them
 NEAREST = 8
 
