@@ -48,7 +48,14 @@ def test_j_a_chat_claim_the_official_policy_contradicts_is_never_published(
         assessment = evaluate(tmp_path, contexts, "--policy", policy)
         assert assessment.recommended_action in ("human_review", "suppress"), policy
         assert assessment.confidence_score < 0.5
-        assert ANSWER in assessment.unsupported_claims  # "over 4 hours" against "over 6"
+        if sourced:  # the official policy outweighs the chat: "over 4 hours" against "over 6"
+            assert ANSWER in assessment.unsupported_claims
+        else:  # nothing says which is official: the chat's support (P 0.50, at the support
+            # label's threshold) may stand, but never without the contradiction beside it
+            conflicts = {(c.claim, c.source_a, c.source_b) for c in assessment.source_conflicts}
+            assert (
+                ANSWER in assessment.unsupported_claims or (ANSWER, "slack", "policy") in conflicts
+            )
 
 
 def test_j_the_policy_alone_does_not_support_the_answer(tmp_path: Path) -> None:
