@@ -4,6 +4,7 @@ cross-entropy over the three support logits, set cross-entropy for "not supporte
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -43,3 +44,17 @@ def test_the_batched_loss_equals_the_mean_of_each_pairs_loss() -> None:
         index = {"supported": 0, "contradicted": 1, "unsupported": 2}.get(pair.label)
         expected.append(-(log_p[index] if index is not None else torch.logsumexp(log_p[1:], 0)))
     assert torch.allclose(loss_of(logits, PAIRS), torch.stack(expected).mean(), atol=1e-6)
+
+
+def test_a_relevance_pair_with_a_soft_target_is_trained_towards_it() -> None:
+    """Issue 42: a pair the teacher labelled carries its soft target, and the loss is the
+    binary cross-entropy towards that target, not towards the gold 0 or 1."""
+    torch = pytest.importorskip("torch")
+    from assay.training.cross_train import loss_of
+
+    soft = [replace(PAIRS[0], target=0.7), replace(PAIRS[1], target=0.2)]
+    logits = torch.tensor([[0.4, 0.0, 0.0, 0.0], [-1.0, 0.0, 0.0, 0.0]])
+    bce = torch.nn.functional.binary_cross_entropy_with_logits
+    expected = (bce(logits[0, 0], torch.tensor(0.7)) + bce(logits[1, 0], torch.tensor(0.2))) / 2
+    assert torch.allclose(loss_of(logits, soft), expected, atol=1e-6)
+    assert not torch.allclose(loss_of(logits, PAIRS[:2]), expected, atol=1e-3)

@@ -130,4 +130,4 @@ def test_an_unknown_mix_recipe_is_refused_before_any_data_is_read(tmp_path: Path
     from assay.training.mix import training_mix
 
     with pytest.raises(InvalidInputError, match="recipe"):
-        training_mix(tmp_path, tmp_path, recipe="3")
+        training_mix(tmp_path, tmp_path, recipe="4")

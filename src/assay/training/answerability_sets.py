@@ -27,10 +27,19 @@ _WINDOW_SENTENCES = 3
 
 
 def _pair(
-    dataset: str, question: str, passage: str, relevant: bool, group: str, **kw: str
+    dataset: str,
+    question: str,
+    passage: str,
+    relevant: bool,
+    group: str,
+    *,
+    answer: str = "",
+    kind: str = "own",
 ) -> LabeledPair:
     label = "relevant" if relevant else "irrelevant"
-    return LabeledPair(dataset, "relevance", question.strip(), passage.strip(), label, group, **kw)
+    return LabeledPair(
+        dataset, "relevance", question.strip(), passage.strip(), label, group, answer, kind
+    )
 
 
 def _squad_format(file: Path) -> Iterator[tuple[str, str, list[dict[str, Any]]]]:

@@ -123,13 +123,14 @@ def batches(lengths: Sequence[int], size: int, seed: int) -> list[list[int]]:
 
 
 def loss_of(logits: Any, pairs: Sequence[LabeledPair]) -> Any:
-    """Binary cross-entropy on relevance rows, (set-)cross-entropy on support rows: the
-    mean over the batch's rows."""
+    """Binary cross-entropy on relevance rows (towards a pair's soft ``target`` where it
+    has one), (set-)cross-entropy on support rows: the mean over the batch's rows."""
     import torch
 
     device = logits.device
     relevance = torch.tensor([p.task == "relevance" for p in pairs], device=device)
-    target = torch.tensor([float(p.positive) for p in pairs], device=device)
+    soft = [p.target if p.target is not None else float(p.positive) for p in pairs]
+    target = torch.tensor(soft, device=device)
     index = torch.tensor([max(_SUPPORT_INDEX.get(p.label, 0), 0) for p in pairs], device=device)
     either = torch.tensor([p.label == "not_supported" for p in pairs], device=device)
     log_p = torch.log_softmax(logits[:, 1:], dim=1)

@@ -59,8 +59,11 @@ SWAP_SOURCES = ("squad_v2", "xquad", "tatqa", "covid_qa")
 #: the mixes: "1" is the shipped cross-encoder 1.1.0's; "2" adds the stress kinds that came
 #: after it and qualifier swaps made from the training groups of :data:`SWAP_TRAINING`. A
 #: candidate trained on "2" read the swaps far better and users' documents worse, so it did
-#: not ship (docs/benchmarks.md, "Cross-encoder candidates")
-RECIPES = ("1", "2")
+#: not ship (docs/benchmarks.md, "Cross-encoder candidates"). "3" is "2" taught by the
+#: local LLM: the fitting suite's questions against their nearest chunks join the mix, and
+#: the pairs of the sets where the teacher ranks better carry its soft targets
+#: (:mod:`assay.training.distill`)
+RECIPES = ("1", "2", "3")
 
 #: stress pairs the cross-encoder 1.1.0 was trained without (recipe "1")
 _NEWER_STRESS_KINDS = frozenset({"negated_claim", "removed"})
@@ -136,8 +139,23 @@ def training_mix(
         if recipe != "1" and name in SWAP_TRAINING:
             swaps = qualifier_swaps(train, name, seed=seed)
             mix.extend(cap(swaps, SWAP_TRAINING[name], seed=seed))
+    if recipe == "3":
+        mix.extend(_users_documents())
     mix = dedupe_against(mix, aside)
-    return mix + off_topic(mix, seed=seed)
+    mix += off_topic(mix, seed=seed)
+    if recipe == "3":
+        from assay.training.distill import beliefs, with_targets  # reads the teacher's labels
+
+        mix = with_targets(mix, beliefs())
+    return mix
+
+
+def _users_documents() -> list[LabeledPair]:
+    """The fitting suite's questions against their nearest chunks (it builds each of its
+    knowledge bases, so it is read only for the recipe that needs it)."""
+    from assay.training.ordinary_pairs import ORDINARY_SUITES, ordinary_pairs
+
+    return ordinary_pairs("ordinary_fit", ORDINARY_SUITES["ordinary_fit"])
 
 
 def off_topic(mix: list[LabeledPair], *, share: float = 0.08, seed: int = 13) -> list[LabeledPair]:

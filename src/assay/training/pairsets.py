@@ -56,7 +56,9 @@ class LabeledPair:
 
     ``answer`` is the gold answer text where the set has one (for the answer-string
     baseline); ``kind`` names how the pair was made (``own``, ``hard_negative``,
-    ``answer_swap``...) so a report can break a set down.
+    ``answer_swap``...) so a report can break a set down; ``target``, where set, is the
+    P(relevant) a student is trained towards instead of the gold label's 0 or 1 (a soft
+    target taught by the local LLM: :mod:`assay.training.distill`).
     """
 
     dataset: str
@@ -67,6 +69,7 @@ class LabeledPair:
     group: str
     answer: str = ""
     kind: str = "own"
+    target: float | None = None
 
     @property
     def positive(self) -> bool:

@@ -31,9 +31,18 @@ _NLI_WORDS = {"entailment": "supported", "contradiction": "contradicted", "neutr
 
 
 def _pair(
-    dataset: str, claim: str, evidence: str, label: str, group: str, **kw: str
+    dataset: str,
+    claim: str,
+    evidence: str,
+    label: str,
+    group: str,
+    *,
+    answer: str = "",
+    kind: str = "own",
 ) -> LabeledPair:
-    return LabeledPair(dataset, "support", claim.strip(), evidence.strip(), label, group, **kw)
+    return LabeledPair(
+        dataset, "support", claim.strip(), evidence.strip(), label, group, answer, kind
+    )
 
 
 def _digest(text: str) -> str:
