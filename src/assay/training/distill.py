@@ -7,10 +7,10 @@ questions against their nearest chunks: 0.846 against 0.748 for ``assay-relevanc
 SQuAD 2.0 questions against their own paragraph (0.834 against 0.798 for the
 cross-encoder) and the qualifier swaps of the sets in the mix. There a pair's target is
 the gold label and the teacher's P(yes) mixed, ``(1 - w) * gold + w * teacher`` with
-``w`` = :data:`TEACHER_WEIGHT`: the gold label stays the larger part where it is sure
-(written by people for the question), the teacher's belief softens it where the pair is
-ambiguous, and a wrong string-match label (the fitting suite's gold is an answer found
-in the chunk) is pulled towards what the chunk says. Elsewhere the gold label alone.
+``w`` = :data:`TEACHER_WEIGHT`: the gold label keeps half the weight (people wrote it
+for the question), the teacher's belief softens it where the pair is ambiguous, and a
+wrong string-match label (the fitting suite's gold is an answer found in the chunk) is
+pulled towards what the chunk says. Elsewhere the gold label alone.
 """
 
 from __future__ import annotations
