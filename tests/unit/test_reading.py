@@ -225,6 +225,8 @@ def test_a_stronger_source_that_does_not_answer_does_not_lead() -> None:
             "The women's team scored 3.",
             "The men's team scored 2.",
         ),
+        ("Which man has won twice?", "Women's winner: Liv Haraldsen.", "Men's winner: Aurel."),
+        ("Who was the fastest woman?", "The men's record is 2:05.", "The women's record is 2:27."),
         ("How much is parking per day?", "It costs GBP 2.50 per hour.", "GBP 12 per day."),
         ("What is the monthly fee?", "The fee is EUR 90 per year.", "EUR 9 monthly."),
     ],

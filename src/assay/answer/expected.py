@@ -18,6 +18,7 @@ from assay.text import MONTH, NUMBER, YEAR
 
 __all__ = [
     "CURRENCY_CODES",
+    "FREQUENCY",
     "MONEY",
     "AnswerKind",
     "asks_yes_or_no",
@@ -36,6 +37,15 @@ _FIGURE = (
     r"(?:\d+(?:[.,]\d+)*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|"
     r"fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen|half)"
+)
+
+
+#: how often: "every other week", "twice a year", "3 times per day", "weekly"
+FREQUENCY = (
+    r"\bevery\s+(?:other\s+|second\s+|\w+\s+)?(?:\w+\s+)?(?:day|week|fortnight|month|year|"
+    r"hour|minute|morning|evening|night|monday|tuesday|wednesday|thursday|friday|saturday|"
+    r"sunday)s?\b|\b(?:once|twice|\w+\s+times)\s+(?:a|an|per|each|every)\s+\w+"
+    r"|\b(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually)\b"
 )
 
 
@@ -86,6 +96,11 @@ _KINDS = {
             re.I,
         ),
     ),
+    "frequency": AnswerKind(
+        "frequency",
+        "how often",
+        re.compile(FREQUENCY, re.I),
+    ),
     "figure": AnswerKind(
         "figure", "figure or quantity", re.compile(rf"\b{_FIGURE}\b|{NUMBER.pattern}", re.I)
     ),
@@ -100,12 +115,13 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     # "when" opening the question, not a clause of it ("How much ... when I'm abroad?")
     (re.compile(r"(?:^|[.;:!?]\s+)\W*when\b|\bwhat\s+(?:year|date|day|month|time|century|"
                 r"decade)\b", re.I), "date"),
-    (re.compile(r"\bhow\s+(?:long|old)\b", re.I), "duration"),
+    (re.compile(r"\bhow\s+(?:long|old|soon)\b", re.I), "duration"),
+    (re.compile(r"\bhow\s+often\b", re.I), "frequency"),
     (re.compile(r"\b(?:what|which)\b.*\btemperatures?\b|\bhow\s+(?:hot|cold|warm)\b", re.I),
      "temperature"),
     (re.compile(r"\bhow\s+much\b.*\b(?:cost|pay|charge\s+for|price)\b|\b(?:what|which)\s+"
                 r"(?:is\s+the\s+)?(?:price|cost|fee)\b", re.I), "money"),
-    (re.compile(r"\bhow\s+(?:many|much|far|tall|high|big|large|wide|deep|heavy|often|fast)\b|"
+    (re.compile(r"\bhow\s+(?:many|much|far|tall|high|big|large|wide|deep|heavy|fast)\b|"
                 r"\bwhat\s+(?:percentage|percent|number|amount|size|proportion)\b", re.I),
      "figure"),
     (re.compile(r"^\W*(?:who|whom|whose)\b", re.I), "name"),  # not "the composer who was"

@@ -37,7 +37,9 @@ _QUARTER = re.compile(
 )
 _HALF = re.compile(r"\b(?:H([12])|(first|second|1st|2nd)[\s-]+half)\b", re.I)
 _GENDER = re.compile(
-    r"\b(?:(men|male|boys|gentlemen)|(women|female|girls|ladies))(?:'s|s'|\u2019s)?\b", re.I
+    r"\b(?:(men|man|male|boys?|gentlem[ae]n)|(wom[ae]n|female|girls?|lad(?:y|ies)))"
+    r"(?:'s|s'|\u2019s)?\b",
+    re.I,
 )
 _NAME = re.compile(r"(?<![\w.])(?:[A-Z][\w-]*\d[\w-]*|\d+[A-Z][\w-]*|[A-Z][a-z][\w'-]*)")
 _QUESTION_OPENERS = {

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from assay.answer.expected import CURRENCY_CODES, expected_kind
+from assay.answer.expected import CURRENCY_CODES, FREQUENCY, expected_kind
 from assay.answer.qualifiers import qualifiers
 from assay.text import content_terms, stem
 
@@ -61,6 +61,7 @@ _SPANS = {
         rf"|\d+(?:[.,]\d+)*{_SCALE}\s*(?:dollars|euros|pounds|{CURRENCY_CODES})\b",
         re.I,
     ),
+    "frequency": re.compile(FREQUENCY, re.I),
     "figure": re.compile(
         rf"\b\d+(?:[.,]\d+)*{_SCALE}(?:\s*(?:%|percent|per\s+cent))?|\b{_NUMBER_WORDS}{_SCALE}\b",
         re.I,
