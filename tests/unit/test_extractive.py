@@ -94,7 +94,7 @@ def test_r8_pseudo_relevance_feedback_adds_the_evidence_vocabulary() -> None:
         ("When does it open?", "date", "It opens in May.", "It may open soon."),
         ("I land at six. When does the desk open?", "date", "at 07:00", "at the desk"),
         ("How often is the blue bin collected?", "frequency", "every other week", "£52 per year"),
-        ("How often is it serviced?", "frequency", "twice a year", "in 2 years"),
+        ("How often is it serviced?", "frequency", "twice a year", "at the depot in 2026"),
         ("How soon must the report be out?", "duration", "within 5 business days", "for SEV-1"),
         ("How long does a charge take?", "duration", "about 3 hours", "between 0 °C and 45 °C"),
         ("How long does a refund take?", "duration", "within 5 business days", "with a receipt"),

@@ -66,6 +66,8 @@ def test_subject_terms_keep_names_and_things() -> None:
         ("How many people live there?", "4.1 million people live there.", "4.1 million"),
         ("How often is the blue bin collected?", "Blue bins are collected every other week.",
          "every other week"),
+        ("How often do I swap the batteries?", "The batteries last about 12 months.",
+         "about 12 months"),
         ("What does the pack weigh?", "The pack weighs 2.1 kg.", None),  # no recognised type
         ("When was it built?", "It was built long ago.", None),  # the sentence holds none
         ("Who founded Warsaw?", "Warsaw was founded by Boleslaw or by Konrad.", None),

@@ -65,6 +65,12 @@ class AnswerKind:
 #: ISO 4217 codes written beside an amount ("EUR 14", "120 CHF")
 CURRENCY_CODES = "usd|eur|gbp|chf|jpy|cad|aud|nzd|sek|nok|dkk|pln|czk|cny|inr|sgd|hkd"
 
+#: a duration or a length: "5-7 business days", "3 hours", "2 km"
+_DURATION = (
+    rf"\b{_FIGURE}\s*(?:-|\u2013|to)?\s*{_FIGURE}?\s*(?:{_DAY_KINDS}\s+)?"
+    rf"(?:{_DURATION_UNITS}|{_LENGTH_UNITS})\b"
+)
+
 _KINDS = {
     "date": AnswerKind(
         "date",
@@ -79,8 +85,7 @@ _KINDS = {
         "duration",
         "duration or length",
         re.compile(
-            rf"\b{_FIGURE}\s*(?:-|\u2013|to)?\s*{_FIGURE}?\s*(?:{_DAY_KINDS}\s+)?"
-            rf"(?:{_DURATION_UNITS}|{_LENGTH_UNITS})\b",
+            _DURATION,
             re.I,
         ),
     ),
@@ -96,10 +101,10 @@ _KINDS = {
             re.I,
         ),
     ),
-    "frequency": AnswerKind(
+    "frequency": AnswerKind(  # or the interval: "the batteries last about 12 months"
         "frequency",
         "how often",
-        re.compile(FREQUENCY, re.I),
+        re.compile(rf"{FREQUENCY}|{_DURATION}", re.I),
     ),
     "figure": AnswerKind(
         "figure", "figure or quantity", re.compile(rf"\b{_FIGURE}\b|{NUMBER.pattern}", re.I)

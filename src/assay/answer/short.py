@@ -39,6 +39,9 @@ _UNIT = (
     r"mm|cm|km|m|metres?|meters?|kilometres?|kilometers?|feet|foot|ft|inch(?:es)?|miles?|"
     r"yards?|kg|kilograms?|tonnes?|tons?|pounds?|lbs?|g|grams?|percent|per\s+cent|%)"
 )
+_DURATION = (
+    rf"\b(?:about\s+|around\s+|over\s+)?{_AMOUNT}(?:\s*(?:-|\u2013|to)\s*{_AMOUNT})?\s*{_UNIT}\b"
+)
 _VALUE = r"-?\d+(?:\.\d+)?"
 _DEGREES = rf"{_VALUE}\s*(?:°\s*[CF]?|degrees(?:\s+(?:Celsius|Fahrenheit|C|F))?|[CF]\b)"
 #: the span each answer type is read as, broader than the test of whether one is present
@@ -48,10 +51,7 @@ _SPANS = {
         rf"|\b{_MONTHS}\s+\d{{1,2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)\s+century\b"
         rf"|\b\d{{1,2}}:\d{{2}}(?:\s*[ap]\.?m\.?)?"
     ),
-    "duration": re.compile(
-        rf"\b(?:about\s+|around\s+|over\s+)?{_AMOUNT}(?:\s*(?:-|\u2013|to)\s*{_AMOUNT})?\s*{_UNIT}\b",
-        re.I,
-    ),
+    "duration": re.compile(_DURATION, re.I),
     "temperature": re.compile(
         rf"(?:between\s+)?(?:{_DEGREES}|{_VALUE})(?:\s*(?:-|\u2013|to|and)\s*{_DEGREES})"
         rf"|{_DEGREES}"
@@ -61,7 +61,7 @@ _SPANS = {
         rf"|\d+(?:[.,]\d+)*{_SCALE}\s*(?:dollars|euros|pounds|{CURRENCY_CODES})\b",
         re.I,
     ),
-    "frequency": re.compile(FREQUENCY, re.I),
+    "frequency": re.compile(rf"{FREQUENCY}|{_DURATION}", re.I),  # or the interval
     "figure": re.compile(
         rf"\b\d+(?:[.,]\d+)*{_SCALE}(?:\s*(?:%|percent|per\s+cent))?|\b{_NUMBER_WORDS}{_SCALE}\b",
         re.I,
