@@ -68,7 +68,7 @@ bench-pipeline-llm: install  ## the same, with a third release that asks the loc
 	ASSAY_LLM_URL=$(LLM_URL) ASSAY_LLM_MODEL=$(LLM_MODEL) ASSAY_LLM_TIMEOUT=120 \
 	  $(BIN)/python bench/pipeline.py --data $(DATA) --more $(DATA_MORE) --write
 
-bench-answers: install  ## what users get: answered right / wrong / withheld and abstained rightly, on the ordinary-documents suite (bench/ordinary), SQuAD 2.0 test articles, TAT-QA, XQuAD, PolicyQA and COVID-QA, beside the previous release (about 45 minutes); with ASSAY_LLM_URL also with the LLM answerer -> docs/benchmarks.md
+bench-answers: install  ## what users get: answered right / wrong / withheld and abstained rightly, on the ordinary-documents suite (bench/ordinary), SQuAD 2.0 test articles, TAT-QA, XQuAD, PolicyQA and COVID-QA, beside the previous release (about 4 minutes on 2 cores); with ASSAY_LLM_URL also with the LLM answerer -> docs/benchmarks.md
 	$(BIN)/python bench/ordinary/check.py
 	$(BIN)/python bench/answers.py --data $(DATA) --more $(DATA_MORE) --questions 30 --squad-questions 100 --write
 
