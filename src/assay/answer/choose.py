@@ -222,13 +222,10 @@ def _keeping_to(asked: Qualifiers | None, lead: Sentence, by_context: dict[int, 
     more of the question's qualifiers than the lead does: for "How late is it open on
     Thursday?", "On Thursdays it stays open until 21:00", not the general "open from
     10:00 to 17:00" that the relevance model rates higher."""
-    reading = by_context.get(id(lead.context))
-    if asked is None or reading is None or not reading.answers:
+    if asked is None:
         return lead
-    start, end = reading.sentence
-    if asked.held(lead.context.text[start:end]) > asked.held(lead.text):
-        return Sentence(lead.context, start, end, lead.score)
-    return lead
+    readers = _lead_in(lead, by_context)
+    return readers if asked.held(readers.text) > asked.held(lead.text) else lead
 
 
 def _lead_in(sentence: Sentence, by_context: dict[int, Found]) -> Sentence:

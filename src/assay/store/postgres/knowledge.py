@@ -30,7 +30,7 @@ from assay.store.base import (
     Vectors,
 )
 from assay.store.postgres.connection import KNOWLEDGE_WRITE_LOCK, PostgresSession
-from assay.store.postgres.label_indexes import label_indexes, usable
+from assay.store.postgres.label_indexes import chunks_in, label_indexes, usable
 from assay.store.sql.knowledge_rows import (
     CHUNK_COLUMNS,
     INSERT_CHUNK,
@@ -147,7 +147,7 @@ class PostgresStore:
             if readable is None:
                 return self._lexicon.search(query, k)
             self._db.execute(CUSTOM_PLANS)
-            size = self._readable_count(readable)
+            size = chunks_in(self._db, readable)
             if size <= EXACT_UP_TO:  # a sliver: fetch them once
                 row = self._db.execute(READABLE_ALL, (readable,)).fetchone()
                 every = np.sort(np.asarray((row and row["seqs"]) or [], dtype=np.int64))
@@ -185,10 +185,10 @@ class PostgresStore:
                 return [Hit(r["id"], float(r["score"])) for r in rows]
             self._db.execute(CUSTOM_PLANS)
             indexed = usable(label_indexes(self._db), access, readable)
+            params = (literal, literal, int(k))
             found = [
                 self._db.execute(DENSE_SEARCH_LABEL.format(covers=ix.predicate), params).fetchall()
                 for ix in indexed
-                for params in [(literal, literal, int(k))]
             ]
             covered = {s for ix in indexed for s in ix.sets}
             rest = [s for s in readable if s not in covered]
@@ -202,7 +202,7 @@ class PostgresStore:
     def _readable_nearest(self, literal: str, readable: list[int], k: int) -> list[Any]:
         """The nearest ``k`` chunks of these label sets, exactly for a sliver, else by
         the filtered walk (exactly where the graph runs out first)."""
-        size = self._readable_count(readable)
+        size = chunks_in(self._db, readable)
         if size == 0:
             return []
         params = (literal, readable, literal, k)
@@ -248,12 +248,6 @@ class PostgresStore:
             return {}
         found = self._db.execute(f"SELECT {columns} FROM kb_chunks WHERE id = ANY(?)", (list(ids),))
         return require_all(ids, {r["id"]: r for r in found})
-
-    def _readable_count(self, readable: list[int]) -> int:
-        """How many chunks the ``readable`` label sets hold (the counts kept beside the
-        label sets by migration m009)."""
-        found = self._db.execute(READABLE_COUNT, (readable,)).fetchone()
-        return 0 if found is None else int(found["n"])
 
     def _dimensions(self) -> int | None:
         value = self._meta("dimensions")
@@ -317,10 +311,6 @@ SCAN_TUPLES = 40_000
 CUSTOM_PLANS = "SET LOCAL plan_cache_mode = force_custom_plan"
 #: a caller who may read at most this many chunks is searched exactly
 EXACT_UP_TO = 20_000
-# How many chunks the readable label sets hold (kept by the triggers of migration m009).
-READABLE_COUNT = (
-    "SELECT COALESCE(SUM(chunks), 0) AS n FROM kb_access_counts WHERE access_set = ANY(?)"
-)
 # Every chunk of the readable label sets (lexical search's check for a small grant).
 READABLE_ALL = "SELECT array_agg(seq) AS seqs FROM kb_chunks WHERE access_set = ANY(?)"
 # Which of these seqs are in the readable label sets (lexical search's check).

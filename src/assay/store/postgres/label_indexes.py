@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from assay.access import Access, parse_labels
@@ -95,7 +96,7 @@ def create_label_index(
             f" WITH (m = {int(options.m)}, ef_construction = {int(options.ef_construction)})"
             f" WHERE {covers(sets)}"
         )
-        chunks = _chunks_in(session, sets)
+        chunks = chunks_in(session, sets)
         session.execute(
             "INSERT INTO kb_label_indexes (label, name, sets, chunks) VALUES (?, ?, ?, ?)"
             " ON CONFLICT (label) DO UPDATE SET name = EXCLUDED.name, sets = EXCLUDED.sets,"
@@ -129,9 +130,9 @@ def label_indexes(session: PostgresSession, *, counts: bool = False) -> list[Lab
         index = LabelIndex(row["label"], row["name"], sets, row["built"], int(row["chunks"]))
         if counts:
             holding = _sets_holding(session, index.label)
-            index = LabelIndex(
-                index.label, index.name, sets, index.built, index.chunks_built,
-                _chunks_in(session, sets), _chunks_in(session, holding),
+            index = replace(
+                index, chunks_now=chunks_in(session, sets),
+                label_chunks_now=chunks_in(session, holding),
             )  # fmt: skip
         found.append(index)
     return found
@@ -160,7 +161,9 @@ def _sets_holding(session: PostgresSession, label: str) -> tuple[int, ...]:
     return tuple(int(r["id"]) for r in rows if label in json.loads(r["labels"]))
 
 
-def _chunks_in(session: PostgresSession, sets: tuple[int, ...]) -> int:
+def chunks_in(session: PostgresSession, sets: Sequence[int]) -> int:
+    """How many chunks these label sets hold (the counts kept beside the label sets by
+    migration m009: a few rows read, not the chunks)."""
     row = session.execute(
         "SELECT COALESCE(SUM(chunks), 0) AS n FROM kb_access_counts WHERE access_set = ANY(?)",
         (list(sets),),
