@@ -18,6 +18,32 @@ def test_every_number_word_is_a_figure() -> None:
         assert kind.found_in(f"{word} seasons"), word
 
 
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How many new shops did it open?", "count"),
+        ("How many pounds did it raise?", "figure"),
+        ("What is the charge for a loan request?", "money"),
+        ("At what charge level should the battery go on charge?", None),
+        ("How far will it go on one charge?", "distance"),
+        ("How far ahead can I book a class?", "figure"),  # a time, not a length
+        ("How heavy is the Haul?", "weight"),
+        ("What time must essays be handed in?", "clock"),
+        ("What time period did the treaty end?", "date"),
+    ],
+)
+def test_a_question_asks_for_the_kind_its_words_name(question: str, kind: str | None) -> None:
+    found = expected_kind(question)
+    assert (found and found.name) == kind
+
+
+def test_a_count_is_never_a_price_nor_a_share() -> None:
+    kind = expected_kind("How many new bakeries opened?")
+    assert kind is not None
+    assert not kind.found_in("Revenue up 8.1% to £162.5m, from £150.3m.")
+    assert kind.found_in("Revenue up 8.1% and 17 new bakeries.")
+
+
 def test_a_relative_who_does_not_ask_for_a_name() -> None:
     assert expected_kind("Which music did the composer who was first play?") is None
     kind = expected_kind("Who was the first composer?")

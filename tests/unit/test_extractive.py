@@ -101,7 +101,7 @@ def test_r8_pseudo_relevance_feedback_adds_the_evidence_vocabulary() -> None:
         ("How long does a refund take?", "duration", "in ten working days", "in the app"),
         ("What temperature range is safe?", "temperature", "0 °C to 45 °C", "three hours"),
         ("How much does the HX-40 cost?", "money", "It costs $400.", "It weighs 2 kg."),
-        ("How many cells does it have?", "figure", "twelve cells", "lithium cells"),
+        ("How many cells does it have?", "count", "twelve cells", "lithium cells"),
         ("Who founded Halden Power?", "name", "It was founded by Ada Berg.", "it was founded."),
     ],
 )

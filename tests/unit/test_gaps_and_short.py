@@ -68,7 +68,18 @@ def test_subject_terms_keep_names_and_things() -> None:
          "every other week"),
         ("How often do I swap the batteries?", "The batteries last about 12 months.",
          "about 12 months"),
-        ("What does the pack weigh?", "The pack weighs 2.1 kg.", None),  # no recognised type
+        ("What does the pack weigh?", "The pack weighs 2.1 kg.", "2.1 kg"),
+        ("How many new shops opened?", "Revenue rose 8.1% to £162.5m, and 17 new shops opened.",
+         "17"),  # a count, not the share nor the price beside it
+        ("How far will it go on one charge?", "Range: up to 95 km, or 4.5 h of riding.",
+         "up to 95 km"),
+        ("How heavy is the Haul?", "The Haul weighs 31.6 kg and carries 80 kg on its rack.",
+         "31.6 kg"),
+        ("What time must essays be handed in?",
+         "Essays are due on Friday 30 April 2027 at 12:00 noon.", "12:00 noon"),
+        ("What is the charge for a loan request?", "A loan request costs £4.00 within 2 weeks.",
+         "£4.00"),
+        ("What colour is the pack?", "The pack is 2.1 kg of blue plastic.", None),  # no type
         ("When was it built?", "It was built long ago.", None),  # the sentence holds none
         ("Who founded Warsaw?", "Warsaw was founded by Boleslaw or by Konrad.", None),
     ],

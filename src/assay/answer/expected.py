@@ -56,10 +56,18 @@ class AnswerKind:
     name: str
     description: str  #: "date or time period", for messages
     pattern: re.Pattern[str]
+    #: spans that never count, though the pattern finds one in them: a count is no price
+    unless: re.Pattern[str] | None = None
 
     def found_in(self, text: str) -> bool:
         """Whether ``text`` holds an answer of this kind."""
-        return bool(self.pattern.search(text))
+        return bool(self.pattern.search(self.without(text)))
+
+    def without(self, text: str) -> str:
+        """``text`` with the spans of :attr:`unless` blanked (as long as ``text``)."""
+        if self.unless is None:
+            return text
+        return self.unless.sub(lambda m: " " * len(m.group(0)), text)
 
 
 #: ISO 4217 codes written beside an amount ("EUR 14", "120 CHF")
@@ -70,6 +78,19 @@ _DURATION = (
     rf"\b{_FIGURE}\s*(?:-|\u2013|to)?\s*{_FIGURE}?\s*(?:{_DAY_KINDS}\s+)?"
     rf"(?:{_DURATION_UNITS}|{_LENGTH_UNITS})\b"
 )
+
+_MONEY = re.compile(
+    rf"[$€£¥]\s?\d+(?:[.,]\d+)*\w*|\b(?:{CURRENCY_CODES})\s?\d+(?:[.,]\d+)*\w*"
+    rf"|\d+(?:[.,]\d+)*\s*(?:dollars|euros|pounds|cents|francs|yen|{CURRENCY_CODES})\b",
+    re.I,
+)
+#: what a count never is: a price, a share
+_NOT_COUNTS = re.compile(rf"{_MONEY.pattern}|\d+(?:[.,]\d+)*\s*(?:%|percent\b|per\s+cent\b)", re.I)
+_FIGURES = rf"\b{_FIGURE}\b|{NUMBER.pattern}"
+#: a length: "up to 95 km", "2.5 metres"
+_DISTANCE = rf"\b{_FIGURE}\s*(?:-|\u2013|to)?\s*{_FIGURE}?\s*{_LENGTH_UNITS}\b"
+#: a weight: "31.6 kg", "200 lb"
+WEIGHT_UNITS = r"(?:kg|kgs|kilos?|kilograms?|g|grams?|tonnes?|tons?|t|lbs?|ounces?|oz|stone)"
 
 _KINDS = {
     "date": AnswerKind(
@@ -106,8 +127,18 @@ _KINDS = {
         "how often",
         re.compile(rf"{FREQUENCY}|{_DURATION}", re.I),
     ),
-    "figure": AnswerKind(
-        "figure", "figure or quantity", re.compile(rf"\b{_FIGURE}\b|{NUMBER.pattern}", re.I)
+    "figure": AnswerKind("figure", "figure or quantity", re.compile(_FIGURES, re.I)),
+    # "How many new shops ...?": a number of things, never the price beside it
+    "count": AnswerKind("count", "number", re.compile(_FIGURES, re.I), unless=_NOT_COUNTS),
+    "distance": AnswerKind("distance", "distance", re.compile(_DISTANCE, re.I)),
+    "weight": AnswerKind("weight", "weight", re.compile(rf"\b{_FIGURE}\s*{WEIGHT_UNITS}\b", re.I)),
+    # "What time ...?": a time of day ("12:00 noon", "9 am"), not the date beside it
+    "clock": AnswerKind(
+        "clock",
+        "time of day",
+        re.compile(
+            r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*[ap]\.?m\b|\b(?:noon|midday|midnight)\b", re.I
+        ),
     ),
     "name": AnswerKind(
         "name", "name of a person or organisation", re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")
@@ -117,6 +148,8 @@ _KINDS = {
 MONEY = _KINDS["money"]
 
 _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\b(?:at|by|until|from)\s+what\s+time\b|^\W*what\s+time\b(?!\s+(?:period|"
+                r"frame|span|scale|zone|of\s+(?:the\s+)?(?:year|month|week)))", re.I), "clock"),
     # "when" opening the question, not a clause of it ("How much ... when I'm abroad?")
     (re.compile(r"(?:^|[.;:!?]\s+)\W*when\b|\bwhat\s+(?:year|date|day|month|time|century|"
                 r"decade)\b", re.I), "date"),
@@ -125,7 +158,14 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:what|which)\b.*\btemperatures?\b|\bhow\s+(?:hot|cold|warm)\b", re.I),
      "temperature"),
     (re.compile(r"\bhow\s+much\b.*\b(?:cost|pay|charge\s+for|price)\b|\b(?:what|which)\s+"
-                r"(?:is\s+the\s+)?(?:price|cost|fee)\b", re.I), "money"),
+                r"(?:is\s+the\s+|are\s+the\s+)?(?:price|cost|fee)s?\b|\bwhat\s+(?:is|are)\s+the\s+"
+                r"charges?\s+(?:for|of|to)\b", re.I), "money"),
+    (re.compile(r"\bhow\s+far\b(?!\s+(?:back|into|in\s+advance|ahead))", re.I), "distance"),
+    (re.compile(r"\bhow\s+heavy\b|\b(?:how\s+much|what)\s+(?:does|do|did|will|would)\b.*"
+                r"\bweigh\b", re.I), "weight"),
+    # "how many shops", not "how many pounds" nor "how many of the shops' takings"
+    (re.compile(r"\bhow\s+many\b(?!\s+(?:dollars|euros|pounds|cents|percent|per\s+cent|"
+                r"times\s+(?:more|less|as)))", re.I), "count"),
     (re.compile(r"\bhow\s+(?:many|much|far|tall|high|big|large|wide|deep|heavy|fast)\b|"
                 r"\bwhat\s+(?:percentage|percent|number|amount|size|proportion)\b", re.I),
      "figure"),

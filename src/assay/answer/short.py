@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from assay.answer.expected import CURRENCY_CODES, FREQUENCY, expected_kind
+from assay.answer.expected import CURRENCY_CODES, FREQUENCY, WEIGHT_UNITS, expected_kind
 from assay.answer.qualifiers import qualifiers
 from assay.text import content_terms, stem
 
@@ -42,6 +42,10 @@ _UNIT = (
 _DURATION = (
     rf"\b(?:about\s+|around\s+|over\s+)?{_AMOUNT}(?:\s*(?:-|\u2013|to)\s*{_AMOUNT})?\s*{_UNIT}\b"
 )
+_LENGTHS = (
+    r"(?:mm|cm|km|m|metres?|meters?|kilometres?|kilometers?|feet|foot|ft|inch(?:es)?|miles?|"
+    r"yards?)"
+)
 _VALUE = r"-?\d+(?:\.\d+)?"
 _DEGREES = rf"{_VALUE}\s*(?:°\s*[CF]?|degrees(?:\s+(?:Celsius|Fahrenheit|C|F))?|[CF]\b)"
 #: the span each answer type is read as, broader than the test of whether one is present
@@ -64,6 +68,20 @@ _SPANS = {
     "frequency": re.compile(rf"{FREQUENCY}|{_DURATION}", re.I),  # or the interval
     "figure": re.compile(
         rf"\b\d+(?:[.,]\d+)*{_SCALE}(?:\s*(?:%|percent|per\s+cent))?|\b{_NUMBER_WORDS}{_SCALE}\b",
+        re.I,
+    ),
+    "distance": re.compile(
+        rf"\b(?:(?:up\s+to|about|around|over|under|within)\s+)?{_AMOUNT}"
+        rf"(?:\s*(?:-|\u2013|to)\s*{_AMOUNT})?\s*{_LENGTHS}\b",
+        re.I,
+    ),
+    "weight": re.compile(
+        rf"\b(?:(?:up\s+to|about|around|over|under)\s+)?{_AMOUNT}\s*{WEIGHT_UNITS}\b", re.I
+    ),
+    "clock": re.compile(
+        r"\b\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\.?|noon|midday|midnight)"
+        r"|\b\d{1,2}[:.]\d{2}\b(?:\s*(?:-|\u2013|to)\s*\d{1,2}[:.]\d{2}\b)?"
+        r"|\b(?:noon|midday|midnight)\b",
         re.I,
     ),
     "name": re.compile(
@@ -100,7 +118,8 @@ def short_answer(question: str, sentence: str) -> str | None:
     skip = numbered.end() if numbered else 0
     best: tuple[int, int, str] | None = None
     candidates = 0
-    for match in _SPANS[kind.name].finditer(sentence):
+    spans = _SPANS.get(kind.name, _SPANS["figure"])  # a count is read as a figure
+    for match in spans.finditer(kind.without(sentence)):  # a count's prices blanked
         if match.end() <= skip:
             continue  # the clause's number
         span = match.group(0).strip(" ,.;:")
