@@ -51,6 +51,24 @@ def test_j2_a_supported_claim_with_its_evidence(judge: ModelJudge) -> None:
     assert result.assessment.unsupported_claims == []
 
 
+def test_j2_a_quote_opened_by_its_own_span_is_read_as_the_quote(judge: ModelJudge) -> None:
+    """Found with a user's broadband knowledge base: the extractive answer "No internet
+    connection: - Solid amber: no internet connection." was graded contradicted by the
+    very passage it quotes (P(supported) 0.23): the support model took the restated span
+    for a second, negated statement. The quote after the query is supported (0.81)."""
+    guide = Context(
+        "guide",
+        "- Solid white: connected and working.\n- Solid amber: no internet connection. "
+        "Check the cable to the wall socket, then restart the hub.",
+        0.58,
+    )
+    answer = "No internet connection: - Solid amber: no internet connection."
+    result = judge.judge(
+        "What does a solid amber light on the router mean?", answer, [guide], ActionThresholds()
+    )
+    assert [c.grade for c in result.claims] == ["supported"]
+
+
 def test_j2_a_figure_the_evidence_contradicts_is_contradicted(judge: ModelJudge) -> None:
     assert grade(judge, "The HX-40 weighs 5 kg and was released in 2019.") == ["contradicted"]
 

@@ -75,6 +75,8 @@ def test_a_span_is_widened_to_whole_words() -> None:
         ("Refunds take 5-7 days.", "7 days", "5-7 days"),
         ("Version 4.3 and 5 apply.", "5", "5"),  # a list, not a range
         ("The limit is EUR 220 in Paris.", "220", "220"),
+        ("Lumenet Max: Download speed: 900 Mbps, Monthly price: £45.", "900", "900 Mbps"),
+        ("Up to 64 devices can connect.", "64", "Up to 64"),  # a count has no unit
     ],
 )  # fmt: skip
 def test_a_span_takes_in_the_range_or_bound_the_reader_cut_off(
@@ -335,6 +337,37 @@ def test_r_a_disagreement_is_settled_by_the_more_reliable_source() -> None:
     close = choose([_sentence(policy, 0.2), _sentence(kb, 0.6)], [], None, yes_no=True)
     assert close is not None and close.lead.context is kb  # 0.9 against 1.0: not clear
     assert [d.context for d in close.disagreeing] == [policy]
+
+
+GUIDE = Context("guide", "- Solid amber: no internet connection.", 0.579, "Router guide > Lights",
+                "hub-guide", "official", reliability=1.0)  # fmt: skip
+AMBER_POST = Context("amber", "Mine went amber all evening.", 0.595, "Router light amber",
+                     "forum", "unverified", reliability=0.3)  # fmt: skip
+
+
+def test_r_a_post_that_echoes_the_question_does_not_take_the_lead_from_the_official_text() -> None:
+    """Found with a user's broadband knowledge base: "What does a solid amber light on the
+    router mean?" quoted "Mine went amber all evening" from a forum thread titled "Router
+    light amber" (evidence confidence 0.595, by its similarity) though the relevance model
+    rated the router guide's "Solid amber: no internet connection" best (confidence
+    0.579). Evidence confidence weighs similarity to the question; it does not let a
+    clearly less reliable source overrule the best-rated sentence of an official one."""
+    sentences = [_sentence(GUIDE, 0.39), _sentence(AMBER_POST, 0.15)]
+    found = [_reading(GUIDE, "no internet connection"), _reading(AMBER_POST, "amber")]
+    choice = choose(sentences, found, None)
+    assert choice is not None and choice.lead.context is GUIDE
+
+
+def test_r_a_clearly_more_reliable_source_that_answers_leads_over_the_best_rated_post() -> None:
+    """The same, the other way round: the post rated best, the official guide answers too
+    (the reader finds its span) with a lower evidence confidence: the guide leads."""
+    sentences = [_sentence(GUIDE, 0.15), _sentence(AMBER_POST, 0.39)]
+    found = [_reading(GUIDE, "no internet connection"), _reading(AMBER_POST, "amber")]
+    choice = choose(sentences, found, None)
+    assert choice is not None and choice.lead.context is GUIDE
+    silent = Found(GUIDE, (), -6.0, False)  # the guide holds no answer: the post stays
+    choice = choose(sentences, [silent, _reading(AMBER_POST, "amber")], None)
+    assert choice is not None and choice.lead.context is AMBER_POST
 
 
 def test_no_short_answer_when_the_question_points_at_another_value_than_the_readers() -> None:

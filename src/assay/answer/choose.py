@@ -10,7 +10,13 @@ a fitting span in it (:attr:`assay.answer.reading.Found.answers`), or its best s
 rates within :data:`ANSWERS_WITHIN` of the best -- the strongest such passage leads
 instead. So a forum post that reads as the better answer never outranks a data sheet
 that answers as well; a superseded text the gate let through never outranks its
-successor.
+successor. Evidence confidence weighs similarity to the question too, so source
+reliability (the registry's) bounds it: a passage of a clearly less reliable source
+(:data:`CLEARLY_MORE_RELIABLE`) never takes the lead from the best-rated sentence of a
+more reliable one, and a clearly more reliable source that answers leads over the
+best-rated sentence of a less reliable one, whatever their confidences ("Mine went amber
+all evening", a forum thread titled "Router light amber", against the router guide's
+"Solid amber: no internet connection").
 
 A yes-or-no question ("Can I still run 4.3 on Python 3.9?") is not read for a span, and
 the relevance model rates highest the sentence that echoes its words, most often a
@@ -197,13 +203,20 @@ def choose(
         )
         if (
             answers
-            and _strength(s.context) > _strength(best.context)
+            and (
+                _strength(s.context) > _strength(best.context)
+                or _more_reliable(s.context, best.context)
+            )
             and _other_source(s.context, best.context)
+            and not _more_reliable(best.context, s.context)  # a forum post echoing the question
         ):
             stronger.append(s)
     lead = best
-    if stronger:
-        lead = _lead_in(max(stronger, key=lambda s: _strength(s.context)), by_context)
+    if stronger:  # a clearly more reliable source first, then the strongest evidence
+        first = max(
+            stronger, key=lambda s: (_more_reliable(s.context, best.context), _strength(s.context))
+        )
+        lead = _lead_in(first, by_context)
     disagreeing = _disagreeing(lead, found, rated, best, kind, yes_no=yes_no, by_context=by_context)
     trusted = [d for d in disagreeing if _more_reliable(d.context, lead.context)]
     if trusted:  # a contradiction is settled by who says it, not by who echoes the question

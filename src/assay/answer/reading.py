@@ -78,6 +78,11 @@ _BOUND = re.compile(
     r"\s+than)\s+$",
     re.IGNORECASE,
 )
+#: a unit of measurement just after a figure the reader cut off before it
+_UNIT_AFTER = re.compile(
+    r"\s?(?:[kMGT]?(?:bps|b/s|B|Hz|Wh|W|VA|V)|mAh|Ah|km/h|mph|rpm|psi|bar|dB|lux|"
+    r"mm|cm|km|kg|mg|ml|mL|lbs?|ft|sq\s?m|m²|m³)(?![\w/])"
+)
 #: a cell of a table row as ingest writes it: "Column name: value"
 _CELL = re.compile(r"^[\s,:]*(?P<label>[^,:;]{1,60}?):\s+(?P<value>.+?)[\s.]*$")
 
@@ -134,6 +139,9 @@ def _widened(text: str, start: int, end: int, *, ranges: bool = True) -> tuple[i
         end -= 1
     while start < end and text[start] in " ,.;:)(\n":
         start += 1
+    unit = _UNIT_AFTER.match(text, end) if start < end and text[end - 1].isdigit() else None
+    if unit is not None:
+        end = unit.end()  # "900" of "900 Mbps": the figure with its unit
     before = text[max(0, start - 40) : start]
     if start < end and text[start].isdigit():
         cut = (_RANGE_START.search(before) if ranges else None) or _BOUND.search(before)

@@ -18,26 +18,28 @@ off-topic evidence supporting). The claim is
 * **unsupported** otherwise.
 
 The support model reads each claim after the query ("Yes, both are rock bands" says
-nothing alone; the model was trained on question and answer together), except a
-sentence of six words or more quoted word for word from a context, which it reads alone
-(the model takes a long question-and-answer for a hallucination). A supported
-claim that another context contradicts is a source conflict, weighed by who said what
-(:mod:`assay.judge.strength`): a context weighs its confidence (as in ``assay ask``),
-else the reliability of its source kind (``evaluate`` with ``source_kind``), and one
-clearly outweighs another by 0.15 or more, or at equal weight by a later publication
-date. The claim rests on its strongest backing context. If that clearly outweighs a
-contradicting one, the conflict is *settled* in the claim's favour; if a contradicting
-context clearly outweighs it, the claim is **contradicted** (a chat message does not
-make a claim the official policy contradicts true), the conflict reported and settled
-against it; otherwise the conflict stands unsettled. A conflict among contexts is
-settled when either side clearly outweighs the other. Contexts with no weight (no
-confidence, no source kind) settle nothing, as before source information existed.
-Unsettled conflicts over a claim are major, settled ones and unsettled ones among the
-contexts are minor, and settled ones among the contexts are only reported. Conflicts
-among the contexts come from :func:`~assay.scoring.agreement.find_conflicts` and from
-definitions that differ, kept only when one side states what a claim states (a
-disagreement about charging time does not bear on an answer about temperature);
-evidence sufficiency and speculation from :mod:`assay.judge.checks`.
+nothing alone; the model was trained on question and answer together), except a sentence
+of six words or more quoted word for word from a context, which it reads alone (the
+model takes a long question-and-answer for a hallucination). An extractive answer's
+short answer that restates a span of the quote it opens ("No internet connection: -
+Solid amber: no internet connection.") is left out: the model took the echo for a
+contradiction. A supported claim that another context contradicts is a source conflict,
+weighed by who said what (:mod:`assay.judge.strength`): a context weighs its confidence
+(as in ``assay ask``), else the reliability of its source kind (``evaluate`` with
+``source_kind``), and one clearly outweighs another by 0.15 or more, or at equal weight
+by a later publication date. The claim rests on its strongest backing context. If that
+clearly outweighs a contradicting one, the conflict is *settled* in the claim's favour;
+if a contradicting context clearly outweighs it, the claim is **contradicted** (a chat
+message does not make a claim the official policy contradicts true), the conflict
+reported and settled against it; otherwise the conflict stands unsettled. A conflict
+among contexts is settled when either side clearly outweighs the other. Contexts with no
+weight (no confidence, no source kind) settle nothing, as before source information
+existed. Unsettled conflicts over a claim are major, settled ones and unsettled ones
+among the contexts are minor, and settled ones among the contexts are only reported.
+Conflicts among the contexts come from :func:`~assay.scoring.agreement.find_conflicts`
+and from definitions that differ, kept only when one side states what a claim states (a
+disagreement about charging time does not bear on an answer about temperature); evidence
+sufficiency and speculation from :mod:`assay.judge.checks`.
 
 The score (J3) picks a band from what was found and places the answer inside it by the
 mean of its claims' ``0.8 * strength + 0.2 * P(supported)``, so that answers within one
@@ -91,12 +93,17 @@ from assay.judge.schema import (
 from assay.judge.strength import outweighs, rank
 from assay.models.support import SupportModel, SupportResult, get_support_model
 from assay.scoring.agreement import CachedSupport, aligned_sentences, face_conflict, find_conflicts
-from assay.text import NUMBER, content_terms, is_stopword, stem
+from assay.text import NUMBER, content_terms, is_stopword, squash_spaces, stem
 
 __all__ = ["ModelJudge"]
 
 _SHORT_CLAIM_WORDS = 6
 _YES_NO_START = re.compile(r"^\W*(?:yes|no)\b", re.IGNORECASE)
+#: an extractive answer: its short answer, then the sentence quoted ("No internet
+#: connection: - Solid amber: no internet connection."); the model reads the quote after
+#: the query, as the echo took a restated span for a contradiction (P(supported) 0.23
+#: against 0.81)
+_LED = re.compile(r"^(?P<lead>[^:\n]{1,80}):\s+(?P<quote>\S.*)$", re.DOTALL)
 _ALIGNED = 0.5  # content-word cosine at which a claim and a sentence state the same thing
 _SAME_WORDS = 3  # a face conflict needs this many shared words: short texts align by chance
 _FULL_COVERAGE = 0.5  # evidence holding this share of a claim's words takes its support whole
@@ -234,8 +241,16 @@ class ModelJudge:
         """What the support model reads; see the module docstring."""
         if query.strip() in claim:
             return claim
+        texts = [c.text for c in contexts]
+        led = _LED.match(claim)
+        if (
+            led is not None
+            and squash_spaces(led["lead"]).lower() in squash_spaces(led["quote"]).lower()
+            and is_excerpt(led["quote"], texts)
+        ):  # the short answer restates a span of the quote: read the quote as the answer
+            return f"{query} {led['quote']}"
         short = len(claim.split()) < _SHORT_CLAIM_WORDS or _YES_NO_START.match(claim)
-        if not short and is_excerpt(claim, [c.text for c in contexts]):
+        if not short and is_excerpt(claim, texts):
             return claim  # quoted from the evidence: asked whether it is supported, alone
         return f"{query} {claim}"
 
