@@ -76,3 +76,58 @@ def test_how_with_an_adjective_asks_for_a_span() -> None:
     assert not wants_explanation("How accurate is the humidity sensor?")
     assert wants_explanation("How do I reset the thermostat?")
     assert wants_explanation("Can my 8-year-old visit the ICU?")
+
+
+GUIDE = """---
+title: "LumeHub 6 router: quick guide"
+published: 2026-01-10
+---
+# LumeHub 6 router: quick guide
+
+## Lights
+
+- Solid white: connected and working.
+- Flashing white: starting up or updating; do not switch off.
+- Solid amber: no internet connection. Check the cable to the wall socket, then restart the hub.
+- Flashing red: the hub is overheating. Move it somewhere with air around it.
+"""
+THREAD = """---
+title: Router light amber
+published: 2026-06-01
+---
+Mine went amber all evening. Holding the button on the back for a few seconds fixed it for
+me, no idea why.
+"""
+
+
+@pytest.fixture(scope="module")
+def router_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("router")
+    db = folder / "assay.db"
+    (folder / "guide.md").write_text(GUIDE)
+    (folder / "thread.md").write_text(THREAD)
+    for args in (
+        ["sources", "add", "hub-guide", "--kind", "official"],
+        ["sources", "add", "forum", "--kind", "unverified"],
+        ["ingest", str(folder / "guide.md"), "--source", "hub-guide"],
+        ["ingest", str(folder / "thread.md"), "--source", "forum"],
+    ):
+        result = run_cli(*args, db=db)
+        assert result.exit_code == 0, result.output
+    return db
+
+
+def test_r_a_thread_titled_like_the_question_does_not_answer_over_the_guide(
+    router_db: Path,
+) -> None:
+    """Found with a user's broadband knowledge base: "What does a solid amber light on
+    the router mean?" quoted "Mine went amber all evening" from a forum thread titled
+    "Router light amber" (its evidence confidence the higher, by its similarity to the
+    question), and the judge then graded the guide's own sentence contradicted by itself.
+    The guide's sentence answers, and is published."""
+    out = ask(router_db, "What does a solid amber light on the router mean?", "--policy",
+              "informational")  # fmt: skip
+    assert out["status"] == "answered", out["answer"]
+    assert "no internet connection" in out["answer"].lower()
+    cited = {s["source_id"] for s in out["sources"] if s["cited"]}
+    assert cited == {"hub-guide"}, out["answer"]
