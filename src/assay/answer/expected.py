@@ -84,8 +84,6 @@ _MONEY = re.compile(
     rf"|\d+(?:[.,]\d+)*\s*(?:dollars|euros|pounds|cents|francs|yen|{CURRENCY_CODES})\b",
     re.I,
 )
-#: what a count never is: a price, a share
-_NOT_COUNTS = re.compile(rf"{_MONEY.pattern}|\d+(?:[.,]\d+)*\s*(?:%|percent\b|per\s+cent\b)", re.I)
 _FIGURES = rf"\b{_FIGURE}\b|{NUMBER.pattern}"
 #: a length: "up to 95 km", "2.5 metres"
 _DISTANCE = rf"\b{_FIGURE}\s*(?:-|\u2013|to)?\s*{_FIGURE}?\s*{_LENGTH_UNITS}\b"
@@ -128,8 +126,9 @@ _KINDS = {
         re.compile(rf"{FREQUENCY}|{_DURATION}", re.I),
     ),
     "figure": AnswerKind("figure", "figure or quantity", re.compile(_FIGURES, re.I)),
-    # "How many new shops ...?": a number of things, never the price beside it
-    "count": AnswerKind("count", "number", re.compile(_FIGURES, re.I), unless=_NOT_COUNTS),
+    # "How many new shops ...?": a number of things, never the price beside it; a share
+    # may answer ("How many Victorians are Catholic?": "26.7%")
+    "count": AnswerKind("count", "number", re.compile(_FIGURES, re.I), unless=_MONEY),
     "distance": AnswerKind("distance", "distance", re.compile(_DISTANCE, re.I)),
     "weight": AnswerKind("weight", "weight", re.compile(rf"\b{_FIGURE}\s*{WEIGHT_UNITS}\b", re.I)),
     # "What time ...?": a time of day ("12:00 noon", "9 am"), not the date beside it
