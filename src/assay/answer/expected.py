@@ -79,7 +79,8 @@ _DURATION = (
     rf"(?:{_DURATION_UNITS}|{_LENGTH_UNITS})\b"
 )
 
-_MONEY = re.compile(
+#: an amount of money, whole: blanked where a count is read
+_PRICES = re.compile(
     rf"[$€£¥]\s?\d+(?:[.,]\d+)*\w*|\b(?:{CURRENCY_CODES})\s?\d+(?:[.,]\d+)*\w*"
     rf"|\d+(?:[.,]\d+)*\s*(?:dollars|euros|pounds|cents|francs|yen|{CURRENCY_CODES})\b",
     re.I,
@@ -128,7 +129,7 @@ _KINDS = {
     "figure": AnswerKind("figure", "figure or quantity", re.compile(_FIGURES, re.I)),
     # "How many new shops ...?": a number of things, never the price beside it; a share
     # may answer ("How many Victorians are Catholic?": "26.7%")
-    "count": AnswerKind("count", "number", re.compile(_FIGURES, re.I), unless=_MONEY),
+    "count": AnswerKind("count", "number", re.compile(_FIGURES, re.I), unless=_PRICES),
     "distance": AnswerKind("distance", "distance", re.compile(_DISTANCE, re.I)),
     "weight": AnswerKind("weight", "weight", re.compile(rf"\b{_FIGURE}\s*{WEIGHT_UNITS}\b", re.I)),
     # "What time ...?": a time of day ("12:00 noon", "9 am"), not the date beside it
@@ -162,7 +163,7 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bhow\s+far\b(?!\s+(?:back|into|in\s+advance|ahead))", re.I), "distance"),
     (re.compile(r"\bhow\s+heavy\b|\b(?:how\s+much|what)\s+(?:does|do|did|will|would)\b.*"
                 r"\bweigh\b", re.I), "weight"),
-    # "how many shops", not "how many pounds" nor "how many of the shops' takings"
+    # "how many shops", not "how many pounds" nor "how many times more"
     (re.compile(r"\bhow\s+many\b(?!\s+(?:dollars|euros|pounds|cents|percent|per\s+cent|"
                 r"times\s+(?:more|less|as)))", re.I), "count"),
     (re.compile(r"\bhow\s+(?:many|much|far|tall|high|big|large|wide|deep|heavy|fast)\b|"

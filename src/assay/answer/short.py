@@ -88,6 +88,7 @@ _SPANS = {
         r"\b[A-Z][\w'.-]*(?:\s+(?:(?:of|the|de|da|di|van|von|and|for|al)\s+)*[A-Z][\w'.-]*)*"
     ),
 }
+_SPANS["count"] = _SPANS["figure"]  # with its prices blanked (AnswerKind.without)
 #: a clause's number opening a sentence ("4.1 **Rolling memberships**", "10.1 A card"):
 #: no figure of its text; "4.1 million people" goes on in lower case and is one
 _CLAUSE_NUMBER = re.compile(r"^\W*\d+(?:\.\d+)+\.?\s+(?=[A-Z*_#(\"'])")
@@ -118,8 +119,7 @@ def short_answer(question: str, sentence: str) -> str | None:
     skip = numbered.end() if numbered else 0
     best: tuple[int, int, str] | None = None
     candidates = 0
-    spans = _SPANS.get(kind.name, _SPANS["figure"])  # a count is read as a figure
-    for match in spans.finditer(kind.without(sentence)):  # a count's prices blanked
+    for match in _SPANS[kind.name].finditer(kind.without(sentence)):  # a count's prices blanked
         if match.end() <= skip:
             continue  # the clause's number
         span = match.group(0).strip(" ,.;:")
