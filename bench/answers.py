@@ -15,6 +15,11 @@ Sets:
   TAT-QA, COVID-QA, PolicyQA, XQuAD), asked of the knowledge base with the answer
   (``present``), without it (``absent``) and, for SQuAD, its unanswerable questions.
 
+``--ordinary DIR`` asks another suite of the same layout instead, such as
+``labels/ordinary-fit`` (the knowledge bases the correctness model is fitted on) when a
+change is tried there before it meets the held-out suite. ``bench/answers_diff.py``
+compares two ``--out`` files question by question.
+
 A question counts as answered when ``ask`` returns status ``answered``; right when the
 answer, without the notes after it, holds a gold answer (SQuAD's normalisation). Every
 question is asked through the Python API with ``record=False``. The previous release's
@@ -24,7 +29,7 @@ docs/benchmarks.md::
 
     .venv/bin/python bench/answers.py [--sets ordinary squad ...] [--policies ...]
         [--questions N] [--squad-questions N] [--label NAME] [--out FILE]
-        [--previous FILE] [--write]
+        [--previous FILE] [--ordinary DIR] [--write]
 """
 
 from __future__ import annotations
@@ -95,10 +100,12 @@ def disagreement_named(response: Any) -> bool:
     return said or bool(response.assessment.source_conflicts)
 
 
-def run_ordinary(policies: Sequence[str], engine_settings: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per (knowledge base, question, policy) of the ordinary suite."""
+def run_ordinary(
+    policies: Sequence[str], engine_settings: dict[str, Any], suite: Path = ORDINARY
+) -> list[dict[str, Any]]:
+    """One row per (knowledge base, question, policy) of an ordinary-documents suite."""
     rows = []
-    for kb in knowledge_bases(ORDINARY):
+    for kb in knowledge_bases(suite):
         with tempfile.TemporaryDirectory(prefix="assay-answers-") as tmp:
             engine = build(kb, Path(tmp), **engine_settings)
             for q in kb.questions:
@@ -244,8 +251,13 @@ def main() -> None:
     parser.add_argument("--label", default="this release")
     parser.add_argument("--out", type=Path, help="keep the rows and figures here (JSON)")
     parser.add_argument("--previous", type=Path, default=PREVIOUS)
+    parser.add_argument(
+        "--ordinary", type=Path, default=ORDINARY, help="the ordinary-documents suite to ask"
+    )
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
     args = parser.parse_args()
+    if args.write and args.ordinary != ORDINARY:
+        parser.error("--write reports the held-out suite bench/ordinary; leave --ordinary out")
     llm = load_llm_settings()
     releases = [(args.label, {"llm": LLMSettings()})]
     if llm.configured:
@@ -256,7 +268,7 @@ def main() -> None:
         start, rows = time.perf_counter(), []
         for name in args.sets:
             if name == "ordinary":
-                rows += run_ordinary(args.policies, update)
+                rows += run_ordinary(args.policies, update, args.ordinary)
             else:
                 n = (
                     args.squad_questions
