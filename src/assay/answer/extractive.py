@@ -7,17 +7,18 @@ question asks for (:mod:`assay.answer.expected`: "how long" wants a duration) an
 when it, with its passage's title path, states another year, quarter, gender or model
 than the question (:mod:`assay.answer.qualifiers`); a table row weighs less when the
 question names less of its header than of another row's of the same table ("an adult
-ticket": the Adult row, not the Family row that mentions adults). Which sentence leads is
-:mod:`assay.answer.choose`: the best-rated one, unless an admitted passage of another,
-stronger source answers too. The reader (:mod:`assay.answer.reading`) reads the
-strongest passages with their titles first; when it finds no answer in any of them the
-answerer declines (an empty draft whose ``declined`` says why) rather than quote a
-topical sentence. The answer opens with the short answer: the cell of a table row whose
-column the question names, else the reader's span within the quoted sentence when it is
-short, else the date, quantity or name the question asks for (:mod:`assay.answer.short`)
-from the clause that keeps to the question's qualifiers: "About 3 hours: A full charge
-from empty takes about 3 hours. [Source: ...]". Answering passages of other sources
-that give another value are named in ``Draft.disagreements``.
+ticket": the Adult row, not the Family row that mentions adults). Which sentence leads
+is :mod:`assay.answer.choose`: the best-rated one, unless an admitted passage of
+another, stronger or clearly more reliable source answers too. The reader
+(:mod:`assay.answer.reading`) reads the strongest passages with their titles first; when
+it finds no answer in any of them the answerer declines (an empty draft whose
+``declined`` says why) rather than quote a topical sentence. The answer opens with the
+short answer: the cell of a table row whose column the question names, else the reader's
+span within the quoted sentence when it is short, else the date, quantity or name the
+question asks for (:mod:`assay.answer.short`) from the clause that keeps to the
+question's qualifiers: "About 3 hours: A full charge from empty takes about 3 hours.
+[Source: ...]". Answering passages of other sources that give another value are named in
+``Draft.disagreements``.
 The relevance model reads a shortlist of the sentences (:data:`SHORTLIST`): all of the
 strongest passage's, then those of the others that share the most words with the
 question. A model that reads spans (the shipped heads) reads them first out of their
