@@ -39,21 +39,25 @@ I also brought my 8-year-old into the ICU, the nurses were fine with it.
 """
 
 
+def knowledge_base(folder: Path, documents: dict[str, tuple[str, list[str]]]) -> Path:
+    """A database in ``folder`` holding each document (file name: its text, then the
+    ``sources add`` arguments of its source), ingested through the CLI."""
+    db = folder / "assay.db"
+    for name, (text, source) in documents.items():
+        (folder / name).write_text(text)
+        for args in (["sources", "add", *source], ["ingest", str(folder / name), "--source",
+                                                     source[0]]):  # fmt: skip
+            result = run_cli(*args, db=db)
+            assert result.exit_code == 0, result.output
+    return db
+
+
 @pytest.fixture(scope="module")
 def clinic_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("clinic")
-    db = folder / "assay.db"
-    (folder / "policy.md").write_text(POLICY)
-    (folder / "forum.md").write_text(POST)
-    for args in (
-        ["sources", "add", "aster-visitors", "--kind", "official", "--owner", "Aster Valley"],
-        ["sources", "add", "patient-forum", "--kind", "customer", "--owner", "forum users"],
-        ["ingest", str(folder / "policy.md"), "--source", "aster-visitors"],
-        ["ingest", str(folder / "forum.md"), "--source", "patient-forum"],
-    ):
-        result = run_cli(*args, db=db)
-        assert result.exit_code == 0, result.output
-    return db
+    return knowledge_base(tmp_path_factory.mktemp("clinic"), {
+        "policy.md": (POLICY, ["aster-visitors", "--kind", "official", "--owner", "Aster Valley"]),
+        "forum.md": (POST, ["patient-forum", "--kind", "customer", "--owner", "forum users"]),
+    })  # fmt: skip
 
 
 def test_r_the_official_policy_drafts_the_yes_no_answer_and_the_post_is_named(
@@ -102,19 +106,10 @@ me, no idea why.
 
 @pytest.fixture(scope="module")
 def router_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("router")
-    db = folder / "assay.db"
-    (folder / "guide.md").write_text(GUIDE)
-    (folder / "thread.md").write_text(THREAD)
-    for args in (
-        ["sources", "add", "hub-guide", "--kind", "official"],
-        ["sources", "add", "forum", "--kind", "unverified"],
-        ["ingest", str(folder / "guide.md"), "--source", "hub-guide"],
-        ["ingest", str(folder / "thread.md"), "--source", "forum"],
-    ):
-        result = run_cli(*args, db=db)
-        assert result.exit_code == 0, result.output
-    return db
+    return knowledge_base(tmp_path_factory.mktemp("router"), {
+        "guide.md": (GUIDE, ["hub-guide", "--kind", "official"]),
+        "thread.md": (THREAD, ["forum", "--kind", "unverified"]),
+    })  # fmt: skip
 
 
 def test_r_a_thread_titled_like_the_question_does_not_answer_over_the_guide(
