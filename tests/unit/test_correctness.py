@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -24,17 +25,26 @@ from assay.answer.correctness import (
     CorrectnessModel,
     CorrectnessRater,
     answer_features,
+    features_of,
     first_statement,
     load_correctness_model,
+    peer_ids,
     reader_belief,
 )
+from assay.documents import Chunk
 from assay.errors import InvalidInputError
+from assay.flow.assess import AskResult
 from assay.flow.respond import Responder, Response, Status
+from assay.flow.retrieval import Retrieval, Retrieved
+from assay.flow.score import score_candidates
 from assay.models.answerability import LLMAnswerability
 from assay.models.reader import Reading, load_reader
 from assay.routing import Decision
+from assay.scoring.agreement import Conflict
+from assay.scoring.evidence import SourceFacts
+from assay.types import Candidate
 from tests.fake_llm import serve
-from tests.unit.test_respond import ScriptedAnswerer, ScriptedJudge, result
+from tests.unit.test_respond import AS_OF, POLICY, ScriptedAnswerer, ScriptedJudge, result
 
 N = len(FEATURES)
 
@@ -244,3 +254,59 @@ def test_an_answer_citing_no_retrieved_passage_has_no_belief_to_ask_for() -> Non
         assert endpoint.requests == []
     assert response.judgment is not None and response.judgment.correctness is not None
     assert response.judgment.correctness["features"][LLM_FEATURE] == 0.0
+
+
+def guide_post_and_old_terms() -> AskResult:
+    """The router guide (official, relevance 0.6), a forum post echoing the question
+    (reliability 0.4, relevance 0.9) that conflicts with it, and last year's terms
+    (relevance 0.95), superseded by the guide's source."""
+    question = "What does a solid amber light mean?"
+    facts = {
+        "guide": SourceFacts("official", 1.0, source_id="guide"),
+        "forum": SourceFacts("forum", 0.4, source_id="forum"),
+        "terms-2025": SourceFacts(
+            "official", 1.0, source_id="terms-2025", superseded_by=("guide",)
+        ),
+    }
+    rows = [("g", "guide", 0.6), ("p", "forum", 0.9), ("t", "terms-2025", 0.95)]
+    candidates = [
+        Candidate(id=i, text=f"Passage {i} on the amber light.", similarity=0.8,
+                  source_id=source, published=AS_OF)
+        for i, source, _ in rows
+    ]  # fmt: skip
+    scored = score_candidates(
+        question, candidates, POLICY, lambda c: facts[c.source_id or ""], as_of=AS_OF
+    )
+    hits = [
+        Retrieved(Chunk(i, f"doc-{i}", source, 0, c.text, None, "", f"file:{i}"),
+                  0.5, 0.8, 0.5, relevance=relevance)
+        for (i, source, relevance), c in zip(rows, candidates, strict=True)
+    ]  # fmt: skip
+    retrieval = Retrieval(question, hits, np.zeros((3, 4), dtype=np.float32), "hybrid", "test")
+    conflict = Conflict("g", "p", "negation", ("No internet.", "Mine works fine."))
+    base = result(Decision.PROCEED, 0.9)
+    return replace(base, scored=scored, retrieval=retrieval, conflicts=(conflict,))
+
+
+def test_an_answer_is_measured_against_passages_of_sources_as_reliable_as_its_own() -> None:
+    """The forum post that echoes the question and the superseded terms rated the guide's
+    right answers 0.03-0.16: its best relevance, margin, reader belief and conflicts are
+    read among passages of the guide's standing; a post's answer is still measured
+    against the guide."""
+    asked = guide_post_and_old_terms()
+    assert {e.id for e in asked.scored.excluded} == {"t"}  # superseded by the guide
+    assert peer_ids(asked, {"g"}) == {"g"}
+    assert peer_ids(asked, {"p"}) == {"g", "p"}
+    assert peer_ids(asked, set()) == {"g", "p"}
+
+    def rated(answer: str, cited: str) -> dict[str, float]:
+        relevance, reader = ConstantRelevance(0.5), SilentReader()
+        return features_of(relevance, reader, asked.retrieval.query, asked, answer, [cited], 1.0)
+
+    from_guide = rated("No internet connection [Source: g].", "g")
+    assert from_guide["best_relevance"] == from_guide["cited_relevance"] == 0.6
+    assert from_guide["relevance_margin"] == 0.6 and from_guide["conflicts"] == 0.0
+    from_post = rated("Mine went amber all evening [Source: p].", "p")
+    assert from_post["best_relevance"] == 0.9 and from_post["cited_relevance"] == 0.9
+    assert from_post["relevance_margin"] == pytest.approx(0.3)
+    assert from_post["conflicts"] == pytest.approx(1 / 3)

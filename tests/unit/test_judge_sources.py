@@ -4,6 +4,7 @@ contexts that disagree by their source's strength (J2, J3)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -211,7 +212,11 @@ def test_strength_a_clear_margin_or_at_equal_weight_a_later_date_outweighs() -> 
     assert not outweighs(ctx("official"), ctx())  # unknown weight: no verdict
     assert not outweighs(ctx(day=9), ctx(day=2))  # dates alone settle nothing
     assert outweighs(ctx(conf=0.95), ctx(conf=0.80))  # 0.15 exactly, at 6 decimals
-    assert outweighs(ctx("customer", conf=0.9), ctx("official", conf=0.7))  # confidence first
+    # within 0.3 of reliability the confidence weighs first; beyond it, the registry
+    assert outweighs(ctx("verified_kb", conf=0.9), ctx("official", conf=0.7))
+    assert not outweighs(ctx("customer", conf=0.9), ctx("official", conf=0.7))
+    assert outweighs(ctx("official", conf=0.7), ctx("customer", conf=0.9))
+    assert outweighs(ctx("official", conf=0.7), ctx("internal_wiki", conf=0.7))  # 0.3 exactly
 
 
 def test_j_stronger_source_contradiction_outweighs_weaker_support() -> None:
@@ -255,10 +260,21 @@ def test_j_without_source_information_the_judgment_is_as_before() -> None:
     assert judge_of(dated) == bare  # a date without a kind weighs nothing
 
 
-def test_j_a_confidence_weighs_before_a_kind() -> None:
-    chat = Context("chat", CHAT, 0.9, source_kind="unverified", reliability=0.3)
+def test_j_a_confidence_weighs_before_a_kind_of_about_the_same_reliability() -> None:
+    chat = Context("chat", CHAT, 0.9, source_kind="verified_kb", reliability=0.9)
     policy = Context("policy", POLICY, 0.6, source_kind="official", reliability=1.0)
     assert judge_of([chat, policy])[0] == "supported"
+
+
+def test_j_a_clearly_less_reliable_source_never_outweighs_by_its_confidence() -> None:
+    """Issue 41: a post that echoes the question's words gains confidence from its
+    similarity; the official text it contradicts still decides (the registry's
+    reliability 0.3 or more apart), and settles the conflict when it backs the claim."""
+    chat = Context("chat", CHAT, 0.9, source_kind="unverified", reliability=0.3)
+    policy = Context("policy", POLICY, 0.6, source_kind="official", reliability=1.0)
+    assert judge_of([chat, policy])[0] == "contradicted"
+    grade, score, _, _, why = judge_of([replace(chat, text=POLICY), replace(policy, text=CHAT)])
+    assert grade == "supported" and 0.5 <= score < 0.8 and "1 settled" in why
 
 
 # -- bounds ----------------------------------------------------------------------------------

@@ -51,7 +51,7 @@ from assay.answer.expected import AnswerKind
 from assay.answer.qualifiers import Qualifiers
 from assay.answer.reading import Found
 from assay.judge.schema import Context
-from assay.judge.strength import SETTLED
+from assay.judge.strength import CLEARLY_MORE_RELIABLE, SETTLED, more_reliable
 from assay.text import NEGATION, content_terms, figures, stem
 
 __all__ = [
@@ -66,10 +66,6 @@ YES_NO_WITHIN = 0.15
 #: how much higher a confidence is clearly stronger: the judge's margin for settling a
 #: conflict by source strength
 CLEARLY_STRONGER = SETTLED
-#: how much more reliable a source must be for its passage to lead when two sources
-#: answer otherwise: official (1.0) over an internal wiki (0.7) or a forum post (0.4),
-#: not over a verified knowledge base (0.9)
-CLEARLY_MORE_RELIABLE = 0.3
 #: a word that forbids; with :data:`assay.text.NEGATION`, a sentence with one and a
 #: sentence without say opposite things
 _FORBIDS = re.compile(r"\b(?:avoid|forbidden|prohibited|banned)\b", re.IGNORECASE)
@@ -205,20 +201,20 @@ def choose(
             answers
             and (
                 _strength(s.context) > _strength(best.context)
-                or _more_reliable(s.context, best.context)
+                or more_reliable(s.context, best.context)
             )
             and _other_source(s.context, best.context)
-            and not _more_reliable(best.context, s.context)  # a forum post echoing the question
+            and not more_reliable(best.context, s.context)  # a forum post echoing the question
         ):
             stronger.append(s)
     lead = best
     if stronger:  # a clearly more reliable source first, then the strongest evidence
         first = max(
-            stronger, key=lambda s: (_more_reliable(s.context, best.context), _strength(s.context))
+            stronger, key=lambda s: (more_reliable(s.context, best.context), _strength(s.context))
         )
         lead = _lead_in(first, by_context)
     disagreeing = _disagreeing(lead, found, rated, best, kind, yes_no=yes_no, by_context=by_context)
-    trusted = [d for d in disagreeing if _more_reliable(d.context, lead.context)]
+    trusted = [d for d in disagreeing if more_reliable(d.context, lead.context)]
     if trusted:  # a contradiction is settled by who says it, not by who echoes the question
         top = max(trusted, key=lambda d: d.context.reliability or 0.0)
         lead = _lead_in(rated[id(top.context)], by_context)
@@ -249,14 +245,6 @@ def _lead_in(sentence: Sentence, by_context: dict[int, Found]) -> Sentence:
         start, end = reading.sentence
         return Sentence(sentence.context, start, end, sentence.score)
     return sentence
-
-
-def _more_reliable(a: Context, b: Context) -> bool:
-    """Whether ``a``'s source is clearly more reliable than ``b``'s (by
-    :data:`CLEARLY_MORE_RELIABLE`): an official text against a wiki or a forum post."""
-    if a.reliability is None or b.reliability is None:
-        return False
-    return round(a.reliability - b.reliability, 6) >= CLEARLY_MORE_RELIABLE
 
 
 def _disagreeing(

@@ -40,10 +40,12 @@ from assay.answer.citations import CITATION, defuse_citations, strip_citations
 from assay.answer.expected import expected_kind
 from assay.errors import InvalidInputError
 from assay.judge.base import Judgment
+from assay.judge.strength import CLEARLY_MORE_RELIABLE
 from assay.models.answerability import LLMAnswerability
 from assay.models.reader import SpanReader
 from assay.models.relevance import RelevanceModel
 from assay.text import content_terms, stem, titled
+from assay.types import ExclusionReason
 
 if TYPE_CHECKING:
     from assay.flow.assess import AskResult
@@ -64,6 +66,7 @@ __all__ = [
     "features_of",
     "first_statement",
     "load_correctness_model",
+    "peer_ids",
     "rated_by",
     "reader_belief",
 ]
@@ -160,9 +163,10 @@ def features_of(
     hits ``relevance`` scored and ``reader`` reads; ``support`` is the judge's score.
     With ``answerability``, :data:`LLM_FEATURES`: its belief about the most relevant cited
     passage (0.0 when the answer cites none)."""
-    hits = result.retrieval.hits
-    relevances = [float(h.relevance or 0.0) for h in hits]
     wanted = set(cited)
+    peers = peer_ids(result, wanted)
+    hits = [h for h in result.retrieval.hits if h.chunk.id in peers]
+    relevances = [float(h.relevance or 0.0) for h in hits]
     plain = strip_citations(answer)
 
     # passages are read under their title paths, as the answerer read them ("The pump
@@ -193,7 +197,7 @@ def features_of(
         set_confidence=result.signals.composite,
         coverage=result.signals.coverage,
         support=support,
-        conflicts=len(result.conflicts),
+        conflicts=sum(c.first in peers and c.second in peers for c in result.conflicts),
         reader_cited=reader_belief(cited_margin),
         reader_best=reader_belief(max(margins, default=-math.inf)),
         reader_statement=reader_belief(statement_margin),
@@ -206,6 +210,31 @@ def features_of(
             passage = defuse_citations(best.chunk.text)
             features[LLM_FEATURE] = answerability.belief(question, passage, best.chunk.title or "")
     return features
+
+
+def peer_ids(result: AskResult, cited: set[str]) -> set[str]:
+    """The retrieved passages an answer citing ``cited`` is measured against: all but
+    superseded ones and those of a source clearly less reliable than the most reliable
+    cited one (:data:`assay.judge.strength.CLEARLY_MORE_RELIABLE`), whose conflicts too
+    are left out.
+
+    The answerer lets the official guide lead over a forum post that echoes the question
+    ("Mine went amber all evening"), and names the post's disagreement; measured against
+    that post (a higher relevance than the cited passage's, an answer span of its own, a
+    conflict), right answers from the stronger source were rated 0.03-0.16."""
+    evidence = {e.id: e for e in result.scored.evidence}
+    trusted = [e.basis.reliability for i in cited if (e := evidence.get(i)) is not None]
+    floor = max(trusted, default=None)
+
+    def peer(chunk_id: str) -> bool:
+        e = evidence.get(chunk_id)
+        if e is None or chunk_id in cited:
+            return True
+        if e.reason is ExclusionReason.SOURCE_SUPERSEDED:
+            return False
+        return floor is None or round(floor - e.basis.reliability, 6) < CLEARLY_MORE_RELIABLE
+
+    return {h.chunk.id for h in result.retrieval.hits if peer(h.chunk.id)}
 
 
 def first_statement(answer: str) -> str:

@@ -5,7 +5,12 @@ reliability of its source kind (``evaluate`` with ``source_kind``: official 1.0,
 verified_kb 0.9, internal_wiki 0.7, customer 0.4, unverified 0.3, or a kind the
 registry adds), else unknown. One context *outweighs* another when
 
-* both weights are known and the first exceeds the second by :data:`SETTLED` (0.15,
+* its source is clearly more reliable (:func:`more_reliable`: by
+  :data:`CLEARLY_MORE_RELIABLE`, 0.3 in the registry), whatever their confidences: a
+  forum post that echoes the question's words gains confidence from its similarity, and
+  that made an official price list's answer and the post's other figure an unsettled
+  conflict, which withheld the right answer; nor does the post then outweigh it;
+* else both weights are known and the first exceeds the second by :data:`SETTLED` (0.15,
   the margin by which the judge has always settled conflicts between confidences: an
   official data sheet against a forum post, not an official text against a verified
   knowledge-base article), or
@@ -26,7 +31,15 @@ from types import MappingProxyType
 
 from assay.judge.schema import Context
 
-__all__ = ["BUILTIN_KINDS", "SETTLED", "outweighs", "rank", "weight"]
+__all__ = [
+    "BUILTIN_KINDS",
+    "CLEARLY_MORE_RELIABLE",
+    "SETTLED",
+    "more_reliable",
+    "outweighs",
+    "rank",
+    "weight",
+]
 
 #: the source kinds every assay database starts with, and their default reliability
 #: (E3), for when no registry is at hand; equal to what the store's migrations seed
@@ -42,6 +55,10 @@ BUILTIN_KINDS: Mapping[str, float] = MappingProxyType(
 
 #: the weight margin by which one side of a conflict clearly outweighs the other
 SETTLED = 0.15
+#: how much more reliable (in the registry) a source must be to outweigh another
+#: whatever their confidences: official (1.0) over an internal wiki (0.7) or a forum
+#: post (0.4), not over a verified knowledge base (0.9)
+CLEARLY_MORE_RELIABLE = 0.3
 _DECIMALS = 6  # confidences are stored to 6 decimals: compare margins at that precision
 
 
@@ -52,8 +69,18 @@ def weight(context: Context) -> float | None:
     return context.reliability
 
 
+def more_reliable(a: Context, b: Context) -> bool:
+    """Whether ``a``'s source is clearly more reliable than ``b``'s (by
+    :data:`CLEARLY_MORE_RELIABLE`): an official text against a wiki or a forum post."""
+    if a.reliability is None or b.reliability is None:
+        return False
+    return round(a.reliability - b.reliability, _DECIMALS) >= CLEARLY_MORE_RELIABLE
+
+
 def outweighs(a: Context, b: Context) -> bool:
     """Whether ``a`` clearly outweighs ``b`` (see the module docstring)."""
+    if more_reliable(a, b) or more_reliable(b, a):
+        return more_reliable(a, b)
     wa, wb = weight(a), weight(b)
     if wa is None or wb is None:
         return False
