@@ -26,6 +26,7 @@ def test_every_number_word_is_a_figure() -> None:
         ("What is the charge for a loan request?", "money"),
         ("How much does a loan request cost?", "money"),
         ("How much of a residential trip will the fund pay for?", "figure"),  # a share
+        ("How much money is in the fund this year?", "money"),
         ("At what charge level should the battery go on charge?", None),
         ("How far will it go on one charge?", "distance"),
         ("How far ahead can I book a class?", "figure"),  # a time, not a length

@@ -158,7 +158,8 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:what|which)\b.*\btemperatures?\b|\bhow\s+(?:hot|cold|warm)\b", re.I),
      "temperature"),
     # "how much ... pay", not "how much of a trip does the fund pay for" (a share)
-    (re.compile(r"\bhow\s+much\b(?!\s+of\b).*\b(?:cost|pay|charge\s+for|price)\b|\b(?:what|which)\s+"
+    (re.compile(r"\bhow\s+much\b(?!\s+of\b).*\b(?:cost|pay|charge\s+for|price)\b|"
+                r"\bhow\s+much\s+money\b|\b(?:what|which)\s+"
                 r"(?:is\s+the\s+|are\s+the\s+)?(?:price|cost|fee)s?\b|\bwhat\s+(?:is|are)\s+the\s+"
                 r"charges?\s+(?:for|of|to)\b", re.I), "money"),
     (re.compile(r"\bhow\s+far\b(?!\s+(?:back|into|in\s+advance|ahead))", re.I), "distance"),
