@@ -133,6 +133,29 @@ def titled(title: str | None, text: str) -> str:
     return f"{title}\n{text}" if title else text
 
 
+#: a table row as ingestion writes it: its first cell (the row's header), then its cells
+#: as "Label: value", comma-separated ("Species Dog: Vaccine: Rabies, Price per dose: £68.")
+TABLE_ROW = re.compile(r"^(?P<header>[^:]{1,80}?):\s+(?P<cells>.+)$", re.DOTALL)
+#: a cell's label inside :data:`TABLE_ROW`'s cells
+CELL_LABEL = re.compile(r"(?:^|,\s)([^:,]{1,60}?):\s")
+
+
+def row_subject(sentence: str) -> tuple[str, str] | None:
+    """What a table row is about: its header and, where it holds no figure, its first
+    cell ("Species Dog", "Rabies": one table lists each species' several vaccines);
+    ``None`` for prose. Two rows with different subjects state different things, however
+    many of their labels they share."""
+    match = TABLE_ROW.match(sentence.strip())
+    if match is None:
+        return None
+    parts = CELL_LABEL.split(match.group("cells"))
+    if len(parts) < 3:  # no labelled cell: a sentence with a colon, not a row
+        return None
+    first = parts[2].strip().rstrip(".,").casefold()
+    key = "" if NUMBER.search(first) else first
+    return squash_spaces(match.group("header")).casefold(), key
+
+
 #: a figure as written: "45", "4.5", "1,200"
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 #: a capitalised word that does not start a sentence: most often a name

@@ -41,7 +41,7 @@ from assay.answer.expected import MONEY, AnswerKind, expected_kind
 from assay.answer.qualifiers import Qualifiers, clauses, qualifiers
 from assay.judge.schema import Context
 from assay.models.reader import SpanReader
-from assay.text import content_terms, sentence_spans, stem, titled
+from assay.text import CELL_LABEL, TABLE_ROW, content_terms, sentence_spans, stem, titled
 
 __all__ = [
     "CLASH_WEIGHT",
@@ -237,9 +237,6 @@ def table_cell(question: str, sentence: str) -> str | None:
 
 #: "how much" without a unit of its own ("how much water"): a price, when a cell has one
 _HOW_MUCH = re.compile(r"\bhow\s+much\s+(?:is|are|was|were|does|do|did|will|would)\b", re.I)
-#: a table row as ingest writes it: its first cell (the row's header), then its cells
-_ROW = re.compile(r"^(?P<header>[^:]{1,80}?):\s+(?P<cells>.+)$", re.DOTALL)
-_CELL_LABEL = re.compile(r"(?:^|,\s)([^:,]{1,60}?):\s")
 
 
 def row_weights(question: str, rows: Sequence[tuple[object, str]]) -> list[float]:
@@ -253,8 +250,8 @@ def row_weights(question: str, rows: Sequence[tuple[object, str]]) -> list[float
     shares: list[float | None] = []
     tables: dict[tuple[object, tuple[str, ...]], list[int]] = {}
     for n, (table, sentence) in enumerate(rows):
-        match = _ROW.match(sentence.strip())
-        labels = tuple(_CELL_LABEL.findall(match.group("cells"))) if match else ()
+        match = TABLE_ROW.match(sentence.strip())
+        labels = tuple(CELL_LABEL.findall(match.group("cells"))) if match else ()
         if match is None or not labels:
             shares.append(None)
             continue

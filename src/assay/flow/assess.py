@@ -17,6 +17,7 @@ from typing import Any
 from assay.events import AskRecord, build
 from assay.flow.retrieval import Retrieval
 from assay.flow.score import ScoreResult, SourceResolver, score_candidates, score_fields
+from assay.judge.strength import document_key
 from assay.models.support import SupportModel
 from assay.policy import Policy
 from assay.routing import Route, route
@@ -110,7 +111,12 @@ def assess_retrieval(
         settings=policy.signals,
         judgment=model_judgment(retrieval, [rows[e.id] for e in admitted]),
     )
-    conflicts = find_conflicts([(e.id, e.candidate.text) for e in admitted], support)
+    document = {e.id: document_key(e.basis.source_id, e.candidate.title) for e in admitted}
+    conflicts = [  # one document does not conflict with itself (assay.judge.strength)
+        c
+        for c in find_conflicts([(e.id, e.candidate.text) for e in admitted], support)
+        if document[c.first] is None or document[c.first] != document[c.second]
+    ]
     decision = route(signals, len(admitted), rules, category)
     return AskResult(scored, retrieval, signals, decision, category, tuple(conflicts))
 

@@ -90,9 +90,15 @@ from assay.judge.schema import (
     SourceConflict,
     is_excerpt,
 )
-from assay.judge.strength import outweighs, rank
+from assay.judge.strength import outweighs, rank, same_document
 from assay.models.support import SupportModel, SupportResult, get_support_model
-from assay.scoring.agreement import CachedSupport, aligned_sentences, face_conflict, find_conflicts
+from assay.scoring.agreement import (
+    CachedSupport,
+    aligned_sentences,
+    different_rows,
+    face_conflict,
+    find_conflicts,
+)
 from assay.text import NUMBER, content_terms, is_stopword, squash_spaces, stem
 
 __all__ = ["ModelJudge"]
@@ -193,7 +199,9 @@ class ModelJudge:
             )
             for c in find_conflicts([(x.id, x.text) for x in contexts], support)
             # the same two sources already disagree over a claim: one conflict, told once
-            if _bears_on(c.sentences, claims) and frozenset((c.first, c.second)) not in over_a_claim
+            if _bears_on(c.sentences, claims)
+            and frozenset((c.first, c.second)) not in over_a_claim
+            and not same_document(by_id[c.first], by_id[c.second])
         ] + [
             SourceConflict(claim=s, source_a=a, source_b=b, nature="definitional conflict")
             for s, a, b in definition_conflicts(contexts)
@@ -261,10 +269,13 @@ class ModelJudge:
             _strength(claim, query, c.text, r.score) for c, r in zip(contexts, results, strict=True)
         ]
         contradicting: list[tuple[int, str | None]] = []
+        stated = _quoted(claim)
         for j, (context, result) in enumerate(zip(contexts, results, strict=True)):
             if strength[j] >= self.threshold:
                 continue
             _, sentence, overlap = aligned_sentences(claim, context.text)
+            if different_rows(stated, sentence):
+                continue  # the row of another item of the table: a different statement
             same = overlap >= _ALIGNED and _shared_words(claim, sentence) >= _SAME_WORDS
             kind = face_conflict(claim, sentence) if same else None
             if kind not in ("figures", "dates", "negation"):
@@ -293,6 +304,11 @@ class ModelJudge:
         best = max(range(len(contexts)), key=lambda j: strength[j])
         if backing:  # the strongest source that backs the claim speaks for it
             best = max(backing, key=lambda j: (*rank(contexts[j]), strength[j]))
+            contradicting = [
+                (j, kind)
+                for j, kind in contradicting
+                if not same_document(contexts[j], contexts[best])
+            ]
             conflicts = tuple(
                 (
                     SourceConflict(
@@ -318,6 +334,15 @@ class ModelJudge:
         if strength[best] >= self.threshold * _PARTIAL:
             return _Graded(graded(best, "partially supported"), ())
         return _Graded(graded(best, "unsupported"), ())
+
+
+def _quoted(claim: str) -> str:
+    """The sentence an extractive claim quotes after its short answer ("£42.00: Species
+    Cat: ..." states the row), else the claim."""
+    led = _LED.match(claim)
+    if led is not None and squash_spaces(led["lead"]).lower() in led["quote"].lower():
+        return led["quote"]
+    return claim
 
 
 def _contradiction(result: SupportResult) -> float:

@@ -17,6 +17,11 @@ registry adds), else unknown. One context *outweighs* another when
 * both weights are known and equal, and the first was published later (a newer
   version of an equally reliable source supersedes the older one).
 
+Passages of one document (:func:`same_document`) never conflict with each other here: a
+price table's row and the prose that restates it, a procedure and its change log ("from
+2 m to 3 m"), read as contradictions by the support model, withheld the document's own
+right answers.
+
 Anything less is no verdict: weights within the margin but unequal, or a side whose
 weight is unknown (a bare ``{"id", "text"}`` context), leave a conflict unsettled, as
 before source information existed. Dates alone never settle anything: a recent chat
@@ -35,9 +40,11 @@ __all__ = [
     "BUILTIN_KINDS",
     "CLEARLY_MORE_RELIABLE",
     "SETTLED",
+    "document_key",
     "more_reliable",
     "outweighs",
     "rank",
+    "same_document",
     "weight",
 ]
 
@@ -95,3 +102,18 @@ def outweighs(a: Context, b: Context) -> bool:
 def rank(context: Context) -> tuple[float, date]:
     """A sort key, strongest last: weight (unknown counts as 0), then the later date."""
     return (weight(context) or 0.0, context.published or date.min)
+
+
+def document_key(source_id: str | None, title: str | None) -> tuple[str, str] | None:
+    """Which document a passage is of: its source and the first part of its title path
+    ("Lending Policy 2026" of "Lending Policy 2026 > 3. Loan periods"); ``None`` when
+    either is unknown."""
+    if not source_id or not title:
+        return None
+    return source_id, title.split(" > ", 1)[0].strip().casefold()
+
+
+def same_document(a: Context, b: Context) -> bool:
+    """Whether two contexts are passages of one document (:func:`document_key`)."""
+    key = document_key(a.source_id, a.title)
+    return key is not None and key == document_key(b.source_id, b.title)

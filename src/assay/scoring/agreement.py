@@ -41,6 +41,7 @@ from assay.text import (
     SENTENCE_BREAK,
     YEAR,
     content_terms,
+    row_subject,
     squash_spaces,
 )
 
@@ -49,6 +50,7 @@ __all__ = [
     "CachedSupport",
     "Conflict",
     "aligned_sentences",
+    "different_rows",
     "face_conflict",
     "find_conflicts",
     "support_similarity",
@@ -190,6 +192,15 @@ def face_conflict(sa: str, sb: str) -> str | None:
     return None
 
 
+def different_rows(sa: str, sb: str) -> bool:
+    """Whether two sentences are table rows about different things (their
+    :func:`~assay.text.row_subject` differs): "Species Cat: Vaccine: FeLV, ... Price per
+    dose: £42.00." and the rabies row share every label and differ in every figure, and
+    were read as a conflict over the price."""
+    a, b = row_subject(sa), row_subject(sb)
+    return a is not None and b is not None and a != b
+
+
 def find_conflicts(
     items: Sequence[tuple[str, str]],
     model: SupportModel | None = None,
@@ -224,7 +235,7 @@ def find_conflicts(
     for i, (id_a, a) in enumerate(items):
         for id_b, b in items[i + 1 :]:
             sa, sb, overlap = aligned_sentences(a, b, differing=True)
-            if overlap < same_statement:
+            if overlap < same_statement or different_rows(sa, sb):
                 continue
             kind = face_conflict(sa, sb)
             if model is not None:  # the model confirms (or finds) every conflict
