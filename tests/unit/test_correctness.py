@@ -102,6 +102,7 @@ def test_features_read_the_question_the_answer_and_the_evidence() -> None:
         reader_cited=0.8,
         reader_best=0.9,
         reader_statement=0.7,
+        statement="Charging\nA full charge takes about 3 hours.",
     )
     assert list(values) == list(FEATURES)
     assert values["best_relevance"] == 0.9
@@ -112,6 +113,37 @@ def test_features_read_the_question_the_answer_and_the_evidence() -> None:
     assert values["question_overlap"] == pytest.approx(3 / 5)  # full charge takes, not 3 hours
     assert (values["reader_cited"], values["reader_best"]) == (0.8, 0.9)
     assert values["reader_statement"] == 0.7
+    assert values["statement_coverage"] == 0.75  # all but "long"
+
+
+def test_a_statement_about_another_item_covers_less_of_the_question() -> None:
+    """Issue 41: "How much does the rabies vaccine cost for a cat?" was answered from
+    the FeLV row of the same table; the row lacks "rabies"."""
+
+    def covered(statement: str) -> float:
+        return answer_features(
+            "How much does the rabies vaccine cost for a cat?", statement,
+            relevances=[0.8], cited_relevances=[0.8], answer_relevance=0.8,
+            set_confidence=0.6, coverage=1.0, support=1.0, conflicts=0, reader_cited=0.8,
+            reader_best=0.8, reader_statement=0.8, statement=statement,
+        )["statement_coverage"]  # fmt: skip
+
+    felv = covered("Vaccinations > Cats\nSpecies Cat: Vaccine: FeLV, Price per dose: £42.")
+    rabies = covered("Vaccinations > Cats\nSpecies Cat: Vaccine: Rabies, Price per dose: £68.")
+    assert felv < rabies == 0.75  # "cost" is not said: a price is
+
+
+def test_a_model_fitted_before_a_feature_was_added_still_applies() -> None:
+    older = FEATURES[:-1]
+    m = CorrectnessModel(
+        "old", "1", "test-relevance", "test-reader", (0.0,) * len(older), (1.0,) * len(older),
+        (1.0,) + (0.0,) * (len(older) - 1), 0.0, older,
+    )  # fmt: skip
+    assert m.probability(features(best_relevance=1.0)) == pytest.approx(1 / (1 + math.exp(-1)))
+    with pytest.raises(InvalidInputError, match="refit the model"):
+        replace(m, features=(*older[:-1], "unknown_feature"))
+    with pytest.raises(InvalidInputError, match="refit the model"):
+        replace(m, features=(*older[:-1], older[0]))
 
 
 def test_the_first_statement_is_what_the_answer_says_before_its_first_citation() -> None:
@@ -126,7 +158,7 @@ def test_an_answer_without_the_type_asked_for_is_marked() -> None:
     values = answer_features(
         "When was the plant built?", "The plant is large.", relevances=[], cited_relevances=[],
         answer_relevance=0.0, set_confidence=0.0, coverage=0.0, support=0.0, conflicts=0,
-        reader_cited=0.0, reader_best=0.0, reader_statement=0.0,
+        reader_cited=0.0, reader_best=0.0, reader_statement=0.0, statement="The plant is large.",
     )  # fmt: skip
     assert values["kind_missing"] == 1.0
     assert values["best_relevance"] == values["relevance_margin"] == 0.0

@@ -94,6 +94,7 @@ FEATURES = (
     "reader_cited",  # the reader's belief that a cited passage holds an answer
     "reader_best",  # the same for the best retrieved passages: is the answer anywhere?
     "reader_statement",  # the same for the answer's first statement read alone
+    "statement_coverage",  # share of the question's terms its first statement holds
 )
 #: the chat model's belief that the most relevant cited passage states the answer
 LLM_FEATURE = "llm_cited"
@@ -119,12 +120,16 @@ def answer_features(
     reader_cited: float,
     reader_best: float,
     reader_statement: float,
+    statement: str,
 ) -> dict[str, float]:
     """The :data:`FEATURES` of one answer (its text without citations).
 
     ``relevances`` are the relevance model's scores of every retrieved passage,
     ``cited_relevances`` those of the passages the answer cites; the reader's beliefs
-    are :func:`reader_belief` of its margins.
+    are :func:`reader_belief` of its margins. ``statement`` is the answer's first
+    statement under its passage's title path: a row of another item ("How much is the
+    rabies vaccine for a cat?" answered from the FeLV row) lacks a term the question
+    names.
     """
     ranked = [*sorted(relevances, reverse=True), 0.0, 0.0]
     kind = expected_kind(question)
@@ -144,6 +149,9 @@ def answer_features(
         "reader_cited": reader_cited,
         "reader_best": reader_best,
         "reader_statement": reader_statement,
+        "statement_coverage": len(asked & {stem(t) for t in content_terms(statement)}) / len(asked)
+        if asked
+        else 1.0,
     }
     return {name: round(float(values[name]), 6) for name in FEATURES}
 
@@ -201,6 +209,7 @@ def features_of(
         reader_cited=reader_belief(cited_margin),
         reader_best=reader_belief(max(margins, default=-math.inf)),
         reader_statement=reader_belief(statement_margin),
+        statement=titled(title, statement),
     )
     if answerability is not None:
         cited_hits = [h for h in hits if h.chunk.id in wanted]
@@ -265,7 +274,11 @@ class CorrectnessModel:
     answerability: str | None = None
 
     def __post_init__(self) -> None:
-        if self.features not in (FEATURES, LLM_FEATURES):
+        # a model may read fewer features than this assay computes (one fitted before
+        # a feature was added), never one it does not know
+        if not set(self.features) <= set(LLM_FEATURES) or len(set(self.features)) != len(
+            self.features
+        ):
             raise InvalidInputError(
                 "correctness model features", list(self.features),
                 f"refit the model (`make train-models`): this assay reads {list(FEATURES)}, "
