@@ -231,6 +231,10 @@ def test_a_stronger_source_that_does_not_answer_does_not_lead() -> None:
         ("Who was the fastest woman?", "The men's record is 2:05.", "The women's record is 2:27."),
         ("How much is parking per day?", "It costs GBP 2.50 per hour.", "GBP 12 per day."),
         ("What is the monthly fee?", "The fee is EUR 90 per year.", "EUR 9 monthly."),
+        ("How much is a permit in Zone F?", "Zones C, D or E cost £240.", "Zone F costs £90."),
+        ("What is the limit for a Class F truck?", "Class B: 1,100 kg.", "Class F: 900 kg."),
+        ("What did revision B set?", "Revision D sets 3 m.", "In revision B it was 2 m."),
+        ("Who staffs Level 3?", "Level 2 and Level 4 staff.", "Levels 2 and 3: nurses."),
     ],
 )
 def test_exclusive_qualifiers_clash_only_without_the_asked_value(
@@ -239,6 +243,13 @@ def test_exclusive_qualifiers_clash_only_without_the_asked_value(
     asked = qualifiers(question)
     assert asked.clashes(clash) and not asked.clashes(fits)
     assert not asked.clashes("A text that states no such value.")
+
+
+def test_a_figure_after_a_plain_word_is_no_label() -> None:
+    """ "within 5 days" names no zone: a passage that says "within 14 days" answers
+    "Can I return it within 5 days?", and "Can I" names no plan I."""
+    assert qualifiers("Can I return it within 5 days?").exclusive == {}
+    assert not qualifiers("Can I return it within 5 days?").clashes("Returns within 14 days.")
 
 
 PARKING = Context(

@@ -8,7 +8,8 @@ the question's qualifiers:
 
 * *exclusive* qualifiers, of which a statement holds one value and a rival statement
   another: a year ("2021"), a quarter or half ("Q3", "third quarter", "H1"), a gender
-  ("men's", "women's"), a model of a product line ("HP-150", "HP-300"), the period of a
+  ("men's", "women's"), a model of a product line ("HP-150", "HP-300"), a labelled
+  letter or number ("Zone F" against "Zones C, D or E", "Class 2"), the period of a
   rate ("per day", "monthly": "GBP 2.50 per hour, capped at GBP 12 per day"). A text that
   states values of such a class but not the asked one *clashes* with the question. A
   rate's period only ever counts against a text: a sentence often states it once for
@@ -26,6 +27,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from itertools import pairwise
+
+from assay.text import is_stopword, stem
 
 __all__ = ["Qualifiers", "clauses", "qualifiers"]
 
@@ -66,6 +69,13 @@ _RATE_REACH = 24
 #: a model or part number ("HP-300", "X1"): its letters name a product line, of which a
 #: statement names one model and a rival statement another
 _MODEL = re.compile(r"\b([A-Z]{1,4})-?(\d{1,5}[A-Z]?)\b")
+#: a label and the letters or numbers it picks out: "Zone F", "Zones C, D or E", "Class
+#: 2", "revision B"; one statement names one zone and a rival statement another
+_ONE = r"(?:[A-Z]|\d{1,3})"
+_LABELLED = re.compile(
+    rf"\b([A-Za-z]{{3,}})\s+({_ONE}(?:\s*(?:,|\bor\b|\band\b|&)\s*{_ONE})*)(?![\w'-])"
+)
+_LABEL_VALUE = re.compile(_ONE)
 
 
 def _exclusive(text: str) -> dict[str, set[str]]:
@@ -86,6 +96,13 @@ def _exclusive(text: str) -> dict[str, set[str]]:
         found.setdefault("rate", set()).add(_PERIOD.get(period, period))
     for m in _MODEL.finditer(text):
         found.setdefault(f"model {m.group(1)}", set()).add(m.group(2))
+    for m in _LABELLED.finditer(text):
+        label, values = m.group(1), set(_LABEL_VALUE.findall(m.group(2))) - {"I"}
+        # a number only after a capitalised label: "Zone 1", not "within 5 days"
+        if (label[0].islower() and any(v.isdigit() for v in values)) or is_stopword(label):
+            continue
+        if values:
+            found.setdefault(f"labelled {stem(label.lower())}", set()).update(values)
     return found
 
 
