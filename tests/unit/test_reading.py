@@ -235,6 +235,8 @@ def test_a_stronger_source_that_does_not_answer_does_not_lead() -> None:
         ("What is the limit for a Class F truck?", "Class B: 1,100 kg.", "Class F: 900 kg."),
         ("What did revision B set?", "Revision D sets 3 m.", "In revision B it was 2 m."),
         ("Who staffs Level 3?", "Level 2 and Level 4 staff.", "Levels 2 and 3: nurses."),
+        ("How fast on the Business plan?", "On the Starter plan: 1 h.", "The Business plan: 1 m."),
+        ("What is a second permit?", "A third permit costs £240.", "A second permit costs £130."),
     ],
 )
 def test_exclusive_qualifiers_clash_only_without_the_asked_value(

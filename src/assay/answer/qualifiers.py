@@ -9,7 +9,9 @@ the question's qualifiers:
 * *exclusive* qualifiers, of which a statement holds one value and a rival statement
   another: a year ("2021"), a quarter or half ("Q3", "third quarter", "H1"), a gender
   ("men's", "women's"), a model of a product line ("HP-150", "HP-300"), a labelled
-  letter or number ("Zone F" against "Zones C, D or E", "Class 2"), the period of a
+  letter or number ("Zone F" against "Zones C, D or E", "Class 2"), a name of one of a
+  kind ("the Business plan", "the Starter plan"), an ordinal of a thing ("a second
+  permit", "a third permit"), the period of a
   rate ("per day", "monthly": "GBP 2.50 per hour, capped at GBP 12 per day"). A text that
   states values of such a class but not the asked one *clashes* with the question. A
   rate's period only ever counts against a text: a sentence often states it once for
@@ -76,6 +78,16 @@ _LABELLED = re.compile(
     rf"\b([A-Za-z]{{3,}})\s+({_ONE}(?:\s*(?:,|\bor\b|\band\b|&)\s*{_ONE})*)(?![\w'-])"
 )
 _LABEL_VALUE = re.compile(_ONE)
+#: a name that picks out one of a kind: "the Business plan" against "the Starter plan"
+#: (after a determiner: "the Visits Support Fund pay" names no kind of paying)
+_NAMED_KIND = re.compile(
+    r"\b(?:the|a|an|my|our|your|their|its|this|that)\s+([A-Z][a-z][\w'-]*)\s+([a-z]{3,})\b"
+)
+#: an ordinal and what it counts: "a second permit" against "a third permit"
+_ORDINAL_OF = re.compile(
+    r"\b(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+([a-z]{3,})\b", re.I
+)
+_ORDINALS = {"fifth": "5", "5th": "5"} | _ORDINAL
 
 
 def _exclusive(text: str) -> dict[str, set[str]]:
@@ -103,6 +115,14 @@ def _exclusive(text: str) -> dict[str, set[str]]:
             continue
         if values:
             found.setdefault(f"labelled {stem(label.lower())}", set()).update(values)
+    for m in _NAMED_KIND.finditer(text):
+        name, kind = m.group(1), m.group(2)
+        if not is_stopword(kind) and name.lower() not in _QUESTION_OPENERS:
+            found.setdefault(f"named {stem(kind)}", set()).add(name.lower())
+    for m in _ORDINAL_OF.finditer(text):
+        if not is_stopword(m.group(2)):
+            value = _ORDINALS[m.group(1).lower()]
+            found.setdefault(f"ordinal {stem(m.group(2).lower())}", set()).add(value)
     return found
 
 
@@ -141,7 +161,10 @@ class Qualifiers:
         count = sum(
             bool(values & stated.get(cls, set()))
             for cls, values in self.exclusive.items()
-            if cls != "rate"  # said once for a sentence's clauses: "The nightly cap is ..."
+            # a rate is said once for a sentence's clauses ("The nightly cap is ..."); a
+            # named kind or an ordinal only tells a rival apart: a table row names its
+            # tier in its header ("Tier Plus: ..."), a passage about the tiers in prose
+            if not cls.startswith(("rate", "named ", "ordinal "))
         )
         words = {_fold(w) for w in re.findall(r"[\w'-]+", text)}
         folded = _fold(text)
