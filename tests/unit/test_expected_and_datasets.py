@@ -27,6 +27,7 @@ def test_every_number_word_is_a_figure() -> None:
         ("How much does a loan request cost?", "money"),
         ("How much of a residential trip will the fund pay for?", "figure"),  # a share
         ("How much money is in the fund this year?", "money"),
+        ("What does the Silver plan cost per month?", "money"),
         ("At what charge level should the battery go on charge?", None),
         ("How far will it go on one charge?", "distance"),
         ("How far ahead can I book a class?", "figure"),  # a time, not a length

@@ -159,7 +159,7 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
      "temperature"),
     # "how much ... pay", not "how much of a trip does the fund pay for" (a share)
     (re.compile(r"\bhow\s+much\b(?!\s+of\b).*\b(?:cost|pay|charge\s+for|price)\b|"
-                r"\bhow\s+much\s+money\b|\b(?:what|which)\s+"
+                r"\bhow\s+much\s+money\b|\bwhat\s+(?:does|do|did|will|would)\b.*\bcost\b|\b(?:what|which)\s+"
                 r"(?:is\s+the\s+|are\s+the\s+)?(?:price|cost|fee)s?\b|\bwhat\s+(?:is|are)\s+the\s+"
                 r"charges?\s+(?:for|of|to)\b", re.I), "money"),
     (re.compile(r"\bhow\s+far\b(?!\s+(?:back|into|in\s+advance|ahead))", re.I), "distance"),

@@ -66,8 +66,9 @@ CHECK_SETS = (("policyqa", "more", "policyqa/dev.json", None),)
 #: the knowledge bases written as users write them (labels/ordinary-fit), fitted too
 ORDINARY_FIT = "ordinary-fit"
 # 2: the reader's two features; 3: its read of the first statement; 4: TAT-QA; 5: the
-# ordinary documents for fitting
-VERSION = "5.0.0"
+# ordinary documents for fitting; 6: features among passages of the cited source's
+# standing, statement_coverage, and the judge's conflicts without false ones
+VERSION = "6.0.0"
 LLM_VERSION = "2.0.0"  #: of assay-correctness-llm; 2: TAT-QA dev too
 C = 1.0  # inverse L2 strength of the logistic regression
 
