@@ -156,6 +156,34 @@ def row_subject(sentence: str) -> tuple[str, str] | None:
     return squash_spaces(match.group("header")).casefold(), key
 
 
+def stemmed_terms(text: str) -> set[str]:
+    """The stems of ``text``'s content terms."""
+    return {stem(t) for t in content_terms(text)}
+
+
+def named_terms(text: str) -> set[str]:
+    """The stemmed terms of ``text`` that are names or codes: capitalised inside it, or
+    holding a digit ("Gold", "HX-40")."""
+    named = stemmed_terms(" ".join(NAME.findall(text)))
+    return named | {stem(t) for t in content_terms(text) if any(c.isdigit() for c in t)}
+
+
+#: the share of what an answer says of the question that a rival statement must say too
+SPEAKS_TO = 0.75
+
+
+def speaks_to(question: str, said: str, other: str) -> bool:
+    """Whether ``other`` holds the terms of ``question`` that ``said`` holds (names and
+    codes aside; :data:`SPEAKS_TO` of them, all of up to three): whether a rival
+    statement is about what an answer says of the question. "A fee of £5 a month while
+    frozen" is not about the joining fee that "A joining fee of £15 applies to Silver and
+    Gold" gives; a manual's "charge the battery pack between 10 and 35 °C" is about
+    charging the HX-40, which it need not name; "Glass goes in the purple box, not in the
+    blue bin" answers "Can I put glass in the blue bin?" without "put"."""
+    asked = (stemmed_terms(question) - named_terms(question)) & stemmed_terms(said)
+    return len(asked & stemmed_terms(other)) >= SPEAKS_TO * len(asked)
+
+
 #: a figure as written: "45", "4.5", "1,200"
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 #: a capitalised word that does not start a sentence: most often a name

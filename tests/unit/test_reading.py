@@ -10,7 +10,9 @@ from assay.answer.extractive import ExtractiveAnswerer
 from assay.answer.qualifiers import clauses, qualifiers
 from assay.answer.reading import Found, read_evidence
 from assay.judge.schema import Context
-from assay.models.reader import Reading
+from assay.models.reader import Reading, load_reader
+from assay.models.relevance import get_relevance_model
+from assay.text import speaks_to
 
 
 class SpansReader:
@@ -332,6 +334,30 @@ def test_the_answerer_names_a_yes_no_disagreement_with_both_sources() -> None:
     assert len(draft.disagreements) == 1
     assert "council (official)" in draft.disagreements[0]
     assert "residents (customer)" in draft.disagreements[0]
+
+
+def test_a_figure_about_another_thing_is_no_disagreement() -> None:
+    """Issue 41, a leisure centre's knowledge base: "What is the joining fee for the Gold
+    plan?" named the freeze fee (£5) and the guests' "free of charge", both in the
+    membership terms, as disagreeing with the price list's joining fee of £15."""
+    prices = Context("prices", "A joining fee of £15 applies to Silver and Gold.", 0.70,
+                     "Prices 2026 > Memberships", "prices-2026", "official")  # fmt: skip
+    terms = Context("terms", "Silver and Gold members may freeze their membership for "
+                    "between 1 and 3 months in any 12-month period, for a fee of £5 a month "
+                    "while frozen.", 0.65, "Membership terms > Freezing", "terms",
+                    "official")  # fmt: skip
+    answerer = ExtractiveAnswerer(get_relevance_model(), reader=load_reader())
+    draft = answerer.answer("What is the joining fee for the Gold plan?", [prices, terms])
+    assert draft.text.startswith("£15: ") and draft.disagreements == ()
+
+
+def test_a_rival_statement_speaks_to_most_of_what_the_answer_says_of_the_question() -> None:
+    question = "What is the joining fee for the Gold plan?"
+    said = "A joining fee of £15 applies to Silver and Gold."
+    assert not speaks_to(question, said, "Gold members pay a fee of £5 a month while frozen.")
+    assert speaks_to(question, said, "Joining costs a £25 fee.")  # "Gold" is a name
+    glass = "Can I put glass in the blue bin?"
+    assert speaks_to(glass, "You can put glass in the blue bin now.", "Glass: not the blue bin.")
 
 
 def test_r_a_disagreement_is_settled_by_the_more_reliable_source() -> None:

@@ -52,7 +52,7 @@ from assay.answer.qualifiers import Qualifiers
 from assay.answer.reading import Found
 from assay.judge.schema import Context
 from assay.judge.strength import CLEARLY_MORE_RELIABLE, SETTLED, more_reliable
-from assay.text import NEGATION, content_terms, figures, stem
+from assay.text import NEGATION, content_terms, figures, speaks_to, stem
 
 __all__ = [
     "ANSWERS_WITHIN", "CLEARLY_MORE_RELIABLE", "CLEARLY_STRONGER", "YES_NO_WITHIN", "Choice",
@@ -172,11 +172,13 @@ def choose(
     *,
     yes_no: bool = False,
     asked: Qualifiers | None = None,
+    question: str = "",
 ) -> Choice | None:
     """The lead sentence of ``sentences`` (see the module docstring), with ``found``, the
     reader's findings in the strongest passages, for a yes-or-no question when
-    ``yes_no``, keeping to the question's qualifiers ``asked``; ``None`` without
-    sentences."""
+    ``yes_no``, keeping to the question's qualifiers ``asked``; a passage disagrees
+    only where it speaks to what the lead says of ``question``
+    (:func:`assay.text.speaks_to`); ``None`` without sentences."""
     if not sentences:
         return None
     best = max(sentences, key=lambda s: s.score)  # the first of equals
@@ -213,13 +215,15 @@ def choose(
             stronger, key=lambda s: (more_reliable(s.context, best.context), _strength(s.context))
         )
         lead = _lead_in(first, by_context)
-    disagreeing = _disagreeing(lead, found, rated, best, kind, yes_no=yes_no, by_context=by_context)
+    disagreeing = _disagreeing(
+        question, lead, found, rated, best, kind, yes_no=yes_no, by_context=by_context
+    )
     trusted = [d for d in disagreeing if more_reliable(d.context, lead.context)]
     if trusted:  # a contradiction is settled by who says it, not by who echoes the question
         top = max(trusted, key=lambda d: d.context.reliability or 0.0)
         lead = _lead_in(rated[id(top.context)], by_context)
         disagreeing = _disagreeing(
-            lead, found, rated, best, kind, yes_no=yes_no, by_context=by_context
+            question, lead, found, rated, best, kind, yes_no=yes_no, by_context=by_context
         )
     lead = _keeping_to(asked, lead, by_context)
     reading = by_context.get(id(lead.context))
@@ -248,6 +252,7 @@ def _lead_in(sentence: Sentence, by_context: dict[int, Found]) -> Sentence:
 
 
 def _disagreeing(
+    question: str,
     lead: Sentence,
     found: Sequence[Found],
     rated: dict[int, Sentence],
@@ -268,6 +273,7 @@ def _disagreeing(
         and _other_source(f.context, lead.context)
         and said is not None
         and disagree(said, f.answer, kind)
+        and speaks_to(question, lead.text, f"{f.context.title or ''} {f.quote}")
     )
     if yes_no:
         disagreeing += tuple(
@@ -277,5 +283,6 @@ def _disagreeing(
             and _other_source(s.context, lead.context)
             and s.score >= YES_NO_WITHIN * best.score
             and _denies(s.text) != _denies(lead.text)
+            and speaks_to(question, lead.text, f"{s.context.title or ''} {s.text}")
         )
     return disagreeing

@@ -195,7 +195,9 @@ class ExtractiveAnswerer:
             Sentence(w.context, w.start, w.end, r * weight)
             for w, r, weight in zip(where, relevance, weights, strict=True)
         ]
-        choice = choose(rated, found, kind, yes_no=asks_yes_or_no(question), asked=asked)
+        choice = choose(
+            rated, found, kind, yes_no=asks_yes_or_no(question), asked=asked, question=question
+        )
         assert choice is not None
         lead = choice.lead
         quote = defuse_citations(lead.text)
