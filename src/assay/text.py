@@ -179,9 +179,13 @@ def speaks_to(question: str, said: str, other: str) -> bool:
     frozen" is not about the joining fee that "A joining fee of £15 applies to Silver and
     Gold" gives; a manual's "charge the battery pack between 10 and 35 °C" is about
     charging the HX-40, which it need not name; "Glass goes in the purple box, not in the
-    blue bin" answers "Can I put glass in the blue bin?" without "put"."""
-    asked = (stemmed_terms(question) - named_terms(question)) & stemmed_terms(said)
-    return len(asked & stemmed_terms(other)) >= SPEAKS_TO * len(asked)
+    blue bin" answers "Can I put glass in the blue bin?" without "put"; one that holds as
+    many of the question's terms as the answer, other ones, speaks to it too."""
+    terms = stemmed_terms(question) - named_terms(question)
+    asked, rival = terms & stemmed_terms(said), terms & stemmed_terms(other)
+    # or it holds as much of the question as the answer does, in its own words: "A glass
+    # of wine with Calventa is fine" against "Avoid alcohol while taking Calventa"
+    return len(asked & rival) >= SPEAKS_TO * len(asked) or len(rival) >= len(asked)
 
 
 #: a figure as written: "45", "4.5", "1,200"

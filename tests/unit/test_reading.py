@@ -358,6 +358,8 @@ def test_a_rival_statement_speaks_to_most_of_what_the_answer_says_of_the_questio
     assert speaks_to(question, said, "Joining costs a £25 fee.")  # "Gold" is a name
     glass = "Can I put glass in the blue bin?"
     assert speaks_to(glass, "You can put glass in the blue bin now.", "Glass: not the blue bin.")
+    wine = "Is it OK to have a glass of wine while I'm taking Calventa?"
+    assert speaks_to(wine, "Avoid alcohol while taking Calventa.", "A glass of wine is fine.")
 
 
 def test_r_a_disagreement_is_settled_by_the_more_reliable_source() -> None:
