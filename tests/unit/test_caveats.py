@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from assay.flow.caveats import caveat, withheld
+from assay.flow.caveats import caveat, standing, withheld
 from assay.judge.base import ClaimGrade, Grade, Judgment
-from assay.judge.schema import Assessment, EvidenceSufficiency, SourceConflict
+from assay.judge.schema import Assessment, Context, EvidenceSufficiency, SourceConflict
 
 
 def judgment(
@@ -83,3 +83,23 @@ def test_j6_no_action_name_model_version_or_counts_jargon_reaches_the_reader() -
     for text in (caveat(rated), withheld(rated, queued=False)):
         assert "append_caveat" not in text and "@" not in text and "(s)" not in text
     assert withheld(rated, queued=False).endswith("it was not published.")
+
+
+def test_an_answer_resting_on_a_clearly_weaker_source_alone_says_so() -> None:
+    """Issue 41, a leisure centre's knowledge base: "Is the sauna included in the Silver
+    plan?" was answered from a forum post ("The sauna is included with Silver too") and
+    read like the price list's word; the price list was among the evidence."""
+    post = Context("p", "The sauna is included with Silver too.", 0.64, None, "forum",
+                   "unverified", reliability=0.3)  # fmt: skip
+    prices = Context("l", "Plan Silver: Includes: Swimming and gym.", 0.63, None,
+                     "prices-2026", "official", reliability=1.0)  # fmt: skip
+    wiki = Context("w", "Silver: swimming and gym.", 0.6, None, "wiki", "internal_wiki",
+                   reliability=0.8)  # fmt: skip
+    assert standing([post, prices], ["p"]) == (
+        "It rests on forum (unverified) alone, not on prices-2026 (official), which was "
+        "found too and is more reliable"
+    )
+    assert standing([post, prices], ["l"]) is None  # the official one is cited
+    assert standing([post, prices], ["p", "l"]) is None
+    assert standing([prices, wiki], ["w"]) is None  # 0.2 apart: not clearly
+    assert standing([post], ["p"]) is None  # nothing more reliable was found

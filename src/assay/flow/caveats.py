@@ -7,16 +7,22 @@ to a hedged answer and the note that stands in for a withheld one are read by th
 who asked, so they say what lowered the answer's confidence in plain words, built from
 the structured parts of the judgment: the chance that the answer is right, the claims
 the evidence contradicts or does not support, the sources that disagree, the
-speculative wording. Whatever lowered the score most comes first.
+speculative wording. Whatever lowered the score most comes first. An answer that rests
+on a clearly less reliable source alone, while a more reliable one was found too, says so
+(:func:`standing`): a forum post's "the sauna is included with Silver too" read like the
+price list's word.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from assay.judge.base import Judgment
+from assay.judge.schema import Context
+from assay.judge.strength import more_reliable
 
-__all__ = ["caveat", "withheld"]
+__all__ = ["caveat", "standing", "withheld"]
 
 
 def caveat(judgment: Judgment) -> str:
@@ -33,6 +39,30 @@ def withheld(judgment: Judgment, *, queued: bool) -> str:
         f"The drafted answer was withheld (answer confidence {score:.2f}, too low for "
         f"this policy): {'; '.join(_reasons(judgment))}; {held}."
     )
+
+
+def standing(contexts: Sequence[Context], cited: Sequence[str]) -> str | None:
+    """The note for an answer whose cited sources are all clearly less reliable
+    (:func:`~assay.judge.strength.more_reliable`) than another admitted one; ``None``
+    otherwise."""
+    used = [c for c in contexts if c.id in cited]
+    stronger = [
+        c for c in contexts if c.id not in cited and used and all(more_reliable(c, u) for u in used)
+    ]
+    if not stronger:
+        return None
+    return (
+        f"It rests on {_sources(used)} alone, not on {_sources(stronger)}, which was found "
+        "too and is more reliable"
+    )
+
+
+def _sources(contexts: Sequence[Context]) -> str:
+    named = {
+        f"{c.source_id or c.id}" + (f" ({c.source_kind})" if c.source_kind else "")
+        for c in contexts
+    }
+    return ", ".join(sorted(named))
 
 
 def _reasons(judgment: Judgment) -> list[str]:

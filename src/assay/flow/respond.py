@@ -57,7 +57,7 @@ from assay.calibration.apply import Calibrator
 from assay.errors import EndpointError
 from assay.events import AnswerPart, build
 from assay.flow.assess import AskResult
-from assay.flow.caveats import caveat, withheld
+from assay.flow.caveats import caveat, standing, withheld
 from assay.judge.base import Judge, Judgment, empty_or_refusal, is_refusal
 from assay.judge.claims import split_claims
 from assay.judge.evaluate import check_contexts
@@ -440,6 +440,9 @@ class Responder:
             notes.append(f"The evidence does not hold everything asked for: {missing}")
         if action == "append_caveat":
             notes.append(caveat(judgment))
+        weaker = standing(contexts, citations.valid)
+        if weaker is not None:
+            notes.append(weaker)
         notes.extend(disagreements)
         text = draft.text
         if uncertainty is not None:
