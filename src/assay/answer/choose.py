@@ -176,9 +176,11 @@ def choose(
 ) -> Choice | None:
     """The lead sentence of ``sentences`` (see the module docstring), with ``found``, the
     reader's findings in the strongest passages, for a yes-or-no question when
-    ``yes_no``, keeping to the question's qualifiers ``asked``; a passage disagrees
-    only where it speaks to what the lead says of ``question``
-    (:func:`assay.text.speaks_to`); ``None`` without sentences."""
+    ``yes_no``, keeping to the question's qualifiers ``asked``; the reader's span of
+    another passage disagrees only where its sentence speaks to what the lead says of
+    ``question`` (:func:`assay.text.speaks_to`; a denial always disagrees: "charge only
+    between 0 and 45 °C" against "charges fine at 70 °C in the car"); ``None`` without
+    sentences."""
     if not sentences:
         return None
     best = max(sentences, key=lambda s: s.score)  # the first of equals
@@ -283,6 +285,5 @@ def _disagreeing(
             and _other_source(s.context, lead.context)
             and s.score >= YES_NO_WITHIN * best.score
             and _denies(s.text) != _denies(lead.text)
-            and speaks_to(question, lead.text, f"{s.context.title or ''} {s.text}")
         )
     return disagreeing

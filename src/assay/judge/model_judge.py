@@ -99,7 +99,7 @@ from assay.scoring.agreement import (
     face_conflict,
     find_conflicts,
 )
-from assay.text import NUMBER, content_terms, is_stopword, speaks_to, squash_spaces, stem
+from assay.text import NUMBER, content_terms, is_stopword, squash_spaces, stem
 
 __all__ = ["ModelJudge"]
 
@@ -274,10 +274,8 @@ class ModelJudge:
             if strength[j] >= self.threshold:
                 continue
             _, sentence, overlap = aligned_sentences(claim, context.text)
-            if different_rows(stated, sentence) or not speaks_to(
-                query, stated, f"{context.title or ''} {sentence}"
-            ):  # the row of another item, or a statement about another thing
-                continue
+            if different_rows(stated, sentence):
+                continue  # the row of another item of the table: a different statement
             same = overlap >= _ALIGNED and _shared_words(claim, sentence) >= _SAME_WORDS
             kind = face_conflict(claim, sentence) if same else None
             if kind not in ("figures", "dates", "negation"):
