@@ -28,6 +28,7 @@ def test_every_number_word_is_a_figure() -> None:
         ("How much of a residential trip will the fund pay for?", "figure"),  # a share
         ("How much money is in the fund this year?", "money"),
         ("What does the Silver plan cost per month?", "money"),
+        ("How much notice do I need to give to cancel?", "duration"),
         ("At what charge level should the battery go on charge?", None),
         ("How far will it go on one charge?", "distance"),
         ("How far ahead can I book a class?", "figure"),  # a time, not a length
@@ -39,6 +40,11 @@ def test_every_number_word_is_a_figure() -> None:
 def test_a_question_asks_for_the_kind_its_words_name(question: str, kind: str | None) -> None:
     found = expected_kind(question)
     assert (found and found.name) == kind
+
+
+def test_a_duration_may_count_its_days_twice() -> None:
+    kind = expected_kind("How much notice do I need to give?")
+    assert kind is not None and kind.found_in("Give one full calendar month's notice.")
 
 
 def test_a_count_is_never_a_price() -> None:

@@ -75,7 +75,7 @@ CURRENCY_CODES = "usd|eur|gbp|chf|jpy|cad|aud|nzd|sek|nok|dkk|pln|czk|cny|inr|sg
 
 #: a duration or a length: "5-7 business days", "3 hours", "2 km"
 _DURATION = (
-    rf"\b{_FIGURE}\s*(?:-|\u2013|to)?\s*{_FIGURE}?\s*(?:{_DAY_KINDS}\s+)?"
+    rf"\b{_FIGURE}\s*(?:-|\u2013|to)?\s*{_FIGURE}?\s*(?:{_DAY_KINDS}\s+){{0,2}}"
     rf"(?:{_DURATION_UNITS}|{_LENGTH_UNITS})\b"
 )
 
@@ -153,7 +153,9 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     # "when" opening the question, not a clause of it ("How much ... when I'm abroad?")
     (re.compile(r"(?:^|[.;:!?]\s+)\W*when\b|\bwhat\s+(?:year|date|day|month|time|century|"
                 r"decade)\b", re.I), "date"),
-    (re.compile(r"\bhow\s+(?:long|old|soon)\b", re.I), "duration"),
+    # "how much notice" is a length of time, not a figure: "one full calendar month"
+    (re.compile(r"\bhow\s+(?:long|old|soon)\b|\bhow\s+much\s+(?:notice|warning|time)\b", re.I),
+     "duration"),
     (re.compile(r"\bhow\s+often\b", re.I), "frequency"),
     (re.compile(r"\b(?:what|which)\b.*\btemperatures?\b|\bhow\s+(?:hot|cold|warm)\b", re.I),
      "temperature"),
