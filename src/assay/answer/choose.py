@@ -52,7 +52,7 @@ from assay.answer.qualifiers import Qualifiers
 from assay.answer.reading import Found
 from assay.judge.schema import Context
 from assay.judge.strength import CLEARLY_MORE_RELIABLE, SETTLED, more_reliable
-from assay.text import NEGATION, content_terms, figures, speaks_to, stem
+from assay.text import NEGATION, figures, speaks_to, stemmed_terms
 
 __all__ = [
     "ANSWERS_WITHIN", "CLEARLY_MORE_RELIABLE", "CLEARLY_STRONGER", "YES_NO_WITHIN", "Choice",
@@ -116,12 +116,8 @@ class Choice:
         return self.reading.span_in(self.lead.start, self.lead.end)
 
 
-def _words(text: str) -> set[str]:
-    return {stem(t) for t in content_terms(text)}
-
-
 def _units(text: str) -> set[str]:
-    return {w for w in _words(text) if not any(ch.isdigit() for ch in w)}
+    return {w for w in stemmed_terms(text) if not any(ch.isdigit() for ch in w)}
 
 
 def _durations(text: str) -> set[float]:
@@ -149,7 +145,7 @@ def disagree(a: str, b: str, kind: AnswerKind | None) -> bool:
         nested = fa <= fb or fb <= fa  # "0 °C" of "0 °C and 45 °C": a span cut short
         return not nested and (not ua or not ub or bool(ua & ub))
     if kind is not None and kind.name in ("name", "date"):
-        return not (_words(a) & _words(b))
+        return not (stemmed_terms(a) & stemmed_terms(b))
     return False
 
 

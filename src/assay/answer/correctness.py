@@ -44,7 +44,7 @@ from assay.judge.strength import CLEARLY_MORE_RELIABLE
 from assay.models.answerability import LLMAnswerability
 from assay.models.reader import SpanReader
 from assay.models.relevance import RelevanceModel
-from assay.text import content_terms, stem, titled
+from assay.text import content_terms, stem, stemmed_terms, titled
 from assay.types import ExclusionReason
 
 if TYPE_CHECKING:
@@ -133,7 +133,7 @@ def answer_features(
     """
     ranked = [*sorted(relevances, reverse=True), 0.0, 0.0]
     kind = expected_kind(question)
-    asked = {stem(t) for t in content_terms(question)}
+    asked = stemmed_terms(question)
     said = [stem(t) for t in content_terms(answer)]
     values = {
         "best_relevance": ranked[0],
@@ -149,9 +149,7 @@ def answer_features(
         "reader_cited": reader_cited,
         "reader_best": reader_best,
         "reader_statement": reader_statement,
-        "statement_coverage": len(asked & {stem(t) for t in content_terms(statement)}) / len(asked)
-        if asked
-        else 1.0,
+        "statement_coverage": len(asked & stemmed_terms(statement)) / len(asked) if asked else 1.0,
     }
     return {name: round(float(values[name]), 6) for name in FEATURES}
 
