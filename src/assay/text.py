@@ -109,8 +109,18 @@ def is_stopword(word: str) -> bool:
     return word in _STOPWORDS
 
 
-#: where one sentence ends and the next begins (after . ! ? or ;)
-SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+")
+#: words whose full stop ends an abbreviation, not a sentence ("Max. speed indoors: 4
+#: km/h", "approx. 3 hours"); "No." only before a number ("No. 5")
+_ABBREVIATIONS = ("max", "min", "approx", "e.g", "i.e", "vs", "incl", "excl", "fig", "dept",
+                  "mr", "mrs", "ms", "dr", "prof", "st", "mt")  # fmt: skip
+#: where one sentence ends and the next begins: after ; or after . ! ? unless the stop
+#: ends an abbreviation or what follows starts in lower case ("Max. speed")
+SENTENCE_BREAK = re.compile(
+    r"(?<=;)\s+|(?<=[.!?])"
+    + "".join(rf"(?<!\b{re.escape(a)}\.)" for a in _ABBREVIATIONS)
+    + r"(?:(?<!\bno\.)|(?!\s+\d))\s+(?-i:(?![\sa-z]))",
+    re.IGNORECASE,
+)
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -166,6 +176,22 @@ def named_terms(text: str) -> set[str]:
     holding a digit ("Gold", "HX-40")."""
     named = stemmed_terms(" ".join(NAME.findall(text)))
     return named | {stem(t) for t in content_terms(text) if any(c.isdigit() for c in t)}
+
+
+#: days and months: capitalised, but conditions a rule answers ("on a Sunday": "at
+#: weekends"), not names the evidence must repeat
+_CALENDAR = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays "
+    "thursdays fridays saturdays sundays january february march april may june july august "
+    "september october november december".split()
+)
+
+
+def given_names(text: str) -> set[str]:
+    """The names ``text`` gives, lower-cased as coverage lists its terms: the words
+    capitalised inside a sentence ("Dart Plus", "the Professional plan", "HCM240"), days
+    and months aside."""
+    return {w.lower() for w in NAME.findall(text)} - _CALENDAR
 
 
 #: the share of what an answer says of the question that a rival statement must say too

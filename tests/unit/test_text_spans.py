@@ -25,3 +25,20 @@ def test_the_spans_hold_the_sentences_the_split_gives(text: str) -> None:
 def test_a_title_path_goes_before_the_text_on_its_own_line() -> None:
     assert titled("HX-40 > Charging", "Charge it.") == "HX-40 > Charging\nCharge it."
     assert titled(None, "Charge it.") == titled("", "Charge it.") == "Charge it."
+
+
+def test_an_abbreviation_or_a_lower_case_word_after_a_stop_ends_no_sentence() -> None:
+    """A table cell "Max. speed indoors: 4 km/h" stays in its row's sentence, so the row
+    is quoted whole rather than cut at "Max."; "No." ends a sentence unless a number
+    follows."""
+    row = "Class E: Rated capacity (kg): 2,000, Max. speed indoors: 4 km/h. See note 2."
+    assert SENTENCE_BREAK.split(row) == [row[:-12], "See note 2."]
+    assert SENTENCE_BREAK.split("It takes approx. 3 hours. Then stop.") == [
+        "It takes approx. 3 hours.", "Then stop.",
+    ]  # fmt: skip
+    assert SENTENCE_BREAK.split("Bay No. 5 is free. No. It is not.") == [
+        "Bay No. 5 is free.", "No.", "It is not.",
+    ]  # fmt: skip
+    assert SENTENCE_BREAK.split("It is 5 km. Then stop; or wait") == [
+        "It is 5 km.", "Then stop;", "or wait",
+    ]  # fmt: skip
