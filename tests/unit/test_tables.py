@@ -10,6 +10,7 @@ from assay.answer.qualifiers import clauses
 from assay.answer.reading import table_cell
 from assay.ingest.markdown import load_markdown
 from assay.ingest.tables import table_sentences
+from assay.text import SENTENCE_BREAK
 
 RESULTS = [
     "| Year | Men's winner | Women's winner |",
@@ -93,3 +94,28 @@ def test_a_price_question_reads_the_price_cell(question: str, value: str) -> Non
     adult = "Ticket Adult: Price: EUR 14, Notes: 18 and over."
     family = "Ticket Family: Price: EUR 35, Notes: 2 adults and up to 3 children."
     assert table_cell(question, family if "family" in question else adult) == value
+
+
+def test_a_semicolon_inside_a_cell_does_not_cut_the_row_in_two() -> None:
+    """A row is one sentence: a cell's semicolon would end it there, and the cells after
+    it ("Resolution target: 1 business day") would lose the row's header ("P2")."""
+    lines = [
+        "| Priority | Meaning | Resolution target |",
+        "|---|---|---|",
+        "| P2 | A major function is impaired; no workaround | 1 business day |",
+    ]
+    row = table_sentences(lines)
+    assert row == (
+        "Priority P2: Meaning: A major function is impaired, no workaround, "
+        "Resolution target: 1 business day."
+    )
+    assert SENTENCE_BREAK.split(row) == [row]
+
+
+def test_of_two_columns_the_question_names_the_one_its_phrase_ends_on() -> None:
+    """ "Tyre pressure" asks for a pressure, "tyre size" for a tyre: each names both
+    columns once, and the head of the phrase, its last word, picks the cell."""
+    row = 'Model Kestrel Glide: Tyre: 27.5 x 2.2", Pressure range: 2.0-3.5 bar (29-51 psi).'
+    pressure = table_cell("What is the maximum tyre pressure for the Kestrel Glide?", row)
+    assert pressure == "2.0-3.5 bar (29-51 psi)"
+    assert table_cell("What tyre size does the Kestrel Glide have?", row) == '27.5 x 2.2"'

@@ -216,7 +216,8 @@ def table_cell(question: str, sentence: str) -> str | None:
     when ``sentence`` is no table row or no cell stands out. The reader, trained on
     prose, does not read table rows."""
     kind, asked = expected_kind(question), qualifiers(question)
-    words = {stem(t) for t in content_terms(question)}
+    order = [stem(t) for t in content_terms(question)]
+    words = set(order)
     priced = _HOW_MUCH.search(question) is not None  # "How much is an adult ticket?"
     cells = []
     for a, b in clauses(sentence):
@@ -228,6 +229,9 @@ def table_cell(question: str, sentence: str) -> str | None:
             continue
         named = {stem(t) for t in content_terms(label)}
         score = HELD_WEIGHT * asked.held(label) + len(words & named)
+        # of two column names holding as many words, the one naming the later word: the
+        # head of the question's noun phrase ("tyre pressure": Pressure range, not Tyre)
+        score += max((order.index(w) + 1 for w in words & named), default=0) / (10 * len(order))
         cells.append((score + (priced and MONEY.found_in(f"- {value}")), value))
     cells.sort(key=lambda c: -c[0])
     if not cells or cells[0][0] <= (cells[1][0] if len(cells) > 1 else 0):

@@ -27,10 +27,14 @@ _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(?:\|\s*:?-{1,}:?\s*)*\|?\s*$")
 
 
 def _cells(line: str) -> list[str]:
+    """The cells of a table line, spaces squashed; a semicolon inside a cell becomes a
+    comma, as a semicolon ends a sentence and the row must stay one ("Meaning: a major
+    function is impaired; no workaround, Resolution target: 1 business day")."""
     body = line.strip()
     body = body[1:] if body.startswith("|") else body
     body = body[:-1] if body.endswith("|") and not body.endswith("\\|") else body
-    return [" ".join(cell.split()) for cell in re.split(r"(?<!\\)\|", body)]
+    cells = re.split(r"(?<!\\)\|", body)
+    return [" ".join(cell.split()).replace(";", ",").rstrip(",") for cell in cells]
 
 
 def table_sentences(lines: Sequence[str]) -> str | None:
