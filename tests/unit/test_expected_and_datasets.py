@@ -28,6 +28,9 @@ def test_every_number_word_is_a_figure() -> None:
         ("How much of a residential trip will the fund pay for?", "figure"),  # a share
         ("How much money is in the fund this year?", "money"),
         ("What does the Silver plan cost per month?", "money"),
+        ("What is the processing fee for a lost item?", "money"),  # a fee, named
+        ("What is the starting price of the Tessel 16?", "money"),
+        ("What is the late cancellation fee?", "money"),
         ("How much notice do I need to give to cancel?", "duration"),
         ("At what charge level should the battery go on charge?", None),
         ("How far will it go on one charge?", "distance"),

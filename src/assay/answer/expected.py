@@ -163,7 +163,11 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bhow\s+much\b(?!\s+of\b).*\b(?:cost|pay|charge\s+for|price)\b|"
                 r"\bhow\s+much\s+money\b|\bwhat\s+(?:does|do|did|will|would)\b.*\bcost\b|\b(?:what|which)\s+"
                 r"(?:is\s+the\s+|are\s+the\s+)?(?:price|cost|fee)s?\b|\bwhat\s+(?:is|are)\s+the\s+"
-                r"charges?\s+(?:for|of|to)\b", re.I), "money"),
+                r"charges?\s+(?:for|of|to)\b|"
+                # "what is the processing fee for ...", "the starting price of ..."
+                r"\b(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?:[\w-]+\s+){1,3}(?:price|"
+                r"cost|fee|fine|deposit|charge)s?(?=\s+(?:for|of|on|in|to|at|per|if|when|after)\b"
+                r"|\s*\?|\s*$)", re.I), "money"),
     (re.compile(r"\bhow\s+far\b(?!\s+(?:back|into|in\s+advance|ahead))", re.I), "distance"),
     (re.compile(r"\bhow\s+heavy\b|\b(?:how\s+much|what)\s+(?:does|do|did|will|would)\b.*"
                 r"\bweigh\b", re.I), "weight"),
