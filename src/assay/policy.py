@@ -319,6 +319,7 @@ def _routing_rules(table: TableReader) -> RoutingRules:
         bands=bands,
         allow_llm_only=table.boolean("allow_llm_only", False),
         clarify_below_coverage=table.unit("clarify_below_coverage", 0.34),
+        clarify_missing_names=table.boolean("clarify_missing_names", False),
         categories=categories,
     )
     table.finish()

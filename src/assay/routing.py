@@ -9,6 +9,7 @@ condition                     decision
 ============================  ============================================
 no evidence admitted          ``llm_only`` if the policy allows it, else ``refuse``
 C >= broaden, coverage low    ``clarify``: ask what the question means
+C >= broaden, a name unmet    ``clarify`` too, where the policy asks for it
 C >= proceed                  ``proceed``: answer from the evidence
 C >= hedge                    ``hedge``: answer, stating the uncertainty
 C >= broaden                  ``broaden``: expand the query and retrieve again
@@ -17,13 +18,17 @@ below                         ``llm_only`` if allowed, else ``refuse``
 
 "Coverage low" means fewer than ``clarify_below_coverage`` of the query's meaningful
 terms appear in the admitted evidence: however strong the passages, they are about
-something the question did not clearly ask, so no band answers it directly. Every
-decision carries its reasons.
+something the question did not clearly ask, so no band answers it directly. "A name
+unmet" (``clarify_missing_names``) means the question names something, a capitalised
+word inside it ("the Kestrel Dart Plus", "the Professional plan"; days and months aside),
+that no admitted passage or its title mentions: the evidence is about a sibling (the
+Dart, the Business plan), and an answer from it would state the sibling's figures as
+the named thing's. Every decision carries its reasons.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -83,6 +88,9 @@ class RoutingRules:
     bands: Bands = field(default_factory=lambda: PRESETS["default"])
     allow_llm_only: bool = False
     clarify_below_coverage: float = 0.34
+    #: ask back when the evidence never mentions a name the question gives (off for the
+    #: policies stored before it, so that their audit rows replay as decided)
+    clarify_missing_names: bool = False
     categories: Mapping[str, Bands] = field(default_factory=dict)
 
     def bands_for(self, category: str | None) -> Bands:
@@ -106,6 +114,7 @@ class RoutingRules:
             **self.bands.as_dict(),
             "allow_llm_only": self.allow_llm_only,
             "clarify_below_coverage": self.clarify_below_coverage,
+            "clarify_missing_names": self.clarify_missing_names,
             "categories": {k: v.as_dict() for k, v in sorted(self.categories.items())},
         }
 
@@ -130,16 +139,26 @@ class Route:
 
 
 def route(
-    signals: SetSignals, admitted: int, rules: RoutingRules, category: str | None = None
+    signals: SetSignals,
+    admitted: int,
+    rules: RoutingRules,
+    category: str | None = None,
+    *,
+    names: Collection[str] = (),
 ) -> Route:
-    """Decide what to do with a request from its set signals (see module docstring)."""
+    """Decide what to do with a request from its set signals (see module docstring);
+    ``names`` are the names the question gives (:func:`assay.text.given_names`)."""
     bands = rules.bands_for(category)
-    decision, reasons = _decide(signals, admitted, rules, bands)
+    decision, reasons = _decide(signals, admitted, rules, bands, names)
     return Route(decision, reasons, bands, category)
 
 
 def _decide(
-    signals: SetSignals, admitted: int, rules: RoutingRules, bands: Bands
+    signals: SetSignals,
+    admitted: int,
+    rules: RoutingRules,
+    bands: Bands,
+    names: Collection[str],
 ) -> tuple[Decision, tuple[str, ...]]:
     fallback = Decision.LLM_ONLY if rules.allow_llm_only else Decision.REFUSE
     why_fallback = (
@@ -158,6 +177,12 @@ def _decide(
         return Decision.CLARIFY, (
             f"{c} >= broaden {bands.broaden:.2f}",
             f"{low}: the evidence does not mention {missing}",
+        )
+    unmet = [t for t in signals.missing_terms if t in names]
+    if rules.clarify_missing_names and unmet:
+        return Decision.CLARIFY, (
+            f"{c} >= broaden {bands.broaden:.2f}",
+            f"the question names {', '.join(unmet)}, which the evidence does not mention",
         )
     if signals.composite >= bands.proceed:
         return Decision.PROCEED, (f"{c} >= proceed {bands.proceed:.2f}",)

@@ -49,6 +49,35 @@ def test_r7_low_coverage_asks_back_whatever_the_band() -> None:
     assert route(signals(0.30, 0.2), 3, RoutingRules()).decision is Decision.REFUSE
 
 
+def test_r7_a_name_the_evidence_never_mentions_asks_back_where_the_policy_says() -> None:
+    """ "The range of the Kestrel Dart Plus" from passages about the Dart alone would give
+    the Dart's range as the Dart Plus's: the shipped policies ask back instead, naming
+    it; a policy stored before the rule (off by default) decides as it did."""
+    on = RoutingRules(clarify_missing_names=True)
+    strong = SetSignals(
+        top=0.9, gap=0.5, concentration=1.0, coherence=0.8, coverage=0.75, composite=0.85,
+        missing_terms=("plus",),
+    )  # fmt: skip
+    named = {"kestrel", "dart", "plus"}
+    result = route(strong, 3, on, names=named)
+    assert result.decision is Decision.CLARIFY
+    assert "plus" in result.reasons[-1]
+    assert route(strong, 3, RoutingRules(), names=named).decision is Decision.PROCEED
+    assert route(strong, 3, on, names={"kestrel", "dart"}).decision is Decision.PROCEED
+    assert route(signals(0.2), 3, on, names={"warranty"}).decision is Decision.REFUSE
+    for name in ("informational", "financial", "legal", "safety_critical"):
+        assert PolicyBook.load().get(name).routing.clarify_missing_names
+
+
+def test_given_names_are_capitalised_inside_the_question_days_and_months_aside() -> None:
+    from assay.text import given_names
+
+    assert given_names("What is the range of the Kestrel Dart Plus?") == {"kestrel", "dart", "plus"}
+    assert given_names("Under the Professional plan, is it open on a Sunday in May?") == {
+        "professional"
+    }
+
+
 @pytest.mark.parametrize(
     ("composite", "expected"),
     [

@@ -53,6 +53,7 @@ from assay.scoring.signals import (
     set_confidence,
     top_gap,
 )
+from assay.text import given_names
 from assay.types import Candidate, Evidence, ExclusionReason, Label, SourceBasis, round_score
 
 
@@ -173,7 +174,8 @@ def _route_problems(
         if value != calibrated.value or calibrated.raw != composite:
             problems.append(f"calibrated set confidence {calibrated.value} recomputes as {value}")
         signals = replace(signals, composite=value)
-    decision = route(signals, len(admitted), policy.routing, record.category).decision
+    names = given_names(query)  # the names the question gives (the router's rule)
+    decision = route(signals, len(admitted), policy.routing, record.category, names=names).decision
     if decision.value != record.route.decision:
         problems.append(f"decision {record.route.decision} recomputes as {decision.value}")
     return problems

@@ -25,6 +25,7 @@ from assay.scoring.agreement import CachedSupport, Conflict, find_conflicts, sup
 from assay.scoring.corroboration import lexical_similarity
 from assay.scoring.gate import current
 from assay.scoring.signals import SetSignals, compute_set_signals
+from assay.text import given_names
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +118,7 @@ def assess_retrieval(
         for c in find_conflicts([(e.id, e.candidate.text) for e in admitted], support)
         if document[c.first] is None or document[c.first] != document[c.second]
     ]
-    decision = route(signals, len(admitted), rules, category)
+    decision = route(signals, len(admitted), rules, category, names=given_names(question))
     return AskResult(scored, retrieval, signals, decision, category, tuple(conflicts))
 
 
