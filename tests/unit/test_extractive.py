@@ -365,3 +365,38 @@ def test_a_when_question_quotes_the_sentence_with_a_time_not_one_saying_may() ->
     answerer = ExtractiveAnswerer(get_relevance_model())
     draft = answerer.answer("When can I visit a general ward?", [children, hours])
     assert "11:00 to 20:00" in draft.quoted and "[Source: hours]" in draft.quoted
+
+
+def test_an_answer_only_for_another_item_than_asked_is_declined(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """The price list names the first car's permit alone: quoting it for "a second car"
+    would give the first car's price as the second's, so the answerer declines and
+    says which sentence came closest."""
+    prices = Context(
+        "lease",
+        "Item Parking permit, first car: Charge: £120, When: Per year.\n"
+        "Item Replacement key fob: Charge: £25, When: Per fob.",
+        0.8,
+    )
+    draft = answerer.answer("How much is a parking permit for a second car?", [prices])
+    assert draft.text == ""
+    assert draft.declined is not None and "another car" in draft.declined
+    assert "first car" in draft.declined
+    first = answerer.answer("How much is a parking permit for a first car?", [prices])
+    assert "£120" in first.text and first.declined is None
+
+
+def test_a_sentence_that_asks_is_not_quoted_as_the_answer(answerer: ExtractiveAnswerer) -> None:
+    """A forum post repeats the user's question in its own words, and the relevance
+    model rates that echo highest; the sentence that answers is quoted, not the one that
+    asks."""
+    post = Context(
+        "forum",
+        "Can you replace the HX-40 battery at home? No, only a service centre may replace "
+        "the battery.",
+        0.7,
+        "Forum > HX-40 battery",
+    )
+    draft = answerer.answer("Can I replace the HX-40 battery at home?", [post])
+    assert draft.quoted.startswith("No, only a service centre may replace the battery.")

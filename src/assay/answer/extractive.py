@@ -12,13 +12,14 @@ is :mod:`assay.answer.choose`: the best-rated one, unless an admitted passage of
 another, stronger or clearly more reliable source answers too. The reader
 (:mod:`assay.answer.reading`) reads the strongest passages with their titles first; when
 it finds no answer in any of them the answerer declines (an empty draft whose
-``declined`` says why) rather than quote a topical sentence. The answer opens with the
-short answer: the cell of a table row whose column the question names, else the reader's
-span within the quoted sentence when it is short, else the date, quantity or name the
-question asks for (:mod:`assay.answer.short`) from the clause that keeps to the
-question's qualifiers: "About 3 hours: A full charge from empty takes about 3 hours.
-[Source: ...]". Answering passages of other sources that give another value are named in
-``Draft.disagreements``.
+``declined`` says why) rather than quote a topical sentence, and so it does when the
+lead sentence states the answer only for another item than the question names ("first
+car" for "a second car"). The answer opens with the short answer: the cell of a table
+row whose column the question names, else the reader's span within the quoted sentence
+when it is short, else the date, quantity or name the question asks for
+(:mod:`assay.answer.short`) from the clause that keeps to the question's qualifiers:
+"About 3 hours: A full charge from empty takes about 3 hours. [Source: ...]". Answering
+passages of other sources that give another value are named in ``Draft.disagreements``.
 The relevance model reads a shortlist of the sentences (:data:`SHORTLIST`): all of the
 strongest passage's, then those of the others that share the most words with the
 question. A model that reads spans (the shipped heads) reads them first out of their
@@ -31,6 +32,7 @@ template, phrasings from pseudo-relevance feedback (:mod:`assay.answer.expansion
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,6 +54,9 @@ from assay.text import content_terms, sentence_spans, stem, term_cosine, titled
 __all__ = ["ExtractiveAnswerer"]
 
 _WRONG_KIND = 0.25  # weight of a sentence without the kind of answer asked for
+#: a sentence that asks ("Has management said anything about it?"), its emphasis aside:
+#: a forum post's question, or an FAQ's heading, which the answer follows
+_ASKS = re.compile(r"\?[*_\"')\]]*\s*$")
 _SHORT_WORDS = 10  # a longer span is no short answer
 #: sentences the relevance model reads (it encodes each one it has not seen): those of
 #: the strongest passage, then the others sharing the most words with the question. On
@@ -187,6 +192,7 @@ class ExtractiveAnswerer:
             (1.0 if w.context.confidence is None else 0.5 + 0.5 * w.context.confidence)
             * (1.0 if kind is None or kind.found_in(s) else _WRONG_KIND)
             * (_WRONG_KIND if asked.clashes(titled(w.context.title, s)) else 1.0)
+            * (0.0 if _ASKS.search(s) else 1.0)  # a question answers nothing
             * row
             for s, w, row in zip(sentences, where, rows, strict=True)
         ]
@@ -201,6 +207,12 @@ class ExtractiveAnswerer:
         assert choice is not None
         lead = choice.lead
         quote = defuse_citations(lead.text)
+        other = asked.clashing(titled(lead.context.title, lead.text))
+        if other:  # the best a sentence could do is state it for another item
+            what = " or ".join(dict.fromkeys(other))
+            said = quote.rstrip(" .")
+            why = f'the evidence states it only for another {what} than asked: "{said}"'
+            return Draft("", self.name, None, mode, declined=why)
         text = f"{quote} {cite(lead.context.id)}"
         short = self._short(question, quote, choice)
         if short is not None:

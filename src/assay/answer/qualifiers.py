@@ -140,10 +140,18 @@ class Qualifiers:
     def clashes(self, text: str) -> bool:
         """Whether ``text`` states another value of a class the question pins down, and
         not the asked one ("2020" for a question about 2021)."""
+        return bool(self.clashing(text))
+
+    def clashing(self, text: str) -> list[str]:
+        """What ``text`` states otherwise than the question, each as a word: "year",
+        "quarter", "car" for "first car" against "a second car", "zone", "plan"."""
         stated = _exclusive(text)
-        return any(
-            cls in stated and not (values & stated[cls]) for cls, values in self.exclusive.items()
-        )
+        return [
+            cls.split()[-1] if cls.startswith(("ordinal ", "named ", "labelled ")) else
+            "model" if cls.startswith("model ") else cls
+            for cls, values in self.exclusive.items()
+            if cls in stated and not (values & stated[cls])
+        ]  # fmt: skip
 
     def other_period_after(self, text: str, end: int) -> bool:
         """Whether the words of ``text`` just after character ``end`` (a value) state
