@@ -154,7 +154,7 @@ def test_r6_a_new_policy_version_with_new_bands_keeps_its_set_map(
     out = ask(
         demo_db, "How long does a full charge of the HX-40 take?", "--policy", "safety_critical"
     )
-    assert out["policy"]["version"] == "5" and out["confidence"]["calibrated"] is True
+    assert out["policy"]["version"] == "6" and out["confidence"]["calibrated"] is True
 
 
 def test_r6_thresholds_write_a_new_policy_version(
@@ -176,7 +176,7 @@ def test_r6_thresholds_write_a_new_policy_version(
     )
     choice = json.loads(out)
     policy = PolicyBook.load([folder]).get("financial")
-    assert policy.version == choice["version"] == "5"
+    assert policy.version == choice["version"] == "6"
     assert policy.routing.bands.proceed == pytest.approx(round(choice["threshold"], 6))
     assert policy.routing.bands.proceed > policy.routing.bands.hedge > policy.routing.bands.broaden
     assert (folder / "financial.toml").read_text().startswith("# calibrated by `assay calibrate")

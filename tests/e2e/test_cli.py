@@ -304,7 +304,7 @@ def test_audit_list_show_head_and_export(db: Path, candidates: Path, tmp_path: P
         db=db,
     )
     listed = run_cli("audit", "list", db=db).stdout
-    assert "legal v4" in listed and "informational v5" in listed
+    assert "legal v5" in listed and "informational v6" in listed
     assert [e["query"] for e in json.loads(run_cli("audit", "list", "--json", db=db).stdout)] == [
         "second",
         "first",
@@ -322,7 +322,7 @@ def test_audit_list_show_head_and_export(db: Path, candidates: Path, tmp_path: P
     since = run_cli("audit", "list", "--since", "yesterday", db=db)
     assert since.exit_code == 2 and "since='yesterday'" in since.stderr
     assert "no audit events" in run_cli("audit", "list", "--since", "2999-01-01", db=db).stdout
-    assert "legal v4" in run_cli("audit", "list", "--since", "2000-01-01T00:00:00Z", db=db).stdout
+    assert "legal v5" in run_cli("audit", "list", "--since", "2000-01-01T00:00:00Z", db=db).stdout
 
 
 def test_as_of_is_recorded_for_replay(db: Path, candidates: Path) -> None:
