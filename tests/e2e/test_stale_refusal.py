@@ -74,3 +74,31 @@ def test_a_refusal_about_another_subject_does_not_ask_to_date_the_aged_passage(
     assert out["status"] == "abstained_retrieval", out["answer"]
     assert "kept out for their age" not in out["answer"]
     assert "'free', 'bought', 'sale'" in out["answer"]
+
+
+def test_a_refusal_for_a_missing_date_says_to_give_one(tmp_path: Path) -> None:
+    """A file ingested without any date earns the policy's undated freshness credit (0 in
+    the shipped policies): the official returns policy is kept out under financial, and
+    the refusal says it had no date and how to give one, not to add documents."""
+    db = tmp_path / "assay.db"
+    (tmp_path / "returns.md").write_text(POLICY)
+    for args in (
+        ["sources", "add", "returns", "--kind", "official"],
+        ["ingest", str(tmp_path / "returns.md"), "--source", "returns"],
+    ):
+        result = run_cli(*args, db=db)
+        assert result.exit_code == 0, result.output
+    out = ask(db, "How many days do I have to return an item?", "--policy", "financial")
+    assert out["status"] == "abstained_retrieval"
+    assert "1 matching passage(s) of returns were kept out for having no date" in out["answer"]
+    assert "--file-dates" in out["answer"]
+    [excluded] = out["excluded"]
+    assert "it has no date" in excluded["detail"]
+    dated = tmp_path / "dated.db"
+    for args in (
+        ["sources", "add", "returns", "--kind", "official"],
+        ["ingest", str(tmp_path / "returns.md"), "--source", "returns", "--verified", "2026-11-01"],
+    ):
+        assert run_cli(*args, db=dated).exit_code == 0
+    answered = ask(dated, "How many days do I have to return an item?", "--policy", "financial")
+    assert answered["status"] == "answered" and "45 days" in answered["answer"]

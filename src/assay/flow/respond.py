@@ -357,13 +357,20 @@ class Responder:
             if kept_out_as_stale(e, policy)
             and not evidence_gaps(query, missing, [titled(e.candidate.title, e.candidate.text)])
         ]  # fmt: skip
-        if aged:  # the fix is a date, not more documents
-            of = sorted({str(e.basis.source_id) for e in aged if e.basis.source_id})
-            steps.insert(0, (
-                f"{len(aged)} matching passage(s){' of ' + ', '.join(of) if of else ''} were "
-                "kept out for their age: if they are still in force, give them a verified "
-                "date (`assay ingest --verified DATE`, or front matter `verified:`)"
-            ))  # fmt: skip
+        for group, why_out, fix in (
+            ([e for e in aged if e.basis.age_days is not None], "for their age",
+             "if they are still in force, give them a verified date (`assay ingest "
+             "--verified DATE`, or front matter `verified:`)"),
+            ([e for e in aged if e.basis.age_days is None], "for having no date",
+             "if they are current, give them one (`assay ingest --published DATE`, "
+             "`--verified DATE` or `--file-dates`, or front matter `published:`)"),
+        ):  # fmt: skip
+            if group:  # the fix is a date, not more documents
+                of = sorted({str(e.basis.source_id) for e in group if e.basis.source_id})
+                where = f" of {', '.join(of)}" if of else ""
+                steps.insert(
+                    0, f"{len(group)} matching passage(s){where} were kept out {why_out}: {fix}"
+                )
         # what the knowledge base holds on the subject, admitted or not, headings
         # included: a refusal never asks for documents about what it already covers
         retrieved = [titled(e.candidate.title, e.candidate.text) for e in result.scored.evidence]

@@ -72,11 +72,12 @@ def exclusion(evidence: Evidence, policy: Policy) -> Verdict:
 
 
 def _a_date_would_admit(evidence: Evidence, policy: Policy) -> bool:
-    """Whether age weighs most against an item (freshness under one half and under its
-    similarity), no newer source supersedes it, and with a fresh date its composite
-    would clear the threshold: a forum post that is weak anyway is not worth a date."""
+    """Whether age, or having no date at all, weighs most against an item (freshness
+    under one half and under its similarity), no newer source supersedes it, and with a
+    fresh date its composite would clear the threshold: a forum post that is weak anyway
+    is not worth a date."""
     scores, basis = evidence.scores, evidence.basis
-    if basis.age_days is None or scores.freshness >= min(0.5, scores.similarity):
+    if scores.freshness >= min(0.5, scores.similarity):
         return False
     fresh = replace(scores, freshness=1.0)
     return not basis.superseded_by and composite_score(fresh, policy.weights) >= policy.threshold
@@ -96,6 +97,12 @@ def _stale_hint(evidence: Evidence, policy: Policy) -> str:
     if not _a_date_would_admit(evidence, policy):
         return ""
     scores, age = evidence.scores, evidence.basis.age_days
+    if age is None:  # a file ingested without any date earns the policy's undated credit
+        return (
+            f"; it has no date, so it earns freshness {scores.freshness:.2f} (the policy's "
+            "undated credit): if it is current, give it a date (front matter `published:` "
+            "or `verified:`, or ingest --published, --verified or --file-dates)"
+        )
     return (
         f"; freshness {scores.freshness:.2f} after {age} days (decay_rate "
         f"{policy.decay_rate_for(evidence.basis.source_kind):g} a day): if it is still in "
