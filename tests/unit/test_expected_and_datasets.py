@@ -38,6 +38,7 @@ def test_every_number_word_is_a_figure() -> None:
         ("How heavy is the Haul?", "weight"),
         ("What time must essays be handed in?", "clock"),
         ("What time period did the treaty end?", "date"),
+        ("Which day is recycling collected?", "date"),
     ],
 )
 def test_a_question_asks_for_the_kind_its_words_name(question: str, kind: str | None) -> None:

@@ -112,3 +112,25 @@ def test_a_short_word_the_evidence_holds_is_no_gap() -> None:
     gaps = evidence_gaps(question, ["pay", "bring", "bike", "late"], texts)
     assert "'bike'" not in gaps and "'late'" not in gaps
     assert "'bring'" in gaps
+
+
+@pytest.mark.parametrize(
+    ("question", "day"),
+    [
+        ("Which day is recycling collected?", "Thursday"),
+        ("Which day is general waste collected?", "Monday"),
+    ],
+)
+def test_of_coordinated_values_the_one_in_the_part_about_the_asked_thing(
+    question: str, day: str
+) -> None:
+    """Both days have "collected" and "recycling" within reach; the part of the sentence
+    that names recycling holds Thursday, and the shared verb says nothing of which."""
+    sentence = "General waste is collected every Monday and recycling every Thursday."
+    assert short_answer(question, sentence) == day
+    assert (
+        short_answer(
+            question, "Recycling is collected every Thursday and general waste every Monday."
+        )
+        == day
+    )

@@ -151,8 +151,8 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:at|by|until|from)\s+what\s+time\b|^\W*what\s+time\b(?!\s+(?:period|"
                 r"frame|span|scale|zone|of\s+(?:the\s+)?(?:year|month|week)))", re.I), "clock"),
     # "when" opening the question, not a clause of it ("How much ... when I'm abroad?")
-    (re.compile(r"(?:^|[.;:!?]\s+)\W*when\b|\bwhat\s+(?:year|date|day|month|time|century|"
-                r"decade)\b", re.I), "date"),
+    (re.compile(r"(?:^|[.;:!?]\s+)\W*when\b|\b(?:what|which)\s+(?:year|date|day|month|time|"
+                r"century|decade)\b", re.I), "date"),
     # "how much notice" is a length of time, not a figure: "one full calendar month"
     (re.compile(r"\bhow\s+(?:long|old|soon)\b|\bhow\s+much\s+(?:notice|warning|time)\b", re.I),
      "duration"),
