@@ -79,21 +79,25 @@ def test_a_refusal_about_another_subject_does_not_ask_to_date_the_aged_passage(
 def test_a_refusal_for_a_missing_date_says_to_give_one(tmp_path: Path) -> None:
     """A file ingested without any date earns the policy's undated freshness credit (0 in
     the shipped policies): the official returns policy is kept out under financial, and
-    the refusal says it had no date and how to give one, not to add documents."""
+    the refusal says it had no date and how to give one, not to add documents. An undated
+    forum post is not worth a date: it is in force nowhere."""
     db = tmp_path / "assay.db"
     (tmp_path / "returns.md").write_text(POLICY)
+    (tmp_path / "forum.md").write_text(FORUM)
     for args in (
         ["sources", "add", "returns", "--kind", "official"],
+        ["sources", "add", "forum", "--kind", "customer"],
         ["ingest", str(tmp_path / "returns.md"), "--source", "returns"],
+        ["ingest", str(tmp_path / "forum.md"), "--source", "forum"],
     ):
         result = run_cli(*args, db=db)
         assert result.exit_code == 0, result.output
     out = ask(db, "How many days do I have to return an item?", "--policy", "financial")
     assert out["status"] == "abstained_retrieval"
     assert "1 matching passage(s) of returns were kept out for having no date" in out["answer"]
-    assert "--file-dates" in out["answer"]
-    [excluded] = out["excluded"]
-    assert "it has no date" in excluded["detail"]
+    assert "--file-dates" in out["answer"] and "forum" not in out["answer"]
+    details = {e["source_id"]: e["detail"] for e in out["excluded"]}
+    assert "it has no date" in details["returns"] and "no date" not in details["forum"]
     dated = tmp_path / "dated.db"
     for args in (
         ["sources", "add", "returns", "--kind", "official"],

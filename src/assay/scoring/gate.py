@@ -71,13 +71,19 @@ def exclusion(evidence: Evidence, policy: Policy) -> Verdict:
     return None
 
 
+#: the source score from which a kept-out passage is worth dating: an internal wiki (0.7)
+#: and up, not a customer's message (0.4) or an unverified post (0.3)
+IN_FORCE = 0.5
+
+
 def _a_date_would_admit(evidence: Evidence, policy: Policy) -> bool:
     """Whether age, or having no date at all, weighs most against an item (freshness
-    under one half and under its similarity), no newer source supersedes it, and with a
-    fresh date its composite would clear the threshold: a forum post that is weak anyway
-    is not worth a date."""
+    under one half and under its similarity), its source is one whose documents stay in
+    force (a source score of :data:`IN_FORCE` or more: not a forum post or a customer's
+    message), no newer source supersedes it, and with a fresh date its composite would
+    clear the threshold: a forum post that is weak anyway is not worth a date."""
     scores, basis = evidence.scores, evidence.basis
-    if scores.freshness >= min(0.5, scores.similarity):
+    if scores.freshness >= min(0.5, scores.similarity) or scores.source < IN_FORCE:
         return False
     fresh = replace(scores, freshness=1.0)
     return not basis.superseded_by and composite_score(fresh, policy.weights) >= policy.threshold
