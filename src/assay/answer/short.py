@@ -1,17 +1,17 @@
 """The short answer a question asks for, taken from the sentence that answers it.
 
-"When was the bridge opened?" wants a date, "How many people live there?" a figure,
-"Who designed it?" a name (:mod:`assay.answer.expected`). The extractive answerer states
-that first and quotes the sentence it came from after it: "1932: The bridge was opened
-in 1932 by ...". The short answer is a span of the sentence of the type asked for that
-the question does not already contain; where the sentence holds several, the one with
-the most of the question's words around it (what the question asks about is usually
-said next to the answer; of equals, the one whose own coordinated part names it: "waste
-every Monday and recycling every Thursday"), never one followed by another rate's period than the
-question's ("GBP 2.50 per hour" for "per day"), nor the number of a clause ("4.1 A
+"When was the bridge opened?" wants a date, "How many people live there?" a figure, "Who
+designed it?" a name (:mod:`assay.answer.expected`). The extractive answerer states that
+first and quotes the sentence it came from after it: "1932: The bridge was opened in
+1932 by ...". The short answer is a span of the sentence of the type asked for that the
+question does not already contain; where the sentence holds several, the one with the
+most of the question's words around it (what the question asks about is usually said
+next to the answer; of equals, the one whose own coordinated part names it: "waste every
+Monday and recycling every Thursday"), never one followed by another rate's period than
+the question's ("GBP 2.50 per hour" for "per day"), nor the number of a clause ("4.1 A
 card is blocked ..."). A sentence with several names gets no short answer, since the
-nearest was right only one time in five on SQuAD's validation articles. A question of
-no recognised type gets no short answer.
+nearest was right only one time in five on SQuAD's validation articles. A question of no
+recognised type gets no short answer.
 """
 
 from __future__ import annotations
