@@ -749,6 +749,7 @@ class Assay:
         """``result`` with the stored set map deciding the route and the evidence map's
         probabilities beside each item (see :mod:`assay.calibration.apply`)."""
         from assay.routing import route
+        from assay.text import given_names
 
         if self.calibrator is None:
             return result
@@ -762,7 +763,9 @@ class Assay:
             applied["set"] = calibrated.to_dict()
             signals = replace(result.signals, composite=calibrated.value)
             admitted = len(result.scored.admitted)
-            result = replace(result, route=route(signals, admitted, chosen.routing, category))
+            names = given_names(result.scored.query)  # as assess_retrieval routed it
+            decision = route(signals, admitted, chosen.routing, category, names=names)
+            result = replace(result, route=decision)
         key = evidence_key(chosen, self.embedder.name, relevance)
         evidence_map = self.calibrator.lookup("evidence", key)
         if evidence_map is not None:
