@@ -742,6 +742,7 @@ class Assay:
             category=category,
             jurisdiction=jurisdiction,
             support=self.support,
+            answerability=self._answerability() if chosen.models.llm_judgment else None,
         )
         return self._calibrated(result, chosen, category)
 
@@ -764,7 +765,8 @@ class Assay:
             signals = replace(result.signals, composite=calibrated.value)
             admitted = len(result.scored.admitted)
             names = given_names(result.scored.query)  # as assess_retrieval routed it
-            decision = route(signals, admitted, chosen.routing, category, names=names)
+            read = result.judged_by is not None
+            decision = route(signals, admitted, chosen.routing, category, names=names, read=read)
             result = replace(result, route=decision)
         key = evidence_key(chosen, self.embedder.name, relevance)
         evidence_map = self.calibrator.lookup("evidence", key)
@@ -793,6 +795,8 @@ class Assay:
             if self.support is None
             else f"support_similarity[{self.support.name}]",
         }
+        if result.judged_by is not None:  # the set's judgment (R4) read by the chat model
+            models["judgment"] = result.judged_by
         if prompts is not None:
             models |= {"answerer": answerer, "judge": judge}
         return ask_record(result, models=models, prompts=prompts)

@@ -86,10 +86,16 @@ class ModelRules:
     #: chunks with the LLM as well (the ``cascade`` relevance model); without one,
     #: the shipped model decides alone. The audit row names the model that decided.
     llm_cascade: bool = False
+    #: with an LLM endpoint configured, the set's model judgment (R4), which caps the set
+    #: confidence, is the LLM's belief that one of the best admitted passages states the
+    #: answer (:func:`assay.flow.assess.llm_judgment`), not the relevance model's score;
+    #: without one, the relevance model's. The audit row names the model that judged.
+    llm_judgment: bool = False
 
     def as_dict(self) -> dict[str, Any]:
-        """The rules in their TOML shape."""
-        return {"llm_cascade": self.llm_cascade}
+        """The rules in their TOML shape (a setting left at its default is left out)."""
+        out: dict[str, Any] = {"llm_cascade": self.llm_cascade}
+        return out | ({"llm_judgment": True} if self.llm_judgment else {})
 
 
 #: what P(the answer is right) does to an answer, where no policy says (informational's)
@@ -348,7 +354,10 @@ def _judge_rules(table: TableReader) -> JudgeRules:
 
 
 def _model_rules(table: TableReader) -> ModelRules:
-    rules = ModelRules(llm_cascade=table.boolean("llm_cascade", False))
+    rules = ModelRules(
+        llm_cascade=table.boolean("llm_cascade", False),
+        llm_judgment=table.boolean("llm_judgment", False),
+    )
     table.finish()
     return rules
 

@@ -18,7 +18,11 @@ below                         ``llm_only`` if allowed, else ``refuse``
 
 "Coverage low" means fewer than ``clarify_below_coverage`` of the query's meaningful
 terms appear in the admitted evidence: however strong the passages, they are about
-something the question did not clearly ask, so no band answers it directly. "A name
+something the question did not clearly ask, so no band answers it directly. Words are
+not meaning, though: where the set's judgment is a chat model's reading of the passages
+(``read``; :func:`assay.flow.assess.llm_judgment`) and it reaches the hedge band, the
+passages answer in other words than the question's ("current" for "amperes"), and low
+coverage does not ask back. "A name
 unmet" (``clarify_missing_names``) means the question names something, a capitalised
 word inside it ("the Kestrel Dart Plus", "the Professional plan"; days and months aside),
 that no admitted passage or its title mentions: the evidence is about a sibling (the
@@ -145,11 +149,13 @@ def route(
     category: str | None = None,
     *,
     names: Collection[str] = (),
+    read: bool = False,
 ) -> Route:
     """Decide what to do with a request from its set signals (see module docstring);
-    ``names`` are the names the question gives (:func:`assay.text.given_names`)."""
+    ``names`` are the names the question gives (:func:`assay.text.given_names`); ``read``
+    says that the set's judgment is a chat model's reading of the passages."""
     bands = rules.bands_for(category)
-    decision, reasons = _decide(signals, admitted, rules, bands, names)
+    decision, reasons = _decide(signals, admitted, rules, bands, names, read)
     return Route(decision, reasons, bands, category)
 
 
@@ -159,6 +165,7 @@ def _decide(
     rules: RoutingRules,
     bands: Bands,
     names: Collection[str],
+    read: bool,
 ) -> tuple[Decision, tuple[str, ...]]:
     fallback = Decision.LLM_ONLY if rules.allow_llm_only else Decision.REFUSE
     why_fallback = (
@@ -171,7 +178,8 @@ def _decide(
     c = f"set confidence {signals.composite:.3f}"
     if signals.composite < bands.broaden:
         return fallback, (f"{c} < broaden {bands.broaden:.2f}", why_fallback)
-    if signals.coverage < rules.clarify_below_coverage:
+    answers = read and signals.judgment is not None and signals.judgment >= bands.hedge
+    if signals.coverage < rules.clarify_below_coverage and not answers:
         missing = ", ".join(signals.missing_terms) or "its meaningful terms"
         low = f"query coverage {signals.coverage:.2f} < {rules.clarify_below_coverage:.2f}"
         return Decision.CLARIFY, (

@@ -49,7 +49,8 @@ def endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[Endpoint]:
 
 
 def policy_file(tmp_path: Path, routing: dict[str, Any]) -> Path:
-    """The informational policy under another name with ``routing`` keys replaced."""
+    """The informational policy under another name with the keys of ``routing`` (any
+    key of the file) replaced."""
     text = (POLICIES / "informational.toml").read_text()
     text = text.replace('name = "informational"', 'name = "test-routing"')
     for key, value in routing.items():
@@ -60,6 +61,12 @@ def policy_file(tmp_path: Path, routing: dict[str, Any]) -> Path:
     path = tmp_path / "test-routing.toml"
     path.write_text(text)
     return path
+
+
+def answerer_only(tmp_path: Path) -> Path:
+    """informational without ``llm_judgment``: the scripted endpoint writes the answer and
+    is asked nothing else."""
+    return policy_file(tmp_path, {"llm_judgment": False})
 
 
 def check_r9(out: dict[str, Any]) -> Assessment:
@@ -164,9 +171,11 @@ def test_r7_r8_low_coverage_gets_a_clarifying_question(demo_db: Path, tmp_path: 
     assert assessment.recommended_action == "suppress"
 
 
-def test_g2_an_answer_citing_unknown_evidence_abstains(demo_db: Path, endpoint: Endpoint) -> None:
+def test_g2_an_answer_citing_unknown_evidence_abstains(
+    demo_db: Path, endpoint: Endpoint, tmp_path: Path
+) -> None:
     endpoint.script(Reply(text_reply("Charge it between 0 °C and 45 °C [Source: S9].")))
-    out = ask(demo_db, SAFE_RANGE, "--policy", "informational")
+    out = ask(demo_db, SAFE_RANGE, "--policy", str(answerer_only(tmp_path)))
     check_r9(out)
     assert out["status"] == "abstained_citation"
     assert out["citations"] == {"ok": False, "valid": [], "invalid": ["S9"]}
@@ -174,10 +183,10 @@ def test_g2_an_answer_citing_unknown_evidence_abstains(demo_db: Path, endpoint: 
 
 
 def test_g2_an_llm_answer_with_valid_labels_cites_real_ids(
-    demo_db: Path, endpoint: Endpoint
+    demo_db: Path, endpoint: Endpoint, tmp_path: Path
 ) -> None:
     endpoint.script(Reply(text_reply("Charge it between 0 °C and 45 °C [Source: S1].")))
-    out = ask(demo_db, SAFE_RANGE, "--policy", "informational")
+    out = ask(demo_db, SAFE_RANGE, "--policy", str(answerer_only(tmp_path)))
     check_r9(out)
     assert out["status"] == "answered"
     first = max(out["sources"], key=lambda s: s["confidence"])

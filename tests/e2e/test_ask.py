@@ -3,6 +3,7 @@ MiniLM embedder, through the CLI (R1-R7, E3, E4)."""
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 from collections.abc import Iterator
@@ -11,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from assay import Assay
+from assay.audit.replay import replay_problems
 from tests.conftest import AS_OF, run_cli
 from tests.e2e.conftest import KB, ask
-from tests.fake_llm import Endpoint, serve
+from tests.fake_llm import Endpoint, Reply, logprobs_reply, serve, text_reply
 
 
 def test_ingest_reports_and_is_idempotent(demo_db: Path) -> None:
@@ -210,15 +212,18 @@ def test_r4_a_policy_that_asks_for_the_cascade_gets_it_where_an_llm_is_configure
 ) -> None:
     """legal asks for the LLM cascade: the LLM rates the best three chunks, and the audit
     row names the cascade as the model that scored them; financial does not ask."""
+
+    def reranked() -> list[dict]:
+        return [r for r in llm_endpoint.requests if "Read the passage and decide" in str(r)]
+
     question = "How long does a full charge of the HX-40 take?"
     out = ask(demo_db, question, "--policy", "financial")
-    assert llm_endpoint.requests == []
+    assert reranked() == []
     with Assay(demo_db) as engine:
         plain = engine.audit.get(out["event_id"]).payload["models"]["similarity"]
     assert "assay-relevance@" in plain and "cascade(" not in plain
     out = ask(demo_db, question, "--policy", "legal")
-    asked = [r for r in llm_endpoint.requests if "Does the passage state" in str(r["body"])]
-    assert 1 <= len(asked) <= 3
+    assert 1 <= len(reranked()) <= 3
     with Assay(demo_db) as engine:
         cascade = engine.audit.get(out["event_id"]).payload["models"]["similarity"]
     assert "cascade(assay-relevance@" in cascade and "llm-yes-no" in cascade
@@ -248,3 +253,71 @@ def test_the_human_report_names_evidence_by_one_short_label_everywhere(demo_db: 
     assert not hex_ids  # the audit event id is 32 digits, and no evidence id is shown
     full = ask(demo_db, question)
     assert all(re.fullmatch(r"[0-9a-f]{24}", e["id"]) for e in full["admitted"])
+
+
+def yes_replies(endpoint: Endpoint, p_yes: float, n: int = 12) -> None:
+    """Every request of the next ``n`` answered yes with probability ``p_yes``."""
+    endpoint.script(*[Reply(logprobs_reply({"Yes": p_yes, "No": 1 - p_yes})) for _ in range(n)])
+
+
+def test_r4_with_an_llm_the_set_judgment_is_its_reading_of_the_best_passages(
+    demo_db: Path, llm_endpoint: Endpoint
+) -> None:
+    """informational asks for the LLM's judgment (``[models] llm_judgment``): the chat
+    model reads the three most relevant admitted passages, its highest P(yes) is the
+    set's judgment, which caps the set confidence, and the audit row names it."""
+    question = "How long does a full charge of the HX-40 take?"
+    yes_replies(llm_endpoint, 0.9)
+    out = ask(demo_db, question, "--policy", "informational")
+    read = [r for r in llm_endpoint.requests if "this exact question" in str(r["body"])]
+    assert 1 <= len({json.dumps(r["body"]["messages"]) for r in read}) <= 3
+    assert "Passage (" in read[0]["body"]["messages"][1]["content"]  # under its title
+    assert out["signals"]["judgment"] == pytest.approx(0.9, abs=1e-6)
+    with Assay(demo_db) as engine:
+        payload = engine.audit.get(out["event_id"]).payload
+    assert payload["models"]["judgment"].startswith("answerability-v1:")
+    assert replay_problems("ask", payload, question) == []  # the stored reading replays
+    forged = copy.deepcopy(payload)
+    forged["signals"]["judgment"] = 0.05
+    assert any("set confidence" in p for p in replay_problems("ask", forged, question))
+
+
+def test_r4_an_llm_that_finds_no_answer_keeps_the_question_from_being_answered(
+    demo_db: Path, llm_endpoint: Endpoint
+) -> None:
+    """The same question, answered offline, is not answered when the chat model reads
+    none of the best passages as stating the answer: the judgment caps the set."""
+    question = "How long does a full charge of the HX-40 take?"
+    yes_replies(llm_endpoint, 0.05)
+    out = ask(demo_db, question, "--policy", "informational")
+    assert out["signals"]["judgment"] == pytest.approx(0.05, abs=1e-6)
+    assert out["confidence"]["score"] <= 0.05 + 1e-6
+    assert out["status"] != "answered"
+
+
+def test_r4_a_policy_without_llm_judgment_keeps_the_relevance_judgment(
+    demo_db: Path, llm_endpoint: Endpoint
+) -> None:
+    yes_replies(llm_endpoint, 0.05)
+    out = ask(demo_db, "How long does a full charge of the HX-40 take?", "--policy", "legal")
+    hits = {h["id"]: h for h in audited_hits(demo_db, out)}
+    best = max(hits[item["id"]]["relevance"] for item in out["admitted"])
+    assert out["signals"]["judgment"] == pytest.approx(best)
+    with Assay(demo_db) as engine:
+        assert "judgment" not in engine.audit.get(out["event_id"]).payload["models"]
+
+
+def test_r4_an_endpoint_that_answers_in_prose_leaves_the_judgment_to_relevance(
+    demo_db: Path, llm_endpoint: Endpoint
+) -> None:
+    """A chat model that answers neither yes nor no (no log-probabilities, a sentence)
+    cannot judge: the question is decided as offline, not failed."""
+    llm_endpoint.script(*[Reply(text_reply("It depends on the charger.")) for _ in range(12)])
+    question = "How long does a full charge of the HX-40 take?"
+    out = ask(demo_db, question, "--policy", "informational")
+    assert llm_endpoint.requests  # it was asked
+    hits = {h["id"]: h for h in audited_hits(demo_db, out)}
+    best = max(hits[item["id"]]["relevance"] for item in out["admitted"])
+    assert out["signals"]["judgment"] == pytest.approx(best)
+    with Assay(demo_db) as engine:
+        assert "judgment" not in engine.audit.get(out["event_id"]).payload["models"]

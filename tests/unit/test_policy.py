@@ -141,7 +141,13 @@ def test_high_stakes_policies_ask_for_the_llm_cascade_and_the_others_keep_their_
     asking = {name for name, p in policies.items() if p.models.llm_cascade}
     assert asking == {"legal", "safety_critical"}
     assert policies["legal"].as_dict()["models"] == {"llm_cascade": True}
-    # written only when set, so the policies that do not ask keep the digests they had
+    judged = {name for name, p in policies.items() if p.models.llm_judgment}
+    assert judged == {"informational"}
+    assert policies["informational"].as_dict()["models"] == {
+        "llm_cascade": False,
+        "llm_judgment": True,
+    }
+    # written only when set, so the policies that ask for neither keep their digests
     assert "models" not in policies["financial"].as_dict()
 
 
@@ -149,6 +155,9 @@ def test_a_models_setting_that_is_not_a_boolean_is_named() -> None:
     data = builtin_policies()["legal"].as_dict()
     data["models"]["llm_cascade"] = "sometimes"
     with pytest.raises(PolicyError, match="llm_cascade"):
+        policy_from_mapping(data, origin="test.toml")
+    data["models"] = {"llm_judgment": "yes"}
+    with pytest.raises(PolicyError, match="llm_judgment"):
         policy_from_mapping(data, origin="test.toml")
     data["models"] = {"reranker": "big"}
     with pytest.raises(PolicyError, match="reranker"):

@@ -132,3 +132,25 @@ def test_r7_bands_must_descend() -> None:
     data["routing"]["preset"] = "reckless"
     with pytest.raises(PolicyError, match=r"routing\.preset='reckless'"):
         policy_from_mapping(data)
+
+
+@pytest.mark.parametrize(
+    ("judgment", "read", "expected"),
+    [
+        (0.90, False, Decision.CLARIFY),  # the relevance model's judgment: words decide
+        (0.90, True, Decision.HEDGE),  # a chat model read the passages as answering
+        (0.60, True, Decision.CLARIFY),  # its reading is below the hedge band (0.65)
+        (None, True, Decision.CLARIFY),  # no judgment at all
+    ],
+)
+def test_r7_a_reading_judgment_lets_a_paraphrase_through_low_coverage(
+    judgment: float | None, read: bool, expected: Decision
+) -> None:
+    """ "How much current does it draw?" of "draws 4.2 amperes" covers few of the
+    question's words; a chat model reading the passage as answering outweighs that."""
+    low = SetSignals(
+        top=0.8, gap=0.1, concentration=1.0, coherence=0.5, coverage=0.2, composite=0.7,
+        missing_terms=("current",), judgment=judgment,
+    )  # fmt: skip
+    result = route(low, admitted=2, rules=RoutingRules(), read=read)
+    assert result.decision is expected

@@ -175,7 +175,10 @@ def _route_problems(
             problems.append(f"calibrated set confidence {calibrated.value} recomputes as {value}")
         signals = replace(signals, composite=value)
     names = given_names(query)  # the names the question gives (the router's rule)
-    decision = route(signals, len(admitted), policy.routing, record.category, names=names).decision
+    read = "judgment" in record.models  # a chat model read the passages (llm_judgment)
+    decision = route(
+        signals, len(admitted), policy.routing, record.category, names=names, read=read
+    ).decision
     if decision.value != record.route.decision:
         problems.append(f"decision {record.route.decision} recomputes as {decision.value}")
     return problems

@@ -9,11 +9,13 @@ says which evidence an answer may use and whether it should be given at all.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from assay.errors import EndpointError
 from assay.events import AskRecord, build
 from assay.flow.retrieval import Retrieval
 from assay.flow.score import ScoreResult, SourceResolver, score_candidates, score_fields
@@ -26,6 +28,12 @@ from assay.scoring.corroboration import lexical_similarity
 from assay.scoring.gate import current
 from assay.scoring.signals import SetSignals, compute_set_signals
 from assay.text import given_names
+from assay.types import Evidence
+
+if TYPE_CHECKING:
+    from assay.models.answerability import LLMAnswerability
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +48,8 @@ class AskResult:
     conflicts: tuple[Conflict, ...] = ()  #: admitted items whose statements disagree
     #: stored maps applied to this question's scores, by target ("set", "evidence")
     calibration: Mapping[str, Any] = field(default_factory=dict)
+    #: the chat model whose reading is the set's judgment (``None``: the relevance model's)
+    judged_by: str | None = None
 
     @property
     def confidence(self) -> float:
@@ -83,12 +93,16 @@ def assess_retrieval(
     category: str | None = None,
     jurisdiction: str | None = None,
     support: SupportModel | None = None,
+    answerability: LLMAnswerability | None = None,
 ) -> AskResult:
     """Score the retrieved chunks, compute the set signals and route the question.
 
     With a ``support`` model, admitted items corroborate each other only when the model
     finds that they back each other's statements, and disagreeing items are listed as
-    conflicts; without one, corroboration is lexical.
+    conflicts; without one, corroboration is lexical. With ``answerability`` (a chat
+    model), the set's model judgment is its reading (:func:`llm_judgment`), not the
+    relevance model's (:func:`model_judgment`); where the endpoint fails or answers
+    neither yes nor no, the relevance model's stands, and a warning is logged.
     """
     rules = policy.routing
     rules.bands_for(category)  # an unknown category fails before any scoring
@@ -105,12 +119,20 @@ def assess_retrieval(
     )
     rows = {hit.chunk.id: i for i, hit in enumerate(retrieval.hits)}
     admitted = scored.admitted
+    judgment = model_judgment(retrieval, [rows[e.id] for e in admitted])
+    judged_by = None
+    if answerability is not None:
+        try:
+            judgment = llm_judgment(question, retrieval, admitted, answerability)
+            judged_by = answerability.name
+        except EndpointError as exc:  # the relevance model's judgment stands
+            log.warning("the LLM did not judge the evidence, so relevance does: %s", exc)
     signals = compute_set_signals(
         question,
         current(scored.evidence),  # a superseded item counts as not retrieved
         retrieval.vectors[[rows[e.id] for e in admitted]],
         settings=policy.signals,
-        judgment=model_judgment(retrieval, [rows[e.id] for e in admitted]),
+        judgment=judgment,
     )
     document = {e.id: document_key(e.basis.source_id, e.candidate.title) for e in admitted}
     conflicts = [  # one document does not conflict with itself (assay.judge.strength)
@@ -118,8 +140,12 @@ def assess_retrieval(
         for c in find_conflicts([(e.id, e.candidate.text) for e in admitted], support)
         if document[c.first] is None or document[c.first] != document[c.second]
     ]
-    decision = route(signals, len(admitted), rules, category, names=given_names(question))
-    return AskResult(scored, retrieval, signals, decision, category, tuple(conflicts))
+    names = given_names(question)
+    read = judged_by is not None
+    decision = route(signals, len(admitted), rules, category, names=names, read=read)
+    return AskResult(
+        scored, retrieval, signals, decision, category, tuple(conflicts), judged_by=judged_by
+    )
 
 
 def model_judgment(retrieval: Retrieval, admitted_rows: list[int]) -> float | None:
@@ -132,6 +158,39 @@ def model_judgment(retrieval: Retrieval, admitted_rows: list[int]) -> float | No
     if any(s is None for s in scores):
         return None
     return max((float(scores[i] or 0.0) for i in admitted_rows), default=0.0)
+
+
+#: admitted passages the chat model reads for the set's judgment: the relevance model
+#: ranks the answering passage among its best three for most answerable questions, and
+#: each further one costs a request
+JUDGED_PASSAGES = 3
+
+
+def llm_judgment(
+    question: str,
+    retrieval: Retrieval,
+    admitted: list[Evidence],
+    answerability: LLMAnswerability,
+) -> float:
+    """R4 read by a chat model: its highest belief that one of the :data:`JUDGED_PASSAGES`
+    admitted passages the relevance model rates best (under their titles) states the
+    answer; 0.0 when nothing was admitted.
+
+    The relevance models rate a passage that answers in other words than the question's
+    low, and the judgment caps the set confidence, so a paraphrased question was refused
+    before any draft; the chat model reads the passage (docs/benchmarks.md).
+    """
+    relevance = {h.chunk.id: h.relevance for h in retrieval.hits}
+
+    def rank(e: Evidence) -> float:
+        score = relevance.get(e.id)
+        return e.confidence if score is None else score
+
+    best = sorted(admitted, key=rank, reverse=True)[:JUDGED_PASSAGES]
+    beliefs = [
+        answerability.belief(question, e.candidate.text, e.candidate.title or "") for e in best
+    ]
+    return max(beliefs, default=0.0)
 
 
 def ask_record(
