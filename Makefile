@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 DATA   ?= ../shared/data
 DATA_MORE ?= ../shared/data_more
 
-.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-pipeline-llm bench-answers bench-correctness bench-correctness-forms bench-calibration bench-ingest bench-serve bench-postgres bench-access serve train-models train-correctness-llm write-questions teach bench-teacher llm llm-stop clean
+.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-pipeline-llm bench-answers bench-answers-llm bench-correctness bench-correctness-forms bench-calibration bench-ingest bench-serve bench-postgres bench-access serve train-models train-correctness-llm write-questions teach bench-teacher llm llm-stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -68,9 +68,14 @@ bench-pipeline-llm: install  ## the same, with a third release that asks the loc
 	ASSAY_LLM_URL=$(LLM_URL) ASSAY_LLM_MODEL=$(LLM_MODEL) ASSAY_LLM_TIMEOUT=120 \
 	  $(BIN)/python bench/pipeline.py --data $(DATA) --more $(DATA_MORE) --write
 
-bench-answers: install  ## what users get: answered right / wrong / withheld and abstained rightly, on the ordinary-documents suite (bench/ordinary), SQuAD 2.0 test articles, TAT-QA, XQuAD, PolicyQA and COVID-QA, beside the previous release (about 4 minutes on 2 cores); with ASSAY_LLM_URL also with the LLM answerer -> docs/benchmarks.md
+bench-answers: install  ## what users get: answered right / wrong / withheld and abstained rightly, on the ordinary-documents suite (bench/ordinary), SQuAD 2.0 test articles, TAT-QA, XQuAD, PolicyQA and COVID-QA, beside the previous release (about 4 minutes on 2 cores) -> docs/benchmarks.md
 	$(BIN)/python bench/ordinary/check.py
 	$(BIN)/python bench/answers.py --data $(DATA) --more $(DATA_MORE) --questions 30 --squad-questions 100 --write
+
+bench-answers-llm: install  ## the same on the ordinary-documents suite, offline and with the local LLM (`make llm` builds it) reading the evidence: the set's judgment and assay-correctness-llm (about 40 minutes on 2 cores; printed, rows in .cache/answers/llm.json)
+	bash scripts/llm.sh start
+	ASSAY_LLM_URL=$(LLM_URL) ASSAY_LLM_MODEL=$(LLM_MODEL) ASSAY_LLM_TIMEOUT=120 \
+	  $(BIN)/python bench/answers.py --sets ordinary --llm reading --out .cache/answers/llm.json
 
 bench-correctness: install  ## the shipped answer-correctness model on the same drafted answers of every held-aside knowledge base, beside support alone (20 minutes; --models compares releases)
 	$(BIN)/python bench/correctness_models.py --data $(DATA) --more $(DATA_MORE)

@@ -25,11 +25,14 @@ answer, without the notes after it, holds a gold answer (SQuAD's normalisation).
 question is asked through the Python API with ``record=False``. The previous release's
 figures are the same script run on that release's code (``--label "previous release"
 --out FILE``) and kept in ``bench/answers_previous.json``; ``--write`` puts both in
-docs/benchmarks.md::
+docs/benchmarks.md. With ``ASSAY_LLM_URL`` set, each ``--llm`` path is asked as a further
+release: ``reading`` (default) keeps the offline answerer while the LLM reads the
+evidence (the set's judgment where the policy asks for it, and
+``assay-correctness-llm``), ``answerer`` also has it write the answers::
 
     .venv/bin/python bench/answers.py [--sets ordinary squad ...] [--policies ...]
         [--questions N] [--squad-questions N] [--label NAME] [--out FILE]
-        [--previous FILE] [--ordinary DIR] [--write]
+        [--previous FILE] [--ordinary DIR] [--llm reading answerer] [--write]
 """
 
 from __future__ import annotations
@@ -61,6 +64,13 @@ ORDINARY = Path(__file__).resolve().parent / "ordinary"
 PREVIOUS = Path(__file__).resolve().parent / "answers_previous.json"
 HEADING = "## What users get: answers right, wrong and withheld (bench/answers.py)"
 OUTCOMES = ("right", "wrong", "withheld", "abstained", "answered_unanswerable")
+#: the ways a configured chat model takes part (``--llm``): ``reading`` keeps the
+#: extractive answerer and lets the LLM read (the set's judgment where a policy asks for
+#: it, and ``assay-correctness-llm``); ``answerer`` also has it write the answers
+LLM_PATHS: dict[str, dict[str, Any]] = {
+    "reading": {},
+    "answerer": {"answerer": "llm"},
+}
 
 
 def log(message: str) -> None:
@@ -255,13 +265,17 @@ def main() -> None:
         "--ordinary", type=Path, default=ORDINARY, help="the ordinary-documents suite to ask"
     )
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
+    parser.add_argument(
+        "--llm", nargs="+", choices=sorted(LLM_PATHS), default=["reading"],
+        help="with ASSAY_LLM_URL set, also ask through these LLM paths",
+    )  # fmt: skip
     args = parser.parse_args()
     if args.write and args.ordinary != ORDINARY:
         parser.error("--write reports the held-out suite bench/ordinary; leave --ordinary out")
     llm = load_llm_settings()
     releases = [(args.label, {"llm": LLMSettings()})]
     if llm.configured:
-        releases.append((f"{args.label}, LLM", {"llm": llm, "answerer": "llm"}))
+        releases += [(f"{args.label}, LLM {p}", {"llm": llm} | LLM_PATHS[p]) for p in args.llm]
     results: dict[str, dict[str, dict[str, Any]]] = {}
     all_rows: dict[str, list[dict[str, Any]]] = {}
     for label, update in releases:
@@ -289,7 +303,7 @@ def main() -> None:
         section = "\n".join([
             HEADING, "",
             f"`{command}` ({date.today().isoformat()}; offline default"
-            + (", and with the LLM answerer" if llm.configured else "") + "). Shares of "
+            + (f"; LLM paths: {', '.join(args.llm)}" if llm.configured else "") + "). Shares of "
             "answerable questions answered right / wrong / withheld; of unanswerable ones "
             "abstained; \"wrong of all\" counts wrong answers and answered unanswerable "
             "questions over every question; \"from a weaker source\" counts ordinary answers "
