@@ -93,7 +93,8 @@ class ModelRules:
     llm_judgment: bool = False
 
     def as_dict(self) -> dict[str, Any]:
-        """The rules in their TOML shape (a setting left at its default is left out)."""
+        """The rules in their TOML shape; ``llm_judgment`` only where set, so that the
+        policies without it keep the digests their audit rows hold."""
         out: dict[str, Any] = {"llm_cascade": self.llm_cascade}
         return out | ({"llm_judgment": True} if self.llm_judgment else {})
 
