@@ -758,7 +758,7 @@ class Assay:
         relevance = model.name if model else None
         support = self.support.name if self.support else None
         applied: dict[str, Any] = {}
-        key = set_key(chosen, self.embedder.name, relevance, support)
+        key = set_key(chosen, self.embedder.name, relevance, support, result.judged_by)
         calibrated = self.calibrator.calibrate("set", key, result.signals.composite)
         if calibrated is not None:
             applied["set"] = calibrated.to_dict()

@@ -14,7 +14,7 @@ import pytest
 from assay import Assay
 from assay.audit.replay import replay_problems
 from tests.conftest import AS_OF, run_cli
-from tests.e2e.conftest import KB, ask
+from tests.e2e.conftest import KB, ask, copy_db
 from tests.fake_llm import Endpoint, Reply, logprobs_reply, serve, text_reply
 
 
@@ -321,3 +321,29 @@ def test_r4_an_endpoint_that_answers_in_prose_leaves_the_judgment_to_relevance(
     assert out["signals"]["judgment"] == pytest.approx(best)
     with Assay(demo_db) as engine:
         assert "judgment" not in engine.audit.get(out["event_id"]).payload["models"]
+
+
+def test_r4_a_set_map_fitted_offline_is_not_applied_to_the_llms_judgment(
+    demo_db: Path, llm_endpoint: Endpoint, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stored set map belongs to the judgment it was fitted on: the LLM's reading caps
+    set confidences on another scale, so the offline map is keyed apart from it."""
+    from assay.calibration.apply import set_key
+    from assay.calibration.maps import fit_map
+
+    db = copy_db(demo_db, tmp_path / "assay.db")
+    with Assay(db) as engine:
+        policy = engine.policies.get("informational")
+        relevance, support = engine.relevance_for(policy), engine.support
+        assert relevance is not None and support is not None
+        key = set_key(policy, engine.embedder.name, relevance.name, support.name)
+        fitted = fit_map("isotonic", [0.1, 0.3, 0.5, 0.7, 0.9, 0.95], [0, 0, 1, 1, 1, 1])
+        engine.calibration.save("set", key, fitted, n_labels=6, metrics={}, labels_sha256="0" * 64)
+    question = "How long does a full charge of the HX-40 take?"
+    yes_replies(llm_endpoint, 0.9)
+    read = ask(db, question, "--policy", "informational")
+    assert (
+        read["signals"]["judgment"] == pytest.approx(0.9) and not read["confidence"]["calibrated"]
+    )
+    monkeypatch.delenv("ASSAY_LLM_URL")
+    assert ask(db, question, "--policy", "informational")["confidence"]["calibrated"] is True

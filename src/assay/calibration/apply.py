@@ -57,12 +57,20 @@ def scoring_digest(policy: Policy) -> str:
     return sha256_hex(canonical_json(shaping))[:12]
 
 
-def set_key(policy: Policy, embedder: str, relevance: str | None, support: str | None) -> str:
-    """The model key of set confidences: the policy's scoring and every model behind them."""
+def set_key(
+    policy: Policy,
+    embedder: str,
+    relevance: str | None,
+    support: str | None,
+    judgment: str | None = None,
+) -> str:
+    """The model key of set confidences: the policy's scoring and every model behind them;
+    ``judgment`` names the chat model whose reading capped them (``[models]
+    llm_judgment``), left out where the relevance model's did, as in keys stored before."""
     return (
         f"{policy.name}|scoring:{scoring_digest(policy)}|{embedder}"
         f"|relevance:{relevance or 'none'}|support:{support or 'none'}"
-    )
+    ) + (f"|judgment:{judgment}" if judgment else "")
 
 
 def evidence_key(policy: Policy, embedder: str, relevance: str | None) -> str:

@@ -98,6 +98,7 @@ def score_examples(
     labels: list[int] = []
     answered: list[bool] = []
     categories: list[str | None] = []
+    judges: Counter[str | None] = Counter()  # who read each set's judgment
     keys: Counter[str] = Counter()
     skipped = 0
     for i, example in enumerate(examples):
@@ -113,6 +114,7 @@ def score_examples(
         elif target == "set":
             result = engine.assess(example.query, policy=chosen.name, as_of=as_of, record=False)
             outcomes = [(result.signals.composite, example.label, True)]
+            judges[result.judged_by] += 1
         else:
             result = engine.assess(example.query, policy=chosen.name, as_of=as_of, record=False)
             outcomes = [
@@ -133,8 +135,9 @@ def score_examples(
             "labels", f"{len(examples)} examples", f"give examples that ask the knowledge base "
             f'("contexts": "kb") for the {target} target', problem="hold none this target can use",
         )  # fmt: skip
-    if target == "set":
-        model_key = set_key(chosen, engine.embedder.name, relevance, support)
+    if target == "set":  # the reader of most questions (an endpoint may fail on some)
+        judged_by = judges.most_common(1)[0][0]
+        model_key = set_key(chosen, engine.embedder.name, relevance, support, judged_by)
     elif target == "evidence":
         model_key = evidence_key(chosen, engine.embedder.name, relevance)
     else:
