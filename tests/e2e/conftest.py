@@ -54,3 +54,22 @@ def copy_db(source: Path, target: Path) -> Path:
     with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
         src.backup(dst)
     return target
+
+
+def store_set_map(db: Path, policy: str, scores: list[float], labels: list[int]) -> None:
+    """An isotonic set map fitted on ``scores`` and ``labels``, stored for ``policy``
+    under the key the offline models give (the relevance model's judgment)."""
+    from assay import Assay
+    from assay.calibration.apply import set_key
+    from assay.calibration.maps import fit_map
+
+    with Assay(db) as engine:
+        chosen = engine.policies.get(policy)
+        relevance, support = engine.relevance_for(chosen), engine.support
+        assert relevance is not None and support is not None
+        key = set_key(chosen, engine.embedder.name, relevance.name, support.name)
+        fitted = fit_map("isotonic", scores, labels)
+        digest = "0" * 64
+        engine.calibration.save(
+            "set", key, fitted, n_labels=len(labels), metrics={}, labels_sha256=digest
+        )

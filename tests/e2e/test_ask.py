@@ -14,7 +14,7 @@ import pytest
 from assay import Assay
 from assay.audit.replay import replay_problems
 from tests.conftest import AS_OF, run_cli
-from tests.e2e.conftest import KB, ask, copy_db
+from tests.e2e.conftest import KB, ask, copy_db, store_set_map
 from tests.fake_llm import Endpoint, Reply, logprobs_reply, serve, text_reply
 
 
@@ -295,16 +295,22 @@ def test_r4_an_llm_that_finds_no_answer_keeps_the_question_from_being_answered(
     assert out["status"] != "answered"
 
 
+def assert_judged_by_relevance(db: Path, out: dict) -> None:
+    """The set's judgment is the best relevance among admitted hits, and the audit row
+    names no chat model as its reader."""
+    hits = {h["id"]: h for h in audited_hits(db, out)}
+    best = max(hits[item["id"]]["relevance"] for item in out["admitted"])
+    assert out["signals"]["judgment"] == pytest.approx(best)
+    with Assay(db) as engine:
+        assert "judgment" not in engine.audit.get(out["event_id"]).payload["models"]
+
+
 def test_r4_a_policy_without_llm_judgment_keeps_the_relevance_judgment(
     demo_db: Path, llm_endpoint: Endpoint
 ) -> None:
     yes_replies(llm_endpoint, 0.05)
     out = ask(demo_db, "How long does a full charge of the HX-40 take?", "--policy", "legal")
-    hits = {h["id"]: h for h in audited_hits(demo_db, out)}
-    best = max(hits[item["id"]]["relevance"] for item in out["admitted"])
-    assert out["signals"]["judgment"] == pytest.approx(best)
-    with Assay(demo_db) as engine:
-        assert "judgment" not in engine.audit.get(out["event_id"]).payload["models"]
+    assert_judged_by_relevance(demo_db, out)
 
 
 def test_r4_an_endpoint_that_answers_in_prose_leaves_the_judgment_to_relevance(
@@ -316,11 +322,7 @@ def test_r4_an_endpoint_that_answers_in_prose_leaves_the_judgment_to_relevance(
     question = "How long does a full charge of the HX-40 take?"
     out = ask(demo_db, question, "--policy", "informational")
     assert llm_endpoint.requests  # it was asked
-    hits = {h["id"]: h for h in audited_hits(demo_db, out)}
-    best = max(hits[item["id"]]["relevance"] for item in out["admitted"])
-    assert out["signals"]["judgment"] == pytest.approx(best)
-    with Assay(demo_db) as engine:
-        assert "judgment" not in engine.audit.get(out["event_id"]).payload["models"]
+    assert_judged_by_relevance(demo_db, out)
 
 
 def test_r4_a_set_map_fitted_offline_is_not_applied_to_the_llms_judgment(
@@ -328,17 +330,8 @@ def test_r4_a_set_map_fitted_offline_is_not_applied_to_the_llms_judgment(
 ) -> None:
     """A stored set map belongs to the judgment it was fitted on: the LLM's reading caps
     set confidences on another scale, so the offline map is keyed apart from it."""
-    from assay.calibration.apply import set_key
-    from assay.calibration.maps import fit_map
-
     db = copy_db(demo_db, tmp_path / "assay.db")
-    with Assay(db) as engine:
-        policy = engine.policies.get("informational")
-        relevance, support = engine.relevance_for(policy), engine.support
-        assert relevance is not None and support is not None
-        key = set_key(policy, engine.embedder.name, relevance.name, support.name)
-        fitted = fit_map("isotonic", [0.1, 0.3, 0.5, 0.7, 0.9, 0.95], [0, 0, 1, 1, 1, 1])
-        engine.calibration.save("set", key, fitted, n_labels=6, metrics={}, labels_sha256="0" * 64)
+    store_set_map(db, "informational", [0.1, 0.3, 0.5, 0.7, 0.9, 0.95], [0, 0, 1, 1, 1, 1])
     question = "How long does a full charge of the HX-40 take?"
     yes_replies(llm_endpoint, 0.9)
     read = ask(db, question, "--policy", "informational")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import run_cli
-from tests.e2e.conftest import ask
+from tests.e2e.conftest import ask, store_set_map
 
 MANUAL = """---
 title: Kestrel e-bikes — owner's manual
@@ -48,18 +48,8 @@ def test_a_name_the_evidence_never_mentions_is_asked_back(tmp_path: Path) -> Non
 def test_a_calibrated_set_confidence_still_asks_back_for_a_missing_name(tmp_path: Path) -> None:
     """A stored set map re-routes the question on its calibrated confidence; that route
     kept the rule too (it used to drop it, and answered the Dart Plus with the Dart's)."""
-    from assay import Assay
-    from assay.calibration.apply import set_key
-    from assay.calibration.maps import fit_map
-
     db = _kb(tmp_path)
-    with Assay(db) as engine:
-        policy = engine.policies.get("informational")
-        relevance, support = engine.relevance_for(policy), engine.support
-        assert relevance is not None and support is not None
-        key = set_key(policy, engine.embedder.name, relevance.name, support.name)
-        always = fit_map("isotonic", [0.0, 0.05, 0.1, 0.4, 0.7, 0.9], [0, 1, 1, 1, 1, 1])
-        engine.calibration.save("set", key, always, n_labels=6, metrics={}, labels_sha256="0" * 64)
+    store_set_map(db, "informational", [0.0, 0.05, 0.1, 0.4, 0.7, 0.9], [0, 1, 1, 1, 1, 1])
     plus = ask(db, "What is the range of the Kestrel Dart Plus?", "--policy", "informational")
     assert plus["confidence"]["calibrated"] is True
     assert plus["status"] == "clarification" and "70 km" not in plus["answer"]
