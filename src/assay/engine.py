@@ -749,8 +749,7 @@ class Assay:
     def _calibrated(self, result: AskResult, chosen: Policy, category: str | None) -> AskResult:
         """``result`` with the stored set map deciding the route and the evidence map's
         probabilities beside each item (see :mod:`assay.calibration.apply`)."""
-        from assay.routing import route
-        from assay.text import given_names
+        from assay.routing import route_question
 
         if self.calibrator is None:
             return result
@@ -764,9 +763,9 @@ class Assay:
             applied["set"] = calibrated.to_dict()
             signals = replace(result.signals, composite=calibrated.value)
             admitted = len(result.scored.admitted)
-            names = given_names(result.scored.query)  # as assess_retrieval routed it
             read = result.judged_by is not None
-            decision = route(signals, admitted, chosen.routing, category, names=names, read=read)
+            query = result.scored.query
+            decision = route_question(query, signals, admitted, chosen.routing, category, read=read)
             result = replace(result, route=decision)
         key = evidence_key(chosen, self.embedder.name, relevance)
         evidence_map = self.calibrator.lookup("evidence", key)

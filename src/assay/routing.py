@@ -39,6 +39,7 @@ from typing import Any
 
 from assay.errors import InvalidInputError
 from assay.scoring.signals import SetSignals
+from assay.text import given_names
 from assay.types import check_unit_interval
 
 
@@ -157,6 +158,21 @@ def route(
     bands = rules.bands_for(category)
     decision, reasons = _decide(signals, admitted, rules, bands, names, read)
     return Route(decision, reasons, bands, category)
+
+
+def route_question(
+    question: str,
+    signals: SetSignals,
+    admitted: int,
+    rules: RoutingRules,
+    category: str | None = None,
+    *,
+    read: bool = False,
+) -> Route:
+    """:func:`route` with the names ``question`` gives: asking, re-routing on a calibrated
+    set confidence and audit replay all route a question, and must apply the same rules
+    (the calibrated re-route once left the names out)."""
+    return route(signals, admitted, rules, category, names=given_names(question), read=read)
 
 
 def _decide(

@@ -38,7 +38,7 @@ from assay.events import (
 )
 from assay.hashing import canonical_json, sha256_hex
 from assay.policy import Policy, policy_from_mapping
-from assay.routing import route
+from assay.routing import route_question
 
 if TYPE_CHECKING:
     from assay.answer.correctness import CorrectnessModel
@@ -53,7 +53,6 @@ from assay.scoring.signals import (
     set_confidence,
     top_gap,
 )
-from assay.text import given_names
 from assay.types import Candidate, Evidence, ExclusionReason, Label, SourceBasis, round_score
 
 
@@ -174,10 +173,9 @@ def _route_problems(
         if value != calibrated.value or calibrated.raw != composite:
             problems.append(f"calibrated set confidence {calibrated.value} recomputes as {value}")
         signals = replace(signals, composite=value)
-    names = given_names(query)  # the names the question gives (the router's rule)
     read = "judgment" in record.models  # a chat model read the passages (llm_judgment)
-    decision = route(
-        signals, len(admitted), policy.routing, record.category, names=names, read=read
+    decision = route_question(
+        query, signals, len(admitted), policy.routing, record.category, read=read
     ).decision
     if decision.value != record.route.decision:
         problems.append(f"decision {record.route.decision} recomputes as {decision.value}")

@@ -22,12 +22,11 @@ from assay.flow.score import ScoreResult, SourceResolver, score_candidates, scor
 from assay.judge.strength import document_key
 from assay.models.support import SupportModel
 from assay.policy import Policy
-from assay.routing import Route, route
+from assay.routing import Route, route_question
 from assay.scoring.agreement import CachedSupport, Conflict, find_conflicts, support_similarity
 from assay.scoring.corroboration import lexical_similarity
 from assay.scoring.gate import current
 from assay.scoring.signals import SetSignals, compute_set_signals
-from assay.text import given_names
 from assay.types import Evidence
 
 if TYPE_CHECKING:
@@ -140,9 +139,8 @@ def assess_retrieval(
         for c in find_conflicts([(e.id, e.candidate.text) for e in admitted], support)
         if document[c.first] is None or document[c.first] != document[c.second]
     ]
-    names = given_names(question)
     read = judged_by is not None
-    decision = route(signals, len(admitted), rules, category, names=names, read=read)
+    decision = route_question(question, signals, len(admitted), rules, category, read=read)
     return AskResult(
         scored, retrieval, signals, decision, category, tuple(conflicts), judged_by=judged_by
     )
