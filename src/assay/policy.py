@@ -88,7 +88,7 @@ class ModelRules:
     llm_cascade: bool = False
     #: with an LLM endpoint configured, the set's model judgment (R4), which caps the set
     #: confidence, is the LLM's belief that one of the best admitted passages states the
-    #: answer (:func:`assay.flow.assess.llm_judgment`), not the relevance model's score;
+    #: answer (:func:`assay.flow.assess.llm_readings`), not the relevance model's score;
     #: without one, the relevance model's. The audit row names the model that judged.
     llm_judgment: bool = False
 

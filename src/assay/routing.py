@@ -20,7 +20,7 @@ below                         ``llm_only`` if allowed, else ``refuse``
 terms appear in the admitted evidence: however strong the passages, they are about
 something the question did not clearly ask, so no band answers it directly. Words are
 not meaning, though: where the set's judgment is a chat model's reading of the passages
-(``read``; :func:`assay.flow.assess.llm_judgment`) and it reaches the hedge band, the
+(``read``; :func:`assay.flow.assess.llm_readings`) and it reaches the hedge band, the
 passages answer in other words than the question's ("current" for "amperes"), and low
 coverage does not ask back. "A name
 unmet" (``clarify_missing_names``) means the question names something, a capitalised

@@ -3,13 +3,15 @@ question asks for, clarifying questions and pseudo-relevance-feedback phrasings.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from assay.answer.base import Uncertainty
 from assay.answer.citations import validate_citations
 from assay.answer.expansion import feedback_terms, pseudo_relevance_phrasings
 from assay.answer.expected import expected_kind
-from assay.answer.extractive import ExtractiveAnswerer
+from assay.answer.extractive import READ_POWER, ExtractiveAnswerer, readings
 from assay.answer.reading import row_weights
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context
@@ -400,3 +402,37 @@ def test_a_sentence_that_asks_is_not_quoted_as_the_answer(answerer: ExtractiveAn
     )
     draft = answerer.answer("Can I replace the HX-40 battery at home?", [post])
     assert draft.quoted.startswith("No, only a service centre may replace the battery.")
+
+
+LOADS = Context(
+    "loads",
+    "Most riders carry shopping on the rack. The rear rack takes up to 80 kg on the Haul, "
+    "so a child seat fits.",
+    0.80,
+    "Haul manual > Carrying loads",
+)
+SPECS = Context(
+    "specs",
+    "The bike itself weighs 31.6 kg with the battery fitted. Its frame is aluminium.",
+    0.78,
+    "Haul manual > Specifications",
+)
+
+
+def test_the_passage_the_chat_model_reads_as_answering_leads(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """The relevance model rates the rack sentence best for a paraphrase of "how much
+    does it weigh"; where the chat model read the passages for the set's judgment and
+    reads the specifications as answering, their sentence leads."""
+    question = "How heavy is the Haul if I have to lift it onto a car rack?"
+    assert answerer.answer(question, [LOADS, SPECS]).quoted.startswith("The rear rack")
+    read = [replace(LOADS, read=0.3), replace(SPECS, read=0.9)]
+    assert answerer.answer(question, read).quoted.startswith("The bike itself weighs 31.6 kg")
+
+
+def test_a_passage_the_chat_model_did_not_read_weighs_as_the_least_answering_one() -> None:
+    unread = replace(WIKI, read=None)
+    weights = readings([replace(SDS, read=0.9), replace(FORUM, read=0.2), unread])
+    assert list(weights.values()) == pytest.approx([0.9**READ_POWER] + [0.2**READ_POWER] * 2)
+    assert set(readings([SDS, FORUM]).values()) == {1.0}  # nothing read: sentences as rated

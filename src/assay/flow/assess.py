@@ -49,6 +49,8 @@ class AskResult:
     calibration: Mapping[str, Any] = field(default_factory=dict)
     #: the chat model whose reading is the set's judgment (``None``: the relevance model's)
     judged_by: str | None = None
+    #: its belief that each passage it read states the answer, by evidence id
+    readings: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def confidence(self) -> float:
@@ -99,7 +101,7 @@ def assess_retrieval(
     With a ``support`` model, admitted items corroborate each other only when the model
     finds that they back each other's statements, and disagreeing items are listed as
     conflicts; without one, corroboration is lexical. With ``answerability`` (a chat
-    model), the set's model judgment is its reading (:func:`llm_judgment`), not the
+    model), the set's model judgment is its reading (:func:`llm_readings`), not the
     relevance model's (:func:`model_judgment`); where the endpoint fails or answers
     neither yes nor no, the relevance model's stands, and a warning is logged.
     """
@@ -119,10 +121,11 @@ def assess_retrieval(
     rows = {hit.chunk.id: i for i, hit in enumerate(retrieval.hits)}
     admitted = scored.admitted
     judgment = model_judgment(retrieval, [rows[e.id] for e in admitted])
-    judged_by = None
+    judged_by, readings = None, {}
     if answerability is not None:
         try:
-            judgment = llm_judgment(question, retrieval, admitted, answerability)
+            readings = llm_readings(question, retrieval, admitted, answerability)
+            judgment = max(readings.values(), default=0.0)
             judged_by = answerability.name
         except EndpointError as exc:  # the relevance model's judgment stands
             log.warning("the LLM did not judge the evidence, so relevance does: %s", exc)
@@ -142,8 +145,9 @@ def assess_retrieval(
     read = judged_by is not None
     decision = route_question(question, signals, len(admitted), rules, category, read=read)
     return AskResult(
-        scored, retrieval, signals, decision, category, tuple(conflicts), judged_by=judged_by
-    )
+        scored, retrieval, signals, decision, category, tuple(conflicts),
+        judged_by=judged_by, readings=readings,
+    )  # fmt: skip
 
 
 def model_judgment(retrieval: Retrieval, admitted_rows: list[int]) -> float | None:
@@ -164,15 +168,16 @@ def model_judgment(retrieval: Retrieval, admitted_rows: list[int]) -> float | No
 JUDGED_PASSAGES = 3
 
 
-def llm_judgment(
+def llm_readings(
     question: str,
     retrieval: Retrieval,
     admitted: list[Evidence],
     answerability: LLMAnswerability,
-) -> float:
-    """R4 read by a chat model: its highest belief that one of the :data:`JUDGED_PASSAGES`
+) -> dict[str, float]:
+    """R4 read by a chat model: its belief that each of the :data:`JUDGED_PASSAGES`
     admitted passages the relevance model rates best (under their titles) states the
-    answer; 0.0 when nothing was admitted.
+    answer, by evidence id; the set's judgment is the highest (0.0 when nothing was
+    admitted), and the answerer quotes from the passage read as answering.
 
     The relevance models rate a passage that answers in other words than the question's
     low, and the judgment caps the set confidence, so a paraphrased question was refused
@@ -185,10 +190,10 @@ def llm_judgment(
         return e.confidence if score is None else score
 
     best = sorted(admitted, key=rank, reverse=True)[:JUDGED_PASSAGES]
-    beliefs = [
-        answerability.belief(question, e.candidate.text, e.candidate.title or "") for e in best
-    ]
-    return max(beliefs, default=0.0)
+    return {
+        e.id: answerability.belief(question, e.candidate.text, e.candidate.title or "")
+        for e in best
+    }
 
 
 def ask_record(

@@ -200,16 +200,17 @@ class Response:
 
 
 def contexts_of(result: AskResult) -> list[Context]:
-    """The admitted evidence as judge contexts, strongest first."""
+    """The admitted evidence as judge contexts, strongest first, each with the chat
+    model's reading where it read the passage for the set's judgment."""
     admitted = sorted(result.scored.admitted, key=lambda e: -e.confidence)
-    return [_context(e) for e in admitted]
+    return [_context(e, result.readings.get(e.id)) for e in admitted]
 
 
-def _context(e: Evidence) -> Context:
+def _context(e: Evidence, read: float | None = None) -> Context:
     return Context(
         e.id, e.candidate.text, e.confidence, e.candidate.title,
         e.basis.source_id, e.basis.source_kind, e.candidate.published,
-        reliability=e.basis.reliability,
+        reliability=e.basis.reliability, read=read,
     )  # fmt: skip
 
 

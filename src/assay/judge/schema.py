@@ -100,6 +100,9 @@ class Context:
     ``reliability`` is the reliability of its registered source or of ``source_kind``
     (filled in by :func:`~assay.judge.contexts.check_contexts`): what the context weighs
     when it has no confidence (:mod:`assay.judge.strength`).
+    ``read`` is a chat model's belief that the passage states the answer to the question,
+    where one read it for the set's judgment (:func:`assay.flow.assess.llm_readings`):
+    the answerer quotes from the passage it reads as answering.
     """
 
     id: str
@@ -110,6 +113,7 @@ class Context:
     source_kind: str | None = None
     published: date | None = None
     reliability: float | None = None
+    read: float | None = None
 
     def to_dict(self) -> dict[str, str]:
         """The ``{"id", "text"}`` form (as labeled sets keep contexts)."""
