@@ -181,6 +181,9 @@ class HitRecord(_Part):
     fused: Number
     dense_rank: int | None
     lexical_rank: int | None
+    #: the chat model's belief that the chunk states the answer, where it read the chunk
+    #: for the set's judgment (``[models] llm_judgment``); the answerer weighed it
+    read: Number | None = None
 
 
 class AccessRecord(_Part):

@@ -227,6 +227,11 @@ def ask_record(
                         "dense_rank": h.dense_rank,
                         "lexical_rank": h.lexical_rank,
                     }
+                    | (
+                        {"read": round(result.readings[h.chunk.id], 6)}
+                        if h.chunk.id in result.readings
+                        else {}
+                    )
                     for h in result.retrieval.hits
                 ],
             },
