@@ -9,11 +9,10 @@ wants a duration) and again when it, with its passage's title path, states anoth
 quarter, gender or model than the question (:mod:`assay.answer.qualifiers`); a table row
 weighs less when the question names less of its header than of another row's of the
 same table ("an adult ticket": the Adult row, not the Family row that mentions adults).
-Which sentence leads
-is :mod:`assay.answer.choose`: the best-rated one, unless an admitted passage of
-another, stronger or clearly more reliable source answers too. The reader
-(:mod:`assay.answer.reading`) reads the strongest passages with their titles first; when
-it finds no answer in any of them the answerer declines (an empty draft whose
+Which sentence leads is :mod:`assay.answer.choose`: the best-rated one, unless an
+admitted passage of another, stronger or clearly more reliable source answers too. The
+reader (:mod:`assay.answer.reading`) reads the strongest passages with their titles
+first; when it finds no answer in any of them the answerer declines (an empty draft whose
 ``declined`` says why) rather than quote a topical sentence, and so it does when the
 lead sentence states the answer only for another item than the question names ("first
 car" for "a second car"). The answer opens with the short answer: the cell of a table
