@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import numpy as np
@@ -57,3 +58,60 @@ def test_the_larger_set_does_not_set_the_base_rate() -> None:
     assert [mean_probability(twice, s) for s in (squad, tatqa)] == pytest.approx(means, abs=0.01)
     statement = FEATURES.index("reader_statement")
     assert model.coef[statement] > 0.5  # and it learned what tells right from wrong
+
+
+def test_the_llm_model_is_fitted_on_the_ordinary_documents_too(tmp_path, monkeypatch) -> None:
+    """`--llm` fits the users' documents of the fitting suite beside SQuAD and TAT-QA
+    (assay-correctness-llm 3.0.0): answers kept by an earlier run are read back, not
+    asked again, and the card names the suite and its figures."""
+    from assay.answer.correctness import LLM_FEATURE, LLM_FEATURES
+    from assay.training.answer_rows import write_rows
+    from assay.training.correctness_train import LLM_VERSION, main
+
+    monkeypatch.setenv("ASSAY_LLM_URL", "http://127.0.0.1:9/v1")  # never asked: rows kept
+    monkeypatch.setenv("ASSAY_LLM_MODEL", "a-chat-model")
+    rows = tmp_path / "rows"
+    for seed, name in enumerate(("squad", "tatqa", "ordinary-fit")):
+        kept = answers(name, 40, shift=0.0, seed=seed)
+        for row in kept:
+            if row.features is not None:
+                row.features[LLM_FEATURE] = row.features["reader_statement"]
+        write_rows(rows / f"{name}-llm.jsonl", kept)
+    out = tmp_path / "model"
+    assert main(["--data", str(tmp_path), "--more", str(tmp_path), "--out", str(out),
+                 "--rows", str(rows), "--llm"]) == 0  # fmt: skip
+    model = CorrectnessModel.from_dict(json.loads((out / "model.json").read_text()))
+    assert (model.name, model.version) == ("assay-correctness-llm", LLM_VERSION)
+    assert model.features == LLM_FEATURES
+    card = (out / "MODEL_CARD.md").read_text()
+    assert "| ordinary-fit, fitted without it | 40 |" in card
+    assert "The ordinary documents for fitting (`labels/ordinary-fit`" in card
+
+
+def test_with_the_llm_only_the_ordinary_documents_are_routed_by_its_reading(
+    tmp_path, monkeypatch
+) -> None:
+    """The public sets are asked with no chat model configured whatever the environment
+    names (it would read every question's passages for informational's judgment: hours
+    of requests), only their drafts are read for `llm_cited`; the ordinary documents
+    are asked as in use, the chat model configured."""
+    import assay.training.correctness_train as train
+    from assay.answer.correctness import LLM_FEATURE
+
+    monkeypatch.setenv("ASSAY_LLM_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("ASSAY_LLM_MODEL", "a-chat-model")
+    asked = {}
+
+    def kept(folder, name, collect, *, llm=False):
+        asked[name] = (collect.keywords["llm"].configured, llm)
+        rows = answers(name, 40, shift=0.0, seed=len(asked))
+        for row in rows:
+            if row.features is not None:
+                row.features[LLM_FEATURE] = row.features["reader_statement"]
+        return rows
+
+    monkeypatch.setattr(train, "kept_rows", kept)
+    train.main(["--data", str(tmp_path), "--more", str(tmp_path), "--out", str(tmp_path), "--llm"])
+    assert asked == {
+        "squad": (False, True), "tatqa": (False, True), "ordinary-fit": (True, True)
+    }  # fmt: skip
