@@ -434,5 +434,15 @@ def test_the_passage_the_chat_model_reads_as_answering_leads(
 def test_a_passage_the_chat_model_did_not_read_weighs_as_the_least_answering_one() -> None:
     unread = replace(WIKI, read=None)
     weights = readings([replace(SDS, read=0.9), replace(FORUM, read=0.2), unread])
-    assert list(weights.values()) == pytest.approx([0.9**READ_POWER] + [0.2**READ_POWER] * 2)
+    assert list(weights.values()) == pytest.approx([1.0] + [(0.2 / 0.9) ** READ_POWER] * 2)
     assert set(readings([SDS, FORUM]).values()) == {1.0}  # nothing read: sentences as rated
+
+
+def test_the_reading_weighs_passages_within_a_source_not_one_source_against_another() -> None:
+    """The best-read passage of each source weighs 1.0: a forum post the chat model reads
+    as answering never outweighs an official text that answers too
+    (:mod:`assay.answer.choose` decides between sources by their strength)."""
+    official = [replace(SDS, source_id="sds", read=0.4), replace(WIKI, source_id="sds", read=0.2)]
+    forum = replace(FORUM, source_id="forum", read=0.95)
+    weights = list(readings([*official, forum]).values())
+    assert weights == pytest.approx([1.0, 0.5**READ_POWER, 1.0])

@@ -56,9 +56,10 @@ __all__ = ["READ_POWER", "ExtractiveAnswerer", "readings"]
 
 _WRONG_KIND = 0.25  # weight of a sentence without the kind of answer asked for
 #: the power of the chat model's belief a passage's sentences weigh by: its beliefs are
-#: compressed (answering passages read 0.5-0.9, others 0.3-0.7), and on the fitting
-#: suite's first 69 answerable questions (informational) the drafts held the answer 42
-#: times as rated, 45 weighed by the belief, 46 by its square or its cube
+#: compressed (answering passages read 0.5-0.9, others 0.3-0.7). On the fitting suite's
+#: first 69 answerable questions (informational) the drafts held the answer 42 times as
+#: rated and 44 weighed by the square within each source; weighed across sources (46)
+#: the reading let a forum post that echoes a question lead over the official answer
 READ_POWER = 2.0
 #: a sentence that asks ("Has management said anything about it?"), its emphasis aside:
 #: a forum post's question, or an FAQ's heading, which the answer follows
@@ -88,13 +89,22 @@ def _declined(found: Sequence[Found], kind: AnswerKind | None) -> str:
 
 def readings(evidence: Sequence[Context]) -> dict[int, float]:
     """What each passage's sentences weigh for the chat model's reading of it (keyed by
-    ``id`` of the context): its belief that the passage states the answer, where it read
-    the passage (:attr:`Context.read`), to the power :data:`READ_POWER`; a passage it did
-    not read weighs as the one it read as least answering; 1.0 each where it read none.
-    Which source may lead stays :mod:`assay.answer.choose`'s: a stronger source that
-    answers too leads, however the chat model read it."""
+    ``id`` of the context), among the passages of its source: its belief that the
+    passage states the answer, where it read the passage (:attr:`Context.read`), over
+    the best belief among its source's passages, to the power :data:`READ_POWER`; a
+    passage it did not read counts as the one it read as least answering; 1.0 each where
+    it read none. The best-read passage of each source weighs 1.0, so which source may
+    lead stays :mod:`assay.answer.choose`'s: a forum post the chat model reads as
+    answering never outweighs an official text that answers too."""
     unread = min((c.read for c in evidence if c.read is not None), default=1.0)
-    return {id(c): (unread if c.read is None else c.read) ** READ_POWER for c in evidence}
+    belief = {id(c): unread if c.read is None else c.read for c in evidence}
+    best: dict[str | None, float] = {}
+    for c in evidence:
+        best[c.source_id] = max(best.get(c.source_id, 0.0), belief[id(c)])
+    return {
+        id(c): (belief[id(c)] / best[c.source_id]) ** READ_POWER if best[c.source_id] else 1.0
+        for c in evidence
+    }
 
 
 def _who(c: Context) -> str:
