@@ -239,6 +239,12 @@ def test_a_stronger_source_that_does_not_answer_does_not_lead() -> None:
         ("Who staffs Level 3?", "Level 2 and Level 4 staff.", "Levels 2 and 3: nurses."),
         ("How fast on the Business plan?", "On the Starter plan: 1 h.", "The Business plan: 1 m."),
         ("What is a second permit?", "A third permit costs £240.", "A second permit costs £130."),
+        (
+            "Can I use a charcoal barbecue on my balcony?",
+            "Gas and electric barbecues may be used on balconies.",
+            "Gas and electric barbecues may be used. Charcoal barbecues are not allowed.",
+        ),
+        ("Do you take store cards?", "We accept debit and credit cards.", "Debit or store cards."),
     ],
 )
 def test_exclusive_qualifiers_clash_only_without_the_asked_value(
@@ -247,6 +253,16 @@ def test_exclusive_qualifiers_clash_only_without_the_asked_value(
     asked = qualifiers(question)
     assert asked.clashes(clash) and not asked.clashes(fits)
     assert not asked.clashes("A text that states no such value.")
+
+
+def test_a_kind_counts_only_where_the_text_lists_kinds_of_the_thing() -> None:
+    """One adjective ("Portable barbecues") tells no kinds apart, nor does a list of
+    plural nouns ("Modules and assessment weightings"), so neither clashes."""
+    assert not qualifiers("Can I use a charcoal barbecue?").clashes("Portable barbecues.")
+    asked = qualifiers("What is the coursework weighting for HCM205?")
+    assert not asked.clashes("Modules and assessment weightings")
+    late_fee = qualifiers("How much is the late rent fee?")  # a fee of kind late or rent
+    assert not late_fee.clashes("The late and cleaning fees are listed.")
 
 
 def test_a_figure_after_a_plain_word_is_no_label() -> None:

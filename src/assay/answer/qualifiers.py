@@ -11,7 +11,8 @@ the question's qualifiers:
   ("men's", "women's"), a model of a product line ("HP-150", "HP-300"), a labelled
   letter or number ("Zone F" against "Zones C, D or E", "Class 2"), a name of one of a
   kind ("the Business plan", "the Starter plan"), an ordinal of a thing ("a second
-  permit", "a third permit"), the period of a
+  permit", "a third permit"), a kind a text lists against others of the same thing
+  ("a charcoal barbecue" against "Gas and electric barbecues may be used"), the period of a
   rate ("per day", "monthly": "GBP 2.50 per hour, capped at GBP 12 per day"). A text that
   states values of such a class but not the asked one *clashes* with the question. A
   rate's period only ever counts against a text: a sentence often states it once for
@@ -88,11 +89,66 @@ _ORDINAL_OF = re.compile(
     r"\b(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+([a-z]{3,})\b", re.I
 )
 _ORDINALS = {"fifth": "5", "5th": "5"} | _ORDINAL
+_WORD = r"[A-Za-z][a-z]{2,}"
+#: kinds of one thing a text lists before its plural: "Gas and electric barbecues",
+#: "oak, ash or beech floors". A text lists them to tell them apart; one adjective before
+#: a noun ("late payment fee") does not, so it counts only where the text lists kinds of
+#: that noun
+_LISTED = re.compile(rf"\b({_WORD}(?:,\s*{_WORD})*),?\s+(?:and|or)\s+({_WORD})\s+([a-z]{{3,}})\b")
+#: a word and the noun after it: "charcoal barbecue", what a kind is asked by
+_PAIR = re.compile(rf"(?=\b({_WORD})\s+([a-z]{{3,}})\b)")
 
 
-def _exclusive(text: str) -> dict[str, set[str]]:
-    """Values of each exclusive class that ``text`` states."""
-    found: dict[str, set[str]] = {}
+def _singular(noun: str) -> str:
+    """``noun`` without a plural ending, so "barbecues" and "barbecue" are one kind."""
+    if noun.endswith("ies"):
+        return noun[:-3] + "y"
+    if noun.endswith(("ches", "shes", "xes", "sses")):
+        return noun[:-2]
+    return noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+
+
+def _plural(word: str) -> bool:
+    """Whether ``word`` reads as a plural noun ("modules"), which names no kind of the
+    noun after it ("gas", "glass" and "bus" do)."""
+    return word.endswith("s") and not word.endswith(("ss", "us", "is", "as"))
+
+
+def _kinds(text: str, asking: bool) -> dict[str, set[str]]:
+    """The kinds of a noun ``text`` names (``kind <noun>``): every word before a noun
+    when ``asking`` (a question names what it asks about), else only those of a noun
+    the text lists kinds of (:data:`_LISTED`)."""
+    pairs = [(m.group(1).lower(), _singular(m.group(2))) for m in _PAIR.finditer(text)]
+    kinds: dict[str, set[str]] = {}
+    if asking:  # "the late rent fee": a fee of kind "late" or "rent"
+        run: list[str] = []
+        for m in re.finditer(r"[A-Za-z]+|[^\sA-Za-z]", text):
+            word = m.group(0).lower()
+            if len(word) < 3 or is_stopword(word):
+                run = []
+                continue
+            for before in run[-2:]:
+                kinds.setdefault(_singular(word), set()).add(before)
+            run.append(word)
+        return {f"kind {noun}": words for noun, words in kinds.items()}
+    for m in _LISTED.finditer(text):
+        noun = _singular(m.group(3))
+        words = {w.strip().lower() for w in m.group(1).split(",")} | {m.group(2).lower()}
+        if (
+            noun != m.group(3)  # kinds of a thing are listed before its plural
+            and not is_stopword(noun)
+            and not any(is_stopword(w) or _plural(w) for w in words)  # "modules and ..."
+        ):
+            kinds.setdefault(noun, set()).update(words)
+    for word, noun in pairs:  # "Charcoal barbecues are not allowed" beside the list
+        if noun in kinds and not is_stopword(word):
+            kinds[noun].add(word)
+    return {f"kind {noun}": words for noun, words in kinds.items()}
+
+
+def _exclusive(text: str, asking: bool = False) -> dict[str, set[str]]:
+    """Values of each exclusive class that ``text`` states (asks, when ``asking``)."""
+    found: dict[str, set[str]] = _kinds(text, asking)
     for m in _YEAR.finditer(text):
         found.setdefault("year", set()).add(m.group(1))
     for m in _QUARTER.finditer(text):
@@ -147,7 +203,7 @@ class Qualifiers:
         "quarter", "car" for "first car" against "a second car", "zone", "plan"."""
         stated = _exclusive(text)
         return [
-            cls.split()[-1] if cls.startswith(("ordinal ", "named ", "labelled ")) else
+            cls.split()[-1] if cls.startswith(("ordinal ", "named ", "labelled ", "kind ")) else
             "model" if cls.startswith("model ") else cls
             for cls, values in self.exclusive.items()
             if cls in stated and not (values & stated[cls])
@@ -172,7 +228,7 @@ class Qualifiers:
             # a rate is said once for a sentence's clauses ("The nightly cap is ..."); a
             # named kind or an ordinal only tells a rival apart: a table row names its
             # tier in its header ("Tier Plus: ..."), a passage about the tiers in prose
-            if not cls.startswith(("rate", "named ", "ordinal "))
+            if not cls.startswith(("rate", "named ", "ordinal ", "kind "))
         )
         words = {_fold(w) for w in re.findall(r"[\w'-]+", text)}
         folded = _fold(text)
@@ -191,7 +247,7 @@ def qualifiers(question: str) -> Qualifiers:
         ):
             continue  # an exclusive value, counted as one
         names.add(_fold(word))
-    return Qualifiers(_exclusive(question), frozenset(n for n in names if n))
+    return Qualifiers(_exclusive(question, asking=True), frozenset(n for n in names if n))
 
 
 def clauses(text: str) -> list[tuple[int, int]]:
