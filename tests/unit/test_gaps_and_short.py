@@ -61,6 +61,9 @@ def test_subject_terms_keep_names_and_things() -> None:
         ("How much does parking cost per day?",
          "Parking costs GBP 2.50 per hour, capped at GBP 12 per day.", "GBP 12"),
         ("How much does a ticket cost?", "A ticket costs 14 EUR at the desk.", "14 EUR"),
+        ("How long are daily snapshots kept?",  # "weekly" opens the next part, no period
+         "It keeps daily snapshots for 30 days, weekly snapshots for 12 weeks and monthly "
+         "snapshots for 24 months.", "30 days"),
         ("At what amount owed is a card blocked?",
          "10.1 A card is blocked when charges owed reach £10.", "10"),
         ("How many people live there?", "4.1 million people live there.", "4.1 million"),

@@ -67,6 +67,7 @@ _RATE = re.compile(
     re.I,
 )
 _PERIOD = {"dai": "day", "annum": "year", "annual": "year"}
+_NEXT_PART = re.compile(r"[,;]|\s(?:and|or|but)\s")
 #: how far after a value its rate's period is written ("12 per calendar day")
 _RATE_REACH = 24
 #: a model or part number ("HP-300", "X1"): its letters name a product line, of which a
@@ -216,7 +217,10 @@ class Qualifiers:
         if "rate" not in self.exclusive:
             return False
         asked = Qualifiers({"rate": self.exclusive["rate"]}, frozenset())
-        return asked.clashes(text[end : end + _RATE_REACH])
+        # up to where the sentence turns to its next part: in "daily snapshots for 30
+        # days, weekly snapshots for 12 weeks", "weekly" is not the period of "30 days"
+        after = _NEXT_PART.split(text[end : end + _RATE_REACH], maxsplit=1)[0]
+        return asked.clashes(after)
 
     def held(self, text: str) -> int:
         """How many of the question's qualifiers ``text`` states: asked values of
