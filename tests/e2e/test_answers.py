@@ -14,6 +14,7 @@ import pytest
 
 from assay.answer.correctness import (
     LLM_FEATURE,
+    LLM_STATEMENT,
     SHIPPED_CORRECTNESS_LLM,
     load_correctness_model,
 )
@@ -260,27 +261,33 @@ def test_with_the_chat_model_it_was_fitted_with_the_answer_is_rated_by_its_belie
     demo_db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With ASSAY_LLM_URL serving the chat model ``assay-correctness-llm`` was fitted
-    with, the offline answer is rated by that model: the endpoint is asked once whether
-    the cited passage states the answer, its P(yes) is the ``llm_cited`` feature, and the
-    row replays. Another chat model leaves the rating to ``assay-correctness``."""
+    with, the offline answer is rated by that model: the endpoint is asked whether the
+    cited passage states the answer (``llm_cited``) and whether the answer's first
+    statement, read alone, does (``llm_statement``), and the row replays. Another chat
+    model leaves the rating to ``assay-correctness``."""
     fitted = load_correctness_model(SHIPPED_CORRECTNESS_LLM)
     assert fitted.answerability is not None
     with serve() as endpoint:
         monkeypatch.setenv("ASSAY_LLM_URL", endpoint.base_url)
         monkeypatch.setenv("ASSAY_LLM_MODEL", fitted.answerability.split(":", 1)[1])
-        endpoint.script(Reply(logprobs_reply({"No": 0.75, "Yes": 0.25}, "No")))
+        endpoint.script(
+            Reply(logprobs_reply({"No": 0.75, "Yes": 0.25}, "No")),
+            Reply(logprobs_reply({"No": 0.4, "Yes": 0.6}, "Yes")),
+        )
         doubted = ask(demo_db, SAFE_RANGE, "--policy", "financial")
-        asked = [m["content"] for m in endpoint.messages(0)]
-        assert len(endpoint.requests) == 1
+        asked = [endpoint.messages(i)[1]["content"] for i in range(2)]
+        assert len(endpoint.requests) == 2
         monkeypatch.setenv("ASSAY_LLM_MODEL", "another-model")
         other = ask(demo_db, SAFE_RANGE, "--policy", "financial")
-        assert len(endpoint.requests) == 1
-    assert SAFE_RANGE in asked[1] and asked[1].startswith("Passage (")
+        assert len(endpoint.requests) == 2
+    assert SAFE_RANGE in asked[0] and asked[0].startswith("Passage (")  # under its title
+    assert asked[1].startswith("Passage: ") and len(asked[1]) < len(asked[0])  # one statement
     event = json.loads(run_cli("audit", "show", doubted["event_id"], "--json", db=demo_db).stdout)
     payload = event["payload"]
     rated = payload["judgment"]["correctness"]
     assert rated["model"] == fitted.ref and rated["features"][LLM_FEATURE] == 0.25
-    believed = fitted.probability(rated["features"] | {LLM_FEATURE: 0.95})
+    assert rated["features"][LLM_STATEMENT] == pytest.approx(0.6)
+    believed = fitted.probability(rated["features"] | {LLM_FEATURE: 0.95, LLM_STATEMENT: 0.95})
     assert rated["probability"] < believed  # the chat model's doubt lowers P(right)
     assert doubted["assessment"]["confidence_score"] == rated["score"]
     assert replay_problems("ask", payload, SAFE_RANGE) == []

@@ -21,6 +21,7 @@ from assay.answer.correctness import (
     FEATURES,
     LLM_FEATURE,
     LLM_FEATURES,
+    LLM_STATEMENT,
     SHIPPED_CORRECTNESS,
     CorrectnessModel,
     CorrectnessRater,
@@ -43,7 +44,7 @@ from assay.routing import Decision
 from assay.scoring.agreement import Conflict
 from assay.scoring.evidence import SourceFacts
 from assay.types import Candidate
-from tests.fake_llm import serve
+from tests.fake_llm import Reply, logprobs_reply, serve
 from tests.unit.test_respond import AS_OF, POLICY, ScriptedAnswerer, ScriptedJudge, result
 
 N = len(FEATURES)
@@ -243,12 +244,13 @@ def test_an_answer_unlikely_to_be_right_is_withheld_though_fully_supported() -> 
     assert response.assessment.recommended_action == "suppress"
 
 
-def llm_model(**coef: float) -> CorrectnessModel:
-    """:func:`model` over :data:`LLM_FEATURES`, fitted on the beliefs of ``test-llm``."""
-    n = len(LLM_FEATURES)
+def llm_model(features: Sequence[str] = LLM_FEATURES, **coef: float) -> CorrectnessModel:
+    """:func:`model` over ``features`` (:data:`LLM_FEATURES`), fitted on the beliefs of
+    ``test-llm``."""
+    n = len(features)
     return CorrectnessModel(
         "test-correctness-llm", "0.1", "test-relevance", "test-reader", (0.0,) * n, (1.0,) * n,
-        tuple(coef.get(f, 0.0) for f in LLM_FEATURES), 0.0, LLM_FEATURES, "answerability-v1:test",
+        tuple(coef.get(f, 0.0) for f in features), 0.0, tuple(features), "answerability-v1:test",
     )  # fmt: skip
 
 
@@ -260,7 +262,7 @@ def test_a_model_of_a_chat_models_beliefs_applies_only_with_that_model(tmp_path:
     assert model().applies_to("test-relevance", "test-reader", "answerability-v1:other")
     (tmp_path / "model.json").write_text(json.dumps(m.to_dict()))
     assert load_correctness_model(tmp_path) == m
-    values = features() | {LLM_FEATURE: 0.9}
+    values = features() | {LLM_FEATURE: 0.9, LLM_STATEMENT: 0.5}
     assert m.probability(values) > m.probability(values | {LLM_FEATURE: 0.1})
     with pytest.raises(InvalidInputError, match=LLM_FEATURE):
         m.probability(features())
@@ -277,15 +279,40 @@ def test_a_model_of_a_chat_models_beliefs_cannot_rate_without_the_chat_model() -
 
 def test_an_answer_citing_no_retrieved_passage_has_no_belief_to_ask_for() -> None:
     """The chat model reads the most relevant cited passage; an answer whose citations
-    name none of the retrieved passages has none, and the endpoint is not asked."""
+    name none of the retrieved passages has none, and a model that does not read the
+    first statement (one of an earlier release) does not ask the endpoint at all."""
+    earlier = llm_model([f for f in LLM_FEATURES if f != LLM_STATEMENT])
     with serve() as endpoint:
         asker = LLMAnswerability(endpoint.client())
-        rater = CorrectnessRater(llm_model(), ConstantRelevance(0.9), SilentReader(), asker)
+        rater = CorrectnessRater(earlier, ConstantRelevance(0.9), SilentReader(), asker)
         responder = Responder(ScriptedAnswerer(), ScriptedJudge(0.9), correctness=rater)
         response = responder.respond("How warm may the anode get?", result(Decision.PROCEED, 0.9))
         assert endpoint.requests == []
     assert response.judgment is not None and response.judgment.correctness is not None
     assert response.judgment.correctness["features"][LLM_FEATURE] == 0.0
+
+
+def test_the_chat_model_reads_the_answers_first_statement_alone() -> None:
+    """``llm_statement``: a passage that answers is no answer when the sentence quoted
+    from it is another one, so the chat model also reads what the answer states, without
+    its passage or title; its doubt lowers P(right)."""
+    with serve() as endpoint:
+        endpoint.script(Reply(logprobs_reply({"No": 0.8, "Yes": 0.2}, "No")))
+        asker = LLMAnswerability(endpoint.client())
+        rater = CorrectnessRater(
+            llm_model(llm_statement=2.0), ConstantRelevance(0.9), SilentReader(), asker
+        )
+        responder = Responder(ScriptedAnswerer(), ScriptedJudge(0.9), correctness=rater)
+        response = responder.respond("How warm may the anode get?", result(Decision.PROCEED, 0.9))
+        asked = endpoint.messages(0)[1]["content"]
+        assert len(endpoint.requests) == 1  # the answer cites no retrieved passage
+    assert asked.startswith("Passage: It charges at 0-45 C\n")
+    assert response.judgment is not None and response.judgment.correctness is not None
+    rated = response.judgment.correctness
+    assert rated["features"][LLM_STATEMENT] == pytest.approx(0.2)
+    assert rated["probability"] < llm_model(llm_statement=2.0).probability(
+        rated["features"] | {LLM_STATEMENT: 0.9}
+    )
 
 
 def guide_post_and_old_terms() -> AskResult:

@@ -33,6 +33,18 @@ def answers(dataset: str, n: int, *, shift: float, seed: int) -> list[AnswerRow]
     return [*rows, undrafted]
 
 
+def believed(rows: list[AnswerRow]) -> list[AnswerRow]:
+    """``rows`` with the chat model's two beliefs, as a run with ``--llm`` keeps them."""
+    from assay.answer.correctness import LLM_FEATURE, LLM_STATEMENT
+
+    for row in rows:
+        if row.features is not None:
+            row.features[LLM_FEATURE] = row.features[LLM_STATEMENT] = row.features[
+                "reader_statement"
+            ]
+    return rows
+
+
 def mean_probability(model: CorrectnessModel, rows: list[AnswerRow]) -> float:
     return float(np.mean([model.probability(r.features) for r in rows if r.features]))
 
@@ -64,7 +76,7 @@ def test_the_llm_model_is_fitted_on_the_ordinary_documents_too(tmp_path, monkeyp
     """`--llm` fits the users' documents of the fitting suite beside SQuAD and TAT-QA
     (assay-correctness-llm 3.0.0): answers kept by an earlier run are read back, not
     asked again, and the card names the suite and its figures."""
-    from assay.answer.correctness import LLM_FEATURE, LLM_FEATURES
+    from assay.answer.correctness import LLM_FEATURES
     from assay.training.answer_rows import write_rows
     from assay.training.correctness_train import LLM_VERSION, main
 
@@ -72,11 +84,7 @@ def test_the_llm_model_is_fitted_on_the_ordinary_documents_too(tmp_path, monkeyp
     monkeypatch.setenv("ASSAY_LLM_MODEL", "a-chat-model")
     rows = tmp_path / "rows"
     for seed, name in enumerate(("squad", "tatqa", "ordinary-fit")):
-        kept = answers(name, 40, shift=0.0, seed=seed)
-        for row in kept:
-            if row.features is not None:
-                row.features[LLM_FEATURE] = row.features["reader_statement"]
-        write_rows(rows / f"{name}-llm.jsonl", kept)
+        write_rows(rows / f"{name}-llm.jsonl", believed(answers(name, 40, shift=0.0, seed=seed)))
     out = tmp_path / "model"
     assert main(["--data", str(tmp_path), "--more", str(tmp_path), "--out", str(out),
                  "--rows", str(rows), "--llm"]) == 0  # fmt: skip
@@ -96,7 +104,6 @@ def test_with_the_llm_only_the_ordinary_documents_are_routed_by_its_reading(
     of requests), only their drafts are read for `llm_cited`; the ordinary documents
     are asked as in use, the chat model configured."""
     import assay.training.correctness_train as train
-    from assay.answer.correctness import LLM_FEATURE
 
     monkeypatch.setenv("ASSAY_LLM_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("ASSAY_LLM_MODEL", "a-chat-model")
@@ -104,14 +111,49 @@ def test_with_the_llm_only_the_ordinary_documents_are_routed_by_its_reading(
 
     def kept(folder, name, collect, *, llm=False):
         asked[name] = (collect.keywords["llm"].configured, llm)
-        rows = answers(name, 40, shift=0.0, seed=len(asked))
-        for row in rows:
-            if row.features is not None:
-                row.features[LLM_FEATURE] = row.features["reader_statement"]
-        return rows
+        return believed(answers(name, 40, shift=0.0, seed=len(asked)))
 
     monkeypatch.setattr(train, "kept_rows", kept)
     train.main(["--data", str(tmp_path), "--more", str(tmp_path), "--out", str(tmp_path), "--llm"])
     assert asked == {
         "squad": (False, True), "tatqa": (False, True), "ordinary-fit": (True, True)
     }  # fmt: skip
+
+
+def test_a_feature_one_answer_holds_carries_no_weight() -> None:
+    """A conflict on one wrong answer among hundreds once cost every later answer with a
+    conflict 3.6 in log-odds (its spread was 0.014, so the clip's full weight)."""
+    rows = answers("squad", 200, shift=0.0, seed=5) + answers("tatqa", 100, shift=0.0, seed=6)
+    for row in rows:
+        if row.features:
+            row.features["conflicts"] = 0.0
+    wrong = next(r for r in rows if r.features and not r.correct)
+    wrong.features["conflicts"] = 1.0  # type: ignore[index]
+    model = fit(rows, "relevance", "reader")
+    at = FEATURES.index("conflicts")
+    assert (model.mean[at], model.scale[at], model.coef[at]) == (0.0, 1.0, 0.0)
+    assert model.coef[FEATURES.index("reader_statement")] > 0.5  # the rest is fitted
+
+
+def test_rows_kept_before_the_statement_was_read_get_it_and_are_kept_again(tmp_path) -> None:
+    """assay-correctness-llm 4.0.0 reads the chat model's belief about the answer's first
+    statement; rows kept by an earlier run get it from their question and quoted answer
+    (one request per answer, none for a question nothing was drafted for)."""
+    from assay.answer.correctness import LLM_FEATURE, LLM_STATEMENT
+    from assay.models.answerability import LLMAnswerability
+    from assay.training.answer_rows import read_rows
+    from assay.training.correctness_train import read_statements
+    from tests.fake_llm import Reply, logprobs_reply, serve
+
+    rows = answers("squad", 3, shift=0.0, seed=7)
+    for row in rows:
+        if row.features is not None:
+            row.features[LLM_FEATURE] = 0.5
+    keep = tmp_path / "squad-llm.jsonl"
+    with serve() as endpoint:
+        endpoint.script(*[Reply(logprobs_reply({"Yes": 0.7, "No": 0.3})) for _ in range(3)])
+        read = read_statements(rows, LLMAnswerability(endpoint.client()), keep)
+        asked = [endpoint.messages(i)[1]["content"] for i in range(len(endpoint.requests))]
+    assert len(asked) == 3 and all(a.startswith("Passage: a\n") for a in asked)
+    assert [r.features[LLM_STATEMENT] for r in read if r.features] == pytest.approx([0.7] * 3)
+    assert [r.features for r in read_rows(keep)] == [r.features for r in read]

@@ -368,6 +368,11 @@ def read_rows(path: Path) -> list[AnswerRow]:
     return [AnswerRow(**json.loads(line)) for line in path.read_text().splitlines()]
 
 
+def kept_path(folder: Path | None, name: str, *, llm: bool = False) -> Path | None:
+    """Where :func:`kept_rows` keeps set ``name``'s rows in ``folder`` (none without one)."""
+    return folder / f"{name}{'-llm' if llm else ''}.jsonl" if folder else None
+
+
 def kept_rows(
     folder: Path | None, name: str, collect: Callable[[], list[AnswerRow]], *, llm: bool = False
 ) -> list[AnswerRow]:
@@ -375,7 +380,7 @@ def kept_rows(
     (``NAME-llm.jsonl`` when they hold the chat model's beliefs): read back when an
     earlier run kept them there, else collected, and kept there when ``folder`` is given.
     Rows read back are reused as they were kept, whatever was asked this time."""
-    path = folder / f"{name}{'-llm' if llm else ''}.jsonl" if folder else None
+    path = kept_path(folder, name, llm=llm)
     if path is not None and path.is_file():
         return read_rows(path)
     rows = collect()

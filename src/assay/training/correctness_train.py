@@ -39,7 +39,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from assay.answer.correctness import CLIP, FEATURES, LLM_FEATURES, CorrectnessModel
+from assay.answer.correctness import (
+    CLIP,
+    FEATURES,
+    LLM_FEATURES,
+    LLM_STATEMENT,
+    CorrectnessModel,
+    statement_belief,
+)
 from assay.metrics import auroc, brier_score, expected_calibration_error
 from assay.models.answerability import LLMAnswerability
 from assay.models.llm import required_client
@@ -50,8 +57,10 @@ from assay.training.answer_rows import (
     AnswerRow,
     ask_rows,
     each_knowledge_base,
+    kept_path,
     kept_rows,
     load_documents,
+    write_rows,
 )
 from assay.training.ordinary_kbs import FIT_SUITE, answer_rows
 
@@ -70,9 +79,14 @@ ORDINARY_FIT = "ordinary-fit"
 # ordinary documents for fitting; 6: features among passages of the cited source's
 # standing, statement_coverage, and the judge's conflicts without false ones
 VERSION = "6.0.0"
-#: of assay-correctness-llm; 2: TAT-QA dev too; 3: the ordinary documents for fitting
-LLM_VERSION = "3.0.0"
+#: of assay-correctness-llm; 2: TAT-QA dev too; 3: the ordinary documents for fitting;
+#: 4: the chat model's reading of the answer's first statement
+LLM_VERSION = "4.0.0"
 C = 1.0  # inverse L2 strength of the logistic regression
+#: a feature that departs from its usual value on fewer fitted answers than this carries
+#: no weight: one answer cannot say what it means, and standardised by its tiny spread it
+#: would move every later answer that has it by the clip's full weight
+MIN_VARIED = 20
 
 
 def log(message: str) -> None:
@@ -126,6 +140,7 @@ def fit(
     features = LLM_FEATURES if answerability else FEATURES
     x, y = matrix(rows, features)
     weights = per_set_weights(rows)
+    x[:, ~varied(x)] = 0.0  # mean 0 and scale 1 below, so its coefficient is 0
     mean = np.average(x, axis=0, weights=weights)
     scale = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=weights))
     scale[scale < 1e-6] = 1.0
@@ -144,6 +159,33 @@ def fit(
         features,
         answerability,
     )
+
+
+def varied(x: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
+    """Per column of ``x``: whether at least :data:`MIN_VARIED` rows depart from its
+    median."""
+    departed: npt.NDArray[np.int64] = (np.abs(x - np.median(x, axis=0)) > 1e-9).sum(axis=0)
+    return departed >= MIN_VARIED
+
+
+def read_statements(
+    rows: list[AnswerRow], answerability: LLMAnswerability | None, keep: Path | None
+) -> list[AnswerRow]:
+    """``rows`` with the chat model's belief about each drafted answer's first statement
+    (:data:`~assay.answer.correctness.LLM_STATEMENT`) where they lack it: rows kept
+    before it was a feature get it from their question and quoted answer, as
+    :func:`~assay.answer.correctness.features_of` reads them. Kept again in ``keep``
+    every 100 answers, so that a stopped run goes on where it was."""
+    if answerability is None:
+        return rows
+    missing = [r for r in rows if r.features is not None and LLM_STATEMENT not in r.features]
+    for done, row in enumerate(missing, 1):
+        assert row.features is not None
+        row.features[LLM_STATEMENT] = statement_belief(answerability, row.question, row.answer)
+        if keep is not None and (done % 100 == 0 or done == len(missing)):
+            write_rows(keep, rows)
+            log(f"{keep.name}: {done} of {len(missing)} statements read")
+    return rows
 
 
 def per_set_weights(rows: Sequence[AnswerRow]) -> npt.NDArray[np.float64]:
@@ -225,7 +267,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             collect, name, path, split, args.questions, policies, answerability,
             relevance_model=args.relevance_model, correctness_model="none", llm=LLMSettings(),
         )  # fmt: skip
-        rows += kept_rows(args.rows, name, asking, llm=answerability is not None)
+        rows += read_statements(
+            kept_rows(args.rows, name, asking, llm=answerability is not None),
+            answerability, kept_path(args.rows, name, llm=True),
+        )  # fmt: skip
     fitted = [name for name, *_ in FIT_SETS]
     # with the chat model configured too, so that each policy drafts what it drafts in
     # use: informational's set judgment is the chat model's reading (`llm_judgment`)
@@ -234,7 +279,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         answer_rows, args.ordinary, ORDINARY_FIT, policies, answerability,
         relevance_model=args.relevance_model, correctness_model="none", **chat,
     )  # fmt: skip
-    rows += kept_rows(args.rows, ORDINARY_FIT, asking, llm=answerability is not None)
+    rows += read_statements(
+        kept_rows(args.rows, ORDINARY_FIT, asking, llm=answerability is not None),
+        answerability, kept_path(args.rows, ORDINARY_FIT, llm=True),
+    )  # fmt: skip
     fitted.append(ORDINARY_FIT)
     relevance = get_relevance_model(args.relevance_model).name  # with its version
     version = LLM_VERSION if answerability else VERSION
@@ -311,7 +359,9 @@ def _card(
             f"{len(model.features)} features of an answer and of the evidence it was drafted\n"
             "from (`assay.answer.correctness.LLM_FEATURES`): those of `assay-correctness` and\n"
             "`llm_cited`, the chat model's P(yes) that the most relevant cited passage states\n"
-            "the answer to this exact question (`assay.models.answerability`)."
+            "the answer to this exact question (`assay.models.answerability`), and\n"
+            "`llm_statement`, its P(yes) that the answer's first statement, read alone, does:\n"
+            "a passage that answers is no answer when the sentence quoted from it is another."
         )
     else:
         command = "`make train-models` (`python -m assay.training.correctness_train`)"
@@ -396,6 +446,9 @@ of document it never saw); then in-sample.
 {held}
 
 ## Weights (standardised features)
+A feature that departs from its usual value on fewer than {MIN_VARIED} fitted answers
+carries no weight (mean 0, scale 1, coefficient 0): so few cannot say what it means.
+
 | feature | mean | scale | coefficient |
 |---|---|---|---|
 {weights}
@@ -441,9 +494,9 @@ _LIMITS = (
 )
 _LLM_LIMITS = (
     _COMMON_LIMITS
-    + """- Each rated answer costs one request to the endpoint (one token; about 2 s with
-  the local model on 2 CPU cores); a failing endpoint fails the question, as the other
-  LLM parts do.
+    + """- Each rated answer costs two requests to the endpoint, one about the passage and one
+  about the first statement (one token each; about 2-4 s each with the local model on 2
+  CPU cores); a failing endpoint fails the question, as the other LLM parts do.
 - assay recognises the chat model by its name (`ASSAY_LLM_MODEL`) only: the same model
   quantised otherwise, or served with another chat template, reads passages a little
   differently under the same name.
