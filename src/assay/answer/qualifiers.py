@@ -67,6 +67,7 @@ _RATE = re.compile(
     re.I,
 )
 _PERIOD = {"dai": "day", "annum": "year", "annual": "year"}
+#: where a sentence turns to its next part, beyond which no period belongs to a value
 _NEXT_PART = re.compile(r"[,;]|\s(?:and|or|but)\s")
 #: how far after a value its rate's period is written ("12 per calendar day")
 _RATE_REACH = 24
@@ -119,7 +120,6 @@ def _kinds(text: str, asking: bool) -> dict[str, set[str]]:
     """The kinds of a noun ``text`` names (``kind <noun>``): every word before a noun
     when ``asking`` (a question names what it asks about), else only those of a noun
     the text lists kinds of (:data:`_LISTED`)."""
-    pairs = [(m.group(1).lower(), _singular(m.group(2))) for m in _PAIR.finditer(text)]
     kinds: dict[str, set[str]] = {}
     if asking:  # "the late rent fee": a fee of kind "late" or "rent"
         run: list[str] = []
@@ -141,7 +141,8 @@ def _kinds(text: str, asking: bool) -> dict[str, set[str]]:
             and not any(is_stopword(w) or _plural(w) for w in words)  # "modules and ..."
         ):
             kinds.setdefault(noun, set()).update(words)
-    for word, noun in pairs:  # "Charcoal barbecues are not allowed" beside the list
+    for m in _PAIR.finditer(text):  # "Charcoal barbecues are not allowed" beside the list
+        word, noun = m.group(1).lower(), _singular(m.group(2))
         if noun in kinds and not is_stopword(word):
             kinds[noun].add(word)
     return {f"kind {noun}": words for noun, words in kinds.items()}
