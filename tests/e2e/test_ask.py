@@ -362,3 +362,25 @@ def test_r4_a_set_map_fitted_offline_is_not_applied_to_the_llms_judgment(
     )
     monkeypatch.delenv("ASSAY_LLM_URL")
     assert ask(db, question, "--policy", "informational")["confidence"]["calibrated"] is True
+
+
+def test_the_answer_keeps_to_the_kind_asked_where_the_rules_list_kinds(tmp_path: Path) -> None:
+    """ "Can I use a charcoal barbecue?" of house rules that allow "Gas and electric
+    barbecues" and forbid charcoal ones: the draft is the charcoal sentence, never the
+    sentence about the other kinds (it had been answered from it, hedged)."""
+    rules = tmp_path / "house-rules.md"
+    rules.write_text(
+        "---\ntitle: House Rules\npublished: 2026-03-01\n---\n# House Rules\n\n"
+        "## Balconies\n\nGas and electric barbecues may be used on balconies. Charcoal "
+        "barbecues and fire pits are not allowed anywhere in the building. Do not hang "
+        "washing over the balcony rail.\n\n## Pets\n\nCats may be kept with the written "
+        "consent of the managing agent. Dogs are not allowed.\n\n## Noise\n\nQuiet hours "
+        "are 22:00 to 07:00 on weeknights.\n"
+    )
+    db = tmp_path / "assay.db"
+    run_cli("sources", "add", "house-rules", "--kind", "official", db=db)
+    assert run_cli("ingest", str(rules), "--source", "house-rules", db=db).exit_code == 0
+    response = ask(db, "Can I use a charcoal barbecue on my balcony?")
+    claims = [c["claim"] for c in response["judge"]["claims"]]
+    assert claims and all("Charcoal barbecues" in c for c in claims), claims
+    assert "Gas and electric" not in response["answer"]
