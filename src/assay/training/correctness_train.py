@@ -30,7 +30,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -258,6 +258,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     # with the chat model every answer costs a request (a second or two on 2 cores): the
     # held-aside sets of `make bench-pipeline-llm` check it instead of PolicyQA dev
     sets = FIT_SETS + (() if answerability else CHECK_SETS)
+    llm = answerability is not None
+
+    def kept(name: str, asking: Callable[[], list[AnswerRow]]) -> list[AnswerRow]:
+        """Set ``name``'s rows, kept under --rows, each with every feature fitted."""
+        rows = kept_rows(args.rows, name, asking, llm=llm)
+        return read_statements(rows, answerability, kept_path(args.rows, name, llm=llm))
+
     rows = []
     for name, root, file, split in sets:
         path = (args.data if root == "data" else args.more) / file
@@ -267,10 +274,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             collect, name, path, split, args.questions, policies, answerability,
             relevance_model=args.relevance_model, correctness_model="none", llm=LLMSettings(),
         )  # fmt: skip
-        rows += read_statements(
-            kept_rows(args.rows, name, asking, llm=answerability is not None),
-            answerability, kept_path(args.rows, name, llm=True),
-        )  # fmt: skip
+        rows += kept(name, asking)
     fitted = [name for name, *_ in FIT_SETS]
     # with the chat model configured too, so that each policy drafts what it drafts in
     # use: informational's set judgment is the chat model's reading (`llm_judgment`)
@@ -279,10 +283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         answer_rows, args.ordinary, ORDINARY_FIT, policies, answerability,
         relevance_model=args.relevance_model, correctness_model="none", **chat,
     )  # fmt: skip
-    rows += read_statements(
-        kept_rows(args.rows, ORDINARY_FIT, asking, llm=answerability is not None),
-        answerability, kept_path(args.rows, ORDINARY_FIT, llm=True),
-    )  # fmt: skip
+    rows += kept(ORDINARY_FIT, asking)
     fitted.append(ORDINARY_FIT)
     relevance = get_relevance_model(args.relevance_model).name  # with its version
     version = LLM_VERSION if answerability else VERSION
