@@ -384,3 +384,24 @@ def test_the_answer_keeps_to_the_kind_asked_where_the_rules_list_kinds(tmp_path:
     claims = [c["claim"] for c in response["judge"]["claims"]]
     assert claims and all("Charcoal barbecues" in c for c in claims), claims
     assert "Gas and electric" not in response["answer"]
+
+
+def test_a_fee_table_answers_the_row_the_question_names(tmp_path: Path) -> None:
+    """The reader, trained on prose, finds no answer in a table of rents; the row the
+    question names is drafted instead of "none of the passages states the price"."""
+    fees = tmp_path / "fees.md"
+    fees.write_text(
+        "---\ntitle: Allotment rents 2026\npublished: 2026-02-20\n---\n# Allotment rents "
+        "2026\n\n## Plot rents\n\n| Plot size | Standard rent | Concession rent |\n|---|---|---|\n"
+        "| Full plot (250 m²) | £96 | £58 |\n| Half plot (125 m²) | £52 | £31 |\n"
+        "| Quarter plot (60 m²) | £30 | £18 |\n\nConcession rent applies to tenants over 66."
+        "\n\n## Waiting list\n\nNew applicants join the waiting list free of charge.\n"
+    )
+    db = tmp_path / "assay.db"
+    run_cli("sources", "add", "fees", "--kind", "official", db=db)
+    assert run_cli("ingest", str(fees), "--source", "fees", db=db).exit_code == 0
+    response = ask(db, "What would a full plot cost me?")
+    claims = [c["claim"] for c in (response["judge"] or {}).get("claims", [])]
+    assert claims and all("Full plot (250 m²): Standard rent: £96" in c for c in claims), response[
+        "answer"
+    ]

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from assay.answer.choose import Sentence, choose, disagree
+from assay.answer.choose import Choice, Sentence, choose, disagree
+from assay.answer.expected import expected_kind
 from assay.answer.extractive import ExtractiveAnswerer
 from assay.answer.qualifiers import clauses, qualifiers
-from assay.answer.reading import Found, read_evidence
+from assay.answer.reading import MARGIN_FLOOR, Found, named_row, read_evidence
 from assay.judge.schema import Context
 from assay.models.reader import Reading, load_reader
 from assay.models.relevance import get_relevance_model
@@ -441,3 +442,98 @@ def test_no_short_answer_when_the_question_points_at_another_value_than_the_read
     assert abroad.short is None and "EUR 70 per day abroad" in abroad.quoted
     home = answerer.answer("How much is the allowance within my home country?", [meals])
     assert home.short == "EUR 55"
+
+
+RESERVATIONS = Context(
+    "reserve", "Items not held in Harwick stock may be requested through the inter-library "
+    "loan scheme. The charge is £4.00 per request, payable when the request is made.",
+    0.80, "Lending Policy > 6. Reservations", "lending", "official",
+)  # fmt: skip
+LOAN_TABLE = Context(
+    "loans", "Item DVDs: Loan period: 1 week, Overdue charge: 50p per day, up to £5 per item.",
+    0.69, "Lending Policy > 3. Loan periods", "lending", "official",
+)  # fmt: skip
+
+
+def _surely(context: Context, span: str, margin: float) -> Found:
+    at = context.text.find(span)
+    return Found(context, ((margin + 2.0, at, at + len(span)),), margin, False)
+
+
+def test_r_within_one_source_a_passage_the_reader_surely_answers_from_leads() -> None:
+    """Issue 41: the relevance model rates the DVD row of a weaker passage of the same
+    policy highest for "the charge for an inter-library loan request"; the reader reads
+    the stronger reservations passage as surely answering, so its sentence leads."""
+    charge = RESERVATIONS.text.index("The charge")
+    sentences = [
+        Sentence(RESERVATIONS, 0, charge - 1, 0.0),
+        Sentence(RESERVATIONS, charge, len(RESERVATIONS.text), 0.12),
+        _sentence(LOAN_TABLE, 0.21),
+    ]
+    found = [_surely(RESERVATIONS, "£4.00", 3.9), Found(LOAN_TABLE, (), -6.0, False)]
+    money = expected_kind("What is the charge for an inter-library loan request?")
+    choice = choose(sentences, found, money)
+    assert choice is not None and choice.lead.text.startswith("The charge is £4.00")
+    choice = choose(sentences, found, None)  # a question asking for no kind of value
+    assert choice is not None and choice.lead.context is LOAN_TABLE
+    unsure = [_surely(RESERVATIONS, "£4.00", 2.5), found[1]]
+    choice = choose(sentences, unsure, money)  # a reading short of sure does not overrule
+    assert choice is not None and choice.lead.context is LOAN_TABLE
+
+
+def test_a_sure_reading_of_a_weaker_passage_does_not_take_the_lead() -> None:
+    weaker = Context(RESERVATIONS.id, RESERVATIONS.text, 0.6, RESERVATIONS.title, "lending")
+    sentences = [_sentence(weaker, 0.12), _sentence(LOAN_TABLE, 0.21)]
+    found = [_surely(weaker, "£4.00", 5.0)]
+    choice = choose(sentences, found, expected_kind("How much is an inter-library loan?"))
+    assert choice is not None and choice.lead.context is LOAN_TABLE
+
+
+def test_no_span_is_stated_from_a_passage_read_as_holding_no_answer() -> None:
+    """ "February" of "invoiced in February and must be paid by 31 March", from a
+    passage the reader votes holds no answer, had opened "When do I pay my rent?"."""
+    rent = Context("rent", "Rent is invoiced in February and must be paid by 31 March.", 0.8)
+    lead = _sentence(rent, 0.9)
+    at = rent.text.index("February")
+    not_read = Found(rent, ((0.8, at, at + len("February")),), MARGIN_FLOOR - 2.5, False)
+    assert Choice(lead, not_read).span is None
+    read = Found(rent, not_read.spans, MARGIN_FLOOR + 6.0, False)
+    assert Choice(lead, read).span == "February"
+
+
+FEES = Context(
+    "fees", "Plot size Full plot (250 m²): Standard rent: £96, Concession rent: £58.\n"
+    "Plot size Half plot (125 m²): Standard rent: £52, Concession rent: £31.\n\n"
+    "Concession rent applies to tenants over 66.",
+    0.7, "Rents and fees 2026/27 > Plot rents", "fees", "official",
+)  # fmt: skip
+
+
+FULL_ROW, HALF_ROW = FEES.text.split("\n")[:2]
+
+
+@pytest.mark.parametrize(
+    ("question", "row"),
+    [
+        ("What would a full plot cost me?", FULL_ROW),
+        ("How much is the rent for a half plot?", HALF_ROW),
+        ("How much is the rent for a plot?", None),  # both rows name a plot: none stands out
+        ("How long is the tenancy of a full plot?", None),  # the row holds no duration
+    ],
+)
+def test_named_row_is_the_row_the_question_names_holding_the_kind_asked(
+    question: str, row: str | None
+) -> None:
+    where = named_row(question, FEES.text)
+    assert (FEES.text[slice(*where)].strip() if where else None) == row
+
+
+def test_a_named_table_row_leads_where_the_reader_finds_nothing() -> None:
+    """The reader, trained on prose, votes that the fee table holds no answer; the row
+    the question names is quoted rather than the answer declined."""
+    nothing = SpansReader(null=9.0)
+    draft = ExtractiveAnswerer(reader=nothing).answer("What would a full plot cost me?", [FEES])
+    assert not draft.declined
+    assert draft.quoted.startswith("Plot size Full plot (250 m²): Standard rent: £96")
+    prose = ExtractiveAnswerer(reader=nothing).answer("When is rent due?", [FEES])
+    assert prose.text == "" and prose.declined

@@ -13,7 +13,9 @@ Which sentence leads is :mod:`assay.answer.choose`: the best-rated one, unless a
 admitted passage of another, stronger or clearly more reliable source answers too. The
 reader (:mod:`assay.answer.reading`) reads the strongest passages with their titles
 first; when it finds no answer in any of them the answerer declines (an empty draft whose
-``declined`` says why) rather than quote a topical sentence, and so it does when the
+``declined`` says why) rather than quote a topical sentence, unless one of them holds
+a table row that the question names (:func:`assay.answer.reading.named_row`: the reader,
+trained on prose, does not read tables), which then leads; and it declines when the
 lead sentence states the answer only for another item than the question names ("first
 car" for "a second car"). The answer opens with the short answer: the cell of a table
 row whose column the question names, else the reader's span within the quoted sentence
@@ -44,7 +46,14 @@ from assay.answer.citations import cite, defuse_citations
 from assay.answer.expansion import pseudo_relevance_phrasings
 from assay.answer.expected import AnswerKind, asks_yes_or_no, expected_kind, wants_explanation
 from assay.answer.qualifiers import clauses, qualifiers
-from assay.answer.reading import MARGIN_FLOOR, Found, read_evidence, row_weights, table_cell
+from assay.answer.reading import (
+    MARGIN_FLOOR,
+    Found,
+    named_row,
+    read_evidence,
+    row_weights,
+    table_cell,
+)
 from assay.answer.short import short_answer
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context, SourceConflict
@@ -85,6 +94,15 @@ def _declined(found: Sequence[Found], kind: AnswerKind | None) -> str:
     if len(found) == 1:
         return f"the one passage of the evidence that bears on the question does not state {what}"
     return f"none of the {len(found)} strongest passages of the evidence states {what}"
+
+
+def _named_row(question: str, found: Sequence[Found]) -> Sentence | None:
+    """The table row the question names in the strongest read passage that holds one."""
+    for f in found:
+        where = named_row(question, defuse_citations(f.context.text))
+        if where is not None:
+            return Sentence(f.context, *where, 1.0)
+    return None
 
 
 def readings(evidence: Sequence[Context]) -> dict[int, float]:
@@ -209,10 +227,13 @@ class ExtractiveAnswerer:
             return Draft("", self.name, None, mode)
         kind, asked = expected_kind(question), qualifiers(question)
         found: list[Found] = []
+        row: Sentence | None = None  # the named table row that leads where nothing was read
         if self.reader is not None and not wants_explanation(question):
             found = read_evidence(self.reader, question, evidence)
             if all(f.margin <= MARGIN_FLOOR for f in found):
-                return Draft("", self.name, None, mode, declined=_declined(found, kind))
+                row = _named_row(question, found)
+                if row is None:
+                    return Draft("", self.name, None, mode, declined=_declined(found, kind))
         tables = [(id(w.context), s) for s, w in zip(sentences, where, strict=True)]
         rows = row_weights(question, tables)
         read = readings(evidence)
@@ -234,6 +255,8 @@ class ExtractiveAnswerer:
             rated, found, kind, yes_no=asks_yes_or_no(question), asked=asked, question=question
         )
         assert choice is not None
+        if row is not None:
+            choice = Choice(row, None)
         lead = choice.lead
         quote = defuse_citations(lead.text)
         other = asked.clashing(titled(lead.context.title, lead.text))

@@ -49,6 +49,7 @@ __all__ = [
     "MARGIN_FLOOR",
     "READ_TOP",
     "Found",
+    "named_row",
     "read_evidence",
     "row_weights",
     "table_cell",
@@ -239,6 +240,38 @@ def table_cell(question: str, sentence: str) -> str | None:
     return cells[0][1]
 
 
+def named_row(question: str, text: str) -> tuple[int, int] | None:
+    """The characters of the table row of ``text`` (:mod:`assay.ingest.tables`) that the
+    question names, when it holds a value of the kind asked for: of each table's rows,
+    the one whose header shares the largest part of its words with the question, more
+    than any other row's. ``None`` when no row stands out. The reader, trained on
+    prose, votes that a table holds no answer ("What would a full plot cost me?"
+    against "Plot size Full plot (250 m²): Standard rent: £96, ..."), so a named row
+    answers where the reader finds nothing."""
+    kind = expected_kind(question)
+    asked = {stem(t) for t in content_terms(question)}
+    tables: dict[tuple[str, ...], list[tuple[float, int, int]]] = {}
+    for start, end in sentence_spans(text):
+        match = TABLE_ROW.match(text[start:end].strip())
+        labels = tuple(CELL_LABEL.findall(match.group("cells"))) if match else ()
+        if match is None or not labels:
+            continue
+        named = {stem(t) for t in content_terms(match.group("header"))}
+        share = len(named & asked) / len(named) if named else 0.0
+        tables.setdefault(labels, []).append((share, start, end))
+    for rows in tables.values():
+        rows.sort(key=lambda r: -r[0])
+        share, start, end = rows[0]
+        if len(rows) < 2 or share <= rows[1][0]:
+            continue
+        values = [m.group("value") for m in _ROW_CELL.finditer(text[start:end])]
+        if kind is None or any(_fits(kind, v) for v in values):
+            return start, end
+    return None
+
+
+#: a labelled cell of a table row and its value, up to the next cell
+_ROW_CELL = re.compile(r"(?:^|,\s)[^:,]{1,60}?:\s(?P<value>[^,]+)")
 #: "how much" without a unit of its own ("how much water"): a price, when a cell has one
 _HOW_MUCH = re.compile(r"\bhow\s+much\s+(?:is|are|was|were|does|do|did|will|would)\b", re.I)
 
