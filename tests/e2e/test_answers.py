@@ -49,11 +49,11 @@ def endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[Endpoint]:
         yield ep
 
 
-def policy_file(tmp_path: Path, routing: dict[str, Any]) -> Path:
-    """The informational policy under another name with the keys of ``routing`` (any
-    key of the file) replaced."""
-    text = (POLICIES / "informational.toml").read_text()
-    text = text.replace('name = "informational"', 'name = "test-routing"')
+def policy_file(tmp_path: Path, routing: dict[str, Any], base: str = "informational") -> Path:
+    """The ``base`` policy under another name with the keys of ``routing`` (any key of
+    the file) replaced."""
+    text = (POLICIES / f"{base}.toml").read_text()
+    text = text.replace(f'name = "{base}"', 'name = "test-routing"')
     for key, value in routing.items():
         text = "\n".join(
             f"{key} = {json.dumps(value)}" if line.startswith(f"{key} =") else line
@@ -258,7 +258,7 @@ def test_the_answers_confidence_is_its_rated_correctness_and_replays(demo_db: Pa
 
 
 def test_with_the_chat_model_it_was_fitted_with_the_answer_is_rated_by_its_belief(
-    demo_db: Path, monkeypatch: pytest.MonkeyPatch
+    demo_db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """With ASSAY_LLM_URL serving the chat model ``assay-correctness-llm`` was fitted
     with, the offline answer is rated by that model: the endpoint is asked whether the
@@ -267,6 +267,7 @@ def test_with_the_chat_model_it_was_fitted_with_the_answer_is_rated_by_its_belie
     model leaves the rating to ``assay-correctness``."""
     fitted = load_correctness_model(SHIPPED_CORRECTNESS_LLM)
     assert fitted.answerability is not None
+    financial = str(policy_file(tmp_path, {"llm_judgment": False}, base="financial"))
     with serve() as endpoint:
         monkeypatch.setenv("ASSAY_LLM_URL", endpoint.base_url)
         monkeypatch.setenv("ASSAY_LLM_MODEL", fitted.answerability.split(":", 1)[1])
@@ -274,11 +275,11 @@ def test_with_the_chat_model_it_was_fitted_with_the_answer_is_rated_by_its_belie
             Reply(logprobs_reply({"No": 0.75, "Yes": 0.25}, "No")),
             Reply(logprobs_reply({"No": 0.4, "Yes": 0.6}, "Yes")),
         )
-        doubted = ask(demo_db, SAFE_RANGE, "--policy", "financial")
+        doubted = ask(demo_db, SAFE_RANGE, "--policy", financial)
         asked = [endpoint.messages(i)[1]["content"] for i in range(2)]
         assert len(endpoint.requests) == 2
         monkeypatch.setenv("ASSAY_LLM_MODEL", "another-model")
-        other = ask(demo_db, SAFE_RANGE, "--policy", "financial")
+        other = ask(demo_db, SAFE_RANGE, "--policy", financial)
         assert len(endpoint.requests) == 2
     assert SAFE_RANGE in asked[0] and asked[0].startswith("Passage (")  # under its title
     assert asked[1].startswith("Passage: ") and len(asked[1]) < len(asked[0])  # one statement
@@ -378,15 +379,18 @@ def test_r7_assess_routes_without_answering(demo_db: Path) -> None:
     assert event.payload["route"]["decision"] == "hedge"
 
 
-def test_r8_a_failing_llm_endpoint_answers_offline_and_is_audited(demo_db: Path) -> None:
+def test_r8_a_failing_llm_endpoint_answers_offline_and_is_audited(
+    demo_db: Path, tmp_path: Path
+) -> None:
     """A model that is down costs the wording, not the request (R8, one audit event)."""
+    financial = str(policy_file(tmp_path, {"llm_judgment": False}, base="financial"))
     with serve() as ep:
         ep.script(*[Reply({"error": "down"}, status=500)] * 3)
         env = {"ASSAY_LLM_URL": ep.base_url, "ASSAY_ANSWERER": "llm", "ASSAY_LLM_TIMEOUT": "2"}
         with pytest.MonkeyPatch.context() as mp:
             for key, value in env.items():
                 mp.setenv(key, value)
-            out = ask(demo_db, SAFE_RANGE, "--policy", "financial")
+            out = ask(demo_db, SAFE_RANGE, "--policy", financial)
     assert out["status"] == "answered" and "offline_answerer" in out["fallbacks"]
     assert out["problems"] and "failed" in out["problems"][0]
     assert out["answerer"]["answerer"].startswith("extractive-v2")

@@ -82,7 +82,7 @@ def test_r10_j9_e12_drift_alert_tightens_and_the_log_still_verifies(
     assert tighten.payload["action"] == "tighten" and tighten.payload["delta"] == 0.05
     assert tighten.payload["before"]["threshold"] == 0.75
     assert tighten.payload["after"]["threshold"] == 0.8
-    assert tighten.payload["after"]["version"] == "5+tightened0.05"
+    assert tighten.payload["after"]["version"] == "6+tightened0.05"
 
     # the next request runs under the tightened policy, and says so
     candidates = write_jsonl(tmp_path / "c.jsonl", [candidate_record("a", 0.9)])
@@ -101,7 +101,7 @@ def test_r10_j9_e12_drift_alert_tightens_and_the_log_still_verifies(
     )
     assert scored.exit_code == 0, scored.stderr
     policy = json.loads(scored.stdout)["policy"]
-    assert policy["version"] == "5+tightened0.05" and policy["threshold"] == 0.8
+    assert policy["version"] == "6+tightened0.05" and policy["threshold"] == 0.8
 
     verify = run_cli("audit", "verify", db=drifted)
     assert verify.exit_code == 0, verify.stderr

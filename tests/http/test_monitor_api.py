@@ -58,6 +58,6 @@ def test_j9_e12_the_service_checks_drift_and_tightens(
             json={"query": "q", "candidates": [candidate], "policy": "financial"},
             headers={"Authorization": f"Bearer {token}"},
         ).json()
-    assert scored["policy"]["version"] == "5+tightened0.05"
+    assert scored["policy"]["version"] == "6+tightened0.05"
     assert [e.payload["action"] for e in engine.audit.list(kind="policy")] == ["tighten"]
     assert engine.audit.verify().ok

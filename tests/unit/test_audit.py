@@ -48,7 +48,7 @@ def test_e8_event_holds_query_hash_policy_scores_and_verdicts(engine: Assay) -> 
     event = engine.audit.get(event_id[:8])
     assert event.event_id == event_id and event.kind == "score"
     assert event.query == "question 0" and len(event.query_hash) == 64
-    assert (event.policy_name, event.policy_version) == ("financial", "5")
+    assert (event.policy_name, event.policy_version) == ("financial", "6")
     [item] = event.payload["evidence"]
     assert set(item["scores"]) == {"similarity", "source", "freshness"}
     assert item["admitted"] is True and item["label"] in {"high", "medium", "low"}

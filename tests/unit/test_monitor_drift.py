@@ -137,7 +137,7 @@ def test_j9_mean_shift_opens_alert_once_and_audits_it(engine: Assay) -> None:
     assert {d.metric for d in result.drift} == {"mean_score", "abstention_rate"}
     events = [e for e in engine.audit.list(kind="alert") if e.payload["alert"]["id"] == alert.id]
     assert [e.payload["action"] for e in events] == ["open"]
-    assert events[0].policy_name == "financial" and events[0].policy_version == "5"
+    assert events[0].policy_name == "financial" and events[0].policy_version == "6"
     assert engine.audit.list(kind="policy") == []  # auto_tighten is off by default
     again = engine.monitor.check(window=40, baseline=120)
     assert again.opened == () and [a.id for a in engine.monitor.alerts()] == [
