@@ -8,6 +8,7 @@ import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -368,19 +369,17 @@ def test_the_answer_keeps_to_the_kind_asked_where_the_rules_list_kinds(tmp_path:
     """ "Can I use a charcoal barbecue?" of house rules that allow "Gas and electric
     barbecues" and forbid charcoal ones: the draft is the charcoal sentence, never the
     sentence about the other kinds (it had been answered from it, hedged)."""
-    rules = tmp_path / "house-rules.md"
-    rules.write_text(
+    response = ask_one_document(
+        tmp_path,
+        "house-rules",
         "---\ntitle: House Rules\npublished: 2026-03-01\n---\n# House Rules\n\n"
         "## Balconies\n\nGas and electric barbecues may be used on balconies. Charcoal "
         "barbecues and fire pits are not allowed anywhere in the building. Do not hang "
         "washing over the balcony rail.\n\n## Pets\n\nCats may be kept with the written "
         "consent of the managing agent. Dogs are not allowed.\n\n## Noise\n\nQuiet hours "
-        "are 22:00 to 07:00 on weeknights.\n"
+        "are 22:00 to 07:00 on weeknights.\n",
+        "Can I use a charcoal barbecue on my balcony?",
     )
-    db = tmp_path / "assay.db"
-    run_cli("sources", "add", "house-rules", "--kind", "official", db=db)
-    assert run_cli("ingest", str(rules), "--source", "house-rules", db=db).exit_code == 0
-    response = ask(db, "Can I use a charcoal barbecue on my balcony?")
     claims = [c["claim"] for c in response["judge"]["claims"]]
     assert claims and all("Charcoal barbecues" in c for c in claims), claims
     assert "Gas and electric" not in response["answer"]
@@ -389,19 +388,28 @@ def test_the_answer_keeps_to_the_kind_asked_where_the_rules_list_kinds(tmp_path:
 def test_a_fee_table_answers_the_row_the_question_names(tmp_path: Path) -> None:
     """The reader, trained on prose, finds no answer in a table of rents; the row the
     question names is drafted instead of "none of the passages states the price"."""
-    fees = tmp_path / "fees.md"
-    fees.write_text(
+    response = ask_one_document(
+        tmp_path,
+        "fees",
         "---\ntitle: Allotment rents 2026\npublished: 2026-02-20\n---\n# Allotment rents "
         "2026\n\n## Plot rents\n\n| Plot size | Standard rent | Concession rent |\n|---|---|---|\n"
         "| Full plot (250 m²) | £96 | £58 |\n| Half plot (125 m²) | £52 | £31 |\n"
         "| Quarter plot (60 m²) | £30 | £18 |\n\nConcession rent applies to tenants over 66."
-        "\n\n## Waiting list\n\nNew applicants join the waiting list free of charge.\n"
+        "\n\n## Waiting list\n\nNew applicants join the waiting list free of charge.\n",
+        "What would a full plot cost me?",
     )
-    db = tmp_path / "assay.db"
-    run_cli("sources", "add", "fees", "--kind", "official", db=db)
-    assert run_cli("ingest", str(fees), "--source", "fees", db=db).exit_code == 0
-    response = ask(db, "What would a full plot cost me?")
     claims = [c["claim"] for c in (response["judge"] or {}).get("claims", [])]
     assert claims and all("Full plot (250 m²): Standard rent: £96" in c for c in claims), response[
         "answer"
     ]
+
+
+def ask_one_document(tmp_path: Path, source: str, text: str, question: str) -> dict[str, Any]:
+    """``assay ask --json`` of ``question`` against one Markdown document of an official
+    source."""
+    document = tmp_path / f"{source}.md"
+    document.write_text(text)
+    db = tmp_path / "assay.db"
+    run_cli("sources", "add", source, "--kind", "official", db=db)
+    assert run_cli("ingest", str(document), "--source", source, db=db).exit_code == 0
+    return ask(db, question)
