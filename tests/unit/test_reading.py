@@ -537,3 +537,22 @@ def test_a_named_table_row_leads_where_the_reader_finds_nothing() -> None:
     assert draft.quoted.startswith("Plot size Full plot (250 m²): Standard rent: £96")
     prose = ExtractiveAnswerer(reader=nothing).answer("When is rent due?", [FEES])
     assert prose.text == "" and prose.declined
+
+
+def test_a_clause_about_other_things_than_asked_gives_no_answer() -> None:
+    """ "How quickly will someone come out for an emergency repair?" of "We aim to attend
+    emergencies within 4 hours and other repairs within 5 working days": the reader
+    liked the second duration; the clause about "other repairs" is not about the one
+    asked."""
+    repairs = Context(
+        "repairs", "We aim to attend emergencies within 4 hours and other repairs within 5 "
+        "working days.", 0.8, "Lease > Repairs",
+    )  # fmt: skip
+    reader = SpansReader(("5 working days", 6.0), ("4 hours", 5.9))
+    found = read_evidence(
+        reader, "How quickly will someone come out for an emergency repair?", [repairs]
+    )
+    assert found[0].answer == "4 hours"
+    plain = read_evidence(reader, "How quickly are repairs done?", [repairs])
+    assert plain[0].answer == "5 working days"  # no "other" thing of a word asked: as read
+    assert [repairs.text[a:b] for a, b in clauses(repairs.text)][1].strip().startswith("and other")

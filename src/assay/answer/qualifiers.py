@@ -55,10 +55,11 @@ _QUESTION_OPENERS = {
 }  # fmt: skip
 #: where a sentence turns to another statement: a semicolon, a line, a comma followed
 #: by a conjunction, or by a label ("Men's time: 2:14:36, Women's winner: ...", a table
-#: row as :mod:`assay.ingest.tables` writes it)
+#: row as :mod:`assay.ingest.tables` writes it), or "and other" ("emergencies within 4
+#: hours and other repairs within 5 working days")
 _CLAUSE_END = re.compile(
     r";|\n|,\s+(?:and|but|while|whereas|or)\b|\s+whereas\b|\s+while\b"
-    r"|[,:]\s+(?=[^,:.;]{1,40}:\s)"
+    r"|[,:]\s+(?=[^,:.;]{1,40}:\s)|\s+(?=(?:and|or)\s+(?:all\s+|any\s+)?other\b)"
 )
 #: the period of a rate: "per day", "daily" (not "a day": "twice a day" is no rate)
 _RATE = re.compile(
@@ -67,6 +68,8 @@ _RATE = re.compile(
     re.I,
 )
 _PERIOD = {"dai": "day", "annum": "year", "annual": "year"}
+#: "other" before a noun: "and other repairs"
+_OTHER = re.compile(r"\bother\s+([A-Za-z]+)", re.IGNORECASE)
 #: where a sentence turns to its next part, beyond which no period belongs to a value
 _NEXT_PART = re.compile(r"[,;]|\s(?:and|or|but)\s")
 #: how far after a value its rate's period is written ("12 per calendar day")
@@ -210,6 +213,19 @@ class Qualifiers:
             for cls, values in self.exclusive.items()
             if cls in stated and not (values & stated[cls])
         ]  # fmt: skip
+
+    def of_others(self, clause: str, sentence: str) -> bool:
+        """Whether ``clause`` of ``sentence`` speaks of "other" things of a kind the
+        question asks about, which the sentence names elsewhere: "and other repairs
+        within 5 working days" of "We aim to attend emergencies within 4 hours and other
+        repairs ..." for "an emergency repair" (what it says is not said of the kind
+        asked)."""
+        elsewhere = {_singular(w) for w in re.findall(r"[a-z]+", sentence.lower())}
+        return any(
+            kinds & elsewhere
+            for m in _OTHER.finditer(clause)
+            if (kinds := self.exclusive.get(f"kind {_singular(m.group(1).lower())}"))
+        )
 
     def other_period_after(self, text: str, end: int) -> bool:
         """Whether the words of ``text`` just after character ``end`` (a value) state

@@ -14,7 +14,8 @@ spans. Of those, :func:`read_evidence` keeps the one that
 3. scores best once its clause is weighed: each of the question's qualifiers the clause
    states adds :data:`HELD_WEIGHT` to the reader's logit, a clause that clashes with
    them (another year, the other gender) loses :data:`CLASH_WEIGHT`
-   (:mod:`assay.answer.qualifiers`).
+   (:mod:`assay.answer.qualifiers`), and so does a clause about "other" things of the
+   kind asked ("and other repairs within 5 working days" for "an emergency repair").
 
 A passage *answers* when the reader does not vote firmly that it holds none (its best
 span scores at most :data:`MARGIN_FLOOR` below its null,
@@ -192,7 +193,8 @@ def _read_one(
             continue  # a span across clauses (cells of a table row) is no one value
         clause = text[first:last]
         score = reading.score + HELD_WEIGHT * asked.held(clause)
-        score -= CLASH_WEIGHT * asked.clashes(clause)
+        of_others = asked.of_others(clause, text[slice(*sentence)])
+        score -= CLASH_WEIGHT * (asked.clashes(clause) or of_others)
         if asked.other_period_after(text[:last], end):
             continue  # "GBP 2.50" of "GBP 2.50 per hour" for a question asked per day
         if all((start, end) != (a, b) for _, a, b in spans):
