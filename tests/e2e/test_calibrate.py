@@ -176,7 +176,7 @@ def test_r6_thresholds_write_a_new_policy_version(
     )
     choice = json.loads(out)
     policy = PolicyBook.load([folder]).get("financial")
-    assert policy.version == choice["version"] == "6"
+    assert policy.version == choice["version"] == "7"
     assert policy.routing.bands.proceed == pytest.approx(round(choice["threshold"], 6))
     assert policy.routing.bands.proceed > policy.routing.bands.hedge > policy.routing.bands.broaden
     assert (folder / "financial.toml").read_text().startswith("# calibrated by `assay calibrate")
