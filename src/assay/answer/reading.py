@@ -254,26 +254,33 @@ def named_row(question: str, text: str) -> tuple[int, int] | None:
     asked = {stem(t) for t in content_terms(question)}
     tables: dict[tuple[str, ...], list[tuple[float, int, int]]] = {}
     for start, end in sentence_spans(text):
-        match = TABLE_ROW.match(text[start:end].strip())
-        labels = tuple(CELL_LABEL.findall(match.group("cells"))) if match else ()
-        if match is None or not labels:
-            continue
-        named = {stem(t) for t in content_terms(match.group("header"))}
-        share = len(named & asked) / len(named) if named else 0.0
-        tables.setdefault(labels, []).append((share, start, end))
+        header = _header_share(text[start:end], asked)
+        if header is not None:
+            labels, share = header
+            tables.setdefault(labels, []).append((share or 0.0, start, end))
     for rows in tables.values():
         rows.sort(key=lambda r: -r[0])
         share, start, end = rows[0]
         if len(rows) < 2 or share <= rows[1][0]:
             continue
-        values = [m.group("value") for m in _ROW_CELL.finditer(text[start:end])]
+        row = text[start:end]
+        values = [m.group("value") for a, b in clauses(row) if (m := _CELL.match(row[a:b]))]
         if kind is None or any(_fits(kind, v) for v in values):
             return start, end
     return None
 
 
-#: a labelled cell of a table row and its value, up to the next cell
-_ROW_CELL = re.compile(r"(?:^|,\s)[^:,]{1,60}?:\s(?P<value>[^,]+)")
+def _header_share(sentence: str, asked: set[str]) -> tuple[tuple[str, ...], float | None] | None:
+    """The column names of a table row and the share of its header's words that are
+    among ``asked`` (stems; ``None`` for a header without words); ``None`` for prose."""
+    match = TABLE_ROW.match(sentence.strip())
+    labels = tuple(CELL_LABEL.findall(match.group("cells"))) if match else ()
+    if match is None or not labels:
+        return None
+    named = {stem(t) for t in content_terms(match.group("header"))}
+    return labels, (len(named & asked) / len(named) if named else None)
+
+
 #: "how much" without a unit of its own ("how much water"): a price, when a cell has one
 _HOW_MUCH = re.compile(r"\bhow\s+much\s+(?:is|are|was|were|does|do|did|will|would)\b", re.I)
 
@@ -289,13 +296,12 @@ def row_weights(question: str, rows: Sequence[tuple[object, str]]) -> list[float
     shares: list[float | None] = []
     tables: dict[tuple[object, tuple[str, ...]], list[int]] = {}
     for n, (table, sentence) in enumerate(rows):
-        match = TABLE_ROW.match(sentence.strip())
-        labels = tuple(CELL_LABEL.findall(match.group("cells"))) if match else ()
-        if match is None or not labels:
+        header = _header_share(sentence, asked)
+        if header is None:
             shares.append(None)
             continue
-        named = {stem(t) for t in content_terms(match.group("header"))}
-        shares.append(len(named & asked) / len(named) if named else 1.0)
+        labels, share = header
+        shares.append(1.0 if share is None else share)
         tables.setdefault((table, labels), []).append(n)
     weights = [1.0] * len(rows)
     for members in tables.values():
