@@ -45,7 +45,7 @@ from assay.answer.choose import Choice, Sentence, choose
 from assay.answer.citations import cite, defuse_citations
 from assay.answer.expansion import pseudo_relevance_phrasings
 from assay.answer.expected import AnswerKind, asks_yes_or_no, expected_kind, wants_explanation
-from assay.answer.qualifiers import clauses, qualifiers
+from assay.answer.qualifiers import Qualifiers, clauses, qualifiers
 from assay.answer.reading import (
     MARGIN_FLOOR,
     Found,
@@ -227,36 +227,19 @@ class ExtractiveAnswerer:
             return Draft("", self.name, None, mode)
         kind, asked = expected_kind(question), qualifiers(question)
         found: list[Found] = []
-        row: Sentence | None = None  # the named table row that leads where nothing was read
+        named: Sentence | None = None  # the table row that leads where nothing was read
         if self.reader is not None and not wants_explanation(question):
             found = read_evidence(self.reader, question, evidence)
             if all(f.margin <= MARGIN_FLOOR for f in found):
-                row = _named_row(question, found)
-                if row is None:
+                named = _named_row(question, found)
+                if named is None:
                     return Draft("", self.name, None, mode, declined=_declined(found, kind))
-        tables = [(id(w.context), s) for s, w in zip(sentences, where, strict=True)]
-        rows = row_weights(question, tables)
-        read = readings(evidence)
-        weights = [
-            (1.0 if w.context.confidence is None else 0.5 + 0.5 * w.context.confidence)
-            * read[id(w.context)]
-            * (1.0 if kind is None or kind.found_in(s) else _WRONG_KIND)
-            * (_WRONG_KIND if asked.clashes(titled(w.context.title, s)) else 1.0)
-            * (0.0 if _ASKS.search(s) else 1.0)  # a question answers nothing
-            * row
-            for s, w, row in zip(sentences, where, rows, strict=True)
-        ]
-        relevance = self._rank(question, sentences, weights, of_strongest, where)
-        rated = [
-            Sentence(w.context, w.start, w.end, r * weight)
-            for w, r, weight in zip(where, relevance, weights, strict=True)
-        ]
-        choice = choose(
-            rated, found, kind, yes_no=asks_yes_or_no(question), asked=asked, question=question
+        split = (sentences, where, of_strongest)
+        choice = (
+            Choice(named, None)
+            if named is not None
+            else self._choose(question, kind, asked, evidence, split, found)
         )
-        assert choice is not None
-        if row is not None:
-            choice = Choice(row, None)
         lead = choice.lead
         quote = defuse_citations(lead.text)
         other = asked.clashing(titled(lead.context.title, lead.text))
@@ -285,6 +268,43 @@ class ExtractiveAnswerer:
         return Draft(
             text, self.name, None, mode, short, disagreements=disagreements, conflicts=conflicts
         )
+
+    def _choose(
+        self,
+        question: str,
+        kind: AnswerKind | None,
+        asked: Qualifiers,
+        evidence: Sequence[Context],
+        split: tuple[list[str], list[_Span], list[bool]],
+        found: Sequence[Found],
+    ) -> Choice:
+        """The lead sentence (:func:`assay.answer.choose.choose`) of the evidence's
+        sentences (``split``: each sentence, where it stands, whether it is of the
+        strongest passage) as the relevance model rates them, each weighted by its
+        evidence (see the module docstring)."""
+        sentences, where, of_strongest = split
+        tables = [(id(w.context), s) for s, w in zip(sentences, where, strict=True)]
+        rows = row_weights(question, tables)
+        read = readings(evidence)
+        weights = [
+            (1.0 if w.context.confidence is None else 0.5 + 0.5 * w.context.confidence)
+            * read[id(w.context)]
+            * (1.0 if kind is None or kind.found_in(s) else _WRONG_KIND)
+            * (_WRONG_KIND if asked.clashes(titled(w.context.title, s)) else 1.0)
+            * (0.0 if _ASKS.search(s) else 1.0)  # a question answers nothing
+            * row
+            for s, w, row in zip(sentences, where, rows, strict=True)
+        ]
+        relevance = self._rank(question, sentences, weights, of_strongest, where)
+        rated = [
+            Sentence(w.context, w.start, w.end, r * weight)
+            for w, r, weight in zip(where, relevance, weights, strict=True)
+        ]
+        choice = choose(
+            rated, found, kind, yes_no=asks_yes_or_no(question), asked=asked, question=question
+        )
+        assert choice is not None  # sentences is not empty
+        return choice
 
     def _short(self, question: str, sentence: str, choice: Choice) -> str | None:
         """The reader's span of the lead sentence when the question wants a fact, the
