@@ -225,6 +225,47 @@ def figures(text: str) -> set[str]:
     return {n.replace(",", "") for n in NUMBER.findall(text)}
 
 
+#: units a figure of the asker's own situation is written with: "a 300 g drone", "a
+#: 7-hour flight", "my 14-year-old", "£40", "8 metres", "10 people"
+_MEASURE_UNITS = (
+    r"(?:mm|cm|m|km|metres?|meters?|feet|foot|ft|inch(?:es)?|miles?|yards?|kg|kgs|kilos?|"
+    r"kilograms?|g|grams?|mg|tonnes?|lbs?|ounces?|oz|stone|l|litres?|liters?|ml|seconds?|"
+    r"secs?|minutes?|mins?|hours?|hrs?|h|days?|nights?|weeks?|months?|years?(?:[ -]olds?)?|"
+    r"yrs?|v|volts?|a|amps?|amperes?|w|watts?|kw|kwh|mah|ghz|mhz|hz|%|percent|per ?cent|"
+    r"°[cf]?|degrees?|people|persons?|guests?|passengers?|children|kids|adults|wires?|"
+    r"seats?|desks?|pages?|items?|bags?)"
+)
+#: a figure with its unit or currency; an age or a size the asker states ("I'm 70", "my
+#: son is 7", "a group of 14": up to three digits, so never a year)
+MEASURED = re.compile(
+    rf"(?:[$€£¥]\s?|\b(?:usd|eur|gbp)\s?)(\d+(?:[.,]\d+)*)"
+    rf"|\b(\d+(?:[.,]\d+)*)(?:\s?-\s?|\s)?{_MEASURE_UNITS}(?!\w)"
+    r"|\b(?:i'm|i am|we're|we are|he's|he is|she's|she is|they're|they are|is|are|aged?|"
+    r"turned|turning|(?:group|party|family|team|class|household) of)\s+(\d{1,3})\b(?![.,:]\d)",
+    re.IGNORECASE,
+)
+
+
+def measured_figures(text: str) -> set[str]:
+    """The figures of ``text`` written as a quantity (with a unit or a currency) or an
+    age, without thousands separators: in a question, the asker's own situation (a
+    condition a rule answers: "a 7-hour flight" against "flights longer than 6 hours"),
+    not a qualifier that picks out another item or event (a year, a quarter, a model
+    number)."""
+    return {"".join(found).replace(",", "") for found in MEASURED.findall(text)}
+
+
+#: a figure stated as a bound of a rule: "longer than 6 hours", "4 kg or more", "from 250 g
+#: up to 4 kg", "children over 12", "aged 8 to 15"
+BOUND = re.compile(
+    r"\b(?:over|above|under|below|more than|less than|fewer than|longer than|shorter than|"
+    r"greater than|up to|at least|at most|no more than|exceeding|between|from)\s+[$€£¥]?\d"
+    r"|\d[\d.,]*\s?[^\s\d]{0,12}\s+or\s+(?:more|less|over|under|above|below|longer|fewer|"
+    r"heavier|lighter)\b|\b\d+\s?(?:-|\u2013|to)\s?\d+\b",
+    re.IGNORECASE,
+)
+
+
 #: a negation word, or a contracted "n't"
 NEGATION = re.compile(r"\b(?:not|no|never|cannot|without|neither|nor)\b|n't\b", re.IGNORECASE)
 
