@@ -139,7 +139,7 @@ def test_the_reader_names_the_answerer_but_does_not_choose_the_sentence() -> Non
     answerer = ExtractiveAnswerer(get_relevance_model(), reader=reader)
     draft = answerer.answer("How long does a full charge of the HX-40 take?", [SDS])
     assert draft.quoted == "A full charge from empty takes about 3 hours. [Source: sds]"
-    ranker = "assay-relevance@1.0.0 shortlist 8 in passage, best 3 alone"
+    ranker = "assay-relevance@1.1.0 shortlist 8 in passage, best 3 alone"
     assert draft.answerer == f"extractive-v2[{ranker}+scripted-reader@0]"
 
 

@@ -58,10 +58,16 @@ def _views(minilm: MiniLMEmbedder, texts: list[str], *, lexical: bool = False) -
 
 
 def _features(
-    minilm: MiniLMEmbedder, query: str, passage: str, idf: np.ndarray, *, lexical: bool = False
+    minilm: MiniLMEmbedder,
+    query: str,
+    passage: str,
+    idf: np.ndarray,
+    *,
+    lexical: bool = False,
+    question: bool = False,
 ) -> dict[str, float]:
     q, p = _views(minilm, [query, passage], lexical=lexical)
-    values = pair_features(q, p, idf)
+    values = pair_features(q, p, idf, question=question)
     return dict(zip(FEATURE_NAMES, values.tolist(), strict=True))
 
 
@@ -180,6 +186,49 @@ def test_a_query_number_absent_from_the_passage_is_missing(
     present = _features(minilm, query, "Springfield had 30,000 residents in 1990.", idf)
     assert absent["missing_numbers"] > 0.0 == present["missing_numbers"]
     assert present["wh_how_many"] == 1.0 and present["count_x_number"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("query", "passage"),
+    [
+        (
+            "Can a Director fly business class on a 7-hour flight?",
+            "Business class may be booked for any flight longer than 6 hours.",
+        ),
+        (
+            "My camera drone weighs 300 grams. Do I have to register it?",
+            "Every operator of a drone of 250 g or more shall register it.",
+        ),
+        (
+            "What cable do I need for a wiring run of 8 metres?",
+            "Use 2.5 mm2 cable for runs from 5 m up to 10 m.",
+        ),
+    ],
+)
+def test_r4_a_questions_own_figure_answered_by_a_rule_is_not_missing(
+    minilm: MiniLMEmbedder, idf: np.ndarray, query: str, passage: str
+) -> None:
+    """The asker's situation ("a 7-hour flight") against a rule's bound ("longer than 6
+    hours"): missing for a claim, which must state its figures, not for a question."""
+    asked = _features(minilm, query, passage, idf, question=True)
+    claimed = _features(minilm, query, passage, idf)
+    assert asked["missing_numbers"] == 0.0 < claimed["missing_numbers"]
+
+
+@pytest.mark.parametrize(
+    ("query", "passage"),
+    [
+        # a qualifier: the year picks out another event
+        ("Who won the men's race in 2019?", "The men's race in 2023 was won by Ola Berg."),
+        # a figure with a unit, but the passage states no rule: another variant
+        ("What fuse does the pump need on 12 V?", "On 24 V systems fit a 10 A fuse."),
+    ],
+)
+def test_r4_a_questions_qualifier_stays_missing(
+    minilm: MiniLMEmbedder, idf: np.ndarray, query: str, passage: str
+) -> None:
+    asked = _features(minilm, query, passage, idf, question=True)
+    assert asked["missing_numbers"] > 0.0
 
 
 def test_question_type_is_one_hot(minilm: MiniLMEmbedder, idf: np.ndarray) -> None:

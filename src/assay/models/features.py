@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from assay.models.embedder import TokenWindow
-from assay.text import NAME, figures, is_stopword
+from assay.text import BOUND, NAME, figures, is_stopword, measured_figures
 
 __all__ = ["FEATURE_NAMES", "LEXICAL_FEATURES", "TextView", "pair_features", "view"]
 
@@ -205,11 +205,17 @@ def _facts(text: str) -> _Facts:
     )
 
 
-def pair_features(query: TextView, passage: TextView, idf: Floats) -> Floats:
+def pair_features(
+    query: TextView, passage: TextView, idf: Floats, *, question: bool = False
+) -> Floats:
     """The :data:`FEATURE_NAMES` vector for ``query`` against ``passage``.
 
     ``idf`` maps word-piece id to inverse document frequency. Works for relevance
-    (question, passage) and support (claim, evidence) alike.
+    (question, passage) and support (claim, evidence) alike. A ``question`` (relevance)
+    states its asker's situation with figures that a rule answers: "a 7-hour flight"
+    against "flights longer than 6 hours", "my 300 g drone" against "250 g or more"; such
+    a figure (:func:`assay.text.measured_figures`) is not missing from a passage that
+    states a bound (:data:`assay.text.BOUND`). A claim's figures always must be there.
     """
     q, p = query.window, passage.window
     q_ids = q.ids[query.content] if len(q.ids) else q.ids
@@ -244,7 +250,9 @@ def pair_features(query: TextView, passage: TextView, idf: Floats) -> Floats:
     wh = asked.wh
     best_numbers = said.figures - asked.figures
     new_names = said.names - asked.names
-    missing_numbers = len(asked.figures - whole.figures)
+    missing_numbers = len(
+        asked.figures - whole.figures - _answered_by_rule(query.text, question, passage.text)
+    )
     missing_names = sum(1 for n in asked.names if n not in whole.lower)
 
     ranked = sorted(scores, reverse=True)
@@ -297,6 +305,14 @@ def pair_features(query: TextView, passage: TextView, idf: Floats) -> Floats:
         "who_where_x_name": float(wh in ("who", "where") and bool(new_names)),
     }
     return np.asarray([values[name] for name in FEATURE_NAMES], dtype=np.float64)
+
+
+def _answered_by_rule(query: str, question: bool, passage: str) -> frozenset[str]:
+    """The figures of ``query`` that a bound in ``passage`` answers (see
+    :func:`pair_features`): none unless ``query`` is a question."""
+    if not question or not BOUND.search(passage):
+        return frozenset()
+    return frozenset(measured_figures(query))
 
 
 def _lexical(window: TokenWindow) -> bool:

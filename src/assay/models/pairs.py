@@ -67,6 +67,8 @@ class PairScorer:
         self.positive = head.classes.index(positive)
         self._tokenizer = tokenizer or encoder or MiniLMEmbedder()
         self._cache = cache
+        #: a relevance head reads questions (:func:`assay.models.features.pair_features`)
+        self._questions = head.info.get("task") == "relevance"
         self._columns = np.asarray(
             [FEATURE_NAMES.index(name) for name in head.features], dtype=np.int64
         )
@@ -84,7 +86,10 @@ class PairScorer:
 
     def features(self, first: TextView, second: Sequence[TextView]) -> Floats:
         """One feature row per window of the second text, in the head's column order."""
-        rows = [pair_features(first, window, self.head.idf) for window in second]
+        rows = [
+            pair_features(first, window, self.head.idf, question=self._questions)
+            for window in second
+        ]
         return np.asarray(rows, dtype=np.float64)[:, self._columns]
 
     def score(self, pairs: Sequence[tuple[str, str]]) -> list[PairScore]:

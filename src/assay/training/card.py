@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 _INTRO = """\
-# Model card: assay-relevance and assay-support (v{version})
+# Model card: assay-relevance {versions[relevance]} and assay-support {versions[support]}
 
 Written by `make train-models` (`python -m assay.training.train`, seed {seed}, {seconds} s on
 2 CPU cores); the figures below are that run's, on test splits never used for fitting or
@@ -19,10 +19,13 @@ all-MiniLM-L6-v2 (int8 ONNX) contextual token vectors of both texts aligned toke
 sentence, weakest-matched rare tokens), lexical evidence (exact word-piece overlap, BM25,
 numbers and capitalised names the first text has and the second lacks, negation on one
 side only, an ordinal or superlative that does not recur) and what the question asks for
-(a year for "when", a number for "how many", a name for "who"). The `-lexical` variants
-use only the features that need no network. Each head is logistic regression or
-gradient-boosted trees, whichever won on the validation split, exported to plain numpy
-arrays: the runtime needs numpy, onnxruntime and tokenizers only.
+(a year for "when", a number for "how many", a name for "who"). A relevance head reads
+its first text as a question: a figure of the asker's own situation ("a 7-hour flight",
+"my son is 7", "a group of 14") is not missing from a passage that states a bound
+("longer than 6 hours", "children under 8"), since a rule answers it (1.1.0). The
+`-lexical` variants use only the features that need no network. Each head is logistic
+regression or gradient-boosted trees, whichever won on the validation split, exported to
+plain numpy arrays: the runtime needs numpy, onnxruntime and tokenizers only.
 
 - **assay-relevance**: P(the passage answers the question). Used for the similarity
   sub-score of retrieved chunks (blended evenly with the mapped cosine) and for the set's

@@ -77,11 +77,12 @@ CHECK_SETS = (("policyqa", "more", "policyqa/dev.json", None),)
 ORDINARY_FIT = "ordinary-fit"
 # 2: the reader's two features; 3: its read of the first statement; 4: TAT-QA; 5: the
 # ordinary documents for fitting; 6: features among passages of the cited source's
-# standing, statement_coverage, and the judge's conflicts without false ones
-VERSION = "6.0.0"
+# standing, statement_coverage, and the judge's conflicts without false ones; 7: on
+# assay-relevance 1.1.0 (a question's own figures) and this answerer's drafts
+VERSION = "7.0.0"
 #: of assay-correctness-llm; 2: TAT-QA dev too; 3: the ordinary documents for fitting;
-#: 4: the chat model's reading of the answer's first statement
-LLM_VERSION = "4.0.0"
+#: 4: the chat model's reading of the answer's first statement; 5: as 7.0.0 of the other
+LLM_VERSION = "5.0.0"
 C = 1.0  # inverse L2 strength of the logistic regression
 #: a feature that departs from its usual value on fewer fitted answers than this carries
 #: no weight: one answer cannot say what it means, and standardised by its tiny spread it

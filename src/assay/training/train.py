@@ -53,6 +53,9 @@ from assay.training.windows import off_topic_pairs, window_pairs
 
 Floats = npt.NDArray[np.float64]
 VERSION = "1.0.0"
+#: each head's version by task: relevance 1.1.0 reads a question's own figures (a "7-hour
+#: flight") as answered by a passage's bound ("longer than 6 hours"), not as missing
+VERSIONS = {"relevance": "1.1.0", "support": VERSION}
 SEED = 13
 
 
@@ -70,9 +73,14 @@ def idf_table(texts: Sequence[str], tokenizer: MiniLMEmbedder) -> Floats:
 
 
 def featurize(
-    pairs: Sequence[tuple[str, str]], encoder: MiniLMEmbedder | None, idf: Floats
+    pairs: Sequence[tuple[str, str]],
+    encoder: MiniLMEmbedder | None,
+    idf: Floats,
+    *,
+    question: bool = False,
 ) -> Floats:
-    """Feature rows of the first window of each pair (all :data:`FEATURE_NAMES`)."""
+    """Feature rows of the first window of each pair (all :data:`FEATURE_NAMES`); the
+    first texts are questions when ``question`` (:func:`pair_features`)."""
     placeholder = LinearHead(
         "placeholder", "0", FEATURE_NAMES, ("no", "yes"), np.zeros(1), np.ones(1),
         np.zeros((1, 1)), np.zeros(1), idf, {},
@@ -81,7 +89,9 @@ def featurize(
     scorer = PairScorer(placeholder, encoder, positive="yes", cache=cache)
     texts = sorted({t for pair in pairs for t in pair})
     views = dict(zip(texts, scorer.views(texts), strict=True))
-    return np.asarray([pair_features(views[a][0], views[b][0], idf) for a, b in pairs])
+    return np.asarray(
+        [pair_features(views[a][0], views[b][0], idf, question=question) for a, b in pairs]
+    )
 
 
 GRID: tuple[dict[str, Any], ...] = (
@@ -142,6 +152,7 @@ def fit_head(
     from sklearn.linear_model import LogisticRegression
 
     index = [FEATURE_NAMES.index(c) for c in columns]
+    version = VERSIONS[info["task"]]
 
     def fit(x: Floats, y: list[str], setting: dict[str, Any]) -> Head:
         options = {k: v for k, v in setting.items() if k != "kind"}
@@ -153,7 +164,7 @@ def fit_head(
             model = LogisticRegression(**options, class_weight="balanced", max_iter=5000)
             model.fit((xs - mean) / scale, y)
             head = LinearHead(
-                name, VERSION, tuple(columns), tuple(str(c) for c in model.classes_), mean,
+                name, version, tuple(columns), tuple(str(c) for c in model.classes_), mean,
                 scale, np.asarray(model.coef_, dtype=np.float64),
                 np.asarray(model.intercept_, dtype=np.float64), idf, {**info, **setting},
             )  # fmt: skip
@@ -164,7 +175,7 @@ def fit_head(
                 early_stopping=False, random_state=SEED,
             )  # fmt: skip
             model.fit(xs, y)
-            head = export_trees(model, name, columns, idf, {**info, **setting})
+            head = export_trees(model, name, columns, idf, {**info, **setting}, version)
             reference = model.predict_proba(xs[:200])
         assert np.allclose(head.probabilities(xs[:200]), reference, atol=1e-9)
         return head
@@ -228,7 +239,7 @@ def train_relevance(
     t0 = time.monotonic()
     r = {
         s: {
-            "x": featurize([(p.query, p.passage) for p in pairs], encoder, idf),
+            "x": featurize([(p.query, p.passage) for p in pairs], encoder, idf, question=True),
             "y": np.asarray([p.label for p in pairs]),
             "task": np.asarray([p.task for p in pairs]),
         }
@@ -347,7 +358,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     idf = idf_table(background, embedder)
     log(f"IDF over {len(background)} training texts ({time.monotonic() - started:.0f} s)")
 
-    metrics: dict[str, Any] = {"version": VERSION, "seed": SEED}
+    metrics: dict[str, Any] = {"version": VERSION, "versions": VERSIONS, "seed": SEED}
     heads: list[Head] = []
     for mode, encoder in (("neural", embedder), ("lexical", None)):
         suffix = "" if mode == "neural" else "-lexical"
