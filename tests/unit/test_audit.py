@@ -290,6 +290,40 @@ def test_b4_actor_is_recorded_and_sealed_by_the_hash(engine: Assay, db_path: Pat
     assert [(p.seq, "row edited" in p.problem) for p in problems] == [(2, True), (3, True)]
 
 
+def test_b2_rows_whose_coverage_counted_the_askers_figures_still_replay(tmp_path: Path) -> None:
+    """Coverage leaves the asker's own figures out since assay-relevance 1.1.0; a row
+    written before, whose coverage counted the "14" of "a group of 14", still verifies."""
+    from assay.audit.replay import replay_problems
+    from assay.ingest.pipeline import IngestOptions
+    from assay.policy import policy_from_mapping
+    from assay.scoring.signals import SIGNAL_NAMES, coverage_score, set_confidence
+    from assay.types import round_score
+
+    doc = tmp_path / "kb.md"
+    doc.write_text("# Groups\n\nGroups of more than 10 people must book 48 hours ahead.\n")
+    db = tmp_path / "ask.db"
+    question = "We are a group of 14. Do we need to book?"
+    with Assay(settings=assay.load_settings(db=db, embedder="hashing")) as engine:
+        engine.sources.add("pool", "official")
+        engine.ingest([doc], options=IngestOptions(source_id="pool", published=AS_OF))
+        engine.ask(question, policy="informational", as_of=AS_OF)
+    payload = json.loads(
+        raw(db).execute("SELECT payload FROM audit_events WHERE seq = 1")[0]["payload"]
+    )
+    signals = payload["signals"]
+    weights = policy_from_mapping(payload["policy"], origin="test").signals.weights
+    texts = ["Groups\nGroups of more than 10 people must book 48 hours ahead."]
+    legacy = round_score(coverage_score(question, texts, own_figures=True)[0])
+    assert signals["coverage"] == 1.0 and legacy < 1.0
+    for coverage, problems in ((legacy, 0), (0.123, 1)):
+        signals["coverage"] = coverage
+        signals["composite"] = set_confidence(
+            {k: signals[k] for k in SIGNAL_NAMES}, weights, signals["judgment"]
+        )
+        found = replay_problems("ask", payload, question)
+        assert len([p for p in found if "coverage" in p]) == problems, found
+
+
 def test_b2_rows_whose_coverage_counted_frame_words_still_replay(tmp_path: Path) -> None:
     """Coverage counts the question's subject since issue 41; a row written before, whose
     coverage counted words such as 'temperature' and 'safe', still verifies, and a

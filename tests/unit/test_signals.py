@@ -102,6 +102,19 @@ def test_r3_coverage_counts_stemmed_query_terms() -> None:
     assert legacy == (pytest.approx(3 / 4), ["temperature", "charging", "batteries"], ["safe"])
 
 
+def test_r3_coverage_leaves_the_askers_own_figures_out() -> None:
+    """ "We are a group of 14" is answered by "groups of more than 10 people": the rule
+    never states the asker's number, so it is not a term the evidence must mention, and a
+    clarification never asks what '14' means. A qualifier (a year) still counts."""
+    rule = ["Groups of more than 10 people must book at least 48 hours ahead."]
+    assert coverage_score("We are a group of 14. Do we need to book?", rule) == (
+        1.0, ["group", "book"], [],
+    )  # fmt: skip
+    before = coverage_score("We are a group of 14. Do we need to book?", rule, own_figures=True)
+    assert before[2] == ["14"]
+    assert coverage_score("Did groups book in 2019?", rule)[2] == ["2019"]
+
+
 def test_r3_coverage_counts_the_subject_not_the_words_that_frame_the_question() -> None:
     """ "How quickly will someone come out" asks about emergency repairs: a passage on
     them covers it, and the clarification never asks what 'quickly' or 's' means."""

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from assay.errors import InvalidInputError
-from assay.text import content_terms, stem, subject_terms, titled
+from assay.text import content_terms, measured_figures, stem, subject_terms, titled
 from assay.types import Evidence, check_unit_interval, round_score
 
 if TYPE_CHECKING:  # numpy loads where the signals are computed, not where policies are read
@@ -171,17 +171,23 @@ def coherence_score(
 
 
 def coverage_score(
-    query: str, texts: Sequence[str], *, subject_only: bool = True
+    query: str, texts: Sequence[str], *, subject_only: bool = True, own_figures: bool = False
 ) -> tuple[float, list[str], list[str]]:
     """Share of the query's meaningful terms found in ``texts`` (R3), with the terms.
 
     The terms are the query's subject (:func:`assay.text.subject_terms`): "How quickly
     will someone come out for an emergency repair?" is covered by a passage about
     emergency repairs, whatever words it uses for "quickly" or "come out". A query that
-    is all frame ("What does it mean?") counts every content word. ``subject_only=False``
-    counts every content word always, as releases before this one did (audit replay of
+    is all frame ("What does it mean?") counts every content word. The figures of the
+    asker's own situation (:func:`assay.text.measured_figures`: "my son is 7", "a group
+    of 14") are left out: the evidence states the rule ("children under 8"), not the
+    asker's number. ``subject_only=False`` counts every content word always and
+    ``own_figures=True`` those figures too, as earlier releases did (audit replay of
     their rows)."""
     terms = list(dict.fromkeys(content_terms(query)))
+    if not own_figures:
+        own = measured_figures(query)
+        terms = [t for t in terms if t.split("-")[0] not in own] or terms
     wanted = (subject_terms(terms) or terms) if subject_only else terms
     if not wanted:
         return 0.0, [], []
