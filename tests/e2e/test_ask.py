@@ -413,3 +413,24 @@ def ask_one_document(tmp_path: Path, source: str, text: str, question: str) -> d
     run_cli("sources", "add", source, "--kind", "official", db=db)
     assert run_cli("ingest", str(document), "--source", source, db=db).exit_code == 0
     return ask(db, question)
+
+
+def test_r4_a_question_with_its_own_figure_is_answered_by_the_rule(tmp_path: Path) -> None:
+    """ "Can I fly business class on a 7-hour flight?" of a policy that allows it on
+    flights "longer than 6 hours": the asker's 7 is no figure the policy must state, so
+    the rule is answered (it was withheld at 0.22, the relevance model reading the 7 as
+    missing), and the answer claims no missing figure."""
+    response = ask_one_document(
+        tmp_path,
+        "travel-policy",
+        "---\ntitle: Travel policy 2026\npublished: 2026-01-10\n---\n# Travel policy 2026\n\n"
+        "## Flights\n\nEconomy class is the default for all flights. Business class may be "
+        "booked when the scheduled flight time is longer than 6 hours, with written "
+        "pre-approval from the budget holder.\n\n## Hotels\n\nThe nightly hotel cap is EUR "
+        "170 in most cities and EUR 220 in Paris and London.\n\n## Meals\n\nEmployees "
+        "receive a daily meal allowance of 55 euros for each full day away from home.\n",
+        "Can I fly business class on a 7-hour flight?",
+    )
+    assert response["status"] == "answered", response["answer"]
+    assert "longer than 6 hours" in response["answer"]
+    assert "the figure 7" not in response["answer"]

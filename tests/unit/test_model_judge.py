@@ -159,6 +159,13 @@ def test_j2_missing_information_names_what_the_query_asks_for() -> None:
     assert missing_information("Is the 2021 model lighter?", [SDS]) == [
         "the figure 2021 the query names"
     ]
+    # the asker's own figure, answered by a rule's bound, is nothing the contexts lack
+    rule = Context("policy", "Business class may be booked for flights longer than 6 hours.")
+    assert missing_information("Can I fly business class on a 7-hour flight?", [rule]) == []
+    plain = Context("policy", "Business class may be booked on the Paris route.")
+    assert missing_information("Can I fly business class on a 7-hour flight?", [plain]) == [
+        "the figure 7 the query names"
+    ]
 
 
 def test_out_of_range_needs_the_same_unit_and_the_same_subject() -> None:

@@ -28,7 +28,16 @@ from collections.abc import Sequence
 
 from assay.answer.expected import expected_kind
 from assay.judge.schema import Context
-from assay.text import NUMBER, SENTENCE_BREAK, YEAR, content_terms, stem, term_cosine
+from assay.text import (
+    BOUND,
+    NUMBER,
+    SENTENCE_BREAK,
+    YEAR,
+    content_terms,
+    measured_figures,
+    stem,
+    term_cosine,
+)
 
 __all__ = [
     "beyond_bound",
@@ -188,9 +197,14 @@ def missing_information(query: str, contexts: Sequence[Context]) -> list[str]:
     missing: list[str] = []
     units = {_unit(m.group(2)) for t in texts for m in _VALUE.finditer(t)}
     measured = {m.group(1): _unit(m.group(2)) for m in _VALUE.finditer(query)}
+    # "Can I fly business class on a 7-hour flight?" is answered by a rule's bound
+    # ("longer than 6 hours"): the asker's own figure is no figure a context must hold
+    own = measured_figures(query) if any(BOUND.search(t) for t in texts) else set()
     for figure in dict.fromkeys(NUMBER.findall(query)):
         # "can I charge it at 70 °C?" is answered by a context that gives limits in °C
-        if not _contains(texts, figure) and measured.get(figure, "") not in units:
+        if _contains(texts, figure) or figure.replace(",", "") in own:
+            continue
+        if measured.get(figure, "") not in units:
             missing.append(f"the figure {figure} the query names")
     names = [m.group(0) for m in _NAME.finditer(query) if content_terms(m.group(0))]
     for name in dict.fromkeys(names):
