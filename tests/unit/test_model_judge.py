@@ -156,6 +156,9 @@ def test_j2_missing_information_names_what_the_query_asks_for() -> None:
     ]
     late = Context("rules", "On Thursdays it stays open until 21:00.", 0.9)
     assert missing_information("How late is it open on Thursday?", [late]) == []
+    kinds = Context("rules", "Open 06:30-21:00 on weekdays and 08:00-18:00 at weekends.")
+    assert missing_information("When does it open on Sunday?", [kinds]) == []
+    assert missing_information("When does it open on a Wednesday?", [kinds]) == []
     assert missing_information("Is the 2021 model lighter?", [SDS]) == [
         "the figure 2021 the query names"
     ]

@@ -9,7 +9,7 @@ from assay.answer.choose import Choice, Sentence, choose, disagree
 from assay.answer.expected import expected_kind
 from assay.answer.extractive import ExtractiveAnswerer
 from assay.answer.qualifiers import clauses, qualifiers
-from assay.answer.reading import MARGIN_FLOOR, Found, named_row, read_evidence
+from assay.answer.reading import MARGIN_FLOOR, Found, named_row, read_evidence, rival_cells
 from assay.judge.schema import Context
 from assay.models.reader import Reading, load_reader
 from assay.models.relevance import get_relevance_model
@@ -295,6 +295,34 @@ def test_a_span_followed_by_another_rates_period_is_no_answer(question: str, sho
     assert ExtractiveAnswerer(reader=reader).answer(question, [PARKING]).short == short
 
 
+HOURS = Context(
+    "hours", "The pool is open from 06:30 to 21:00 on weekdays and from 08:00 to 18:00 at "
+    "weekends.", 0.8, "Pool rules > Opening hours",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("question", "short"),
+    [
+        ("What time does the pool open on Sunday?", "08:00 to 18:00"),
+        ("When does the pool open at the weekend?", "08:00 to 18:00"),
+        ("When does the pool open on a Wednesday?", "06:30 to 21:00"),
+        ("When does the pool open?", "06:30 to 21:00"),  # no day asked: the reader's pick
+    ],
+)
+def test_a_span_followed_by_another_kind_of_day_is_no_answer(question: str, short: str) -> None:
+    """Found asking a leisure centre's rules: "on Sunday" opened with the weekday hours.
+    A value followed by another kind of day, or one that spans both, is skipped; "Monday
+    to Friday" elsewhere in a text still answers "Is it open on Saturday?" (no clash)."""
+    reader = SpansReader(
+        ("06:30 to 21:00 on weekdays and from 08:00 to 18:00", 4.0),
+        ("06:30 to 21:00", 5.0),
+        ("08:00 to 18:00", 3.0),
+    )
+    assert ExtractiveAnswerer(reader=reader).answer(question, [HOURS]).short == short
+    assert not qualifiers("Is it open on Saturday?").clashes("Open Monday to Friday.")
+
+
 def test_names_in_the_question_count_for_a_text() -> None:
     asked = qualifiers("What is the hotel limit in Paris for the HP-300?")
     assert asked.held("EUR 220 in London, Paris and Zurich") == 1
@@ -556,3 +584,28 @@ def test_a_clause_about_other_things_than_asked_gives_no_answer() -> None:
     plain = read_evidence(reader, "How quickly are repairs done?", [repairs])
     assert plain[0].answer == "5 working days"  # no "other" thing of a word asked: as read
     assert [repairs.text[a:b] for a, b in clauses(repairs.text)][1].strip().startswith("and other")
+
+
+@pytest.mark.parametrize(
+    ("question", "rivals"),
+    [
+        # no column name says whether a Saturday is off-peak: the row is quoted whole
+        ("What does an adult swim cost on a Saturday?", True),
+        # the column names the question's word: that cell answers
+        ("What does an off-peak adult swim cost?", False),
+    ],
+)
+def test_a_row_whose_values_no_column_picks_gives_no_short_answer(
+    question: str, rivals: bool
+) -> None:
+    """Found asking a leisure centre's price table: "£4.20" (the off-peak price) led the
+    answer to a question about a Saturday, which the rules make peak."""
+    row = "Ticket Adult swim: Off-peak: £4.20, Peak: £5.60."
+    assert rival_cells(question, row) is rivals
+    context = Context("prices", row, 0.8, "Pool rules > Prices")
+    short = ExtractiveAnswerer(reader=SpansReader(("£4.20", 5.0))).answer(question, [context]).short
+    assert short == (None if rivals else "£4.20")
+    # values the question's own words name, or one value repeated, are no rivals
+    owner = "# 2: Action: Add config validation, Owner: Tomasz Wierzba."
+    assert not rival_cells("Who is responsible for adding config validation?", owner)
+    assert not rival_cells("What does an emergency appointment cost?", "Adult: £125, Child: £125.")

@@ -51,6 +51,7 @@ from assay.answer.reading import (
     Found,
     named_row,
     read_evidence,
+    rival_cells,
     row_weights,
     table_cell,
 )
@@ -319,6 +320,8 @@ class ExtractiveAnswerer:
         cell = table_cell(question, sentence)
         if cell is not None:
             return cell
+        if rival_cells(question, sentence):
+            return None  # no column name picks one of the row's values
         span = choice.span
         if span is not None:
             words = len(span.split())

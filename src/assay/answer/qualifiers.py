@@ -68,6 +68,9 @@ _RATE = re.compile(
     re.I,
 )
 _PERIOD = {"dai": "day", "annum": "year", "annual": "year"}
+#: a day of the week or a kind of day: "on weekdays", "Saturdays and Sundays", "at weekends"
+_WEEKDAY = re.compile(r"\b(?:(?:mon|tues|wednes|thurs|fri)days?|week-?days?|week-?nights?)\b", re.I)
+_WEEKEND = re.compile(r"\b(?:(?:satur|sun)days?|week-?ends?)\b", re.I)
 #: "other" before a noun: "and other repairs"
 _OTHER = re.compile(r"\bother\s+([A-Za-z]+)", re.IGNORECASE)
 #: where a sentence turns to its next part, beyond which no period belongs to a value
@@ -151,9 +154,21 @@ def _kinds(text: str, asking: bool) -> dict[str, set[str]]:
     return {f"kind {noun}": words for noun, words in kinds.items()}
 
 
+def _days(text: str) -> set[str]:
+    """The kinds of day ``text`` names: "weekday" (Monday to Friday), "weekend"."""
+    return {
+        kind for kind, day in (("weekday", _WEEKDAY), ("weekend", _WEEKEND)) if day.search(text)
+    }
+
+
 def _exclusive(text: str, asking: bool = False) -> dict[str, set[str]]:
-    """Values of each exclusive class that ``text`` states (asks, when ``asking``)."""
+    """Values of each exclusive class that ``text`` states (asks, when ``asking``). The
+    kind of day a question asks about ("on Sunday": a weekend) counts only against the
+    words just after a value (:meth:`Qualifiers.other_period_after`): "Monday to Friday"
+    in a text is often the rule that answers "Is it open on Saturday?"."""
     found: dict[str, set[str]] = _kinds(text, asking)
+    if asking and (days := _days(text)):
+        found["days"] = days
     for m in _YEAR.finditer(text):
         found.setdefault("year", set()).add(m.group(1))
     for m in _QUARTER.finditer(text):
@@ -227,17 +242,25 @@ class Qualifiers:
             if (kinds := self.exclusive.get(f"kind {_singular(m.group(1).lower())}"))
         )
 
-    def other_period_after(self, text: str, end: int) -> bool:
+    def other_period_after(self, text: str, end: int, start: int | None = None) -> bool:
         """Whether the words of ``text`` just after character ``end`` (a value) state
-        the period of another rate than the question asks for: "GBP 2.50 per hour" for
-        "How much per day?"."""
-        if "rate" not in self.exclusive:
-            return False
-        asked = Qualifiers({"rate": self.exclusive["rate"]}, frozenset())
+        the period of another rate than the question asks for ("GBP 2.50 per hour" for
+        "How much per day?"), or another kind of day ("06:30 to 21:00 on weekdays" for
+        "When does it open on Sunday?"); with ``start``, also whether the value itself
+        names only another kind of day ("06:30 to 21:00 on weekdays and from 08:00 to
+        18:00")."""
+        days = self.exclusive.get("days")
+        within = _days(text[start:end]) if days and start is not None else set()
+        if days and within and not days & within:
+            return True
         # up to where the sentence turns to its next part: in "daily snapshots for 30
         # days, weekly snapshots for 12 weeks", "weekly" is not the period of "30 days"
         after = _NEXT_PART.split(text[end : end + _RATE_REACH], maxsplit=1)[0]
-        return asked.clashes(after)
+        rate = self.exclusive.get("rate")
+        if rate and Qualifiers({"rate": rate}, frozenset()).clashes(after):
+            return True
+        said = _days(after)
+        return bool(days and said and not days & said)
 
     def held(self, text: str) -> int:
         """How many of the question's qualifiers ``text`` states: asked values of

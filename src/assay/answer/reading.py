@@ -195,7 +195,7 @@ def _read_one(
         score = reading.score + HELD_WEIGHT * asked.held(clause)
         of_others = asked.of_others(clause, text[slice(*sentence)])
         score -= CLASH_WEIGHT * (asked.clashes(clause) or of_others)
-        if asked.other_period_after(text[:last], end):
+        if asked.other_period_after(text[:last], end, start):
             continue  # "GBP 2.50" of "GBP 2.50 per hour" for a question asked per day
         if all((start, end) != (a, b) for _, a, b in spans):
             spans.append((score, start, end))
@@ -210,6 +210,29 @@ def read_evidence(
     ``question``, in their order."""
     kind, asked = expected_kind(question), qualifiers(question)
     return [_read_one(reader, question, c, kind, asked) for c in contexts[:top]]
+
+
+def rival_cells(question: str, sentence: str) -> bool:
+    """Whether ``sentence`` is a table row with several values of the kind asked for,
+    none under a column name that holds a word or qualifier of the question: which
+    applies is then for the reader of the row to tell ("What does a swim cost on a
+    Saturday?" of "Adult swim: Off-peak: £4.20, Peak: £5.60", where the rules say that
+    weekends are peak), not for a short answer that takes the first."""
+    kind, asked = expected_kind(question), qualifiers(question)
+    words = {stem(t) for t in content_terms(question)}
+    cells = [m for a, b in clauses(sentence) if (m := _CELL.match(sentence[a:b]))]
+    # a value in the question's own words is what it asks about, not an answer to it
+    fitting = [
+        m
+        for m in cells
+        if _fits(kind, m.group("value"))
+        and not words & {stem(t) for t in content_terms(m.group("value"))}
+    ]
+    named = any(
+        asked.held(m.group("label")) or words & {stem(t) for t in content_terms(m.group("label"))}
+        for m in fitting
+    )
+    return len({m.group("value") for m in fitting}) >= 2 and not named
 
 
 def table_cell(question: str, sentence: str) -> str | None:

@@ -191,6 +191,13 @@ def _contains(texts: Sequence[str], needle: str) -> bool:
     return any(pattern.search(t) for t in texts)
 
 
+#: the kind of day a day of the week is
+_KIND_OF_DAY = {
+    **dict.fromkeys(("monday", "tuesday", "wednesday", "thursday", "friday"), "weekday"),
+    **dict.fromkeys(("saturday", "sunday"), "weekend"),
+}
+
+
 def missing_information(query: str, contexts: Sequence[Context]) -> list[str]:
     """What ``query`` asks for that no context holds; [] when the contexts suffice."""
     texts = [c.text for c in contexts]
@@ -212,7 +219,11 @@ def missing_information(query: str, contexts: Sequence[Context]) -> list[str]:
         # "open on Tuesdays?" is answered by "Tuesday to Sunday", and "on Thursday?" by
         # "On Thursdays": the plural and the singular name the same
         singular = name[:-1] if name.endswith("s") and not name.endswith("ss") else name
-        held = any(_contains(texts, n) for n in (name, singular, f"{singular}s"))
+        # and "on Sunday?" by "at weekends", "on Wednesday?" by "on weekdays"
+        kind = _KIND_OF_DAY.get(singular.lower())
+        held = any(_contains(texts, n) for n in (name, singular, f"{singular}s")) or (
+            kind is not None and any(_contains(texts, n) for n in (kind, f"{kind}s"))
+        )
         if not held and not YEAR.fullmatch(name):
             missing.append(f"'{name}', which the query names")
     kind = expected_kind(query)
