@@ -220,9 +220,9 @@ def missing_information(query: str, contexts: Sequence[Context]) -> list[str]:
         # "On Thursdays": the plural and the singular name the same
         singular = name[:-1] if name.endswith("s") and not name.endswith("ss") else name
         # and "on Sunday?" by "at weekends", "on Wednesday?" by "on weekdays"
-        kind = _KIND_OF_DAY.get(singular.lower())
+        day_kind = _KIND_OF_DAY.get(singular.lower())
         held = any(_contains(texts, n) for n in (name, singular, f"{singular}s")) or (
-            kind is not None and any(_contains(texts, n) for n in (kind, f"{kind}s"))
+            day_kind is not None and any(_contains(texts, n) for n in (day_kind, f"{day_kind}s"))
         )
         if not held and not YEAR.fullmatch(name):
             missing.append(f"'{name}', which the query names")
