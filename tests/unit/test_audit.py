@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -290,30 +291,31 @@ def test_b4_actor_is_recorded_and_sealed_by_the_hash(engine: Assay, db_path: Pat
     assert [(p.seq, "row edited" in p.problem) for p in problems] == [(2, True), (3, True)]
 
 
-def test_b2_rows_whose_coverage_counted_the_askers_figures_still_replay(tmp_path: Path) -> None:
-    """Coverage leaves the asker's own figures out since assay-relevance 1.1.0; a row
-    written before, whose coverage counted the "14" of "a group of 14", still verifies."""
-    from assay.audit.replay import replay_problems
+def _asked_row(tmp_path: Path, heading: str, text: str, question: str) -> dict[str, Any]:
+    """The audit payload of ``question`` asked (informational) of one document."""
     from assay.ingest.pipeline import IngestOptions
-    from assay.policy import policy_from_mapping
-    from assay.scoring.signals import SIGNAL_NAMES, coverage_score, set_confidence
-    from assay.types import round_score
 
     doc = tmp_path / "kb.md"
-    doc.write_text("# Groups\n\nGroups of more than 10 people must book 48 hours ahead.\n")
+    doc.write_text(f"# {heading}\n\n{text}\n")
     db = tmp_path / "ask.db"
-    question = "We are a group of 14. Do we need to book?"
     with Assay(settings=assay.load_settings(db=db, embedder="hashing")) as engine:
-        engine.sources.add("pool", "official")
-        engine.ingest([doc], options=IngestOptions(source_id="pool", published=AS_OF))
+        engine.sources.add("kb", "official")
+        engine.ingest([doc], options=IngestOptions(source_id="kb", published=AS_OF))
         engine.ask(question, policy="informational", as_of=AS_OF)
-    payload = json.loads(
-        raw(db).execute("SELECT payload FROM audit_events WHERE seq = 1")[0]["payload"]
-    )
+    row = raw(db).execute("SELECT payload FROM audit_events WHERE seq = 1")[0]
+    payload: dict[str, Any] = json.loads(row["payload"])
+    return payload
+
+
+def _replays_with_earlier_coverage(payload: dict[str, Any], question: str, legacy: float) -> None:
+    """A row whose coverage an earlier release computed as ``legacy`` (and its composite
+    with it) verifies; a coverage that no release gives is still caught."""
+    from assay.audit.replay import replay_problems
+    from assay.policy import policy_from_mapping
+    from assay.scoring.signals import SIGNAL_NAMES, set_confidence
+
     signals = payload["signals"]
     weights = policy_from_mapping(payload["policy"], origin="test").signals.weights
-    texts = ["Groups\nGroups of more than 10 people must book 48 hours ahead."]
-    legacy = round_score(coverage_score(question, texts, own_figures=True)[0])
     assert signals["coverage"] == 1.0 and legacy < 1.0
     for coverage, problems in ((legacy, 0), (0.123, 1)):
         signals["coverage"] = coverage
@@ -322,42 +324,30 @@ def test_b2_rows_whose_coverage_counted_the_askers_figures_still_replay(tmp_path
         )
         found = replay_problems("ask", payload, question)
         assert len([p for p in found if "coverage" in p]) == problems, found
+
+
+def test_b2_rows_whose_coverage_counted_the_askers_figures_still_replay(tmp_path: Path) -> None:
+    """Coverage leaves the asker's own figures out since assay-relevance 1.1.0; a row
+    written before, whose coverage counted the "14" of "a group of 14", still verifies."""
+    from assay.scoring.signals import coverage_score
+    from assay.types import round_score
+
+    rule = "Groups of more than 10 people must book 48 hours ahead."
+    question = "We are a group of 14. Must we book?"
+    payload = _asked_row(tmp_path, "Groups", rule, question)
+    legacy = coverage_score(question, [f"Groups\n{rule}"], own_figures=True)[0]
+    _replays_with_earlier_coverage(payload, question, round_score(legacy))
 
 
 def test_b2_rows_whose_coverage_counted_frame_words_still_replay(tmp_path: Path) -> None:
     """Coverage counts the question's subject since issue 41; a row written before, whose
     coverage counted words such as 'temperature' and 'safe', still verifies, and a
     coverage that neither way gives is still caught."""
-    from assay.audit.replay import replay_problems
-    from assay.ingest.pipeline import IngestOptions, ingest
-    from assay.policy import policy_from_mapping
-    from assay.scoring.signals import SIGNAL_NAMES, coverage_score, set_confidence
+    from assay.scoring.signals import coverage_score
     from assay.types import round_score
 
-    doc = tmp_path / "kb.md"
-    doc.write_text("# Charging\n\nCharge the pack between 0 and 45 degrees.\n")
-    db = tmp_path / "ask.db"
+    text = "Charge the pack between 0 and 45 degrees."
     question = "What temperature is safe for charging the pack?"
-    with Assay(settings=assay.load_settings(db=db, embedder="hashing")) as engine:
-        engine.sources.add("sds", "official")
-        ingest(
-            [doc], store=engine.store, embedder=engine.embedder, registry=engine.sources,
-            options=IngestOptions(source_id="sds", published=AS_OF),
-        )  # fmt: skip
-        engine.ask(question, policy="informational", as_of=AS_OF)
-    conn = raw(db)
-    payload = json.loads(
-        conn.execute("SELECT payload FROM audit_events WHERE seq = 1")[0]["payload"]
-    )
-    signals = payload["signals"]
-    weights = policy_from_mapping(payload["policy"], origin="test").signals.weights
-    texts = ["Charging\nCharge the pack between 0 and 45 degrees."]
-    legacy = round_score(coverage_score(question, texts, subject_only=False)[0])
-    assert signals["coverage"] == 1.0 and legacy < 1.0
-    for coverage, problems in ((legacy, 0), (0.123, 1)):
-        signals["coverage"] = coverage
-        signals["composite"] = set_confidence(
-            {k: signals[k] for k in SIGNAL_NAMES}, weights, signals["judgment"]
-        )
-        found = replay_problems("ask", payload, question)
-        assert len([p for p in found if "coverage" in p]) == problems, found
+    payload = _asked_row(tmp_path, "Charging", text, question)
+    legacy = coverage_score(question, [f"Charging\n{text}"], subject_only=False)[0]
+    _replays_with_earlier_coverage(payload, question, round_score(legacy))
