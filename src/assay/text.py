@@ -247,11 +247,11 @@ MEASURED = re.compile(
 
 
 def measured_figures(text: str) -> set[str]:
-    """The figures of ``text`` written as a quantity (with a unit or a currency) or an
-    age, without thousands separators: in a question, the asker's own situation (a
-    condition a rule answers: "a 7-hour flight" against "flights longer than 6 hours"),
-    not a qualifier that picks out another item or event (a year, a quarter, a model
-    number)."""
+    """The figures of ``text`` written as a quantity (with a unit or a currency), an age
+    or a size (:data:`MEASURED`), without thousands separators: in a question, the
+    asker's own situation (a condition a rule answers: "a 7-hour flight" against "flights
+    longer than 6 hours"), not a qualifier that picks out another item or event (a year,
+    a quarter, a model number)."""
     return {"".join(found).replace(",", "") for found in MEASURED.findall(text)}
 
 
