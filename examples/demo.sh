@@ -48,11 +48,13 @@ ask "What ambient temperature range is safe for charging the HX-40?" --policy in
 say "   ...a financial decision's stricter gate keeps the 2019 manual and the forum out: no caveat"
 ask "What ambient temperature range is safe for charging the HX-40?" --policy financial
 
-say "4. The forum says 70 °C is fine. Informational admits it, but the judge sees the data sheet"
-say "   contradict it and withholds the drafted answer..."
+say "4. The forum says 70 °C is fine. Informational admits it, but the data sheet's rule answers"
+say "   (0 to 45 °C), the forum never reaches the answer, and the disagreement is named..."
 ask "Can I charge the HX-40 in a hot car at 70 °C?" --policy informational
-say "   ...a safety-critical decision keeps the forum out, broadens the search, and refuses"
+say "   ...a safety-critical decision keeps the forum out and sends the same draft to a person"
 ask "Can I charge the HX-40 in a hot car at 70 °C?" --severity safety_critical
+say "   ...and where even broadening finds nothing strong enough, it refuses"
+ask "Can I charge the HX-40 in my car in summer?" --severity safety_critical
 
 say "5. A stale source loses to a fresh one: the 2019 manual's 5 hours vs the data sheet's 3"
 ask "How long does a full charge of the HX-40 take?" --policy financial
@@ -71,7 +73,7 @@ $ASSAY evaluate --input examples/demo/evaluate.json
 
 say "9. The human-review queue: what the judge held back, and a reviewer's verdict"
 $ASSAY review list
-$ASSAY review resolve 1 --verdict incorrect --note "the data sheet allows 0-45 °C; the forum is wrong"
+$ASSAY review resolve 1 --verdict correct --note "the data sheet allows 0-45 °C, so not at 70 °C"
 
 say "10. Drop-in scoring of another retriever's results (JSONL in, the same gate out)"
 $ASSAY score --query "What ambient temperature is safe for charging the HX-40 battery pack?" \

@@ -27,6 +27,7 @@ from tests.fake_llm import Endpoint, Reply, logprobs_reply, serve, text_reply
 POLICIES = Path(__file__).resolve().parents[2] / "src" / "assay" / "policies"
 SAFE_RANGE = "What ambient temperature range is safe for charging the HX-40?"
 HOT_CAR = "Can I charge the HX-40 in a hot car at 70 °C?"
+SUMMER_CAR = "Can I charge the HX-40 in my car in summer?"
 OUT_OF_SCOPE = "How do I migrate my Python application to a new server?"
 R9_KEYS = {
     "answer",
@@ -101,7 +102,7 @@ def test_g1_nothing_clears_the_gate_so_retrieval_abstains(demo_db: Path) -> None
 
 
 def test_r8_broadening_that_does_not_lift_the_set_ends_in_a_refusal(demo_db: Path) -> None:
-    out = ask(demo_db, HOT_CAR, "--severity", "safety_critical")
+    out = ask(demo_db, SUMMER_CAR, "--severity", "safety_critical")
     check_r9(out)
     assert out["status"] == "refused"
     assert out["fallbacks"] == ["broaden", "refuse"]
@@ -112,20 +113,26 @@ def test_r8_broadening_that_does_not_lift_the_set_ends_in_a_refusal(demo_db: Pat
     )
 
 
-def test_g3_the_judge_withholds_a_claim_the_data_sheet_contradicts(demo_db: Path) -> None:
-    """The forum's 70 °C clears an informational gate, but the data sheet contradicts it:
-    the judge withholds the answer instead of publishing it."""
+def test_g3_the_data_sheets_rule_answers_and_the_forums_contradiction_is_named(
+    demo_db: Path,
+) -> None:
+    """The forum's 70 °C clears an informational gate beside the data sheet's rule; the
+    rule answers "at 70 °C?" (the asker's 70 is no figure it must state), the forum's
+    claim never reaches the answer, and the disagreement is named with a caveat. Under
+    safety_critical the same draft goes to a person."""
     out = ask(demo_db, HOT_CAR, "--policy", "informational")
     assessment = check_r9(out)
-    assert out["status"] == "abstained_judge"
-    assert assessment.recommended_action in ("human_review", "suppress")
-    assert assessment.confidence_score < 0.5
-    conflict = next(c for c in assessment.source_conflicts if "70" in c.claim)
-    assert conflict.nature == "direct contradiction"
-    assert "70 °C" not in out["answer"]
+    assert out["status"] == "answered"
+    assert assessment.recommended_action == "append_caveat"
+    assert "between 0 °C and 45 °C" in out["answer"] and "70 °C" not in out["answer"]
+    source = {e["id"]: e["source_id"] for e in out["admitted"]}
+    against = {source[c.source_b]: c.nature for c in assessment.source_conflicts}
+    assert against.get("community-forum") == "direct contradiction"
     # the reader is told why in words; the rationale's counts and versions stay in J1
     assert "sources disagree on what it states" in out["answer"]
     assert "(s)" not in out["answer"] and "@" not in out["answer"]
+    strict = ask(demo_db, HOT_CAR, "--severity", "safety_critical")
+    assert strict["status"] == "abstained_judge" and strict["review_id"] is not None
 
 
 def test_j6_two_official_sources_that_disagree_go_to_human_review(demo_db: Path) -> None:
