@@ -33,7 +33,7 @@ from itertools import pairwise
 
 from assay.text import is_stopword, stem
 
-__all__ = ["Qualifiers", "clauses", "qualifiers"]
+__all__ = ["Qualifiers", "clauses", "day_kinds", "qualifiers"]
 
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 _ORDINAL = {"first": "1", "second": "2", "third": "3", "fourth": "4", "1st": "1", "2nd": "2",
@@ -154,7 +154,7 @@ def _kinds(text: str, asking: bool) -> dict[str, set[str]]:
     return {f"kind {noun}": words for noun, words in kinds.items()}
 
 
-def _days(text: str) -> set[str]:
+def day_kinds(text: str) -> set[str]:
     """The kinds of day ``text`` names: "weekday" (Monday to Friday), "weekend"."""
     return {
         kind for kind, day in (("weekday", _WEEKDAY), ("weekend", _WEEKEND)) if day.search(text)
@@ -167,7 +167,7 @@ def _exclusive(text: str, asking: bool = False) -> dict[str, set[str]]:
     words just after a value (:meth:`Qualifiers.other_period_after`): "Monday to Friday"
     in a text is often the rule that answers "Is it open on Saturday?"."""
     found: dict[str, set[str]] = _kinds(text, asking)
-    if asking and (days := _days(text)):
+    if asking and (days := day_kinds(text)):
         found["days"] = days
     for m in _YEAR.finditer(text):
         found.setdefault("year", set()).add(m.group(1))
@@ -250,7 +250,7 @@ class Qualifiers:
         names only another kind of day ("06:30 to 21:00 on weekdays and from 08:00 to
         18:00")."""
         days = self.exclusive.get("days")
-        within = _days(text[start:end]) if days and start is not None else set()
+        within = day_kinds(text[start:end]) if days and start is not None else set()
         if days and within and not days & within:
             return True
         # up to where the sentence turns to its next part: in "daily snapshots for 30
@@ -259,7 +259,7 @@ class Qualifiers:
         rate = self.exclusive.get("rate")
         if rate and Qualifiers({"rate": rate}, frozenset()).clashes(after):
             return True
-        said = _days(after)
+        said = day_kinds(after)
         return bool(days and said and not days & said)
 
     def held(self, text: str) -> int:

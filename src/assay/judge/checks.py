@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from assay.answer.expected import expected_kind
+from assay.answer.qualifiers import day_kinds
 from assay.judge.schema import Context
 from assay.text import (
     BOUND,
@@ -191,13 +192,6 @@ def _contains(texts: Sequence[str], needle: str) -> bool:
     return any(pattern.search(t) for t in texts)
 
 
-#: the kind of day a day of the week is
-_KIND_OF_DAY = {
-    **dict.fromkeys(("monday", "tuesday", "wednesday", "thursday", "friday"), "weekday"),
-    **dict.fromkeys(("saturday", "sunday"), "weekend"),
-}
-
-
 def missing_information(query: str, contexts: Sequence[Context]) -> list[str]:
     """What ``query`` asks for that no context holds; [] when the contexts suffice."""
     texts = [c.text for c in contexts]
@@ -220,9 +214,8 @@ def missing_information(query: str, contexts: Sequence[Context]) -> list[str]:
         # "On Thursdays": the plural and the singular name the same
         singular = name[:-1] if name.endswith("s") and not name.endswith("ss") else name
         # and "on Sunday?" by "at weekends", "on Wednesday?" by "on weekdays"
-        day_kind = _KIND_OF_DAY.get(singular.lower())
-        held = any(_contains(texts, n) for n in (name, singular, f"{singular}s")) or (
-            day_kind is not None and any(_contains(texts, n) for n in (day_kind, f"{day_kind}s"))
+        held = any(_contains(texts, n) for n in (name, singular, f"{singular}s")) or any(
+            _contains(texts, n) for kind in day_kinds(name) for n in (kind, f"{kind}s")
         )
         if not held and not YEAR.fullmatch(name):
             missing.append(f"'{name}', which the query names")
