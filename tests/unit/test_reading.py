@@ -16,6 +16,19 @@ from assay.models.relevance import get_relevance_model
 from assay.text import speaks_to
 
 
+class RecordingRelevance:
+    """The shipped relevance model, remembering each sentence it read alone."""
+
+    def __init__(self) -> None:
+        self.model = get_relevance_model()
+        self.name = self.model.name
+        self.read: list[str] = []
+
+    def score(self, query: str, passages: list[str]) -> list[float]:
+        self.read += passages
+        return self.model.score(query, passages)
+
+
 class SpansReader:
     """Proposes every given span found in a passage, best first, with fixed scores;
     a passage holding none gets an empty reading below its null."""
@@ -359,6 +372,75 @@ def test_r_yes_no_a_clearly_stronger_source_leads_though_a_post_echoes_the_quest
     assert [(d.context, d.states) for d in choice.disagreeing] == [(POST, POST.text)]
     plain = choose(sentences, [], None)  # not a yes-or-no question: the rating decides
     assert plain is not None and plain.lead.context is POST and not plain.disagreeing
+
+
+def test_r_yes_no_a_reassurance_is_no_denial() -> None:
+    """Issue 41, the ordinary suite: "Python 3.9 still works with 4.3, ... no problems"
+    read as a denial (its "no"), like the changelog's "no longer supported", so the two
+    seemed to agree and the forum's disagreement went unnamed. So did "Don't worry about
+    running these dry" against "must not run dry for more than 3 minutes"."""
+    post = Context("chat", "Python 3.9 still works with 4.3, I'm running it with no problems.",
+                   0.62, None, "forum", "customer")  # fmt: skip
+    choice = choose([_sentence(CHANGELOG, 0.09), _sentence(post, 0.56)], [], None, yes_no=True)
+    assert choice is not None and choice.lead.context is CHANGELOG
+    assert [d.context for d in choice.disagreeing] == [post]
+    pump = Context("sheet", "The pump must not run dry for more than 3 minutes.", 0.9, None,
+                   "maker", "official")  # fmt: skip
+    dry = Context("post", "Don't worry about running these dry.", 0.6, None, "forum", "customer")
+    choice = choose([_sentence(pump, 0.5), _sentence(dry, 0.4)], [], None, yes_no=True)
+    assert choice is not None and [d.context for d in choice.disagreeing] == [dry]
+    never = Context("post", "Never run it dry, it won't survive.", 0.6, None, "forum", "customer")
+    choice = choose([_sentence(pump, 0.5), _sentence(never, 0.4)], [], None, yes_no=True)
+    assert choice is not None and choice.disagreeing == ()  # both deny: they agree
+
+
+def test_r_a_yes_no_disagreement_of_a_source_left_unrated_is_read_aside() -> None:
+    """Issue 41, the ordinary suite: a data sheet with many sentences filled the
+    relevance model's shortlist, so the forum post that contradicts it was never rated
+    and its disagreement went unnamed. Its best sentence is now read aside, for the
+    disagreement alone: the data sheet still leads."""
+    sheet = Context(
+        "sheet",
+        "Pumped liquid: fresh or sea water with light oil traces only. Water temperature: "
+        "0 °C to 50 °C. Dry running: the HP-300 must not run dry for more than 3 minutes at "
+        "a time. The HP-150 and HP-500 tolerate up to 2 minutes. Continuous duty is allowed "
+        "while the pump is submerged. Solids: passes particles up to 4 mm. Larger debris is "
+        "held back by the strainer. The housing is sealed to IP68. The motor has a thermal "
+        "cut-out.",
+        0.85, "HP series data sheet > Operating limits", "maker", "official",
+    )  # fmt: skip
+    post = Context(
+        "post", "Don't worry about running these dry. My HP-300 sat humming in an empty bilge "
+        "for over an hour and it still works.", 0.65, "Running a bilge pump dry?", "forum",
+        "unverified",
+    )  # fmt: skip
+    question = "Is it fine to let my HP-300 run for a long time in an empty bilge?"
+    relevance = RecordingRelevance()
+    draft = ExtractiveAnswerer(relevance).answer(question, [sheet, post])
+    assert draft.quoted.startswith("Dry running: the HP-300 must not run dry")
+    assert len(draft.disagreements) == 1 and "forum (unverified)" in draft.disagreements[0]
+    assert any("empty bilge" in s for s in relevance.read)
+
+
+def test_r_a_value_of_a_source_the_reader_did_not_read_is_a_disagreement() -> None:
+    """Issue 41, the ordinary fitting suite: the reader reads the strongest few
+    passages, all of the warranty policy, so a buyers' forum's "3 years warranty on all
+    laptops as standard" went unnamed beside the policy's 24 months. A rated sentence of
+    another source that answers (within ANSWERS_WITHIN of the best) with another value
+    of the kind asked is one."""
+    policy = Context("policy", "Laptops are covered by a Limited Warranty of 24 months.", 0.9,
+                     "Warranty policy > 3. Limited Warranty", "maker", "official")  # fmt: skip
+    post = Context("post", "They give you 3 years warranty on all laptops as standard.", 0.68,
+                   "Warranty length?", "forum", "unverified")  # fmt: skip
+    question = "How long is the standard warranty on a laptop?"
+    kind = expected_kind(question)
+    sentences = [_sentence(policy, 0.83), _sentence(post, 0.75)]
+    choice = choose(sentences, [_reading(policy, "24 months")], kind, question=question)
+    assert choice is not None and choice.lead.context is policy
+    assert [(d.context, d.states) for d in choice.disagreeing] == [(post, post.text)]
+    weak = [_sentence(policy, 0.83), _sentence(post, 0.3)]  # it does not answer
+    choice = choose(weak, [_reading(policy, "24 months")], kind, question=question)
+    assert choice is not None and choice.disagreeing == ()
 
 
 def test_r_yes_no_a_source_that_is_not_clearly_stronger_does_not_lead() -> None:

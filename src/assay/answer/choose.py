@@ -58,6 +58,7 @@ from dataclasses import dataclass
 from assay.answer.expected import AnswerKind
 from assay.answer.qualifiers import Qualifiers
 from assay.answer.reading import Found
+from assay.answer.short import short_answer
 from assay.judge.schema import Context
 from assay.judge.strength import CLEARLY_MORE_RELIABLE, SETTLED, more_reliable
 from assay.text import NEGATION, figures, speaks_to, stemmed_terms
@@ -85,6 +86,15 @@ CLEARLY_STRONGER = SETTLED
 #: a word that forbids; with :data:`assay.text.NEGATION`, a sentence with one and a
 #: sentence without say opposite things
 _FORBIDS = re.compile(r"\b(?:avoid|forbidden|prohibited|banned)\b", re.IGNORECASE)
+#: a negation that reassures rather than denies: "no problems", "don't worry", "did no
+#: harm" affirm what a forum post says works ("Python 3.9 still works with 4.3, ... no
+#: problems" against "Python 3.9 is no longer supported")
+_REASSURES = re.compile(
+    r"\b(?:no|without(?: any)?|never (?:had|caused) (?:any|an?))\s+"
+    r"(?:problems?|issues?|trouble|harm|worries)\b"
+    r"|\b(?:do not|don't|no need to) worry\b|\bnot an? (?:problem|issue)\b",
+    re.IGNORECASE,
+)
 _COUNT = "one two three four five six seven eight nine ten eleven twelve".split()
 _DAYS = {"minute": 1 / 1440, "hour": 1 / 24, "day": 1, "week": 7, "month": 30, "year": 365}
 _DURATION = re.compile(
@@ -177,6 +187,8 @@ def _other_source(a: Context, b: Context) -> bool:
 
 
 def _denies(text: str) -> bool:
+    """Whether ``text`` denies or forbids (a reassurance is no denial)."""
+    text = _REASSURES.sub(" ", text)
     return NEGATION.search(text) is not None or _FORBIDS.search(text) is not None
 
 
@@ -188,14 +200,17 @@ def choose(
     yes_no: bool = False,
     asked: Qualifiers | None = None,
     question: str = "",
+    aside: Sequence[Sentence] = (),
 ) -> Choice | None:
     """The lead sentence of ``sentences`` (see the module docstring), with ``found``, the
     reader's findings in the strongest passages, for a yes-or-no question when
     ``yes_no``, keeping to the question's qualifiers ``asked``; the reader's span of
     another passage disagrees only where its sentence speaks to what the lead says of
     ``question`` (:func:`assay.text.speaks_to`; a denial always disagrees: "charge only
-    between 0 and 45 °C" against "charges fine at 70 °C in the car"); ``None`` without
-    sentences."""
+    between 0 and 45 °C" against "charges fine at 70 °C in the car"); ``aside`` are
+    sentences of other sources rated only to find a yes-or-no disagreement, not to lead by
+    their rating (a more reliable source that denies still settles it);
+    ``None`` without sentences."""
     if not sentences:
         return None
     best = max(sentences, key=lambda s: s.score)  # the first of equals
@@ -234,15 +249,16 @@ def choose(
         lead = _lead_in(first, by_context)
     if kind is not None and not yes_no:  # a question that asks for a value of a kind
         lead = _surely_read(lead, found, rated)
+    heard = [*rated.values(), *aside]
     disagreeing = _disagreeing(
-        question, lead, found, rated, best, kind, yes_no=yes_no, by_context=by_context
+        question, lead, found, heard, best, kind, yes_no=yes_no, by_context=by_context
     )
     trusted = [d for d in disagreeing if more_reliable(d.context, lead.context)]
     if trusted:  # a contradiction is settled by who says it, not by who echoes the question
         top = max(trusted, key=lambda d: d.context.reliability or 0.0)
         lead = _lead_in(rated[id(top.context)], by_context)
         disagreeing = _disagreeing(
-            question, lead, found, rated, best, kind, yes_no=yes_no, by_context=by_context
+            question, lead, found, heard, best, kind, yes_no=yes_no, by_context=by_context
         )
     lead = _keeping_to(asked, lead, by_context)
     reading = by_context.get(id(lead.context))
@@ -292,14 +308,15 @@ def _disagreeing(
     question: str,
     lead: Sentence,
     found: Sequence[Found],
-    rated: dict[int, Sentence],
+    heard: Sequence[Sentence],
     best: Sentence,
     kind: AnswerKind | None,
     *,
     yes_no: bool,
     by_context: dict[int, Found],
 ) -> tuple[Disagreement, ...]:
-    """The passages of other sources that answer otherwise than ``lead``."""
+    """The passages of other sources that answer otherwise than ``lead`` (``heard``: the
+    best-rated sentence of each passage, and those read aside)."""
     reading = by_context.get(id(lead.context))
     said = reading.span_in(lead.start, lead.end) if reading is not None else None
     disagreeing = tuple(
@@ -312,13 +329,53 @@ def _disagreeing(
         and disagree(said, f.answer, kind)
         and speaks_to(question, lead.text, f"{f.context.title or ''} {f.quote}")
     )
+    if kind is not None and not yes_no:
+        disagreeing += _unread_disagreeing(question, lead, said, heard, best, kind, by_context)
     if yes_no:
         disagreeing += tuple(
             Disagreement(s.context, s.text.strip())
-            for s in rated.values()
+            for s in heard
             if s.context is not lead.context
             and _other_source(s.context, lead.context)
             and s.score >= YES_NO_WITHIN * best.score
             and _denies(s.text) != _denies(lead.text)
         )
     return disagreeing
+
+
+def _unread_disagreeing(
+    question: str,
+    lead: Sentence,
+    said: str | None,
+    heard: Sequence[Sentence],
+    best: Sentence,
+    kind: AnswerKind,
+    by_context: dict[int, Found],
+) -> tuple[Disagreement, ...]:
+    """For a question that asks for a value of a kind, the passages of other sources the
+    reader did not read (it reads the strongest few) whose best sentence answers (rated
+    within :data:`ANSWERS_WITHIN` of the best) with another value of that kind: a forum's
+    "3 years warranty on all laptops as standard" against the policy's "24 months". The
+    values compared are the typed short answers (:func:`assay.answer.short.short_answer`)
+    where the reader gave none; the disagreement states the sentence whole, as a
+    yes-or-no one does ("14 year" of "My 14 year old rides ..." says too little)."""
+    stated = said or short_answer(question, lead.text)
+    if stated is None:
+        return ()
+    out = []
+    for s in heard:
+        if (
+            id(s.context) in by_context
+            or s.context is lead.context
+            or not _other_source(s.context, lead.context)
+            or s.score < ANSWERS_WITHIN * best.score
+        ):
+            continue
+        value = short_answer(question, s.text)
+        if (
+            value is not None
+            and disagree(stated, value, kind)
+            and speaks_to(question, lead.text, f"{s.context.title or ''} {s.text}")
+        ):
+            out.append(Disagreement(s.context, s.text.strip()))  # unread: said whole
+    return tuple(out)
