@@ -171,6 +171,24 @@ def test_j2_missing_information_names_what_the_query_asks_for() -> None:
     ]
 
 
+def test_j2_a_name_in_a_passage_title_is_not_missing() -> None:
+    """Issue 41 (coverage that reads titles): "What was Arkwell's revenue in Q2 2026?",
+    answered by a table row under "Arkwell Instruments plc > Q3 2026 trading update", was
+    told "The evidence does not hold everything asked for: 'Arkwell'". The title's date
+    answers no "when", though: the kind of answer is looked for in the text."""
+    row = Context("row", "Quarter Q2 2026: Revenue: 46.8, Gross margin: 55.0%.", 0.9,
+                  "Arkwell Instruments plc > Q3 2026 trading update")  # fmt: skip
+    assert missing_information("What was Arkwell's revenue in 2026?", [row]) == []
+    untitled = Context("row", row.text, 0.9)
+    assert missing_information("What was Arkwell's revenue in 2026?", [untitled]) == [
+        "'Arkwell', which the query names"
+    ]
+    dated = Context("log", "Python 3.9 is no longer supported.", 0.9, "Log > 4.3.0 — 2026-10-02")
+    assert missing_information("When was Python 3.9 dropped?", [dated]) == [
+        "a date or time period, which the query asks for: no context gives one"
+    ]
+
+
 def test_out_of_range_needs_the_same_unit_and_the_same_subject() -> None:
     assert out_of_range("It charges fine at 70 °C.", SDS.text) is not None
     assert out_of_range("It charges fine at 30 °C.", SDS.text) is None

@@ -38,6 +38,7 @@ from assay.text import (
     measured_figures,
     stem,
     term_cosine,
+    titled,
 )
 
 __all__ = [
@@ -193,8 +194,11 @@ def _contains(texts: Sequence[str], needle: str) -> bool:
 
 
 def missing_information(query: str, contexts: Sequence[Context]) -> list[str]:
-    """What ``query`` asks for that no context holds; [] when the contexts suffice."""
-    texts = [c.text for c in contexts]
+    """What ``query`` asks for that no context holds; [] when the contexts suffice. A
+    context holds what its title path states: "Arkwell" of "What was Arkwell's revenue
+    in Q2 2026?" is held by a table row under "Arkwell Instruments plc > Q3 2026 trading
+    update", as the answerer and the coverage read it."""
+    texts = [titled(c.title, c.text) for c in contexts]
     missing: list[str] = []
     units = {_unit(m.group(2)) for t in texts for m in _VALUE.finditer(t)}
     measured = {m.group(1): _unit(m.group(2)) for m in _VALUE.finditer(query)}
@@ -220,7 +224,9 @@ def missing_information(query: str, contexts: Sequence[Context]) -> list[str]:
         if not held and not YEAR.fullmatch(name):
             missing.append(f"'{name}', which the query names")
     kind = expected_kind(query)
-    if kind is not None and not any(kind.found_in(t) for t in texts):
+    # the kind of answer asked for is looked for in the texts alone: a title's date
+    # ("4.3.0 — 2026-10-02") answers no "when"
+    if kind is not None and not any(kind.found_in(c.text) for c in contexts):
         missing.append(f"a {kind.description}, which the query asks for: no context gives one")
     return missing
 
