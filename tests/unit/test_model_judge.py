@@ -159,6 +159,12 @@ def test_j2_missing_information_names_what_the_query_asks_for() -> None:
     kinds = Context("rules", "Open 06:30-21:00 on weekdays and 08:00-18:00 at weekends.")
     assert missing_information("When does it open on Sunday?", [kinds]) == []
     assert missing_information("When does it open on a Wednesday?", [kinds]) == []
+    # a span of months says whether the month asked about falls in it
+    winter = Context("help", "From 1 December to 28 February e-bikes stop below -5 °C.")
+    assert missing_information("Do e-bikes run at -8 °C in January?", [winter]) == []
+    assert missing_information("Do e-bikes run in June?", [hours]) == [
+        "'June', which the query names"
+    ]
     assert missing_information("Is the 2021 model lighter?", [SDS]) == [
         "the figure 2021 the query names"
     ]

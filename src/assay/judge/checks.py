@@ -31,6 +31,7 @@ from assay.answer.qualifiers import day_kinds
 from assay.judge.schema import Context
 from assay.text import (
     BOUND,
+    MONTH,
     NUMBER,
     SENTENCE_BREAK,
     YEAR,
@@ -193,6 +194,14 @@ def _contains(texts: Sequence[str], needle: str) -> bool:
     return any(pattern.search(t) for t in texts)
 
 
+#: a span of months: "1 December to 28 February", "April-September", "between May and
+#: July", "March 2026 until June"
+_MONTH_SPAN = re.compile(
+    rf"(?:{MONTH.pattern})(?:\s+\d{{4}})?\s*(?:to|until|till|through|and|-|\u2013)\s*"
+    rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?)?(?:{MONTH.pattern})"
+)
+
+
 def missing_information(query: str, contexts: Sequence[Context]) -> list[str]:
     """What ``query`` asks for that no context holds; [] when the contexts suffice. A
     context holds what its title path states: "Arkwell" of "What was Arkwell's revenue
@@ -218,8 +227,12 @@ def missing_information(query: str, contexts: Sequence[Context]) -> list[str]:
         # "On Thursdays": the plural and the singular name the same
         singular = name[:-1] if name.endswith("s") and not name.endswith("ss") else name
         # and "on Sunday?" by "at weekends", "on Wednesday?" by "on weekdays"
-        held = any(_contains(texts, n) for n in (name, singular, f"{singular}s")) or any(
-            _contains(texts, n) for kind in day_kinds(name) for n in (kind, f"{kind}s")
+        held = (
+            any(_contains(texts, n) for n in (name, singular, f"{singular}s"))
+            or any(_contains(texts, n) for kind in day_kinds(name) for n in (kind, f"{kind}s"))
+            # and "in January?" by "from 1 December to 28 February": the span says whether
+            # the month falls in it
+            or (MONTH.fullmatch(name) is not None and any(_MONTH_SPAN.search(t) for t in texts))
         )
         if not held and not YEAR.fullmatch(name):
             missing.append(f"'{name}', which the query names")
