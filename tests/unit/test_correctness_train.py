@@ -135,6 +135,22 @@ def test_a_feature_one_answer_holds_carries_no_weight() -> None:
     assert model.coef[FEATURES.index("reader_statement")] > 0.5  # the rest is fitted
 
 
+def test_a_feature_that_speaks_for_the_answer_never_weighs_against_it() -> None:
+    """assay-correctness 6.1.0 weighed the judge's support at -0.10: a judge that found
+    nothing missing lowered the answer's probability. Here support is high on the wrong
+    answers (a correlation of these rows, not what support means): the fit leaves it out
+    and still learns the rest; the best passage's relevance may weigh against."""
+    rows = answers("squad", 200, shift=0.0, seed=7) + answers("tatqa", 100, shift=0.0, seed=8)
+    for row in rows:
+        if row.features:
+            row.features["support"] = 0.9 if not row.correct else 0.6
+            row.features["best_relevance"] = 0.9 if not row.correct else 0.6
+    model = fit(rows, "relevance", "reader")
+    assert model.coef[FEATURES.index("support")] == 0.0
+    assert model.coef[FEATURES.index("best_relevance")] < 0  # not one that speaks for it
+    assert model.coef[FEATURES.index("reader_statement")] > 0.5
+
+
 def test_rows_kept_before_the_statement_was_read_get_it_and_are_kept_again(tmp_path) -> None:
     """assay-correctness-llm 4.0.0 reads the chat model's belief about the answer's first
     statement; rows kept by an earlier run get it from their question and quoted answer

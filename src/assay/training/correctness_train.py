@@ -42,6 +42,7 @@ import numpy.typing as npt
 from assay.answer.correctness import (
     CLIP,
     FEATURES,
+    LLM_FEATURE,
     LLM_FEATURES,
     LLM_STATEMENT,
     CorrectnessModel,
@@ -84,6 +85,20 @@ VERSION = "7.0.0"
 #: 4: the chat model's reading of the answer's first statement; 5: as 7.0.0 of the other
 LLM_VERSION = "5.0.0"
 C = 1.0  # inverse L2 strength of the logistic regression
+#: features that can only speak for an answer: the judge's support, the relevance of
+#: what it cites and of its own text, a reader's or the chat model's belief that the
+#: cited passage or the answer states the answer, the share of the question it holds. A
+#: negative weight on one is a correlation among the features, not what it means
+#: (assay-correctness 6.1.0 weighed the support at -0.10, -llm 4.1.0 at -0.45: a judge
+#: that found nothing missing lowered the answer's probability), so a fit that gives one
+#: leaves it out (weight 0) and fits again. The best passage's relevance and belief may
+#: weigh against: a better passage than the one cited is a sign of the wrong one quoted
+FOR_THE_ANSWER = frozenset(
+    {
+        "cited_relevance", "answer_relevance", "support", "reader_cited",
+        "reader_statement", "statement_coverage", LLM_FEATURE, LLM_STATEMENT,
+    }
+)  # fmt: skip
 #: a feature that departs from its usual value on fewer fitted answers than this carries
 #: no weight: one answer cannot say what it means, and standardised by its tiny spread it
 #: would move every later answer that has it by the clip's full weight
@@ -145,9 +160,15 @@ def fit(
     mean = np.average(x, axis=0, weights=weights)
     scale = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=weights))
     scale[scale < 1e-6] = 1.0
-    head = LogisticRegression(C=C, max_iter=1000).fit(
-        np.clip((x - mean) / scale, -CLIP, CLIP), y, sample_weight=weights
-    )
+    z = np.clip((x - mean) / scale, -CLIP, CLIP)
+    while True:
+        head = LogisticRegression(C=C, max_iter=1000).fit(z, y, sample_weight=weights)
+        wrong_way = [
+            i for i, f in enumerate(features) if f in FOR_THE_ANSWER and head.coef_[0][i] < 0
+        ]
+        if not wrong_way:
+            break
+        z[:, wrong_way] = 0.0  # left out: its coefficient is 0 in the next fit
     return CorrectnessModel(
         "assay-correctness-llm" if answerability else "assay-correctness",
         version,
