@@ -223,6 +223,34 @@ def test_the_relevance_model_reads_the_strongest_passage_then_the_best_by_shared
     assert ExtractiveAnswerer(relevance).answer(question, []).text == ""
 
 
+def test_r_a_yes_no_disagreement_of_a_source_left_unrated_is_read_aside() -> None:
+    """Issue 41, the ordinary suite: a data sheet with many sentences filled the
+    relevance model's shortlist, so the forum post that contradicts it was never rated
+    and its disagreement went unnamed. Its best sentence is now read aside, for the
+    disagreement alone: the data sheet still leads."""
+    sheet = Context(
+        "sheet",
+        "Pumped liquid: fresh or sea water with light oil traces only. Water temperature: "
+        "0 °C to 50 °C. Dry running: the HP-300 must not run dry for more than 3 minutes at "
+        "a time. The HP-150 and HP-500 tolerate up to 2 minutes. Continuous duty is allowed "
+        "while the pump is submerged. Solids: passes particles up to 4 mm. Larger debris is "
+        "held back by the strainer. The housing is sealed to IP68. The motor has a thermal "
+        "cut-out.",
+        0.85, "HP series data sheet > Operating limits", "maker", "official",
+    )  # fmt: skip
+    post = Context(
+        "post", "Don't worry about running these dry. My HP-300 sat humming in an empty bilge "
+        "for over an hour and it still works.", 0.65, "Running a bilge pump dry?", "forum",
+        "unverified",
+    )  # fmt: skip
+    question = "Is it fine to let my HP-300 run for a long time in an empty bilge?"
+    relevance = RecordingRelevance()
+    draft = ExtractiveAnswerer(relevance).answer(question, [sheet, post])
+    assert draft.quoted.startswith("Dry running: the HP-300 must not run dry")
+    assert len(draft.disagreements) == 1 and "forum (unverified)" in draft.disagreements[0]
+    assert any("empty bilge" in s for s in relevance.read)
+
+
 class RecordingSpans:
     """The shipped relevance model, remembering each (passage, sentence) it read inside
     its passage and each sentence it read on its own."""

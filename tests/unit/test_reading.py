@@ -16,19 +16,6 @@ from assay.models.relevance import get_relevance_model
 from assay.text import speaks_to
 
 
-class RecordingRelevance:
-    """The shipped relevance model, remembering each sentence it read alone."""
-
-    def __init__(self) -> None:
-        self.model = get_relevance_model()
-        self.name = self.model.name
-        self.read: list[str] = []
-
-    def score(self, query: str, passages: list[str]) -> list[float]:
-        self.read += passages
-        return self.model.score(query, passages)
-
-
 class SpansReader:
     """Proposes every given span found in a passage, best first, with fixed scores;
     a passage holding none gets an empty reading below its null."""
@@ -392,34 +379,6 @@ def test_r_yes_no_a_reassurance_is_no_denial() -> None:
     never = Context("post", "Never run it dry, it won't survive.", 0.6, None, "forum", "customer")
     choice = choose([_sentence(pump, 0.5), _sentence(never, 0.4)], [], None, yes_no=True)
     assert choice is not None and choice.disagreeing == ()  # both deny: they agree
-
-
-def test_r_a_yes_no_disagreement_of_a_source_left_unrated_is_read_aside() -> None:
-    """Issue 41, the ordinary suite: a data sheet with many sentences filled the
-    relevance model's shortlist, so the forum post that contradicts it was never rated
-    and its disagreement went unnamed. Its best sentence is now read aside, for the
-    disagreement alone: the data sheet still leads."""
-    sheet = Context(
-        "sheet",
-        "Pumped liquid: fresh or sea water with light oil traces only. Water temperature: "
-        "0 °C to 50 °C. Dry running: the HP-300 must not run dry for more than 3 minutes at "
-        "a time. The HP-150 and HP-500 tolerate up to 2 minutes. Continuous duty is allowed "
-        "while the pump is submerged. Solids: passes particles up to 4 mm. Larger debris is "
-        "held back by the strainer. The housing is sealed to IP68. The motor has a thermal "
-        "cut-out.",
-        0.85, "HP series data sheet > Operating limits", "maker", "official",
-    )  # fmt: skip
-    post = Context(
-        "post", "Don't worry about running these dry. My HP-300 sat humming in an empty bilge "
-        "for over an hour and it still works.", 0.65, "Running a bilge pump dry?", "forum",
-        "unverified",
-    )  # fmt: skip
-    question = "Is it fine to let my HP-300 run for a long time in an empty bilge?"
-    relevance = RecordingRelevance()
-    draft = ExtractiveAnswerer(relevance).answer(question, [sheet, post])
-    assert draft.quoted.startswith("Dry running: the HP-300 must not run dry")
-    assert len(draft.disagreements) == 1 and "forum (unverified)" in draft.disagreements[0]
-    assert any("empty bilge" in s for s in relevance.read)
 
 
 def test_r_a_value_of_a_source_the_reader_did_not_read_is_a_disagreement() -> None:
