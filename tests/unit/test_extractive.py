@@ -474,3 +474,24 @@ def test_the_reading_weighs_passages_within_a_source_not_one_source_against_anot
     forum = replace(FORUM, source_id="forum", read=0.95)
     weights = list(readings([*official, forum]).values())
     assert weights == pytest.approx([1.0, 0.5**READ_POWER, 1.0])
+
+
+def test_evidence_that_only_asks_or_does_not_know_is_declined() -> None:
+    """Issue 41, the held-out ordinary suite: "Can I fly my drone over Kestrel Fjord
+    national park?" was answered "The ranger station had no idea." (0.56), the only
+    sentence of a forum post asking the same thing that was not itself a question."""
+    post = Context("post", "Anyone know whether drones are allowed over the national park? "
+                   "The ranger station had no idea.", 0.74, "Flying over the park", "forum",
+                   "unverified")  # fmt: skip
+    question = "Can I fly my drone over the national park?"
+    draft = ExtractiveAnswerer(get_relevance_model()).answer(question, [post])
+    assert draft.text == "" and draft.declined is not None and "only asks it" in draft.declined
+    rule = Context("rule", "Drones may not be flown over the national park.", 0.7, None,
+                   "park-rules", "official")  # fmt: skip
+    answered = ExtractiveAnswerer(get_relevance_model()).answer(question, [post, rule])
+    assert answered.quoted.startswith("Drones may not be flown over the national park.")
+    # within a passage, the sentence that says it does not know is passed over
+    unsure = Context("post", "I'm not sure whether drones are allowed over the national "
+                     "park. The rangers told me they are banned there.", 0.74)  # fmt: skip
+    told = ExtractiveAnswerer(get_relevance_model()).answer(question, [unsure])
+    assert told.quoted.startswith("The rangers told me they are banned there.")

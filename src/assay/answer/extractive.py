@@ -17,7 +17,9 @@ first; when it finds no answer in any of them the answerer declines (an empty dr
 a table row that the question names (:func:`assay.answer.reading.named_row`: the reader,
 trained on prose, does not read tables), which then leads; and it declines when the
 lead sentence states the answer only for another item than the question names ("first
-car" for "a second car"). The answer opens with the short answer: the cell of a table
+car" for "a second car"). A sentence that asks, or says that someone does not know ("The
+ranger station had no idea", of a forum post asking the question), answers nothing, and
+evidence of nothing else is declined. The answer opens with the short answer: the cell of a table
 row whose column the question names, else the reader's span within the quoted sentence
 when it is short, else the date, quantity or name the question asks for
 (:mod:`assay.answer.short`) from the clause that keeps to the question's qualifiers:
@@ -74,6 +76,14 @@ READ_POWER = 2.0
 #: a sentence that asks ("Has management said anything about it?"), its emphasis aside:
 #: a forum post's question, or an FAQ's heading, which the answer follows
 _ASKS = re.compile(r"\?[*_\"')\]]*\s*$")
+#: a sentence that says its writer (or someone) does not know: "The ranger station had no
+#: idea", of a forum post that asks the question, answered "Can I fly my drone over
+#: Kestrel Fjord national park?" (published at 0.56)
+_UNKNOWING = re.compile(
+    r"\b(?:no idea|no clue|not sure|unsure|(?:do|does|did)(?: not|n't) know|"
+    r"(?:nobody|no one|no-one) (?:knows|knew)|can't say|cannot say|wondering)\b",
+    re.IGNORECASE,
+)
 _SHORT_WORDS = 10  # a longer span is no short answer
 #: sentences the relevance model reads (it encodes each one it has not seen): those of
 #: the strongest passage, then the others sharing the most words with the question. On
@@ -233,6 +243,9 @@ class ExtractiveAnswerer:
                     where.append(_Span(context, start, end))
         if not sentences:
             return Draft("", self.name, None, mode)
+        if all(_ASKS.search(s) or _UNKNOWING.search(s) for s in sentences):
+            why = "the evidence that bears on it only asks it, or says that it does not know"
+            return Draft("", self.name, None, mode, declined=why)
         kind, asked = expected_kind(question), qualifiers(question)
         found: list[Found] = []
         named: Sentence | None = None  # the table row that leads where nothing was read
@@ -299,7 +312,7 @@ class ExtractiveAnswerer:
             * read[id(w.context)]
             * (1.0 if kind is None or kind.found_in(s) else _WRONG_KIND)
             * (_WRONG_KIND if asked.clashes(titled(w.context.title, s)) else 1.0)
-            * (0.0 if _ASKS.search(s) else 1.0)  # a question answers nothing
+            * (0.0 if _ASKS.search(s) or _UNKNOWING.search(s) else 1.0)  # nor does a question
             * row
             for s, w, row in zip(sentences, where, rows, strict=True)
         ]
