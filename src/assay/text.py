@@ -185,13 +185,16 @@ _CALENDAR = frozenset(
     "thursdays fridays saturdays sundays january february march april may june july august "
     "september october november december".split()
 )
+#: capitalised words that name nothing: "I" and its contractions, "OK" ("Is it OK to
+#: have a glass of wine while I'm taking Calventa?" names Calventa alone)
+NOT_NAMES = frozenset("i i'm i've i'd i'll ok okay".split())
 
 
 def given_names(text: str) -> set[str]:
     """The names ``text`` gives, lower-cased as coverage lists its terms: the words
     capitalised inside a sentence ("Dart Plus", "the Professional plan", "HCM240"), days
-    and months aside."""
-    return {w.lower() for w in NAME.findall(text)} - _CALENDAR
+    and months aside, and :data:`NOT_NAMES`."""
+    return {w.lower() for w in NAME.findall(text)} - _CALENDAR - NOT_NAMES
 
 
 #: the share of what an answer says of the question that a rival statement must say too

@@ -177,6 +177,23 @@ def test_j2_missing_information_names_what_the_query_asks_for() -> None:
     ]
 
 
+def test_j2_a_pronoun_an_ok_or_a_code_s_digit_is_nothing_the_query_names() -> None:
+    """Issue 41, the held-out ordinary suite: "Is it OK to have a glass of wine while I'm
+    taking Calventa?" was said to lack "'OK'" and "'I'm'", and "Are nitrile gloves OK for
+    a quick LN2 fill?" "the figure 2": the judge's support fell to 0.77 and 0.74."""
+    leaflet = Context("leaflet", "Avoid alcohol while taking Calventa.")
+    asked = "Is it OK to have a glass of wine while I'm taking Calventa?"
+    assert missing_information(asked, [leaflet]) == []
+    sop = Context("sop", "Wear cryogenic gloves for every LN2 fill: nitrile is no protection.")
+    assert missing_information("Are nitrile gloves OK for a quick LN2 fill?", [sop]) == []
+    assert missing_information("Is LN3 safe?", [sop]) == ["'LN3', which the query names"]
+    pump = Context("sheet", "The HP-500 is quiet.")
+    assert missing_information("Is the HP-300 quiet?", [pump]) == [
+        "the figure 300 the query names",
+        "'HP-300', which the query names",
+    ]
+
+
 def test_j2_a_name_in_a_passage_title_is_not_missing() -> None:
     """Issue 41 (coverage that reads titles): "What was Arkwell's revenue in Q2 2026?",
     answered by a table row under "Arkwell Instruments plc > Q3 2026 trading update", was

@@ -32,6 +32,7 @@ from assay.judge.schema import Context
 from assay.text import (
     BOUND,
     MONTH,
+    NOT_NAMES,
     NUMBER,
     SENTENCE_BREAK,
     YEAR,
@@ -51,6 +52,9 @@ __all__ = [
 ]
 
 _NAME = re.compile(r"(?<!^)\b[A-Z][\w'-]*[A-Za-z0-9]")
+#: a figure the query states, not a digit of a code: "LN2" is a name, held where a
+#: context says "LN2", not a figure 2 that no context states
+_FIGURE = re.compile(rf"(?<![A-Za-z]){NUMBER.pattern}")
 _SPECULATIVE = re.compile(
     r"\b(?:probably|likely|possibly|perhaps|presumably|apparently|seems?|appears?|suggests?|"
     r"might|generally|usually|typically|normally|always|never|all|every|everyone|everything|"
@@ -214,13 +218,17 @@ def missing_information(query: str, contexts: Sequence[Context]) -> list[str]:
     # "Can I fly business class on a 7-hour flight?" is answered by a rule's bound
     # ("longer than 6 hours"): the asker's own figure is no figure a context must hold
     own = measured_figures(query) if any(BOUND.search(t) for t in texts) else set()
-    for figure in dict.fromkeys(NUMBER.findall(query)):
+    for figure in dict.fromkeys(_FIGURE.findall(query)):
         # "can I charge it at 70 °C?" is answered by a context that gives limits in °C
         if _contains(texts, figure) or figure.replace(",", "") in own:
             continue
         if measured.get(figure, "") not in units:
             missing.append(f"the figure {figure} the query names")
-    names = [m.group(0) for m in _NAME.finditer(query) if content_terms(m.group(0))]
+    names = [
+        m.group(0)
+        for m in _NAME.finditer(query)
+        if content_terms(m.group(0)) and m.group(0).lower() not in NOT_NAMES
+    ]
     for name in dict.fromkeys(names):
         name = re.sub(r"'s$", "", name)
         # "open on Tuesdays?" is answered by "Tuesday to Sunday", and "on Thursday?" by
