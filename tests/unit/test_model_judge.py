@@ -296,3 +296,24 @@ def test_j1_a_storage_range_is_no_conflict_for_an_answer_about_charging(
     result = judge.judge(QUESTION, answer, [sheet, storage, manual], ActionThresholds())
     pairs = {(c.source_a, c.source_b) for c in result.assessment.source_conflicts}
     assert pairs == {("sheet", "manual")}
+
+
+def test_j_a_sentence_about_another_year_contradicts_no_claim(judge: ModelJudge) -> None:
+    """Issue 41, the held-out ordinary suite: "What was the total dividend for 2025?",
+    answered from the annual report ("bringing the total for 2025 to 11.0 cents"), was
+    withheld at support 0.45 for a conflict with the Q3 2026 update's "interim dividend of
+    4.5 cents per share for 2026". A sentence of the same year still contradicts."""
+    annual = Context("annual", "The board recommends a final dividend of 7.0 cents a share, "
+                     "bringing the total for 2025 to 11.0 cents (2024: 9.5 cents).",
+                     0.81)  # fmt: skip
+    update = Context("update", "The board has declared an interim dividend of 4.5 cents per "
+                     "share for 2026, payable on 12 December 2026.", 0.76)  # fmt: skip
+    answer = f"{annual.text} [Source: annual]"
+    asked = "What was the total dividend for 2025?"
+    result = judge.judge(asked, answer, [annual, update], ActionThresholds())
+    assert result.assessment.source_conflicts == []
+    same = Context("update", "The total dividend for 2025 was 9.0 cents per share.", 0.76)
+    result = judge.judge(asked, answer, [annual, same], ActionThresholds())
+    assert [(c.source_a, c.source_b) for c in result.assessment.source_conflicts] == [
+        ("annual", "update")
+    ]
