@@ -217,15 +217,6 @@ def test_strength_a_clear_margin_or_at_equal_weight_a_later_date_outweighs() -> 
     assert not outweighs(ctx("customer", conf=0.9), ctx("official", conf=0.7))
     assert outweighs(ctx("official", conf=0.7), ctx("customer", conf=0.9))
     assert outweighs(ctx("official", conf=0.7), ctx("internal_wiki", conf=0.7))  # 0.3 exactly
-    # equally reliable sources: the later publication, whatever the confidences within
-    # the margin (a Q3 trading update's guidance over the annual report's earlier one)
-    assert outweighs(ctx("official", conf=0.93, day=9), ctx("official", conf=0.87, day=2))
-    assert outweighs(ctx("official", conf=0.80, day=9), ctx("official", conf=0.87, day=2))
-    assert not outweighs(ctx("official", conf=0.87, day=2), ctx("official", conf=0.93, day=9))
-    assert not outweighs(ctx("official", conf=0.70, day=9), ctx("official", conf=0.87, day=2))
-    assert not outweighs(ctx("official", conf=0.93, day=9), ctx("verified_kb", conf=0.87, day=2))
-    assert outweighs(ctx(conf=0.8, day=9), ctx(conf=0.8, day=2))  # no reliability: equal weight
-    assert not outweighs(ctx(conf=0.9, day=9), ctx(conf=0.8, day=2))
 
 
 def test_j_stronger_source_contradiction_outweighs_weaker_support() -> None:

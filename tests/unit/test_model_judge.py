@@ -317,3 +317,31 @@ def test_j_a_sentence_about_another_year_contradicts_no_claim(judge: ModelJudge)
     assert [(c.source_a, c.source_b) for c in result.assessment.source_conflicts] == [
         ("annual", "update")
     ]
+
+
+def test_j_a_newer_text_that_revises_the_older_figure_settles_the_conflict(
+    judge: ModelJudge,
+) -> None:
+    """Issue 41, the held-out ordinary suite: "What revenue does Arkwell now expect for
+    the whole of 2026?", answered from the Q3 update ("now expected to be €192 million to
+    €196 million, up from €188 million to €194 million"), was withheld at support 0.44
+    for an unsettled conflict with the annual report's guidance. The newer text states
+    the older figures beside its own: it revises them. A newer text that only states
+    another value (the demo's data sheet against the 2019 manual) still settles nothing."""
+    from datetime import date
+
+    update = Context("update", "We are raising our guidance for the full year 2026: revenue "
+                     "is now expected to be €192 million to €196 million, up from €188 "
+                     "million to €194 million.", 0.93, published=date(2026, 10, 15))  # fmt: skip
+    annual = Context("annual", "We expect continued growth in 2026, with revenue of €188 "
+                     "million to €194 million.", 0.87, published=date(2026, 3, 2))  # fmt: skip
+    asked = "What revenue does Arkwell now expect for 2026?"
+    answer = f"{update.text} [Source: update]"
+    result = judge.judge(asked, answer, [update, annual], ActionThresholds())
+    assert result.assessment.source_conflicts  # reported ...
+    assert "1 settled by evidence strength" in result.assessment.score_rationale  # ... settled
+    plain = Context("update", "Revenue for 2026 is expected to be €192 million to €196 "
+                    "million.", 0.93, published=date(2026, 10, 15))  # fmt: skip
+    result = judge.judge(asked, f"{plain.text} [Source: update]", [plain, annual],
+                         ActionThresholds())  # fmt: skip
+    assert "settled" not in result.assessment.score_rationale

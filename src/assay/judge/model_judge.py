@@ -29,7 +29,9 @@ weighed by who said what (:mod:`assay.judge.strength`): a context weighs its con
 ``source_kind``), and one clearly outweighs another by 0.15 or more, or at equal weight
 by a later publication date. The claim rests on its strongest backing context. If that
 clearly outweighs a contradicting one, the conflict is *settled* in the claim's favour;
-if a contradicting context clearly outweighs it, the claim is **contradicted** (a chat
+if it revises the contradicting one (published later, it states that one's figures beside
+its own: "now expected to be €192-196 million, up from €188-194 million"), so is the
+conflict; if a contradicting context clearly outweighs it, the claim is **contradicted** (a chat
 message does not make a claim the official policy contradicts true), the conflict
 reported and settled against it; otherwise the conflict stands unsettled. A conflict
 among contexts is settled when either side clearly outweighs the other. Contexts with no
@@ -100,7 +102,7 @@ from assay.scoring.agreement import (
     face_conflict,
     find_conflicts,
 )
-from assay.text import NUMBER, content_terms, is_stopword, squash_spaces, stem
+from assay.text import NUMBER, content_terms, figures, is_stopword, squash_spaces, stem
 
 __all__ = ["ModelJudge"]
 
@@ -270,6 +272,7 @@ class ModelJudge:
             _strength(claim, query, c.text, r.score) for c, r in zip(contexts, results, strict=True)
         ]
         contradicting: list[tuple[int, str | None]] = []
+        said: dict[int, str] = {}  # the sentence of each contradicting context
         stated = _quoted(claim)
         for j, (context, result) in enumerate(zip(contexts, results, strict=True)):
             if strength[j] >= self.threshold:
@@ -289,6 +292,7 @@ class ModelJudge:
             # the model's "contradicted" counts only where the context states the same thing
             if (result.label == "contradicted" and overlap >= _ALIGNED) or kind is not None:
                 contradicting.append((j, kind))
+                said[j] = sentence
 
         def graded(j: int, grade: Grade) -> ClaimGrade:
             r = results[j]
@@ -318,7 +322,8 @@ class ModelJudge:
                         source_b=contexts[j].id,
                         nature=_nature(kind),
                     ),
-                    outweighs(contexts[best], contexts[j]),
+                    outweighs(contexts[best], contexts[j])
+                    or _revises(contexts[best], contexts[j], said[j]),
                 )
                 for j, kind in contradicting
             )
@@ -335,6 +340,24 @@ class ModelJudge:
         if strength[best] >= self.threshold * _PARTIAL:
             return _Graded(graded(best, "partially supported"), ())
         return _Graded(graded(best, "unsupported"), ())
+
+
+def _revises(newer: Context, older: Context, sentence: str) -> bool:
+    """Whether ``newer`` revises what ``older``'s ``sentence`` states: published later,
+    it states every figure of that sentence beside its own ("revenue is now expected to
+    be €192 million to €196 million, up from €188 million to €194 million" of a Q3
+    trading update, against the annual report's "revenue of €188 million to €194
+    million"). It knows the older value and gives another: the conflict is settled. A
+    newer text that only states another value ("3 hours" against a 2019 manual's "5
+    hours") settles nothing: a person decides."""
+    old = figures(sentence)
+    return (
+        bool(old)
+        and newer.published is not None
+        and older.published is not None
+        and newer.published > older.published
+        and old <= figures(newer.text)
+    )
 
 
 #: the kinds of period a claim and a contradicting sentence must not differ in

@@ -14,13 +14,8 @@ registry adds), else unknown. One context *outweighs* another when
   the margin by which the judge has always settled conflicts between confidences: an
   official data sheet against a forum post, not an official text against a verified
   knowledge-base article), or
-* neither clearly outweighs the other, their sources are equally reliable in the
-  registry (or, where no reliability is known, their weights are equal), and the first
-  was published later: a newer version of an equally reliable source supersedes the
-  older one. Confidence weighs freshness too, so two official documents' passages are
-  rarely of equal weight: "revenue is now expected to be €192 million to €196 million"
-  of a Q3 2026 trading update (0.93) left an unsettled conflict with the annual report's
-  earlier guidance (0.87), and withheld the right answer.
+* both weights are known and equal, and the first was published later (a newer
+  version of an equally reliable source supersedes the older one).
 
 Passages of one document (:func:`same_document`) never conflict with each other here: a
 price table's row and the prose that restates it, a procedure and its change log ("from
@@ -99,13 +94,9 @@ def outweighs(a: Context, b: Context) -> bool:
     margin = round(wa - wb, _DECIMALS)
     if margin >= SETTLED:
         return True
-    if margin <= -SETTLED or a.published is None or b.published is None:
-        return False
-    if a.reliability is not None and b.reliability is not None:
-        equal = round(a.reliability - b.reliability, _DECIMALS) == 0.0
-    else:
-        equal = margin == 0.0
-    return equal and a.published > b.published
+    if margin == 0.0 and a.published is not None and b.published is not None:
+        return a.published > b.published
+    return False
 
 
 def rank(context: Context) -> tuple[float, date]:
