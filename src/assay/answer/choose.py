@@ -37,9 +37,11 @@ higher by :data:`CLEARLY_STRONGER`) and its best sentence rates at least
 Each answering passage of another source whose span gives another value than the
 lead's -- other figures or durations ("two weeks" against "30 days"), or for a name or
 date no word in common -- is a *disagreement*, named beside the answer with its source;
-the answer states the lead. For a yes-or-no question, a rated sentence of another source
-that denies what the lead affirms, or affirms what it denies ("You can put glass in the
-blue bin" against "not in the blue bin"), is one too.
+the answer states the lead. So is a passage the reader did not read (it reads the
+strongest few) whose best sentence answers and gives another value of the kind asked.
+For a yes-or-no question, a rated sentence of another source that denies what the lead
+affirms, or affirms what it denies ("You can put glass in the blue bin" against "not in
+the blue bin"), is one too; a reassurance ("no problems", "don't worry") is no denial.
 
 A disagreement is settled by who says it: when a disagreeing passage's source is
 clearly more reliable than the lead's (by :data:`CLEARLY_MORE_RELIABLE` in the
