@@ -49,6 +49,19 @@ def ask(db: Path, question: str, *options: str) -> dict[str, Any]:
     return json.loads(result.stdout)
 
 
+def knowledge_base(folder: Path, documents: dict[str, tuple[str, list[str]]]) -> Path:
+    """A database in ``folder`` holding each document (file name: its text, then the
+    ``sources add`` arguments of its source), ingested through the CLI."""
+    db = folder / "assay.db"
+    for name, (text, source) in documents.items():
+        (folder / name).write_text(text)
+        for args in (["sources", "add", *source], ["ingest", str(folder / name), "--source",
+                                                     source[0]]):  # fmt: skip
+            result = run_cli(*args, db=db)
+            assert result.exit_code == 0, result.output
+    return db
+
+
 def copy_db(source: Path, target: Path) -> Path:
     """A consistent copy of an assay database (its write-ahead log included)."""
     with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:

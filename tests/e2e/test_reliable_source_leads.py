@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
-from tests.e2e.conftest import ask
+from tests.e2e.conftest import ask, knowledge_base
 
 POLICY = """---
 title: Aster Valley Clinic Visitor Policy (2026)
@@ -37,19 +36,6 @@ published: 2026-06-10
 Posted by maria_k: We went in with five of us to see my dad and nobody said anything.
 I also brought my 8-year-old into the ICU, the nurses were fine with it.
 """
-
-
-def knowledge_base(folder: Path, documents: dict[str, tuple[str, list[str]]]) -> Path:
-    """A database in ``folder`` holding each document (file name: its text, then the
-    ``sources add`` arguments of its source), ingested through the CLI."""
-    db = folder / "assay.db"
-    for name, (text, source) in documents.items():
-        (folder / name).write_text(text)
-        for args in (["sources", "add", *source], ["ingest", str(folder / name), "--source",
-                                                     source[0]]):  # fmt: skip
-            result = run_cli(*args, db=db)
-            assert result.exit_code == 0, result.output
-    return db
 
 
 @pytest.fixture(scope="module")
