@@ -186,15 +186,17 @@ _CALENDAR = frozenset(
     "september october november december".split()
 )
 #: capitalised words that name nothing: "I" and its contractions, "OK" ("Is it OK to
-#: have a glass of wine while I'm taking Calventa?" names Calventa alone)
+#: have a glass of wine while I'm taking Calventa?" names Calventa alone). The judge's
+#: missing information leaves them out; :func:`given_names` keeps them, as the router's
+#: decisions written to the audit log replay with it
 NOT_NAMES = frozenset("i i'm i've i'd i'll ok okay".split())
 
 
 def given_names(text: str) -> set[str]:
     """The names ``text`` gives, lower-cased as coverage lists its terms: the words
     capitalised inside a sentence ("Dart Plus", "the Professional plan", "HCM240"), days
-    and months aside, and :data:`NOT_NAMES`."""
-    return {w.lower() for w in NAME.findall(text)} - _CALENDAR - NOT_NAMES
+    and months aside."""
+    return {w.lower() for w in NAME.findall(text)} - _CALENDAR
 
 
 #: the share of what an answer says of the question that a rival statement must say too

@@ -19,9 +19,9 @@ trained on prose, does not read tables), which then leads; and it declines when 
 lead sentence states the answer only for another item than the question names ("first
 car" for "a second car"). A sentence that asks, or says that someone does not know ("The
 ranger station had no idea", of a forum post asking the question), answers nothing, and
-evidence of nothing else is declined. The answer opens with the short answer: the cell of a table
-row whose column the question names, else the reader's span within the quoted sentence
-when it is short, else the date, quantity or name the question asks for
+evidence of nothing else is declined. The answer opens with the short answer: the cell
+of a table row whose column the question names, else the reader's span within the quoted
+sentence when it is short, else the date, quantity or name the question asks for
 (:mod:`assay.answer.short`) from the clause that keeps to the question's qualifiers:
 "About 3 hours: A full charge from empty takes about 3 hours. [Source: ...]". Answering
 passages of other sources that give another value are named in ``Draft.disagreements``.
@@ -312,7 +312,7 @@ class ExtractiveAnswerer:
             * read[id(w.context)]
             * (1.0 if kind is None or kind.found_in(s) else _WRONG_KIND)
             * (_WRONG_KIND if asked.clashes(titled(w.context.title, s)) else 1.0)
-            * (0.0 if _ASKS.search(s) or _UNKNOWING.search(s) else 1.0)  # nor does a question
+            * (0.0 if _ASKS.search(s) or _UNKNOWING.search(s) else 1.0)  # it answers nothing
             * row
             for s, w, row in zip(sentences, where, rows, strict=True)
         ]
