@@ -337,17 +337,17 @@ class ExtractiveAnswerer:
             return []
         heard = {s.context.source_id for s in rated if s.score > 0}
         asked = _terms(question)
-        best: dict[str | None, tuple[float, Sentence]] = {}
+        best: dict[str | None, tuple[float, Sentence, float]] = {}
         for sentence, weight in zip(rated, weights, strict=True):
             source = sentence.context.source_id
             shared = term_cosine(asked, _terms(sentence.text)) * weight
             if source not in heard and shared > 0 and shared > best.get(source, (0.0,))[0]:
-                best[source] = (shared, sentence)
-        unread = [s for _, s in sorted(best.values(), key=lambda p: -p[0])[:ASIDE_SOURCES]]
-        read = self.relevance.score(question, [s.text for s in unread]) if unread else []
+                best[source] = (shared, sentence, weight)
+        unread = sorted(best.values(), key=lambda b: -b[0])[:ASIDE_SOURCES]
+        read = self.relevance.score(question, [s.text for _, s, _ in unread]) if unread else []
         return [
-            Sentence(s.context, s.start, s.end, r * weights[rated.index(s)])
-            for s, r in zip(unread, read, strict=True)
+            Sentence(s.context, s.start, s.end, r * weight)
+            for (_, s, weight), r in zip(unread, read, strict=True)
         ]
 
     def _short(self, question: str, sentence: str, choice: Choice) -> str | None:

@@ -75,7 +75,7 @@ from dataclasses import dataclass
 from assay.actions import ActionThresholds
 from assay.answer.citations import validate_citations
 from assay.answer.expected import expected_kind
-from assay.answer.qualifiers import qualifiers
+from assay.answer.qualifiers import Qualifiers, qualifiers
 from assay.judge.base import ClaimGrade, Grade, Judgment, empty_or_refusal
 from assay.judge.checks import (
     beyond_bound,
@@ -274,11 +274,12 @@ class ModelJudge:
         contradicting: list[tuple[int, str | None]] = []
         said: dict[int, str] = {}  # the sentence of each contradicting context
         stated = _quoted(claim)
+        asked = qualifiers(query)
         for j, (context, result) in enumerate(zip(contexts, results, strict=True)):
             if strength[j] >= self.threshold:
                 continue
             _, sentence, overlap = aligned_sentences(claim, context.text)
-            if different_rows(stated, sentence) or _other_period(query, sentence):
+            if different_rows(stated, sentence) or _other_period(asked, sentence):
                 continue  # the row of another item, another year: a different statement
             same = overlap >= _ALIGNED and _shared_words(claim, sentence) >= _SAME_WORDS
             kind = face_conflict(claim, sentence) if same else None
@@ -364,14 +365,14 @@ def _revises(newer: Context, older: Context, sentence: str) -> bool:
 _PERIODS = frozenset({"year", "quarter", "half"})
 
 
-def _other_period(query: str, sentence: str) -> bool:
-    """Whether ``sentence`` states only another year, quarter or half than ``query``
-    asks about: for "What was the total dividend for 2025?", "an interim dividend of 4.5
-    cents per share for 2026" contradicts nothing of "bringing the total for 2025 to 11.0
-    cents", which it had withheld (the support model read the two figures as a
-    contradiction). A query that pins no period leaves a year free to contradict: "was
-    released in 2019" against "released in March 2021"."""
-    return bool(_PERIODS.intersection(qualifiers(query).clashing(sentence)))
+def _other_period(asked: Qualifiers, sentence: str) -> bool:
+    """Whether ``sentence`` states only another year, quarter or half than the query
+    (its qualifiers ``asked``) asks about: for "What was the total dividend for 2025?",
+    "an interim dividend of 4.5 cents per share for 2026" contradicts nothing of
+    "bringing the total for 2025 to 11.0 cents", which it had withheld (the support model
+    read the two figures as a contradiction). A query that pins no period leaves a year
+    free to contradict: "was released in 2019" against "released in March 2021"."""
+    return bool(_PERIODS.intersection(asked.clashing(sentence)))
 
 
 def _quoted(claim: str) -> str:
