@@ -69,6 +69,23 @@ def test_j2_a_quote_opened_by_its_own_span_is_read_as_the_quote(judge: ModelJudg
     assert [c.grade for c in result.claims] == ["supported"]
 
 
+def test_j2_a_quote_opened_by_its_heading_is_supported(judge: ModelJudge) -> None:
+    """Issue 41: "Which version added the diff command?" is answered "4.1.0: - `loom diff`
+    compares ...", the version from the heading the sentence stands under. The passage
+    holds what its title path states, so the claim is supported, not contradicted; a
+    version no heading or text states is still not supported."""
+    added = Context(
+        "added", "- `loom diff` compares two ledgers and prints the differing transactions.",
+        0.8, title="Ledgerloom changelog > 4.1.0 — 2026-04-02 > Added",
+    )  # fmt: skip
+    question = "Which version added the diff command?"
+    said = "- `loom diff` compares two ledgers and prints the differing transactions."
+    right = judge.judge(question, f"4.1.0: {said}", [added], ActionThresholds())
+    assert [c.grade for c in right.claims] == ["supported"]
+    wrong = judge.judge(question, f"4.3.0: {said}", [added], ActionThresholds())
+    assert [c.grade for c in wrong.claims] != ["supported"]
+
+
 def test_j2_a_figure_the_evidence_contradicts_is_contradicted(judge: ModelJudge) -> None:
     assert grade(judge, "The HX-40 weighs 5 kg and was released in 2019.") == ["contradicted"]
 

@@ -47,6 +47,7 @@ from assay.answer.choose import Choice, Sentence, choose
 from assay.answer.citations import cite, defuse_citations
 from assay.answer.expansion import pseudo_relevance_phrasings
 from assay.answer.expected import AnswerKind, asks_yes_or_no, expected_kind, wants_explanation
+from assay.answer.headings import heading_answer
 from assay.answer.qualifiers import Qualifiers, clauses, qualifiers
 from assay.answer.reading import (
     MARGIN_FLOOR,
@@ -270,7 +271,9 @@ class ExtractiveAnswerer:
             why = f'the evidence states it only for another {what} than asked: "{said}"'
             return Draft("", self.name, None, mode, declined=why)
         text = f"{quote} {cite(lead.context.id)}"
-        short = self._short(question, quote, choice)
+        # "Which version added ...?": the heading the sentence stands under answers
+        short = heading_answer(question, lead.context.title, quote)
+        short = short or self._short(question, quote, choice)
         if short is not None:
             short = short[0].upper() + short[1:]  # it opens the answer
             text = f"{short}: {text}"

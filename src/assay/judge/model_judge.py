@@ -102,7 +102,7 @@ from assay.scoring.agreement import (
     face_conflict,
     find_conflicts,
 )
-from assay.text import NUMBER, content_terms, figures, is_stopword, squash_spaces, stem
+from assay.text import NUMBER, content_terms, figures, is_stopword, squash_spaces, stem, titled
 
 __all__ = ["ModelJudge"]
 
@@ -254,12 +254,13 @@ class ModelJudge:
             return claim
         texts = [c.text for c in contexts]
         led = _LED.match(claim)
-        if (
-            led is not None
-            and squash_spaces(led["lead"]).lower() in squash_spaces(led["quote"]).lower()
-            and is_excerpt(led["quote"], texts)
-        ):  # the short answer restates a span of the quote: read the quote as the answer
-            return f"{query} {led['quote']}"
+        if led is not None and is_excerpt(led["quote"], texts):
+            # the short answer restates a span of the quote, or of the title path it
+            # stands under ("4.1.0: - `loom diff` compares ..."): read the quote as the answer
+            lead = squash_spaces(led["lead"]).lower()
+            headed = [c.title for c in contexts if c.title and is_excerpt(led["quote"], [c.text])]
+            if any(lead in squash_spaces(t).lower() for t in [led["quote"], *headed]):
+                return f"{query} {led['quote']}"
         short = len(claim.split()) < _SHORT_CLAIM_WORDS or _YES_NO_START.match(claim)
         if not short and is_excerpt(claim, texts):
             return claim  # quoted from the evidence: asked whether it is supported, alone
@@ -269,7 +270,9 @@ class ModelJudge:
         self, query: str, claim: str, contexts: Sequence[Context], results: Sequence[SupportResult]
     ) -> _Graded:
         strength = [
-            _strength(claim, query, c.text, r.score) for c, r in zip(contexts, results, strict=True)
+            # a passage holds what its title path states: "4.1.0" of the changelog's heading
+            _strength(claim, query, titled(c.title, c.text), r.score)
+            for c, r in zip(contexts, results, strict=True)
         ]
         contradicting: list[tuple[int, str | None]] = []
         said: dict[int, str] = {}  # the sentence of each contradicting context

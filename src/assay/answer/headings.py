@@ -1,0 +1,60 @@
+"""The answer a heading gives: "Which version added the diff command?"
+
+Some questions ask which part of a document says something, not what it says: "Which
+version added the diff command?", "Which article covers flying at night?". In a
+changelog or a regulation the answer is the heading of the section the sentence stands
+under ("4.1.0 — 2026-04-02 > Added", "Article 11 — Flights at night"), and the
+sentence itself names no version or article. The extractive answerer quotes that
+sentence; this module finds the short answer it opens with in the sentence's title path,
+nearest heading first, when the sentence holds none of its own ("Python 3.10 or newer is
+now required" answers "Which version of Python ...?" itself).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["asked_part", "heading_answer"]
+
+#: "which version", "what article of the ordinance", "which release of Ledgerloom"
+_ASKED = re.compile(
+    r"\b(?:which|what)\s+(?P<part>version|release|edition|article|section|chapter|clause|"
+    r"paragraph|schedule|annex|appendix|rule|regulation)s?\b",
+    re.I,
+)
+_VERSIONED = frozenset({"version", "release", "edition"})
+#: "4.1.0", "v2.3", "2026.10.14-2": a version as changelogs write it
+_VERSION = re.compile(r"(?<![\w.])[vV]?\d+(?:\.\d+){1,3}(?:-[\w.]+)?(?![\w.])")
+_NUMBER = r"(?:\d+[A-Za-z]?(?:\.\d+)*|[IVXLC]+)\b"
+
+
+def asked_part(question: str) -> str | None:
+    """The part of a document ``question`` asks for ("version", "article"); ``None``
+    when it asks for none."""
+    match = _ASKED.search(question)
+    return match.group("part").lower() if match else None
+
+
+def _identifier(part: str, text: str) -> str | None:
+    """The first identifier of ``part`` in ``text``: a version number for a version,
+    release or edition; the part's name and number for the others ("Article 11")."""
+    if part in _VERSIONED:
+        found = _VERSION.search(text)
+    else:
+        found = re.search(rf"\b{part}\s+{_NUMBER}", text, re.I)
+    return found.group(0) if found else None
+
+
+def heading_answer(question: str, title: str | None, sentence: str) -> str | None:
+    """The identifier the question asks for, from the nearest heading of ``title`` (a
+    title path, headings joined by " > ") that holds one; ``None`` when the question
+    asks for no part of a document, when ``sentence`` holds such an identifier itself
+    (it answers in its own words) or when no heading holds one."""
+    part = asked_part(question)
+    if part is None or not title or _identifier(part, sentence) is not None:
+        return None
+    for heading in reversed(title.split(" > ")):
+        found = _identifier(part, heading)
+        if found is not None:
+            return found
+    return None

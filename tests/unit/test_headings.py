@@ -1,0 +1,49 @@
+"""The answer a heading gives (:mod:`assay.answer.headings`, issue 41)."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.answer.headings import asked_part, heading_answer
+
+CHANGELOG = "Ledgerloom changelog > 4.2.0 — 2026-07-15 > Added"
+
+
+@pytest.mark.parametrize(
+    ("question", "part"),
+    [
+        ("Which version added the diff command?", "version"),
+        ("Which release introduced multi-currency ledgers?", "release"),
+        ("What article of the ordinance covers night flights?", "article"),
+        ("In which section are deadlines?", "section"),
+        ("What changed in version 4.2?", None),  # names a version, asks what changed
+        ("How long is the certificate valid?", None),
+    ],
+)
+def test_the_part_of_a_document_a_question_asks_for(question: str, part: str | None) -> None:
+    assert asked_part(question) == part
+
+
+def test_the_nearest_heading_holding_the_identifier_answers() -> None:
+    sentence = "- Multi-currency ledgers: each account can have its own currency."
+    assert heading_answer("Which release introduced multi-currency?", CHANGELOG, sentence) == (
+        "4.2.0"
+    )
+    ordinance = "Ordinance 2025/12 > Chapter III — Flying > Article 11 — Flights at night"
+    night = "An aircraft flown between sunset and sunrise shall show a green light."
+    assert heading_answer("Which article covers flying at night?", ordinance, night) == (
+        "Article 11"
+    )
+    assert heading_answer("Which chapter covers flying at night?", ordinance, night) == (
+        "Chapter III"
+    )
+
+
+def test_a_sentence_that_names_its_own_identifier_or_no_heading_gives_none() -> None:
+    """The sentence answers in its own words ("Python 3.10"), or nothing answers."""
+    python = "Python 3.10 or newer is now required."
+    assert heading_answer("Which version of Python is required?", CHANGELOG, python) is None
+    plain = "- Export to Parquet."
+    assert heading_answer("Which version added Parquet export?", None, plain) is None
+    assert heading_answer("Which version added Parquet export?", "Guide > Export", plain) is None
+    assert heading_answer("When was Parquet export added?", CHANGELOG, plain) is None
