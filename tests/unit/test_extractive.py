@@ -103,6 +103,7 @@ def test_r8_pseudo_relevance_feedback_adds_the_evidence_vocabulary() -> None:
         ("How long does a refund take?", "duration", "in ten working days", "in the app"),
         ("What temperature range is safe?", "temperature", "0 °C to 45 °C", "three hours"),
         ("How much does the HX-40 cost?", "money", "It costs $400.", "It weighs 2 kg."),
+        ("How much did I put down as a deposit?", "money", "a deposit of £2,175", "in 30 days"),
         ("How many cells does it have?", "count", "twelve cells", "lithium cells"),
         ("Who founded Halden Power?", "name", "It was founded by Ada Berg.", "it was founded."),
     ],
@@ -495,3 +496,42 @@ def test_evidence_that_only_asks_or_does_not_know_is_declined() -> None:
                      "park. The rangers told me they are banned there.", 0.74)  # fmt: skip
     told = ExtractiveAnswerer(get_relevance_model()).answer(question, [unsure])
     assert told.quoted.startswith("The rangers told me they are banned there.")
+
+
+def test_the_readers_sentence_leads_when_only_it_holds_the_kind_of_value_asked_for() -> None:
+    """Issue 41, from the fitting suite's school-trips policy: the sentence naming the
+    form is rated above the next one, which says "It" and holds the date; the reader's
+    span is in the second, and only it holds a date."""
+    consent = Context(
+        "consent", "Type A: one Local Visits Consent form covers the whole school year. It "
+        "must be returned by 30 September each year.", 0.9,
+    )  # fmt: skip
+    answerer = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader("30 September"))
+    draft = answerer.answer(
+        "By what date must the Local Visits Consent form be returned?", [consent]
+    )
+    assert draft.quoted == "It must be returned by 30 September each year. [Source: consent]"
+    assert draft.short == "30 September"
+    # a question of no kind keeps the relevance model's choice
+    what = answerer.answer("What does the Local Visits Consent form cover?", [consent])
+    assert what.quoted.startswith("Type A: one Local Visits Consent form")
+
+
+@pytest.mark.parametrize(
+    ("question", "title", "text", "short"),
+    [
+        ("Which version added the diff command?", "Changelog > 4.1.0 — 2026-04-02 > Added",
+         "- `loom diff` compares two ledgers and prints the differing transactions.", "4.1.0"),
+        ("Which article covers flying at night?", "Ordinance 2025/12 > Article 11 — Night",
+         "An aircraft flown between sunset and sunrise shall show a green light.", "Article 11"),
+    ],
+)  # fmt: skip
+def test_a_question_for_a_part_of_the_document_is_answered_by_the_heading(
+    question: str, title: str, text: str, short: str
+) -> None:
+    """Issue 41: "Which version added ...?" is answered by the heading the sentence
+    stands under, which the sentence itself never names."""
+    answerer = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader("sunset"))
+    draft = answerer.answer(question, [Context("c", text, 0.9, title=title)])
+    assert draft.short == short
+    assert draft.text.startswith(f"{short}: ")

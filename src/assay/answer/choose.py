@@ -250,7 +250,7 @@ def choose(
         )
         lead = _lead_in(first, by_context)
     if kind is not None and not yes_no:  # a question that asks for a value of a kind
-        lead = _surely_read(lead, found, rated)
+        lead = _of_kind(_surely_read(lead, found, rated), kind, by_context)
     heard = [*rated.values(), *aside]
     disagreeing = _disagreeing(
         question, lead, found, heard, best, kind, yes_no=yes_no, by_context=by_context
@@ -283,6 +283,18 @@ def _surely_read(lead: Sentence, found: Sequence[Found], rated: dict[int, Senten
     if own is not None and own.score > 0:
         return own
     return Sentence(top.context, *top.sentence, 0.0)
+
+
+def _of_kind(lead: Sentence, kind: AnswerKind, by_context: dict[int, Found]) -> Sentence:
+    """The sentence of the lead's passage that holds the reader's span, when the lead
+    holds no value of the kind asked for and that one does: for "By what date must the
+    consent form be returned?", "It must be returned by 30 September each year", not the
+    sentence before it that names the form ("one consent form covers the whole school
+    year") and that the relevance model rates higher."""
+    if kind.found_in(lead.text):
+        return lead
+    readers = _lead_in(lead, by_context)
+    return readers if kind.found_in(readers.text) else lead
 
 
 def _keeping_to(asked: Qualifiers | None, lead: Sentence, by_context: dict[int, Found]) -> Sentence:

@@ -159,8 +159,10 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bhow\s+often\b", re.I), "frequency"),
     (re.compile(r"\b(?:what|which)\b.*\btemperatures?\b|\bhow\s+(?:hot|cold|warm)\b", re.I),
      "temperature"),
-    # "how much ... pay", not "how much of a trip does the fund pay for" (a share)
-    (re.compile(r"\bhow\s+much\b(?!\s+of\b).*\b(?:cost|pay|charge\s+for|price)\b|"
+    # "how much ... pay", not "how much of a trip does the fund pay for" (a share); "how
+    # much did I put down as a deposit" is a sum of money, not "30 days" beside it
+    (re.compile(r"\bhow\s+much\b(?!\s+of\b).*\b(?:cost|pay|paid|charge\s+for|price|"
+                r"deposit|fee|fine|rent|spend|spent|owe|refund)s?\b|"
                 r"\bhow\s+much\s+money\b|\bwhat\s+(?:does|do|did|will|would)\b.*\bcost\b|\b(?:what|which)\s+"
                 r"(?:is\s+the\s+|are\s+the\s+)?(?:price|cost|fee)s?\b|\bwhat\s+(?:is|are)\s+the\s+"
                 r"charges?\s+(?:for|of|to)\b|"
