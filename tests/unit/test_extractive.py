@@ -535,3 +535,13 @@ def test_a_question_for_a_part_of_the_document_is_answered_by_the_heading(
     draft = answerer.answer(question, [Context("c", text, 0.9, title=title)])
     assert draft.short == short
     assert draft.text.startswith(f"{short}: ")
+
+
+def test_a_span_of_the_questions_own_words_is_no_short_answer() -> None:
+    """Found asking a changelog of my own: "What Python version do I need?" opened with
+    "Python:", the reader's span, which says nothing the question did not."""
+    python = Context("python", "Tallyfold needs Python 3.10 or newer.", 0.9)
+    answerer = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader("Python"))
+    draft = answerer.answer("What Python version do I need?", [python])
+    assert draft.short is None
+    assert draft.text.startswith("Tallyfold needs Python 3.10")

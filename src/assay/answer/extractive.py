@@ -369,6 +369,9 @@ class ExtractiveAnswerer:
         if rival_cells(question, sentence):
             return None  # no column name picks one of the row's values
         span = choice.span
+        said = {stem(t) for t in content_terms(span or "")}
+        if said and said <= {stem(t) for t in content_terms(question)}:
+            span = None  # "Python" for "What Python version do I need?" says nothing new
         if span is not None:
             words = len(span.split())
             if 0 < words <= min(_SHORT_WORDS, len(sentence.split()) - 2):
