@@ -3,6 +3,8 @@ qualifiers (issue 41: answer from the strongest evidence, and find the answer in
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from assay.answer.choose import Choice, Sentence, choose, disagree
@@ -190,6 +192,8 @@ def test_choose_names_no_disagreement_for_the_same_figure() -> None:
         ("one month's notice", "two months' written notice", True),
         ("a fortnight or 14 days", "14 days", False),
         ("2 weeks", "14 days", False),
+        ("eight", "1 teacher per 15", True),  # a count in words
+        ("eight pupils", "8 pupils", False),
     ],
 )
 def test_disagreement_is_another_figure_of_the_same_thing(a: str, b: str, differ: bool) -> None:
@@ -202,6 +206,43 @@ def test_within_one_source_the_best_rated_sentence_leads() -> None:
     second = Context("b", "Fit a 7.5 ampere fuse.", 0.8, None, "harbor", "official")
     choice = choose([_sentence(first, 0.5), _sentence(second, 0.9)], [], None)
     assert choice is not None and choice.lead.context is second
+
+
+def test_within_one_source_a_clearly_stronger_passage_the_reader_is_sure_of_leads() -> None:
+    """Issue 41, found asking a changelog of my own: "Which version of Python does it
+    need?" quoted the changelog's opening line (rated 0.46, evidence 0.80), not the entry
+    the reader surely answers from (margin 4, evidence 0.98). A question of no kind of
+    value gets that passage only when it is clearly stronger (by SETTLED)."""
+    intro = Context("intro", "All notable changes to Tallyfold are listed here.", 0.80, None,
+                    "log", "official")  # fmt: skip
+    entry = Context("entry", "- Python 3.10 or newer is now required.", 0.98, None, "log",
+                    "official")  # fmt: skip
+    sure = Found(entry, ((5.0, 2, 13),), 4.0, False)
+    choice = choose([_sentence(intro, 0.46), _sentence(entry, 0.33)], [sure], None)
+    assert choice is not None and choice.lead.context is entry
+    close = replace(entry, confidence=0.85)  # not clearly stronger: the rating decides
+    near = Found(close, ((5.0, 2, 13),), 4.0, False)
+    choice = choose([_sentence(intro, 0.46), _sentence(close, 0.33)], [near], None)
+    assert choice is not None and choice.lead.context is intro
+
+
+def test_r_a_rival_speaks_to_the_question_through_every_sentence_stating_its_value() -> None:
+    """Issue 41, the fitting suite: a forum post says "paid £75 for the resit" and then
+    "the same this year, £75 a module"; read from the first sentence alone it did not
+    speak of the module the handbook's "£60 per module" answers for."""
+    handbook = Context("handbook", "This year the resit fee is £60 per module.", 0.83, None, "handbook",
+                       "official")  # fmt: skip
+    post = Context("post", "Failed Field Methods last year and paid £75 for the resit. "
+                   "Guessing it's the same this year, £75 a module.", 0.63, "Resit fees?",
+                   "forum", "unverified")  # fmt: skip
+    question = "How much does it cost to resit a module this year?"
+    choice = choose(
+        [_sentence(handbook, 0.77), _sentence(post, 0.48)],
+        [_reading(handbook, "£60"), _reading(post, "£75")],
+        expected_kind(question), question=question,
+    )  # fmt: skip
+    assert choice is not None and choice.lead.context is handbook
+    assert [d.context for d in choice.disagreeing] == [post]
 
 
 def test_a_stronger_source_that_answers_leads_over_the_best_rated_sentence() -> None:

@@ -63,7 +63,7 @@ from assay.answer.reading import Found
 from assay.answer.short import short_answer
 from assay.judge.schema import Context
 from assay.judge.strength import CLEARLY_MORE_RELIABLE, SETTLED, more_reliable
-from assay.text import NEGATION, figures, speaks_to, stemmed_terms
+from assay.text import NEGATION, figures, sentence_spans, speaks_to, stemmed_terms
 
 __all__ = [
     "ANSWERS_WITHIN", "CLEARLY_MORE_RELIABLE", "CLEARLY_STRONGER", "SURE_MARGIN",
@@ -148,7 +148,8 @@ class Choice:
 
 
 def _units(text: str) -> set[str]:
-    return {w for w in stemmed_terms(text) if not any(ch.isdigit() for ch in w)}
+    """The words beside a span's figures: what they count ("eight" counts nothing)."""
+    return {w for w in stemmed_terms(text) if not any(ch.isdigit() for ch in w) and w not in _COUNT}
 
 
 def _durations(text: str) -> set[float]:
@@ -161,16 +162,24 @@ def _durations(text: str) -> set[float]:
     return out
 
 
+def _counted(text: str) -> set[str]:
+    """The figures of ``text``, a count written in words among them ("eight" is "8"; not
+    "one", which is as often a pronoun)."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
+    return figures(text) | {str(i + 1) for i, w in enumerate(_COUNT) if i and w in words}
+
+
 def disagree(a: str, b: str, kind: AnswerKind | None) -> bool:
     """Whether two answers give different values: different durations when both state
     durations ("two weeks" against "30 days' notice"); different figures of the same
-    thing when both state figures ("7.5 ampere fuse" against "15 amp fuse", but not
+    thing when both state figures ("7.5 ampere fuse" against "15 amp fuse", "eight" against
+    "1 teacher per 15", but not
     "4.2 amperes" against "15 amp", a current and a fuse rating, nor "0 °C" against "0
     °C and 45 °C", one span cut shorter); for a name or date, no word in common."""
     da, db = _durations(a), _durations(b)
     if da and db:
         return not (da <= db or db <= da)
-    fa, fb = figures(a), figures(b)
+    fa, fb = _counted(a), _counted(b)
     if fa and fb:
         ua, ub = _units(a), _units(b)
         nested = fa <= fb or fb <= fa  # "0 °C" of "0 °C and 45 °C": a span cut short
@@ -251,6 +260,8 @@ def choose(
         lead = _lead_in(first, by_context)
     if kind is not None and not yes_no:  # a question that asks for a value of a kind
         lead = _of_kind(_surely_read(lead, found, rated), kind, by_context)
+    elif not yes_no:
+        lead = _surely_read(lead, found, rated, by=CLEARLY_STRONGER)
     heard = [*rated.values(), *aside]
     disagreeing = _disagreeing(
         question, lead, found, heard, best, kind, yes_no=yes_no, by_context=by_context
@@ -267,7 +278,9 @@ def choose(
     return Choice(lead, reading, disagreeing)
 
 
-def _surely_read(lead: Sentence, found: Sequence[Found], rated: dict[int, Sentence]) -> Sentence:
+def _surely_read(
+    lead: Sentence, found: Sequence[Found], rated: dict[int, Sentence], by: float = 0.0
+) -> Sentence:
     """The best-rated sentence of the strongest passage the reader surely answers from
     (:data:`SURE_MARGIN`), when it is at least as strong as ``lead``'s passage and the
     reader does not surely answer from that one; else ``lead``. A passage more reliable
@@ -277,7 +290,9 @@ def _surely_read(lead: Sentence, found: Sequence[Found], rated: dict[int, Senten
     if not sure or any(f.context is lead.context for f in sure):
         return lead
     top = max(sure, key=lambda f: _strength(f.context))
-    if _strength(top.context) < _strength(lead.context) or more_reliable(lead.context, top.context):
+    if _strength(top.context) < _strength(lead.context) + by or more_reliable(
+        lead.context, top.context
+    ):
         return lead
     own = rated.get(id(top.context))
     if own is not None and own.score > 0:
@@ -341,7 +356,7 @@ def _disagreeing(
         and _other_source(f.context, lead.context)
         and said is not None
         and disagree(said, f.answer, kind)
-        and speaks_to(question, lead.text, f"{f.context.title or ''} {f.quote}")
+        and speaks_to(question, lead.text, f"{f.context.title or ''} {_stating(f)}")
     )
     if kind is not None and not yes_no:
         disagreeing += _unread_disagreeing(question, lead, said, heard, best, kind, by_context)
@@ -355,6 +370,15 @@ def _disagreeing(
             and _denies(s.text) != _denies(lead.text)
         )
     return disagreeing
+
+
+def _stating(found: Found) -> str:
+    """Every sentence of the found passage that states its answer: a forum post says "paid
+    £75 for the resit" and then "the same this year, £75 a module", and the two together
+    say what it claims of the question."""
+    text, said = found.context.text, found.answer
+    stating = [text[a:b].strip() for a, b in sentence_spans(text) if said and said in text[a:b]]
+    return " ".join(stating) or found.quote
 
 
 def _unread_disagreeing(
