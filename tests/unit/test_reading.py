@@ -230,8 +230,8 @@ def test_r_a_rival_speaks_to_the_question_through_every_sentence_stating_its_val
     """Issue 41, the fitting suite: a forum post says "paid £75 for the resit" and then
     "the same this year, £75 a module"; read from the first sentence alone it did not
     speak of the module the handbook's "£60 per module" answers for."""
-    handbook = Context("handbook", "This year the resit fee is £60 per module.", 0.83, None, "handbook",
-                       "official")  # fmt: skip
+    handbook = Context("handbook", "This year the resit fee is £60 per module.", 0.83, None,
+                       "handbook", "official")  # fmt: skip
     post = Context("post", "Failed Field Methods last year and paid £75 for the resit. "
                    "Guessing it's the same this year, £75 a module.", 0.63, "Resit fees?",
                    "forum", "unverified")  # fmt: skip
