@@ -47,3 +47,15 @@ def test_a_sentence_that_names_its_own_identifier_or_no_heading_gives_none() -> 
     assert heading_answer("Which version added Parquet export?", None, plain) is None
     assert heading_answer("Which version added Parquet export?", "Guide > Export", plain) is None
     assert heading_answer("When was Parquet export added?", CHANGELOG, plain) is None
+
+
+def test_a_roman_numeral_counts_only_in_capitals() -> None:
+    """ "Section civic duties" holds no section number, "Chapter III" does."""
+    plain = "Every resident may vote."
+    assert (
+        heading_answer("Which section covers voting?", "Guide > Section civic duties", plain)
+        is None
+    )
+    assert (
+        heading_answer("Which chapter covers voting?", "Act > Chapter III", plain) == "Chapter III"
+    )

@@ -172,10 +172,10 @@ def _counted(text: str) -> set[str]:
 def disagree(a: str, b: str, kind: AnswerKind | None) -> bool:
     """Whether two answers give different values: different durations when both state
     durations ("two weeks" against "30 days' notice"); different figures of the same
-    thing when both state figures ("7.5 ampere fuse" against "15 amp fuse", "eight" against
-    "1 teacher per 15", but not
-    "4.2 amperes" against "15 amp", a current and a fuse rating, nor "0 °C" against "0
-    °C and 45 °C", one span cut shorter); for a name or date, no word in common."""
+    thing when both state figures, a count in words among them ("7.5 ampere fuse" against
+    "15 amp fuse", "eight" against "1 teacher per 15", but not "4.2 amperes" against "15
+    amp", a current and a fuse rating, nor "0 °C" against "0 °C and 45 °C", one span cut
+    shorter); for a name or date, no word in common."""
     da, db = _durations(a), _durations(b)
     if da and db:
         return not (da <= db or db <= da)
@@ -282,10 +282,11 @@ def _surely_read(
     lead: Sentence, found: Sequence[Found], rated: dict[int, Sentence], by: float = 0.0
 ) -> Sentence:
     """The best-rated sentence of the strongest passage the reader surely answers from
-    (:data:`SURE_MARGIN`), when it is at least as strong as ``lead``'s passage and the
-    reader does not surely answer from that one; else ``lead``. A passage more reliable
-    than that one keeps the lead (a source that ranks lower for its similarity alone
-    does not overrule a more reliable one)."""
+    (:data:`SURE_MARGIN`), when it is at least as strong as ``lead``'s passage (stronger
+    by ``by``: a question that asks for no kind of value moves only to a clearly stronger
+    one) and the reader does not surely answer from that one; else ``lead``. A passage
+    more reliable than that one keeps the lead (a source that ranks lower for its
+    similarity alone does not overrule a more reliable one)."""
     sure = [f for f in found if f.answers and f.margin >= SURE_MARGIN]
     if not sure or any(f.context is lead.context for f in sure):
         return lead

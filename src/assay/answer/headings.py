@@ -25,7 +25,8 @@ _ASKED = re.compile(
 _VERSIONED = frozenset({"version", "release", "edition"})
 #: "4.1.0", "v2.3", "2026.10.14-2": a version as changelogs write it
 _VERSION = re.compile(r"(?<![\w.])[vV]?\d+(?:\.\d+){1,3}(?:-[\w.]+)?(?![\w.])")
-_NUMBER = r"(?:\d+[A-Za-z]?(?:\.\d+)*|[IVXLC]+)\b"
+#: "11", "4.2", "12a", or a Roman numeral in capitals ("Chapter III", never "chapter civic")
+_NUMBER = r"(?:\d+[A-Za-z]?(?:\.\d+)*|(?-i:[IVXLC]+))\b"
 
 
 def asked_part(question: str) -> str | None:
