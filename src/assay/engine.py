@@ -675,7 +675,7 @@ class Assay:
             self.answerer, self.judge, fallback=offline, calibrator=self.calibrator,
             correctness=self.correctness_for(chosen),
         )  # fmt: skip
-        response = responder.respond(question, result, broaden=broaden)
+        response = responder.respond(question, result, broaden=broaden, day=day)
         if not record:
             return response
         draft, judgment = response.draft, response.judgment

@@ -4,13 +4,14 @@ qualifiers (issue 41: answer from the strongest evidence, and find the answer in
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import date
 
 import pytest
 
 from assay.answer.choose import Choice, Sentence, choose, disagree
 from assay.answer.expected import expected_kind
 from assay.answer.extractive import ExtractiveAnswerer
-from assay.answer.qualifiers import clauses, qualifiers
+from assay.answer.qualifiers import clauses, qualifiers, with_years
 from assay.answer.reading import MARGIN_FLOOR, Found, named_row, read_evidence, rival_cells
 from assay.judge.schema import Context
 from assay.models.reader import Reading, load_reader
@@ -691,3 +692,16 @@ def test_a_row_whose_values_no_column_picks_gives_no_short_answer(
     owner = "# 2: Action: Add config validation, Owner: Tomasz Wierzba."
     assert not rival_cells("Who is responsible for adding config validation?", owner)
     assert not rival_cells("What does an emergency appointment cost?", "Adult: £125, Child: £125.")
+
+
+def test_a_year_named_by_its_distance_from_today_is_stated() -> None:
+    """ "last year" asked on 2026-11-05 is 2025: the question's year qualifier then
+    keeps to 2025's row, not 2026's."""
+    day = date(2026, 11, 5)
+    asked = with_years("How much did Arkwell sell in Q2 of last year?", day)
+    assert asked == "How much did Arkwell sell in Q2 of last year (2025)?"
+    assert qualifiers(asked).clashes("Quarter Q2 2026: Revenue: 46.8")
+    assert not qualifiers(asked).clashes("Quarter Q2 2025: Revenue: 43.9")
+    assert with_years("Who won this year?", day) == "Who won this year (2026)?"
+    assert with_years("Who won this year (2026)?", day) == "Who won this year (2026)?"
+    assert with_years("Who will host next year?", day).endswith("next year (2027)?")

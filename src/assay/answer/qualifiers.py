@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 from itertools import pairwise
 
 from assay.text import is_stopword, stem
 
-__all__ = ["Qualifiers", "clauses", "day_kinds", "qualifiers"]
+__all__ = ["Qualifiers", "clauses", "day_kinds", "qualifiers", "with_years"]
 
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 _ORDINAL = {"first": "1", "second": "2", "third": "3", "fourth": "4", "1st": "1", "2nd": "2",
@@ -279,6 +280,20 @@ class Qualifiers:
         return count + sum(
             name in words or (len(name) > 3 and name in folded) for name in self.names
         )
+
+
+#: a year named by its distance from today: "this year", "last year", "next year"
+_RELATIVE_YEAR = re.compile(r"\b(this|last|next)\s+year\b(?!\s*\()", re.I)
+_YEARS_AWAY = {"this": 0, "last": -1, "next": 1}
+
+
+def with_years(question: str, day: date) -> str:
+    """``question`` with each year it names by its distance from ``day`` followed by the
+    year itself: "How much did Arkwell sell in Q2 of last year?" asked in 2026 is about
+    2025, and a reading that knows only the words takes 2026's Q2 as readily as 2025's."""
+    return _RELATIVE_YEAR.sub(
+        lambda m: f"{m.group(0)} ({day.year + _YEARS_AWAY[m.group(1).lower()]})", question
+    )
 
 
 def qualifiers(question: str) -> Qualifiers:

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import date
 from enum import StrEnum
 from typing import Any
 
@@ -53,6 +54,7 @@ from assay.answer.citations import CitationCheck, validate_citations
 from assay.answer.correctness import CorrectnessRater
 from assay.answer.expansion import pseudo_relevance_phrasings
 from assay.answer.gaps import evidence_gaps, subject_terms
+from assay.answer.qualifiers import with_years
 from assay.calibration.apply import Calibrator
 from assay.errors import EndpointError
 from assay.events import AnswerPart, build
@@ -256,16 +258,22 @@ class Responder:
         result: AskResult,
         *,
         broaden: Callable[[Sequence[str]], AskResult] | None = None,
+        day: date | None = None,
     ) -> Response:
-        """Carry out ``result``'s decision; ``broaden`` re-retrieves with phrasings."""
+        """Carry out ``result``'s decision; ``broaden`` re-retrieves with phrasings.
+        ``day`` is the day asked: the answerer and the judge read a year the question
+        names by its distance from it ("last year") with the year stated
+        (:func:`~assay.answer.qualifiers.with_years`); the correctness model, fitted on
+        questions as people write them, reads the question as written."""
         trail = _Trail()
+        read = question if day is None else with_years(question, day)
         broadening = None
         if result.route.decision is Decision.BROADEN and broaden is not None:
             trail.fallbacks.append("broaden")
             result, broadening = self._broaden(question, result, broaden)
         decision = result.route.decision
         if decision in (Decision.PROCEED, Decision.HEDGE):
-            response = self._answer(question, result, trail)
+            response = self._answer(question, read, result, trail)
         elif decision is Decision.CLARIFY:
             missing = subject_terms(result.signals.missing_terms)
             draft = self._write(trail, lambda a: a.clarify(question, contexts_of(result), missing))
@@ -281,7 +289,7 @@ class Responder:
                     draft=draft,
                 )  # fmt: skip
         elif decision is Decision.LLM_ONLY and self.answerer.can_answer_without_evidence:
-            response = self._llm_only(question, result, trail)
+            response = self._llm_only(read, result, trail)
         else:
             response = self._refuse(result, trail)
         return replace(
@@ -389,7 +397,7 @@ class Responder:
             draft=draft,
         )  # fmt: skip
 
-    def _answer(self, question: str, result: AskResult, trail: _Trail) -> Response:
+    def _answer(self, question: str, read: str, result: AskResult, trail: _Trail) -> Response:
         contexts = check_contexts(contexts_of(result))
         hedged = result.route.decision is Decision.HEDGE
         uncertainty = _uncertainty(result) if hedged else None
@@ -397,7 +405,7 @@ class Responder:
             trail.fallbacks.append("hedge")
         mode: AnswerMode = "hedged" if hedged else "standard"
         draft = self._write(
-            trail, lambda a: a.answer(question, contexts, mode=mode, uncertainty=uncertainty)
+            trail, lambda a: a.answer(read, contexts, mode=mode, uncertainty=uncertainty)
         )
         if draft is None:
             return self._refuse(result, trail, "the answer could not be written")
@@ -418,7 +426,7 @@ class Responder:
             )  # fmt: skip
         policy = result.scored.policy
         thresholds = policy.judge.thresholds
-        judgment = self.judge.judge(question, draft.text, contexts, thresholds)
+        judgment = self.judge.judge(read, draft.text, contexts, thresholds)
         if self.correctness is not None:
             judgment = self.correctness.rate(
                 question, result, draft.quoted, citations.valid, judgment, policy.judge
