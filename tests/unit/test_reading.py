@@ -282,6 +282,12 @@ def test_a_stronger_source_that_does_not_answer_does_not_lead() -> None:
         ("Who staffs Level 3?", "Level 2 and Level 4 staff.", "Levels 2 and 3: nurses."),
         ("How fast on the Business plan?", "On the Starter plan: 1 h.", "The Business plan: 1 m."),
         ("What is a second permit?", "A third permit costs £240.", "A second permit costs £130."),
+        # a title's "third quarter" beside a row's "Q1" states the asked quarter too
+        (
+            "What was profit in the first quarter?",
+            "Profit in the third quarter was 6.3.",
+            "Update for the third quarter > Figures\nQuarter Q1 2024: Operating profit: 4.1.",
+        ),
         (
             "Can I use a charcoal barbecue on my balcony?",
             "Gas and electric barbecues may be used on balconies.",

@@ -93,6 +93,8 @@ _LABEL_VALUE = re.compile(_ONE)
 _NAMED_KIND = re.compile(
     r"\b(?:the|a|an|my|our|your|their|its|this|that)\s+([A-Z][a-z][\w'-]*)\s+([a-z]{3,})\b"
 )
+#: periods that have their own class, whatever ordinal names them
+_PERIODS = frozenset({"quarter", "half"})
 #: an ordinal and what it counts: "a second permit" against "a third permit"
 _ORDINAL_OF = re.compile(
     r"\b(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+([a-z]{3,})\b", re.I
@@ -197,7 +199,9 @@ def _exclusive(text: str, asking: bool = False) -> dict[str, set[str]]:
         if not is_stopword(kind) and name.lower() not in _QUESTION_OPENERS:
             found.setdefault(f"named {stem(kind)}", set()).add(name.lower())
     for m in _ORDINAL_OF.finditer(text):
-        if not is_stopword(m.group(2)):
+        # "the first quarter" is the quarter class's: a title's "third quarter" beside a
+        # row's "Q1" states the asked quarter too
+        if not is_stopword(m.group(2)) and stem(m.group(2).lower()) not in _PERIODS:
             value = _ORDINALS[m.group(1).lower()]
             found.setdefault(f"ordinal {stem(m.group(2).lower())}", set()).add(value)
     return found
