@@ -411,7 +411,7 @@ def _card(
         )
     ordinary = (
         "- The ordinary documents for fitting (`labels/ordinary-fit`, written for this\n"
-        "  repository): twelve small knowledge bases of policies beside their older\n"
+        "  repository): small knowledge bases of policies beside their older\n"
         "  versions, data sheets, price lists and forum posts, each asked its own questions\n"
         "  on its own day: the answerable ones, and on-topic ones the documents do not\n"
         "  answer (`assay.training.ordinary_kbs`).\n"
