@@ -59,3 +59,18 @@ def test_a_roman_numeral_counts_only_in_capitals() -> None:
     assert (
         heading_answer("Which chapter covers voting?", "Act > Chapter III", plain) == "Chapter III"
     )
+
+
+def test_a_when_question_about_a_release_is_answered_by_its_headings_date() -> None:
+    """ "When was Ledgerloom 4.3.0 released?": the date stands in the heading of the
+    release asked about, beside its version; another release's heading, or a heading
+    that names nothing the question asks about, gives no date."""
+    question = "When was Ledgerloom 4.3.0 released?"
+    said = "- Python 3.10 or newer is now required."
+    assert heading_answer(question, "Changelog > 4.3.0 — 2026-10-01 > Changed", said) == (
+        "2026-10-01"
+    )
+    assert heading_answer(question, "Changelog > 4.2.0 — 2026-07-15 > Changed", said) is None
+    assert heading_answer("When does it open?", "Shop > Hours, 1 May 2026", "At nine.") is None
+    dated = "Released on 1 October 2026."  # the sentence states it: its own date answers
+    assert heading_answer(question, "Changelog > 4.3.0 — 2026-10-01", dated) is None

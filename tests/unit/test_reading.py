@@ -282,6 +282,11 @@ def test_a_stronger_source_that_does_not_answer_does_not_lead() -> None:
         ("Who staffs Level 3?", "Level 2 and Level 4 staff.", "Levels 2 and 3: nurses."),
         ("How fast on the Business plan?", "On the Starter plan: 1 h.", "The Business plan: 1 m."),
         ("What is a second permit?", "A third permit costs £240.", "A second permit costs £130."),
+        (
+            "When was 4.3.0 released?",
+            "Changelog > 4.2.0 > Changed\n4.2 needs Python 3.9.",
+            "Changelog > 4.3.0 — 2026-10-01 > Changed\nPython 3.10 is required.",
+        ),
         # a title's "third quarter" beside a row's "Q1" states the asked quarter too
         (
             "What was profit in the first quarter?",

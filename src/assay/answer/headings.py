@@ -7,12 +7,17 @@ under ("4.1.0 — 2026-04-02 > Added", "Article 11 — Flights at night"), and t
 sentence itself names no version or article. The extractive answerer quotes that
 sentence; this module finds the short answer it opens with in the sentence's title path,
 nearest heading first, when the sentence holds none of its own ("Python 3.10 or newer is
-now required" answers "Which version of Python ...?" itself).
+now required" answers "Which version of Python ...?" itself). A changelog dates its
+releases in their headings too ("4.3.0 — 2026-10-01"): "When was 4.3.0 released?" is
+answered by the date of the heading that names the release asked about.
 """
 
 from __future__ import annotations
 
 import re
+
+from assay.answer.expected import expected_kind
+from assay.answer.qualifiers import qualifiers
 
 __all__ = ["asked_part", "heading_answer"]
 
@@ -26,6 +31,14 @@ _VERSIONED = frozenset({"version", "release", "edition"})
 #: "4.1.0", "v2.3", "2026.10.14-2": a version as changelogs write it
 _VERSION = re.compile(r"(?<![\w.])[vV]?\d+(?:\.\d+){1,3}(?:-[\w.]+)?(?![\w.])")
 #: "11", "4.2", "12a", or a Roman numeral in capitals ("Chapter III", never "chapter civic")
+_MONTH = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December)"
+)
+#: a whole date as headings write it: "2026-10-01", "1 October 2026", "October 1, 2026"
+_DATE = re.compile(
+    rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}\s+{_MONTH}\s+\d{{4}}\b|\b{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}\b"
+)
 _NUMBER = r"(?:\d+[A-Za-z]?(?:\.\d+)*|(?-i:[IVXLC]+))\b"
 
 
@@ -52,10 +65,25 @@ def heading_answer(question: str, title: str | None, sentence: str) -> str | Non
     asks for no part of a document, when ``sentence`` holds such an identifier itself
     (it answers in its own words) or when no heading holds one."""
     part = asked_part(question)
-    if part is None or not title or _identifier(part, sentence) is not None:
+    if part is None:
+        return _heading_date(question, title, sentence)
+    if not title or _identifier(part, sentence) is not None:
         return None
     for heading in reversed(title.split(" > ")):
         found = _identifier(part, heading)
         if found is not None:
             return found
+    return None
+
+
+def _heading_date(question: str, title: str | None, sentence: str) -> str | None:
+    """The date of the nearest heading that states what the question pins down (the
+    release "4.3.0"), for a question that asks when and a sentence with no date."""
+    kind = expected_kind(question)
+    if kind is None or kind.name != "date" or kind.found_in(sentence) or not title:
+        return None
+    asked = qualifiers(question)
+    for heading in reversed(title.split(" > ")):
+        if asked.held(heading) and (found := _DATE.search(heading)):
+            return found.group(0)
     return None

@@ -81,6 +81,9 @@ _RATE_REACH = 24
 #: a model or part number ("HP-300", "X1"): its letters name a product line, of which a
 #: statement names one model and a rival statement another
 _MODEL = re.compile(r"\b([A-Z]{1,4})-?(\d{1,5}[A-Z]?)\b")
+#: a release written as three numbers ("4.3.0", "v2.3.1"): one section of a changelog is
+#: about one release, and a sentence under another's heading states another's changes
+_VERSION = re.compile(r"(?<![\w.])[vV]?(\d+\.\d+\.\d+)(?![\w]|\.\d)")
 #: a label and the letters or numbers it picks out: "Zone F", "Zones C, D or E", "Class
 #: 2", "revision B"; one statement names one zone and a rival statement another
 _ONE = r"(?:[A-Z]|\d{1,3})"
@@ -185,6 +188,8 @@ def _exclusive(text: str, asking: bool = False) -> dict[str, set[str]]:
     for m in _RATE.finditer(text):
         period = next(g for g in m.groups() if g).lower()
         found.setdefault("rate", set()).add(_PERIOD.get(period, period))
+    for m in _VERSION.finditer(text):
+        found.setdefault("version", set()).add(m.group(1))
     for m in _MODEL.finditer(text):
         found.setdefault(f"model {m.group(1)}", set()).add(m.group(2))
     for m in _LABELLED.finditer(text):
