@@ -545,3 +545,19 @@ def test_a_span_of_the_questions_own_words_is_no_short_answer() -> None:
     draft = answerer.answer("What Python version do I need?", [python])
     assert draft.short is None
     assert draft.text.startswith("Tallyfold needs Python 3.10")
+
+
+def test_a_question_naming_a_release_quotes_a_sentence_under_it_with_its_date() -> None:
+    """Issue 41: "When was Tallyfold 3.1.0 released?" quoted the user guide's "Tallyfold
+    needs Python 3.10 or newer", rated above the 3.1.0 entries, which share no word with
+    the question. A sentence under no heading of the release asked about is not quoted
+    while one under it is; the answer opens with that heading's date."""
+    guide = Context("guide", "Tallyfold needs Python 3.10 or newer.", 0.83,
+                    title="Tallyfold user guide (2026) > Installing")  # fmt: skip
+    entry = Context("entry", "- `tally diff` compares two ledgers.", 0.87,
+                    title="Tallyfold changelog > 3.1.0 — 2026-08-04 > Added")  # fmt: skip
+    other = Context("other", "- `tally merge` joins two ledgers.", 0.85,
+                    title="Tallyfold changelog > 3.2.0 — 2026-11-20 > Added")  # fmt: skip
+    answerer = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader("no such span"))
+    draft = answerer.answer("When was Tallyfold 3.1.0 released?", [guide, other, entry])
+    assert draft.text.startswith("2026-08-04: - `tally diff` compares two ledgers.")

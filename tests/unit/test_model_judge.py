@@ -176,6 +176,14 @@ def test_j2_missing_information_names_what_the_query_asks_for() -> None:
     kinds = Context("rules", "Open 06:30-21:00 on weekdays and 08:00-18:00 at weekends.")
     assert missing_information("When does it open on Sunday?", [kinds]) == []
     assert missing_information("When does it open on a Wednesday?", [kinds]) == []
+    # a heading's date answers "when" only where the heading names the release asked about
+    entry = Context("c", "- iOS 16 or newer is now required.", 0.8,
+                    title="Changelog > 2.3.0 — 2026-09-15 > Changed")  # fmt: skip
+    assert missing_information("When was 2.3.0 released?", [entry]) == []
+    assert missing_information("When was 2.4.0 released?", [entry]) == [
+        "the figure 2.4.0 the query names",
+        "a date or time period, which the query asks for: no context gives one",
+    ]
     # a span of months says whether the month asked about falls in it
     winter = Context("help", "From 1 December to 28 February e-bikes stop below -5 °C.")
     assert missing_information("Do e-bikes run at -8 °C in January?", [winter]) == []

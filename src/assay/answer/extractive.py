@@ -310,14 +310,22 @@ class ExtractiveAnswerer:
         tables = [(id(w.context), s) for s, w in zip(sentences, where, strict=True)]
         rows = row_weights(question, tables)
         read = readings(evidence)
+        titles = [titled(w.context.title, s) for s, w in zip(sentences, where, strict=True)]
+        # "When was 4.3.0 released?": where a sentence stands under that release, one
+        # that does not is about another release (or none) and is never quoted. Only for
+        # a question of a kind of value: for "What was fixed in 4.3.1?" the ratings within
+        # the release's section are near zero, and the sentence quoted became noise
+        of_release = [not asked.misses_release(t) for t in titles]
+        other_release = 0.0 if kind is not None and any(of_release) else 1.0
         weights = [
             (1.0 if w.context.confidence is None else 0.5 + 0.5 * w.context.confidence)
             * read[id(w.context)]
             * (1.0 if kind is None or kind.found_in(s) else _WRONG_KIND)
-            * (_WRONG_KIND if asked.clashes(titled(w.context.title, s)) else 1.0)
+            * (_WRONG_KIND if asked.clashes(t) else 1.0)
+            * (1.0 if named else other_release)
             * (0.0 if _ASKS.search(s) or _UNKNOWING.search(s) else 1.0)  # it answers nothing
             * row
-            for s, w, row in zip(sentences, where, rows, strict=True)
+            for s, w, t, named, row in zip(sentences, where, titles, of_release, rows, strict=True)
         ]
         relevance = self._rank(question, sentences, weights, of_strongest, where)
         rated = [

@@ -239,6 +239,14 @@ class Qualifiers:
             if cls in stated and not (values & stated[cls])
         ]  # fmt: skip
 
+    def misses_release(self, text: str) -> bool:
+        """Whether the question names a release ("4.3.0") that ``text`` does not state:
+        a sentence under no heading of that release is about another, or about none."""
+        asked = self.exclusive.get("version")
+        if not asked:
+            return False
+        return not asked & _exclusive(text).get("version", set())
+
     def of_others(self, clause: str, sentence: str) -> bool:
         """Whether ``clause`` of ``sentence`` speaks of "other" things of a kind the
         question asks about, which the sentence names elsewhere: "and other repairs

@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from assay.answer.expected import expected_kind
+from assay.answer.headings import heading_answer
 from assay.answer.qualifiers import day_kinds
 from assay.judge.schema import Context
 from assay.text import (
@@ -246,8 +247,11 @@ def missing_information(query: str, contexts: Sequence[Context]) -> list[str]:
             missing.append(f"'{name}', which the query names")
     kind = expected_kind(query)
     # the kind of answer asked for is looked for in the texts alone: a title's date
-    # ("4.3.0 — 2026-10-02") answers no "when"
-    if kind is not None and not any(kind.found_in(c.text) for c in contexts):
+    # ("4.3.0 — 2026-10-02") answers no "when", unless its heading names the release
+    # asked about ("When was 4.3.0 released?": :func:`assay.answer.headings.heading_answer`)
+    if kind is not None and not any(
+        kind.found_in(c.text) or heading_answer(query, c.title, c.text) for c in contexts
+    ):
         missing.append(f"a {kind.description}, which the query asks for: no context gives one")
     return missing
 
