@@ -8,7 +8,8 @@ the question's qualifiers:
 
 * *exclusive* qualifiers, of which a statement holds one value and a rival statement
   another: a year ("2021"), a quarter or half ("Q3", "third quarter", "H1"), a gender
-  ("men's", "women's"), a model of a product line ("HP-150", "HP-300"), a labelled
+  ("men's", "women's"), a model of a product line ("HP-150", "HP-300"), a release
+  written as three numbers ("4.3.0": a changelog's section is about one), a labelled
   letter or number ("Zone F" against "Zones C, D or E", "Class 2"), a name of one of a
   kind ("the Business plan", "the Starter plan"), an ordinal of a thing ("a second
   permit", "a third permit"), a kind a text lists against others of the same thing
