@@ -18,6 +18,7 @@ import re
 
 from assay.answer.expected import expected_kind
 from assay.answer.qualifiers import qualifiers
+from assay.text import MONTH
 
 __all__ = ["asked_part", "heading_answer"]
 
@@ -31,13 +32,10 @@ _VERSIONED = frozenset({"version", "release", "edition"})
 #: "4.1.0", "v2.3", "2026.10.14-2": a version as changelogs write it
 _VERSION = re.compile(r"(?<![\w.])[vV]?\d+(?:\.\d+){1,3}(?:-[\w.]+)?(?![\w.])")
 #: "11", "4.2", "12a", or a Roman numeral in capitals ("Chapter III", never "chapter civic")
-_MONTH = (
-    r"(?:January|February|March|April|May|June|July|August|September|October|November|"
-    r"December)"
-)
 #: a whole date as headings write it: "2026-10-01", "1 October 2026", "October 1, 2026"
 _DATE = re.compile(
-    rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}\s+{_MONTH}\s+\d{{4}}\b|\b{_MONTH}\s+\d{{1,2}},?\s+\d{{4}}\b"
+    rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}\s+{MONTH.pattern}\s+\d{{4}}\b"
+    rf"|{MONTH.pattern}\s+\d{{1,2}},?\s+\d{{4}}\b"
 )
 _NUMBER = r"(?:\d+[A-Za-z]?(?:\.\d+)*|(?-i:[IVXLC]+))\b"
 
