@@ -104,6 +104,7 @@ def test_r8_pseudo_relevance_feedback_adds_the_evidence_vocabulary() -> None:
         ("What temperature range is safe?", "temperature", "0 °C to 45 °C", "three hours"),
         ("How much does the HX-40 cost?", "money", "It costs $400.", "It weighs 2 kg."),
         ("How much did I put down as a deposit?", "money", "a deposit of £2,175", "in 30 days"),
+        ("What is the monthly rent for Flat 4B?", "money", "£1,450 a month", "Flat 4B, space 14"),
         ("How many cells does it have?", "count", "twelve cells", "lithium cells"),
         ("Who founded Halden Power?", "name", "It was founded by Ada Berg.", "it was founded."),
     ],
