@@ -31,12 +31,12 @@ _ASKED = re.compile(
 _VERSIONED = frozenset({"version", "release", "edition"})
 #: "4.1.0", "v2.3", "2026.10.14-2": a version as changelogs write it
 _VERSION = re.compile(r"(?<![\w.])[vV]?\d+(?:\.\d+){1,3}(?:-[\w.]+)?(?![\w.])")
-#: "11", "4.2", "12a", or a Roman numeral in capitals ("Chapter III", never "chapter civic")
 #: a whole date as headings write it: "2026-10-01", "1 October 2026", "October 1, 2026"
 _DATE = re.compile(
     rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}\s+{MONTH.pattern}\s+\d{{4}}\b"
     rf"|{MONTH.pattern}\s+\d{{1,2}},?\s+\d{{4}}\b"
 )
+#: "11", "4.2", "12a", or a Roman numeral in capitals ("Chapter III", never "chapter civic")
 _NUMBER = r"(?:\d+[A-Za-z]?(?:\.\d+)*|(?-i:[IVXLC]+))\b"
 
 
@@ -59,8 +59,9 @@ def _identifier(part: str, text: str) -> str | None:
 
 def heading_answer(question: str, title: str | None, sentence: str) -> str | None:
     """The identifier the question asks for, from the nearest heading of ``title`` (a
-    title path, headings joined by " > ") that holds one; ``None`` when the question
-    asks for no part of a document, when ``sentence`` holds such an identifier itself
+    title path, headings joined by " > ") that holds one; for a question that asks when,
+    the date of the nearest heading that states what it pins down. ``None`` when the
+    question asks for neither, when ``sentence`` holds such an identifier or date itself
     (it answers in its own words) or when no heading holds one."""
     part = asked_part(question)
     if part is None:
