@@ -168,7 +168,7 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
                 r"charges?\s+(?:for|of|to)\b|"
                 # "what is the processing fee for ...", "the starting price of ..."
                 r"\b(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?:[\w-]+\s+){1,3}(?:price|"
-                r"cost|fee|fine|deposit|charge|rent|fare|toll|premium|excess)s?"
+                r"cost|fee|fine|deposit|charge|rent|fare|premium|excess)s?"
                 r"(?=\s+(?:for|of|on|in|to|at|per|if|when|after)\b"
                 r"|\s*\?|\s*$)", re.I), "money"),
     (re.compile(r"\bhow\s+far\b(?!\s+(?:back|into|in\s+advance|ahead))", re.I), "distance"),
