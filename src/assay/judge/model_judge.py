@@ -254,11 +254,12 @@ class ModelJudge:
             return claim
         texts = [c.text for c in contexts]
         led = _LED.match(claim)
-        if led is not None and is_excerpt(led["quote"], texts):
+        holding = [c for c in contexts if is_excerpt(led["quote"], [c.text])] if led else []
+        if led is not None and holding:
             # the short answer restates a span of the quote, or of the title path it
             # stands under ("4.1.0: - `loom diff` compares ..."): read the quote as the answer
             lead = squash_spaces(led["lead"]).lower()
-            headed = [c.title for c in contexts if c.title and is_excerpt(led["quote"], [c.text])]
+            headed = [c.title for c in holding if c.title]
             if any(lead in squash_spaces(t).lower() for t in [led["quote"], *headed]):
                 return f"{query} {led['quote']}"
         short = len(claim.split()) < _SHORT_CLAIM_WORDS or _YES_NO_START.match(claim)
