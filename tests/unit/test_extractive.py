@@ -564,3 +564,24 @@ def test_a_question_naming_a_release_quotes_a_sentence_under_it_with_its_date() 
     answerer = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader("no such span"))
     draft = answerer.answer("When was Tallyfold 3.1.0 released?", [guide, other, entry])
     assert draft.text.startswith("2026-08-04: - `tally diff` compares two ledgers.")
+
+
+def test_a_table_row_of_another_item_than_asked_is_not_quoted() -> None:
+    """Issue 41, from the fitting suite's vet price list: "How much does the rabies
+    vaccine cost for a cat?" quoted the cat's FCP row and its price, and was published.
+    Only dogs have a rabies row: each row is about another vaccine or species, and the
+    answerer says so; asked for a dog, the rabies row answers."""
+    prices = Context(
+        "prices",
+        "Species Dog: Vaccine: Rabies, First dose: 12 weeks, Price: £68.00.\n"
+        "Species Cat: Vaccine: FCP core, First dose: 9 weeks, Price: £52.00.\n"
+        "Species Dog: Vaccine: DHP core, First dose: 8 weeks, Price: £46.00.",
+        0.9,
+        title="Vaccination prices",
+    )
+    answerer = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader("£52.00"))
+    cat = answerer.answer("How much does the rabies vaccine cost for a cat?", [prices])
+    assert cat.text == ""
+    assert cat.declined is not None and "another vaccine" in cat.declined
+    dog = answerer.answer("How much is the rabies vaccine for a dog?", [prices])
+    assert dog.quoted.startswith("Species Dog: Vaccine: Rabies")

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from assay.answer.base import AnswerMode, Draft, Uncertainty
 from assay.answer.choose import Choice, Sentence, choose
 from assay.answer.citations import cite, defuse_citations
+from assay.answer.columns import column_clashes
 from assay.answer.expansion import pseudo_relevance_phrasings
 from assay.answer.expected import AnswerKind, asks_yes_or_no, expected_kind, wants_explanation
 from assay.answer.headings import heading_answer
@@ -265,6 +266,9 @@ class ExtractiveAnswerer:
         lead = choice.lead
         quote = defuse_citations(lead.text)
         other = asked.clashing(titled(lead.context.title, lead.text))
+        column = column_clashes(question, [lead.text, *sentences])[0]
+        if column is not None:
+            other = [*other, column.lower()]
         if other:  # the best a sentence could do is state it for another item
             what = " or ".join(dict.fromkeys(other))
             said = quote.rstrip(" .")
@@ -316,16 +320,19 @@ class ExtractiveAnswerer:
         # a question of a kind of value: for "What was fixed in 4.3.1?" the ratings within
         # the release's section are near zero, and the sentence quoted became noise
         of_release = [not asked.misses_release(t) for t in titles]
+        other_row = column_clashes(question, sentences)  # a row of a table about another item
         other_release = 0.0 if kind is not None and any(of_release) else 1.0
         weights = [
             (1.0 if w.context.confidence is None else 0.5 + 0.5 * w.context.confidence)
             * read[id(w.context)]
             * (1.0 if kind is None or kind.found_in(s) else _WRONG_KIND)
-            * (_WRONG_KIND if asked.clashes(t) else 1.0)
+            * (_WRONG_KIND if asked.clashes(t) or column else 1.0)
             * (1.0 if named else other_release)
             * (0.0 if _ASKS.search(s) or _UNKNOWING.search(s) else 1.0)  # it answers nothing
             * row
-            for s, w, t, named, row in zip(sentences, where, titles, of_release, rows, strict=True)
+            for s, w, t, named, row, column in zip(
+                sentences, where, titles, of_release, rows, other_row, strict=True
+            )
         ]
         relevance = self._rank(question, sentences, weights, of_strongest, where)
         rated = [

@@ -1,0 +1,63 @@
+"""A table's columns as qualifiers (issue 41): a row about another item than asked."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.answer.columns import column_clashes
+from assay.ingest.tables import table_sentences
+
+PRICES = table_sentences([
+    "| Species | Vaccine | Protects against | First dose | Price |",
+    "|---|---|---|---|---|",
+    "| Dog | DHP core | distemper, hepatitis, parvovirus | 8 weeks | £46.00 |",
+    "| Dog | Rabies | rabies (needed for travel) | 12 weeks | £68.00 |",
+    "| Cat | FCP core | cat flu, feline enteritis | 9 weeks | £52.00 |",
+])  # fmt: skip
+assert PRICES is not None
+ROWS = [*PRICES.splitlines(), "Dogs travelling abroad need a rabies vaccination."]
+
+
+@pytest.mark.parametrize(
+    ("question", "clashes"),
+    [
+        # no row holds a cat's rabies vaccine: each is about another vaccine or species
+        ("How much does the rabies vaccine cost for a cat?",
+         ["Vaccine", "Species", "Vaccine", None]),
+        ("How much is the rabies jab for my dog?", ["Vaccine", None, "Vaccine", None]),
+        ("What does vaccinating a cat cost?", ["Species", "Species", None, None]),
+        # a value in a list of them names the row: "distemper" picks the DHP row
+        ("How much is the distemper vaccine?",
+         [None, "Protects against", "Protects against", None]),
+        # a figure is the asker's condition, not a row's name
+        ("My puppy is 12 weeks old. What can he have?", [None, None, None, None]),
+        ("What vaccines does Fenbrook offer?", [None, None, None, None]),
+    ],
+)  # fmt: skip
+def test_a_row_clashes_where_the_question_names_another_rows_value(
+    question: str, clashes: list[str | None]
+) -> None:
+    assert column_clashes(question, ROWS) == clashes
+
+
+def test_a_column_of_descriptions_or_figures_picks_no_row() -> None:
+    """Found on an API reference: "What error do I get if my request body is too big?"
+    named "Too many requests" of the 429 row's meaning; a column that describes (or
+    counts) tells no items apart, only one whose every value names a thing."""
+    errors = table_sentences([
+        "| HTTP status | Meaning |",
+        "|---|---|",
+        "| 413 | The request body is over 10 MB. |",
+        "| 429 | Too many requests, see Retry-After. |",
+    ])  # fmt: skip
+    assert errors is not None
+    rows = errors.splitlines()
+    assert column_clashes("What error do I get if my request body is too big?", rows) == [
+        None,
+        None,
+    ]
+
+
+def test_prose_and_a_table_of_one_row_never_clash() -> None:
+    one = "Species Cat: Vaccine: FCP core, Price: £52.00."
+    assert column_clashes("How much is rabies for a cat?", [one, "Cats need FCP."]) == [None, None]
