@@ -104,6 +104,9 @@ def test_a_term_the_evidence_says_in_another_form_is_no_gap() -> None:
     assert evidence_gaps("What happens if the pack overheats?", ["overheats"], evidence) == []
     # a short stem inside a longer word is not the same word
     assert evidence_gaps("What is the art?", ["art"], ["Start it now."]) == ["'art'"]
+    # nor a word inside another: a price list of plans never mentions an implant
+    prices = ["Treatment plans: a porcelain crown costs £450."]
+    assert evidence_gaps("How much does an implant cost?", ["implant"], prices) == ["'implant'"]
 
 
 def test_a_short_word_the_evidence_holds_is_no_gap() -> None:

@@ -33,13 +33,20 @@ _SHARED_STEM = 4  # the shortest stem that counts as the same word in another fo
 
 def _said_otherwise(term: str, said: set[str]) -> bool:
     """Whether the evidence uses the word, or one built on the same stem: "heating" for
-    "overheats", "charger" for "charge" (stems of four letters or more; a shorter stem,
+    "overheats", "charger" for "charge" (stems of four letters or more, at the start or
+    the end of the other word: "plan" inside "implant" is another word; a shorter stem,
     "lat" of "late", counts only as itself)."""
     wanted = stem(term)
     return wanted in said or any(
-        min(len(wanted), len(word)) >= _SHARED_STEM and (wanted in word or word in wanted)
+        min(len(wanted), len(word)) >= _SHARED_STEM and _built_on(wanted, word)
         for word in said
     )
+
+
+def _built_on(a: str, b: str) -> bool:
+    """Whether the shorter of two words begins or ends the longer."""
+    short, long = sorted((a, b), key=len)
+    return long.startswith(short) or long.endswith(short)
 
 
 def evidence_gaps(question: str, missing_terms: Sequence[str], texts: Sequence[str]) -> list[str]:
