@@ -39,6 +39,11 @@ def test_every_number_word_is_a_figure() -> None:
         ("What time must essays be handed in?", "clock"),
         ("What time period did the treaty end?", "date"),
         ("Which day is recycling collected?", "date"),
+        # a bound is a figure: "What is the heaviest load a reach truck may carry?"
+        ("What is the heaviest load a reach truck may carry?", "figure"),
+        ("What is the maximum tyre pressure for the Glide?", "figure"),
+        ("What is the maximum fine for flying too high?", "money"),
+        ("What is the hotel limit in Paris per night?", None),
     ],
 )
 def test_a_question_asks_for_the_kind_its_words_name(question: str, kind: str | None) -> None:
@@ -57,6 +62,16 @@ def test_a_count_is_never_a_price() -> None:
     assert not kind.found_in("Revenue rose to £162.5m, from £150.3m.")
     assert kind.found_in("Revenue rose to £162.5m with 17 new bakeries.")
     assert kind.found_in("Bakeries rose by 8.1%.")  # a share may answer how many
+
+
+def test_the_digits_of_a_code_are_no_figure() -> None:
+    """From the fitting suite's forklift procedure: "the heaviest load a truck may carry
+    at DC OH2" was quoted for the heaviest load, its "2" read as the figure asked for."""
+    kind = expected_kind("What is the heaviest load a reach truck may carry?")
+    assert kind is not None
+    for code in ("at DC OH2", "the HP-300", "in Q3", "the Lepto L4 vaccine"):
+        assert not kind.found_in(f"The limit applies {code}."), code
+    assert kind.found_in("Class B: 1,100 kg.") and kind.found_in("up to 20% more")
 
 
 def test_a_relative_who_does_not_ask_for_a_name() -> None:

@@ -33,11 +33,12 @@ _DURATION_UNITS = (
 #: "5 business days", "ten working days", "30 calendar days"
 _DAY_KINDS = r"(?:business|working|calendar|banking|school|consecutive|full|whole)"
 _LENGTH_UNITS = r"(?:mm|cm|m|km|metres?|meters?|feet|foot|ft|inch(?:es)?|in|miles?|yards?)"
-_FIGURE = (
-    r"(?:\d+(?:[.,]\d+)*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+_NUMBER_WORDS = (
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
     r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|"
-    r"fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen|half)"
+    r"fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen|half"
 )
+_FIGURE = rf"(?:\d+(?:[.,]\d+)*|{_NUMBER_WORDS})"
 
 
 #: how often: "every other week", "twice a year", "3 times per day", "weekly"
@@ -85,7 +86,8 @@ _PRICES = re.compile(
     rf"|\d+(?:[.,]\d+)*\s*(?:dollars|euros|pounds|cents|francs|yen|{CURRENCY_CODES})\b",
     re.I,
 )
-_FIGURES = rf"\b{_FIGURE}\b|{NUMBER.pattern}"
+#: a figure, not the digits of a code ("DC OH2", "Q3", "HP-300" name things, count nothing)
+_FIGURES = rf"\b(?:{_NUMBER_WORDS})\b|(?<![A-Za-z\d.,])(?<![A-Za-z]-){NUMBER.pattern}"
 #: a length: "up to 95 km", "2.5 metres"
 _DISTANCE = rf"\b{_FIGURE}\s*(?:-|\u2013|to)?\s*{_FIGURE}?\s*{_LENGTH_UNITS}\b"
 #: a weight: "31.6 kg", "200 lb"
@@ -178,7 +180,10 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bhow\s+many\b(?!\s+(?:dollars|euros|pounds|cents|percent|per\s+cent|"
                 r"times\s+(?:more|less|as)))", re.I), "count"),
     (re.compile(r"\bhow\s+(?:many|much|far|tall|high|big|large|wide|deep|heavy|fast)\b|"
-                r"\bwhat\s+(?:percentage|percent|number|amount|size|proportion)\b", re.I),
+                r"\bwhat\s+(?:percentage|percent|number|amount|size|proportion)\b|"
+                # a bound: "the maximum tyre pressure", "the heaviest load ... may carry"
+                r"\b(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?:maximum|minimum|max|min|"
+                r"heaviest)\b", re.I),
      "figure"),
     (re.compile(r"^\W*(?:who|whom|whose)\b", re.I), "name"),  # not "the composer who was"
 ]  # fmt: skip
