@@ -585,3 +585,29 @@ def test_a_table_row_of_another_item_than_asked_is_not_quoted() -> None:
     assert cat.declined is not None and "another vaccine" in cat.declined
     dog = answerer.answer("How much is the rabies vaccine for a dog?", [prices])
     assert dog.quoted.startswith("Species Dog: Vaccine: Rabies")
+
+
+@pytest.mark.parametrize(
+    ("text", "quoted"),
+    [
+        # it points back: the sentence before says what "those months" are
+        ("Zone E controls only apply from 1 April to 30 September. Outside those months "
+         "anyone may park in the bays.",
+         "Zone E controls only apply from 1 April to 30 September. Outside those months "
+         "anyone may park in the bays."),
+        # the document itself is no antecedent
+        ("Permits are issued by the council. In this policy, anyone may park in the bays "
+         "outside the controlled months.",
+         "In this policy, anyone may park in the bays outside the controlled months."),
+        # nor the line before: a list item's, another paragraph's
+        ("Visitor vouchers are sold in books of ten.\nOutside those months anyone may park "
+         "in the bays.", "Outside those months anyone may park in the bays."),
+    ],
+)  # fmt: skip
+def test_a_sentence_that_points_back_is_quoted_with_the_one_before(text: str, quoted: str) -> None:
+    """From the fitting suite's parking FAQ: "Do I need a permit to park outside my house
+    in January?" quoted "Outside those months anyone may park in the bays." alone, which
+    does not say which months."""
+    answerer = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader("anyone may park"))
+    draft = answerer.answer("Can anyone park in the bays in January?", [Context("faq", text, 0.9)])
+    assert draft.quoted == f"{quoted} [Source: faq]"

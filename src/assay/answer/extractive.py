@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from assay.answer.base import AnswerMode, Draft, Uncertainty
 from assay.answer.choose import Choice, Sentence, choose
@@ -84,6 +84,16 @@ _ASKS = re.compile(r"\?[*_\"')\]]*\s*$")
 _UNKNOWING = re.compile(
     r"\b(?:no idea|no clue|not sure|unsure|(?:do|does|did)(?: not|n't) know|"
     r"(?:nobody|no one|no-one) (?:knows|knew)|can't say|cannot say|wondering)\b",
+    re.IGNORECASE,
+)
+#: a sentence that opens by pointing back ("It must be returned by 30 September",
+#: "Outside those months anyone may park"): quoted alone, it does not say what it is
+#: about; a sentence that points at the document itself ("In this policy") does
+_POINTS_BACK = re.compile(
+    r"^\W*(?:it|they|this|these|those|that|such)\b(?!\s+(?:policy|document|guide|section|"
+    r"page|leaflet|agreement|manual|article|chapter)\b)"
+    r"|^\W*[A-Za-z]+\s+(?:this|these|those|that|such)\s+(?!(?:policy|document|guide|"
+    r"section|page|leaflet|agreement|manual|article|chapter)\b)[a-z]+",
     re.IGNORECASE,
 )
 _SHORT_WORDS = 10  # a longer span is no short answer
@@ -163,6 +173,19 @@ class _Span:
     context: Context
     start: int
     end: int
+
+
+def _with_antecedent(lead: Sentence) -> Sentence:
+    """``lead`` with the sentence before it in its line when it opens by pointing back
+    to that one (:data:`_POINTS_BACK`): "Seafield Road is controlled from 1 April to 30
+    September. Outside those months anyone may park in the bays." quoted whole."""
+    if not _POINTS_BACK.search(lead.text):
+        return lead
+    text = lead.context.text
+    before = [(a, b) for a, b in sentence_spans(text) if b <= lead.start]
+    if not before or "\n" in text[before[-1][1] : lead.start]:
+        return lead  # the first of its line (a list item, a paragraph): no sure antecedent
+    return replace(lead, start=before[-1][0])
 
 
 def _read_in_passages(model: SpanRelevanceModel, question: str, spans: list[_Span]) -> list[float]:
@@ -263,7 +286,7 @@ class ExtractiveAnswerer:
             if named is not None
             else self._choose(question, kind, asked, evidence, split, found)
         )
-        lead = choice.lead
+        lead = _with_antecedent(choice.lead)
         quote = defuse_citations(lead.text)
         other = asked.clashing(titled(lead.context.title, lead.text))
         column = column_clashes(question, [lead.text, *sentences])[0]
@@ -276,8 +299,9 @@ class ExtractiveAnswerer:
             return Draft("", self.name, None, mode, declined=why)
         text = f"{quote} {cite(lead.context.id)}"
         # "Which version added ...?": the heading the sentence stands under answers
-        short = heading_answer(question, lead.context.title, quote)
-        short = short or self._short(question, quote, choice)
+        said = defuse_citations(choice.lead.text)  # the short answer is the lead's own
+        short = heading_answer(question, lead.context.title, said)
+        short = short or self._short(question, said, choice)
         if short is not None:
             short = short[0].upper() + short[1:]  # it opens the answer
             text = f"{short}: {text}"
