@@ -38,8 +38,7 @@ def _said_otherwise(term: str, said: set[str]) -> bool:
     "lat" of "late", counts only as itself)."""
     wanted = stem(term)
     return wanted in said or any(
-        min(len(wanted), len(word)) >= _SHARED_STEM and _built_on(wanted, word)
-        for word in said
+        min(len(wanted), len(word)) >= _SHARED_STEM and _built_on(wanted, word) for word in said
     )
 
 
