@@ -716,3 +716,22 @@ def test_a_year_named_by_its_distance_from_today_is_stated() -> None:
     assert with_years("Who won this year?", day) == "Who won this year (2026)?"
     assert with_years("Who won this year (2026)?", day) == "Who won this year (2026)?"
     assert with_years("Who will host next year?", day).endswith("next year (2027)?")
+
+
+def test_r_yes_no_a_passage_that_opens_with_no_answers_no_in_every_sentence() -> None:
+    """From the fitting suite's parking permits: "Does a plug-in hybrid get the
+    electric-vehicle discount?" quoted the FAQ's "Plug-in hybrids pay the standard price
+    for the zone." (its answer opens "No.") and named the rules' "Plug-in hybrid
+    vehicles do not qualify for the discount" as disagreeing: both say no."""
+    faq = Context("faq", "No. Only fully electric vehicles get the 50% discount. Plug-in "
+                  "hybrids pay the standard price for the zone.", 0.87, None, "faq",
+                  "verified_kb")  # fmt: skip
+    rules = Context("rules", "Plug-in hybrid vehicles do not qualify for the discount.", 0.81,
+                    None, "rules", "official")  # fmt: skip
+    post = Context("post", "The 50% off applies to hybrids too, as long as it has a plug.", 0.62,
+                   None, "forum", "unverified")  # fmt: skip
+    standard = faq.text.index("Plug-in")
+    lead = Sentence(faq, standard, len(faq.text), 0.8)
+    choice = choose([lead, _sentence(rules, 0.7), _sentence(post, 0.75)], [], None, yes_no=True)
+    assert choice is not None and choice.lead.context is faq
+    assert [d.context for d in choice.disagreeing] == [post]

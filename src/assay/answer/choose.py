@@ -87,6 +87,8 @@ SURE_MARGIN = 3.0
 CLEARLY_STRONGER = SETTLED
 #: a word that forbids; with :data:`assay.text.NEGATION`, a sentence with one and a
 #: sentence without say opposite things
+#: a passage that opens with its answer: "No.", "Yes, ..."
+_YES_OR_NO = re.compile(r"^\W*(yes|no)\b(?=\s*[.,;:!\u2014-])", re.IGNORECASE)
 _FORBIDS = re.compile(r"\b(?:avoid|forbidden|prohibited|banned)\b", re.IGNORECASE)
 #: a negation that reassures rather than denies: "no problems", "don't worry", "did no
 #: harm" affirm what a forum post says works ("Python 3.9 still works with 4.3, ... no
@@ -195,6 +197,17 @@ def _strength(c: Context) -> float:
 
 def _other_source(a: Context, b: Context) -> bool:
     return a.source_id is None or a.source_id != b.source_id
+
+
+def _answers_no(sentence: Sentence) -> bool:
+    """Whether ``sentence`` answers a yes-or-no question with no: as its passage opens
+    ("No. Only fully electric vehicles get the discount. Plug-in hybrids pay the
+    standard price.": an FAQ's answer says it once for all its sentences), else as the
+    sentence denies or forbids (:func:`_denies`)."""
+    opener = _YES_OR_NO.match(sentence.context.text)
+    if opener is not None:
+        return opener.group(1).lower() == "no"
+    return _denies(sentence.text)
 
 
 def _denies(text: str) -> bool:
@@ -368,7 +381,7 @@ def _disagreeing(
             if s.context is not lead.context
             and _other_source(s.context, lead.context)
             and s.score >= YES_NO_WITHIN * best.score
-            and _denies(s.text) != _denies(lead.text)
+            and _answers_no(s) != _answers_no(lead)
         )
     return disagreeing
 
