@@ -273,3 +273,15 @@ def test_probabilities_outside_the_unit_interval_are_refused() -> None:
         brier_score([0, 1], [0.5, 1.2])
     with pytest.raises(InvalidInputError, match="strategy"):
         reliability_curve([0, 1], [0.2, 0.8], strategy="log")
+
+
+def test_a_range_holds_its_ends_as_gold_answers() -> None:
+    """The fitting suite's "How late can I get an appointment on a Thursday?" answered
+    "08:00-20:00" (an en dash) was counted wrong against "20:00": SQuAD's normalisation
+    keeps an en dash ("0800-2000") and drops a hyphen, gluing the range ("08002000")."""
+    from assay.calibration.scored import contains_gold
+
+    assert contains_gold("Reception hours: 08:00\u201320:00.", ["20:00"])
+    assert contains_gold("Pressure range: 2.0-3.5 bar (29-51 psi).", ["3.5 bar"])
+    assert contains_gold("The HP-300 draws 4.2 A.", ["HP-300"])
+    assert not contains_gold("Pressure range: 2.0-3.5 bar.", ["2.0-3.9 bar"])

@@ -44,6 +44,7 @@ __all__ = ["TARGETS", "ScoredSet", "contains_gold", "normalize_answer", "score_e
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
+_DASH = re.compile(r"[\-\u2010-\u2015\u2212]")  # hyphens, dashes, minus
 
 
 def normalize_answer(text: str) -> str:
@@ -52,9 +53,11 @@ def normalize_answer(text: str) -> str:
 
 
 def contains_gold(text: str, gold: Sequence[str]) -> bool:
-    """Whether ``text`` holds one of the ``gold`` answers, both normalised."""
-    said = f" {normalize_answer(text)} "
-    return any(g and f" {g} " in said for g in map(normalize_answer, gold))
+    """Whether ``text`` holds one of the ``gold`` answers, both normalised, a dash read
+    as a space: a range states its ends ("08:00-20:00" holds "20:00", "2.0-3.5 bar"
+    "3.5 bar"), which SQuAD's normalisation, dropping the dash, glues into one number."""
+    said = f" {normalize_answer(_DASH.sub(' ', text))} "
+    return any(g and f" {g} " in said for g in (normalize_answer(_DASH.sub(" ", a)) for a in gold))
 
 
 @dataclass(frozen=True)
