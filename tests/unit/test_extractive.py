@@ -611,3 +611,17 @@ def test_a_sentence_that_points_back_is_quoted_with_the_one_before(text: str, qu
     answerer = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader("anyone may park"))
     draft = answerer.answer("Can anyone park in the bays in January?", [Context("faq", text, 0.9)])
     assert draft.quoted == f"{quoted} [Source: faq]"
+
+
+def test_a_span_cut_out_of_a_bracket_is_no_short_answer() -> None:
+    """From the fitting suite's bakery results: the answer opened with "58.6%), helped by
+    lower flour and butter prices in the second half:", the reader's span."""
+    results = Context(
+        "results", "Gross margin of 59.3% for the year (FY2025: 58.6%), helped by lower "
+        "flour and butter prices in the second half.", 0.9,
+    )  # fmt: skip
+    reader = ScriptedReader("58.6%), helped by lower flour and butter prices")
+    draft = ExtractiveAnswerer(get_relevance_model(), reader=reader).answer(
+        "What helped the gross margin for the year?", [results]
+    )
+    assert not draft.text.startswith("58.6%)")

@@ -175,6 +175,16 @@ class _Span:
     end: int
 
 
+def _balanced(span: str) -> bool:
+    """Whether every bracket ``span`` opens it closes, and the other way round."""
+    depth = 0
+    for ch in span:
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def _with_antecedent(lead: Sentence) -> Sentence:
     """``lead`` with the sentence before it in its line when it opens by pointing back
     to that one (:data:`_POINTS_BACK`): "Seafield Road is controlled from 1 April to 30
@@ -302,6 +312,8 @@ class ExtractiveAnswerer:
         said = defuse_citations(choice.lead.text)  # the short answer is the lead's own
         short = heading_answer(question, lead.context.title, said)
         short = short or self._short(question, said, choice)
+        if short is not None and not _balanced(short):
+            short = None  # "58.6%), helped by lower flour prices": cut out of a bracket
         if short is not None:
             short = short[0].upper() + short[1:]  # it opens the answer
             text = f"{short}: {text}"
