@@ -93,6 +93,9 @@ def _as_input(scores: float | Scores) -> FloatArray:
     return s
 
 
+_KNOT_DECIMALS = 12  #: an isotonic map's knots are scores rounded to this many decimals
+
+
 def _pava(y: FloatArray, w: FloatArray) -> FloatArray:
     """The weighted least-squares non-decreasing fit of ``y`` (pool adjacent violators)."""
     sums: list[float] = []
@@ -122,6 +125,9 @@ class IsotonicMap:
     def fit(cls, scores: Scores, labels: Labels) -> IsotonicMap:
         """Fit by PAVA on the scores, tied scores pooled first (needs both classes)."""
         s, y = _validate(scores, labels, 1, cls.method)
+        # scores within 1e-12 are one score: between two closer knots (subnormal floats)
+        # np.interp's slope overflows, and the map would leave [0, 1] and turn down
+        s = np.round(s, _KNOT_DECIMALS)
         order = np.argsort(s, kind="mergesort")
         x, first, counts = np.unique(s[order], return_index=True, return_counts=True)
         means = np.add.reduceat(y[order], first) / counts  # the label share per distinct score
