@@ -513,7 +513,10 @@ def test_the_readers_sentence_leads_when_only_it_holds_the_kind_of_value_asked_f
     draft = answerer.answer(
         "By what date must the Local Visits Consent form be returned?", [consent]
     )
-    assert draft.quoted == "It must be returned by 30 September each year. [Source: consent]"
+    assert draft.quoted == (  # with the sentence "It" points back to
+        "Type A: one Local Visits Consent form covers the whole school year. It must be "
+        "returned by 30 September each year. [Source: consent]"
+    )
     assert draft.short == "30 September"
     # a question of no kind keeps the relevance model's choice
     what = answerer.answer("What does the Local Visits Consent form cover?", [consent])
