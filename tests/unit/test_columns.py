@@ -23,8 +23,8 @@ ROWS = [*PRICES.splitlines(), "Dogs travelling abroad need a rabies vaccination.
     [
         # no row holds a cat's rabies vaccine: each is about another vaccine or species
         ("How much does the rabies vaccine cost for a cat?",
-         ["Vaccine", "Species", "Vaccine", None]),
-        ("How much is the rabies jab for my dog?", ["Vaccine", None, "Vaccine", None]),
+         ["Species", "Species", "Vaccine", None]),
+        ("How much is the rabies jab for my dog?", ["Vaccine", None, "Species", None]),
         ("What does vaccinating a cat cost?", ["Species", "Species", None, None]),
         # a value in a list of them names the row: "distemper" picks the DHP row
         ("How much is the distemper vaccine?",
@@ -61,3 +61,25 @@ def test_a_column_of_descriptions_or_figures_picks_no_row() -> None:
 def test_prose_and_a_table_of_one_row_never_clash() -> None:
     one = "Species Cat: Vaccine: FCP core, Price: £52.00."
     assert column_clashes("How much is rabies for a cat?", [one, "Cats need FCP."]) == [None, None]
+
+
+def test_a_word_only_one_value_holds_names_it() -> None:
+    """Asking my own price list: "How much does the Business plan cost for
+    self-hosting?" quoted the Solo plan's €0, since no row is self-hosted Business
+    Cloud and "Business" alone did not name "Business Cloud". A word of the question that
+    only one value of a column holds names that value; one that several hold names none."""
+    plans = table_sentences([
+        "| Plan | Seats | Hosting | Price |",
+        "|---|---|---|---|",
+        "| Solo | 1 user | Self-hosted | €0 |",
+        "| Team | up to 10 users | Self-hosted | €29 |",
+        "| Team Cloud | up to 10 users | Cloud | €49 |",
+        "| Business Cloud | up to 50 users | Cloud | €199 |",
+    ])  # fmt: skip
+    assert plans is not None
+    rows = plans.splitlines()
+    business = "How much does the Business plan cost for self-hosting?"
+    assert column_clashes(business, rows) == ["Plan", "Plan", "Plan", "Hosting"]
+    assert column_clashes("How much is the cloud plan?", rows) == [
+        "Hosting", "Hosting", None, None,
+    ]  # fmt: skip

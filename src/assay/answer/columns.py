@@ -108,18 +108,36 @@ def _clash(
     if len(table) < 2:
         return None
     lead, cells = row
-    by_column = {column: [cells_of[column] for _, cells_of in table] for column in cells}
-    own = dict(cells)
+    by_column, own = {}, {}
     firsts = _first_cells([t[0] for t in table])
-    if firsts:  # the first column, named by the word every lead starts with
+    if firsts:  # the first column, named by the word every lead starts with: the row's own
         first = lead.split(" ", 1)[0]
         by_column[first] = list(firsts.values())
         own[first] = firsts[lead]
-    for column, values in by_column.items():
-        if not all(_names(v) for v in values):
-            continue  # a column of figures or descriptions tells no items apart
-        if _named(asked, own[column]):
-            continue  # the question names this row's value
-        if any(v != own[column] and _named(asked, v) for v in values):
+    by_column |= {column: [cells_of[column] for _, cells_of in table] for column in cells}
+    own |= cells
+    naming = {c: v for c, v in by_column.items() if all(_names(x) for x in v)}
+    # a question's word that names a whole value names that one: "cats" is the Species
+    # Cat, not a word of "cat flu, feline enteritis" in the column beside it
+    whole = frozenset().union(
+        *(item for v in naming.values() for x in v for item in _names(x) if item <= asked)
+    )
+    for column, values in naming.items():  # a column of figures or descriptions names none
+        named = _named_values(asked, values, asked - whole)
+        if named and own[column] not in named:
             return column
     return None
+
+
+def _named_values(asked: set[str], values: list[str], free: set[str]) -> set[str]:
+    """The values of a column that a question whose stems are ``asked`` names: all the
+    words of one of a value's items, or a word of ``free`` (those naming no whole value
+    of any column) that no other value of the column holds ("the Business plan" names
+    "Business Cloud" beside "Team" and "Team Cloud"; "Cloud" names neither)."""
+    words = {v: frozenset().union(*_names(v)) for v in values}
+    named = {v for v in values if _named(asked, v)}
+    for value, own in words.items():
+        others = frozenset().union(*(w for v, w in words.items() if v != value))
+        if own & free - others:
+            named.add(value)
+    return named
