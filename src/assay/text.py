@@ -151,6 +151,9 @@ def titled(title: str | None, text: str) -> str:
 TABLE_ROW = re.compile(r"^(?P<header>[^:]{1,80}?):\s+(?P<cells>.+)$", re.DOTALL)
 #: a cell's label inside :data:`TABLE_ROW`'s cells
 CELL_LABEL = re.compile(r"(?:^|,\s)([^:,]{1,60}?):\s")
+#: one cell of a row, cut out at its clause (:func:`assay.answer.qualifiers.clauses`):
+#: "Column name: value"
+TABLE_CELL = re.compile(r"^[\s,:]*(?P<label>[^,:;]{1,60}?):\s+(?P<value>.+?)[\s.]*$")
 
 
 def row_subject(sentence: str) -> tuple[str, str] | None:

@@ -33,12 +33,10 @@ import re
 from collections.abc import Sequence
 
 from assay.answer.qualifiers import clauses
-from assay.text import content_terms, stem
+from assay.text import TABLE_CELL, content_terms, stem
 
 __all__ = ["column_clashes"]
 
-#: a cell as ingest writes it: "Column name: value"
-_CELL = re.compile(r"^[\s,:]*(?P<label>[^,:;]{1,60}?):\s+(?P<value>.+?)[\s.]*$")
 _DIGIT = re.compile(r"\d")
 _CODE = re.compile(r"\b[A-Za-z]+-?\d")
 _ITEMS = re.compile(r",\s*|\s+(?:and|or)\s+|\s*/\s*")
@@ -53,11 +51,10 @@ def _row(sentence: str) -> tuple[str, dict[str, str]] | None:
         return None  # the lead cell ends where ingest wrote its colon
     cells = {}
     for part in parts[1:]:
-        match = _CELL.match(part)
+        match = TABLE_CELL.match(part)
         if match is not None:
             cells[match["label"].strip()] = match["value"].strip()
-    lead = parts[0].strip()
-    return (lead.strip(), cells) if len(cells) >= 2 else None
+    return (parts[0].strip(), cells) if len(cells) >= 2 else None
 
 
 def _names(value: str) -> list[frozenset[str]]:

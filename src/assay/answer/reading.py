@@ -42,7 +42,15 @@ from assay.answer.expected import MONEY, AnswerKind, expected_kind
 from assay.answer.qualifiers import Qualifiers, clauses, qualifiers
 from assay.judge.schema import Context
 from assay.models.reader import SpanReader
-from assay.text import CELL_LABEL, TABLE_ROW, content_terms, sentence_spans, stem, titled
+from assay.text import (
+    CELL_LABEL,
+    TABLE_CELL,
+    TABLE_ROW,
+    content_terms,
+    sentence_spans,
+    stem,
+    titled,
+)
 
 __all__ = [
     "CLASH_WEIGHT",
@@ -85,8 +93,6 @@ _UNIT_AFTER = re.compile(
     r"\s?(?:[kMGT]?(?:bps|b/s|B|Hz|Wh|W|VA|V)|mAh|Ah|km/h|mph|rpm|psi|bar|dB|lux|"
     r"mm|cm|km|kg|mg|ml|mL|lbs?|ft|sq\s?m|m²|m³)(?![\w/])"
 )
-#: a cell of a table row as ingest writes it: "Column name: value"
-_CELL = re.compile(r"^[\s,:]*(?P<label>[^,:;]{1,60}?):\s+(?P<value>.+?)[\s.]*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +226,7 @@ def rival_cells(question: str, sentence: str) -> bool:
     weekends are peak), not for a short answer that takes the first."""
     kind, asked = expected_kind(question), qualifiers(question)
     words = {stem(t) for t in content_terms(question)}
-    cells = [m for a, b in clauses(sentence) if (m := _CELL.match(sentence[a:b]))]
+    cells = [m for a, b in clauses(sentence) if (m := TABLE_CELL.match(sentence[a:b]))]
     # a value in the question's own words is what it asks about, not an answer to it
     fitting = [
         m
@@ -247,7 +253,7 @@ def table_cell(question: str, sentence: str) -> str | None:
     priced = _HOW_MUCH.search(question) is not None  # "How much is an adult ticket?"
     cells = []
     for a, b in clauses(sentence):
-        match = _CELL.match(sentence[a:b])
+        match = TABLE_CELL.match(sentence[a:b])
         if match is None:
             continue
         label, value = match.group("label"), match.group("value")
@@ -287,7 +293,7 @@ def named_row(question: str, text: str) -> tuple[int, int] | None:
         if len(rows) < 2 or share <= rows[1][0]:
             continue
         row = text[start:end]
-        values = [m.group("value") for a, b in clauses(row) if (m := _CELL.match(row[a:b]))]
+        values = [m.group("value") for a, b in clauses(row) if (m := TABLE_CELL.match(row[a:b]))]
         if kind is None or any(_fits(kind, v) for v in values):
             return start, end
     return None
