@@ -114,10 +114,10 @@ def is_stopword(word: str) -> bool:
 _ABBREVIATIONS = ("max", "min", "approx", "e.g", "i.e", "vs", "incl", "excl", "fig", "dept",
                   "mr", "mrs", "ms", "dr", "prof", "st", "mt")  # fmt: skip
 #: where one sentence ends and the next begins: after ; or after . ! ? unless the stop
-#: ends an abbreviation or what follows starts in lower case ("Max. speed"); at a blank
-#: line, unless the line before leads into what follows (":", ",", a code block's fence
-#: before the sentence that explains it): a bold line
-#: standing as a heading ("**Part 2: Uptime and maintenance**") is no part of the next
+#: ends an abbreviation or what follows starts in lower case ("Max. speed"); and at a
+#: blank line, unless the line before leads into what follows (":", ",", a code block's
+#: fence before the sentence that explains it): a bold line standing as a heading
+#: ("**Part 2: Uptime and maintenance**") is no part of the sentence after it
 SENTENCE_BREAK = re.compile(
     r"(?<=;)\s+|(?<![:,;`])[ \t]*\n[ \t]*\n\s*|(?<=[.!?])"
     + "".join(rf"(?<!\b{re.escape(a)}\.)" for a in _ABBREVIATIONS)

@@ -85,10 +85,10 @@ SURE_MARGIN = 3.0
 #: how much higher a confidence is clearly stronger: the judge's margin for settling a
 #: conflict by source strength
 CLEARLY_STRONGER = SETTLED
-#: a word that forbids; with :data:`assay.text.NEGATION`, a sentence with one and a
-#: sentence without say opposite things
 #: a passage that opens with its answer: "No.", "Yes, ..."
 _YES_OR_NO = re.compile(r"^\W*(yes|no)\b(?=\s*[.,;:!\u2014-])", re.IGNORECASE)
+#: a word that forbids; with :data:`assay.text.NEGATION`, a sentence with one and a
+#: sentence without say opposite things
 _FORBIDS = re.compile(r"\b(?:avoid|forbidden|prohibited|banned)\b", re.IGNORECASE)
 #: a negation that reassures rather than denies: "no problems", "don't worry", "did no
 #: harm" affirm what a forum post says works ("Python 3.9 still works with 4.3, ... no

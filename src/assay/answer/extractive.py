@@ -299,7 +299,7 @@ class ExtractiveAnswerer:
         lead = _with_antecedent(choice.lead)
         quote = defuse_citations(lead.text)
         other = asked.clashing(titled(lead.context.title, lead.text))
-        column = column_clashes(question, [lead.text, *sentences])[0]
+        column = column_clashes(question, [choice.lead.text, *sentences])[0]
         if column is not None:
             other = [*other, column.lower()]
         if other:  # the best a sentence could do is state it for another item
@@ -309,9 +309,9 @@ class ExtractiveAnswerer:
             return Draft("", self.name, None, mode, declined=why)
         text = f"{quote} {cite(lead.context.id)}"
         # "Which version added ...?": the heading the sentence stands under answers
-        said = defuse_citations(choice.lead.text)  # the short answer is the lead's own
-        short = heading_answer(question, lead.context.title, said)
-        short = short or self._short(question, said, choice)
+        own = defuse_citations(choice.lead.text)  # the short answer is the lead's own
+        short = heading_answer(question, lead.context.title, own)
+        short = short or self._short(question, own, choice)
         if short is not None and not _balanced(short):
             short = None  # "58.6%), helped by lower flour prices": cut out of a bracket
         if short is not None:
