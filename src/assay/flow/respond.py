@@ -67,7 +67,7 @@ from assay.judge.schema import Assessment, Context, EvidenceSufficiency
 from assay.routing import Decision
 from assay.scoring.gate import kept_out_as_stale
 from assay.text import titled
-from assay.types import Evidence
+from assay.types import Evidence, ExclusionReason
 
 __all__ = ["Broadening", "Responder", "Response", "Status"]
 
@@ -380,6 +380,19 @@ class Responder:
                 steps.insert(
                     0, f"{len(group)} matching passage(s){where} were kept out {why_out}: {fix}"
                 )
+        superseded = [  # "How much did support cost in 2024?": the 2024 guide's passage
+            e for e in result.scored.evidence
+            if e.reason is ExclusionReason.SOURCE_SUPERSEDED and e.basis.superseded_by
+            and not evidence_gaps(query, missing, [titled(e.candidate.title, e.candidate.text)])
+        ]  # fmt: skip
+        if superseded:
+            old = sorted({str(e.basis.source_id) for e in superseded})
+            new = sorted({s for e in superseded for s in e.basis.superseded_by})
+            steps.insert(
+                0, f"{len(superseded)} matching passage(s) of {', '.join(old)} were kept out: "
+                f"{', '.join(new)} supersedes it, and a superseded source never answers "
+                f"(if it should, `assay sources update {new[0]} --no-supersedes`)",
+            )  # fmt: skip
         # what the knowledge base holds on the subject, admitted or not, headings
         # included: a refusal never asks for documents about what it already covers
         retrieved = [titled(e.candidate.title, e.candidate.text) for e in result.scored.evidence]
