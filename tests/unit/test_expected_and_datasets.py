@@ -51,6 +51,11 @@ def test_a_question_asks_for_the_kind_its_words_name(question: str, kind: str | 
     assert (found and found.name) == kind
 
 
+def test_a_duration_without_end_is_a_duration() -> None:
+    kind = expected_kind("How long are backups kept?")
+    assert kind is not None and kind.found_in("Backups are kept forever, as far as I know.")
+
+
 def test_a_duration_may_count_its_days_twice() -> None:
     kind = expected_kind("How much notice do I need to give?")
     assert kind is not None and kind.found_in("Give one full calendar month's notice.")

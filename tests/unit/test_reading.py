@@ -195,6 +195,8 @@ def test_choose_names_no_disagreement_for_the_same_figure() -> None:
         ("2 weeks", "14 days", False),
         ("eight", "1 teacher per 15", True),  # a count in words
         ("eight pupils", "8 pupils", False),
+        ("forever", "30 days", True),  # a forum's "kept forever" against the guide's
+        ("kept indefinitely", "forever", False),
     ],
 )
 def test_disagreement_is_another_figure_of_the_same_thing(a: str, b: str, differ: bool) -> None:

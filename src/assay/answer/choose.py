@@ -53,11 +53,12 @@ it in its own words ("Children under 12 are not admitted to the ICU").
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assay.answer.expected import AnswerKind
+from assay.answer.expected import ENDLESS, AnswerKind
 from assay.answer.qualifiers import Qualifiers
 from assay.answer.reading import Found
 from assay.answer.short import short_answer
@@ -155,8 +156,9 @@ def _units(text: str) -> set[str]:
 
 
 def _durations(text: str) -> set[float]:
-    """The durations ``text`` states, in days ("two weeks" is 14, "30 days" 30)."""
-    out = set()
+    """The durations ``text`` states, in days ("two weeks" is 14, "30 days" 30,
+    "forever" infinite)."""
+    out = {math.inf} if re.search(ENDLESS, text, re.IGNORECASE) else set()
     for count, unit in _DURATION.findall(text):
         word = count.lower()
         n = 1.0 if word in ("a", "an") else _COUNT.index(word) + 1.0 if word in _COUNT else None

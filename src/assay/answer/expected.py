@@ -18,6 +18,7 @@ from assay.text import MONTH, NUMBER, YEAR
 
 __all__ = [
     "CURRENCY_CODES",
+    "ENDLESS",
     "FREQUENCY",
     "MONEY",
     "AnswerKind",
@@ -40,6 +41,9 @@ _NUMBER_WORDS = (
 )
 _FIGURE = rf"(?:\d+(?:[.,]\d+)*|{_NUMBER_WORDS})"
 
+
+#: a duration without end: "kept forever", "valid indefinitely"
+ENDLESS = r"\b(?:forever|indefinitely|permanently|for\s+ever|without\s+(?:a\s+)?time\s+limit)\b"
 
 #: how often: "every other week", "twice a year", "3 times per day", "weekly"
 FREQUENCY = (
@@ -106,10 +110,7 @@ _KINDS = {
     "duration": AnswerKind(
         "duration",
         "duration or length",
-        re.compile(
-            _DURATION,
-            re.I,
-        ),
+        re.compile(rf"{_DURATION}|{ENDLESS}", re.I),  # "Backups are kept forever"
     ),
     "temperature": AnswerKind(
         "temperature", "temperature", re.compile(r"\d\s*°|\b[Dd]egrees?\b|\d\s?[CF]\b")
