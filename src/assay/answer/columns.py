@@ -29,6 +29,7 @@ are left alone.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -57,16 +58,18 @@ def _row(sentence: str) -> tuple[str, dict[str, str]] | None:
     return (parts[0].strip(), cells) if len(cells) >= 2 else None
 
 
-def _names(value: str) -> list[frozenset[str]]:
+@functools.lru_cache(maxsize=4096)
+def _names(value: str) -> tuple[frozenset[str], ...]:
     """What a question must hold to name ``value``: the stems of one of its items (a
     value may list several: "Eastgate, Hollins"); none for a value that names no thing
-    (a figure, a long description, only stopwords)."""
+    (a figure, a long description, only stopwords). Each row's cells are read for every
+    row of its table and every answer: the values recur."""
     if _DIGIT.search(value) and not _CODE.search(value):
-        return []  # "8 weeks", "£46.00"; a code ("Lepto L4", "HP-300") still names
+        return ()  # "8 weeks", "£46.00"; a code ("Lepto L4", "HP-300") still names
     if len(value.split()) > _MAX_WORDS + value.count(","):
-        return []
+        return ()
     items = (frozenset(stem(t) for t in content_terms(item)) for item in _ITEMS.split(value))
-    return [item for item in items if item]
+    return tuple(item for item in items if item)
 
 
 def _named(asked: set[str], value: str) -> bool:

@@ -291,15 +291,20 @@ class ExtractiveAnswerer:
                 if named is None:
                     return Draft("", self.name, None, mode, declined=_declined(found, kind))
         split = (sentences, where, of_strongest)
+        other_row = column_clashes(question, sentences)  # a table row about another item
         choice = (
             Choice(named, None)
             if named is not None
-            else self._choose(question, kind, asked, evidence, split, found)
+            else self._choose(question, kind, asked, evidence, split, found, other_row)
         )
         lead = _with_antecedent(choice.lead)
         quote = defuse_citations(lead.text)
         other = asked.clashing(titled(lead.context.title, lead.text))
-        column = column_clashes(question, [choice.lead.text, *sentences])[0]
+        column = next(  # the lead is one of the sentences, a named row too
+            (c for w, c in zip(where, other_row, strict=True)
+             if w.context is choice.lead.context and w.start == choice.lead.start),
+            None,
+        )  # fmt: skip
         if column is not None:
             other = [*other, column.lower()]
         if other:  # the best a sentence could do is state it for another item
@@ -341,11 +346,13 @@ class ExtractiveAnswerer:
         evidence: Sequence[Context],
         split: tuple[list[str], list[_Span], list[bool]],
         found: Sequence[Found],
+        other_row: Sequence[str | None],
     ) -> Choice:
         """The lead sentence (:func:`assay.answer.choose.choose`) of the evidence's
         sentences (``split``: each sentence, where it stands, whether it is of the
         strongest passage) as the relevance model rates them, each weighted by its
-        evidence (see the module docstring)."""
+        evidence (see the module docstring); ``other_row``: the column on which each is
+        a table row about another item (:func:`assay.answer.columns.column_clashes`)."""
         sentences, where, of_strongest = split
         tables = [(id(w.context), s) for s, w in zip(sentences, where, strict=True)]
         rows = row_weights(question, tables)
@@ -356,7 +363,6 @@ class ExtractiveAnswerer:
         # a question of a kind of value: for "What was fixed in 4.3.1?" the ratings within
         # the release's section are near zero, and the sentence quoted became noise
         of_release = [not asked.misses_release(t) for t in titles]
-        other_row = column_clashes(question, sentences)  # a row of a table about another item
         other_release = 0.0 if kind is not None and any(of_release) else 1.0
         weights = [
             (1.0 if w.context.confidence is None else 0.5 + 0.5 * w.context.confidence)
