@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import run_cli
-from tests.e2e.conftest import ask
+from tests.e2e.conftest import ask, knowledge_base
 
 GUIDE_2024 = """---
 title: Tallyfold user guide (2024)
@@ -38,17 +37,11 @@ Paid support costs €12 per user per month and answers within one business day.
 
 
 def test_a_refusal_names_the_superseded_source_that_holds_the_question(tmp_path: Path) -> None:
-    db = tmp_path / "assay.db"
-    (tmp_path / "guide-2024.md").write_text(GUIDE_2024)
-    (tmp_path / "guide-2026.md").write_text(GUIDE_2026)
-    for args in (
-        ["sources", "add", "guide-2024", "--kind", "official"],
-        ["sources", "add", "guide-2026", "--kind", "official", "--supersedes", "guide-2024"],
-        ["ingest", str(tmp_path / "guide-2024.md"), "--source", "guide-2024"],
-        ["ingest", str(tmp_path / "guide-2026.md"), "--source", "guide-2026"],
-    ):  # fmt: skip
-        result = run_cli(*args, db=db)
-        assert result.exit_code == 0, result.output
+    db = knowledge_base(tmp_path, {
+        "guide-2024.md": (GUIDE_2024, ["guide-2024", "--kind", "official"]),
+        "guide-2026.md": (GUIDE_2026, ["guide-2026", "--kind", "official",
+                                       "--supersedes", "guide-2024"]),
+    })  # fmt: skip
     out = ask(db, "How much did support cost in 2024?", "--policy", "informational")
     assert "€9" not in out["answer"], out["answer"]  # a superseded source never answers
     assert out["status"] != "answered", out["answer"]

@@ -361,11 +361,11 @@ class Responder:
         steps = ["rephrase the question with the terms your documents use"]
         policy = result.scored.policy
         query, missing = result.scored.query, result.signals.missing_terms
-        aged = [  # of those, the passages that hold what the question asks
-            e for e in result.scored.evidence
-            if kept_out_as_stale(e, policy)
-            and not evidence_gaps(query, missing, [titled(e.candidate.title, e.candidate.text)])
-        ]  # fmt: skip
+
+        def holds(e: Evidence) -> bool:  # a passage kept out that holds what is asked
+            return not evidence_gaps(query, missing, [titled(e.candidate.title, e.candidate.text)])
+
+        aged = [e for e in result.scored.evidence if kept_out_as_stale(e, policy) and holds(e)]
         for group, why_out, fix in (
             ([e for e in aged if e.basis.age_days is not None], "for their age",
              "if they are still in force, give them a verified date (`assay ingest "
@@ -383,7 +383,7 @@ class Responder:
         superseded = [  # "How much did support cost in 2024?": the 2024 guide's passage
             e for e in result.scored.evidence
             if e.reason is ExclusionReason.SOURCE_SUPERSEDED and e.basis.superseded_by
-            and not evidence_gaps(query, missing, [titled(e.candidate.title, e.candidate.text)])
+            and holds(e)
         ]  # fmt: skip
         if superseded:
             old = sorted({str(e.basis.source_id) for e in superseded})
