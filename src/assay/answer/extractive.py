@@ -89,11 +89,10 @@ _UNKNOWING = re.compile(
 #: a sentence that opens by pointing back ("It must be returned by 30 September",
 #: "Outside those months anyone may park"): quoted alone, it does not say what it is
 #: about; a sentence that points at the document itself ("In this policy") does
+_DOCUMENT = r"(?:policy|document|guide|section|page|leaflet|agreement|manual|article|chapter)\b"
 _POINTS_BACK = re.compile(
-    r"^\W*(?:it|they|this|these|those|that|such)\b(?!\s+(?:policy|document|guide|section|"
-    r"page|leaflet|agreement|manual|article|chapter)\b)"
-    r"|^\W*[A-Za-z]+\s+(?:this|these|those|that|such)\s+(?!(?:policy|document|guide|"
-    r"section|page|leaflet|agreement|manual|article|chapter)\b)[a-z]+",
+    rf"^\W*(?:it|they|this|these|those|that|such)\b(?!\s+{_DOCUMENT})"
+    rf"|^\W*[A-Za-z]+\s+(?:this|these|those|that|such)\s+(?!{_DOCUMENT})[a-z]+",
     re.IGNORECASE,
 )
 _SHORT_WORDS = 10  # a longer span is no short answer
