@@ -628,3 +628,46 @@ def test_a_span_cut_out_of_a_bracket_is_no_short_answer() -> None:
         "What helped the gross margin for the year?", [results]
     )
     assert not draft.text.startswith("58.6%)")
+
+
+HELP_CENTRE = Context(
+    "faq", "No. Spokeway bikes must stay inside the service area, which ends at the city "
+    "boundary. Taking a bike outside the service area ends your hire.", 0.82,
+    "Spokeway help centre > Can I take a bike on the train?", "faq", "verified_kb",
+)  # fmt: skip
+
+
+def test_a_yes_no_answer_is_quoted_from_the_opening_of_its_passage() -> None:
+    """A knowledge base of my own (issue 41): "Can I take a Spokeway bike on the train?"
+    quoted the help centre's second sentence alone, without the "No." it opens with."""
+    draft = ExtractiveAnswerer(get_relevance_model()).answer(
+        "Can I take a Spokeway bike on the train?", [HELP_CENTRE]
+    )
+    assert draft.quoted.startswith("No. Spokeway bikes must stay inside the service area")
+
+
+def test_a_yes_no_answer_past_the_opening_lines_is_quoted_alone() -> None:
+    """Only an opening within :data:`OPENER_SENTENCES` and the same line is quoted."""
+    far = replace(HELP_CENTRE, text="No. One. Two. Three. Spokeway bikes never go on trains.")
+    line = replace(HELP_CENTRE, text="No.\nSpokeway bikes never go on trains.")
+    for context in (far, line):
+        draft = ExtractiveAnswerer(get_relevance_model()).answer(
+            "Can I take a Spokeway bike on the train?", [context]
+        )
+        assert draft.quoted.startswith("Spokeway bikes never go on trains."), draft.quoted
+
+
+def test_a_yes_no_disagreement_speaks_to_the_question() -> None:
+    """Same knowledge base: the terms' "You must be at least 16 years old to hire a
+    Spokeway bike." holds no "no" and shares the question's "bike", so it was named as
+    disagreeing with the help centre's "No."; it says nothing of trains (nor does its
+    heading), and a rival statement must speak to what the answer says of the question."""
+    terms = Context(
+        "terms", "You must be at least 16 years old to hire a Spokeway bike.", 0.70,
+        "Spokeway terms of use > Who can ride", "terms", "official",
+    )  # fmt: skip
+    draft = ExtractiveAnswerer(get_relevance_model()).answer(
+        "Can I take a Spokeway bike on the train?", [HELP_CENTRE, terms]
+    )
+    assert "Spokeway bikes must stay inside the service area" in draft.quoted
+    assert draft.disagreements == ()

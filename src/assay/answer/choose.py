@@ -68,7 +68,7 @@ from assay.text import NEGATION, figures, sentence_spans, speaks_to, stemmed_ter
 
 __all__ = [
     "ANSWERS_WITHIN", "CLEARLY_MORE_RELIABLE", "CLEARLY_STRONGER", "SURE_MARGIN",
-    "YES_NO_WITHIN", "Choice", "Disagreement", "Sentence", "choose", "disagree",
+    "YES_NO_WITHIN", "YES_OR_NO", "Choice", "Disagreement", "Sentence", "choose", "disagree",
 ]  # fmt: skip
 
 #: a passage whose best sentence rates at least this share of the best answers too
@@ -87,7 +87,7 @@ SURE_MARGIN = 3.0
 #: conflict by source strength
 CLEARLY_STRONGER = SETTLED
 #: a passage that opens with its answer: "No.", "Yes, ..."
-_YES_OR_NO = re.compile(r"^\W*(yes|no)\b(?=\s*[.,;:!\u2014-])", re.IGNORECASE)
+YES_OR_NO = re.compile(r"^\W*(yes|no)\b(?=\s*[.,;:!\u2014-])", re.IGNORECASE)
 #: a word that forbids; with :data:`assay.text.NEGATION`, a sentence with one and a
 #: sentence without say opposite things
 _FORBIDS = re.compile(r"\b(?:avoid|forbidden|prohibited|banned)\b", re.IGNORECASE)
@@ -206,7 +206,7 @@ def _answers_no(sentence: Sentence) -> bool:
     ("No. Only fully electric vehicles get the discount. Plug-in hybrids pay the
     standard price.": an FAQ's answer says it once for all its sentences), else as the
     sentence denies or forbids (:func:`_denies`)."""
-    opener = _YES_OR_NO.match(sentence.context.text)
+    opener = YES_OR_NO.match(sentence.context.text)
     if opener is not None:
         return opener.group(1).lower() == "no"
     return _denies(sentence.text)
@@ -384,8 +384,13 @@ def _disagreeing(
             and _other_source(s.context, lead.context)
             and s.score >= YES_NO_WITHIN * best.score
             and _answers_no(s) != _answers_no(lead)
+            and speaks_to(question, _titled(lead), _titled(s))
         )
     return disagreeing
+
+
+def _titled(sentence: Sentence) -> str:
+    return f"{sentence.context.title or ''} {sentence.text}"
 
 
 def _stating(found: Found) -> str:

@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from assay.answer.base import AnswerMode, Draft, Uncertainty
-from assay.answer.choose import Choice, Sentence, choose
+from assay.answer.choose import YES_OR_NO, Choice, Sentence, choose
 from assay.answer.citations import cite, defuse_citations
 from assay.answer.columns import column_clashes
 from assay.answer.expansion import pseudo_relevance_phrasings
@@ -90,6 +90,8 @@ _UNKNOWING = re.compile(
 #: "Outside those months anyone may park"): quoted alone, it does not say what it is
 #: about; a sentence that points at the document itself ("In this policy") does
 _DOCUMENT = r"(?:policy|document|guide|section|page|leaflet|agreement|manual|article|chapter)\b"
+#: the most sentences a yes-or-no answer is quoted with from its passage's opening
+OPENER_SENTENCES = 2
 _POINTS_BACK = re.compile(
     rf"^\W*(?:it|they|this|these|those|that|such)\b(?!\s+{_DOCUMENT})"
     rf"|^\W*[A-Za-z]+\s+(?:this|these|those|that|such)\s+(?!{_DOCUMENT})[a-z]+",
@@ -197,6 +199,20 @@ def _with_antecedent(lead: Sentence) -> Sentence:
     return replace(lead, start=before[-1][0])
 
 
+def _with_opener(lead: Sentence) -> Sentence:
+    """``lead`` quoted from the opening of its passage when that opens with the answer to
+    a yes-or-no question ("No. A voucher is only valid in the zone printed on it. If your
+    visitor parks in a neighbouring zone, ..."): the reader reads the answer first, not
+    only the sentence that best matched the question's words. Only within the opening
+    line and at most :data:`OPENER_SENTENCES` sentences from it."""
+    text = lead.context.text
+    if lead.start == 0 or not YES_OR_NO.match(text) or "\n" in text[: lead.start]:
+        return lead
+    if sum(1 for _, b in sentence_spans(text) if b <= lead.start) > OPENER_SENTENCES:
+        return lead
+    return replace(lead, start=0)
+
+
 def _read_in_passages(model: SpanRelevanceModel, question: str, spans: list[_Span]) -> list[float]:
     """``model``'s relevance of each sentence, read out of its passage's token states
     (ingest kept them: no sentence is encoded); each passage is read once."""
@@ -297,6 +313,8 @@ class ExtractiveAnswerer:
             else self._choose(question, kind, asked, evidence, split, found, other_row)
         )
         lead = _with_antecedent(choice.lead)
+        if asks_yes_or_no(question):
+            lead = _with_opener(lead)
         quote = defuse_citations(lead.text)
         other = asked.clashing(titled(lead.context.title, lead.text))
         column = next(  # the lead is one of the sentences, a named row too
