@@ -83,6 +83,10 @@ def test_a_span_is_widened_to_whole_words() -> None:
         ("The limit is EUR 220 in Paris.", "220", "220"),
         ("Lumenet Max: Download speed: 900 Mbps, Monthly price: £45.", "900", "900 Mbps"),
         ("Up to 64 devices can connect.", "64", "Up to 64"),  # a count has no unit
+        # a unit is not cut at its slash (a knowledge base of my own: "Up to 25 km")
+        ("The motor assists up to 25 km/h.", "25 km", "up to 25 km/h"),
+        ("Rated flow: 570 L/min at 0 m head.", "570 L", "570 L/min"),
+        ("Pages 3/4 are blank.", "3", "3"),  # a figure's slash is no unit's
     ],
 )  # fmt: skip
 def test_a_span_takes_in_the_range_or_bound_the_reader_cut_off(

@@ -94,6 +94,11 @@ _UNIT_AFTER = re.compile(
     r"mm|cm|km|kg|mg|ml|mL|lbs?|ft|sq\s?m|m²|m³)(?![\w/])"
 )
 
+#: the rest of a unit after its slash ("/h" of "km/h", "/min" of "L/min"), and a span
+#: that ends in a figure's unit, which that rest belongs to
+_PER_UNIT = re.compile(r"/[A-Za-z]{1,4}(?![\w/])")
+_FIGURE_UNIT = re.compile(r"\d\s?[A-Za-z]{1,4}$")
+
 
 @dataclass(frozen=True, slots=True)
 class Found:
@@ -150,6 +155,9 @@ def _widened(text: str, start: int, end: int, *, ranges: bool = True) -> tuple[i
     unit = _UNIT_AFTER.match(text, end) if start < end and text[end - 1].isdigit() else None
     if unit is not None:
         end = unit.end()  # "900" of "900 Mbps": the figure with its unit
+    per = _PER_UNIT.match(text, end) if _FIGURE_UNIT.search(text[start:end]) else None
+    if per is not None:
+        end = per.end()  # "25 km" of "25 km/h": a unit is not cut at its slash
     before = text[max(0, start - 40) : start]
     if start < end and text[start].isdigit():
         cut = (_RANGE_START.search(before) if ranges else None) or _BOUND.search(before)
