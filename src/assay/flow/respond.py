@@ -66,6 +66,7 @@ from assay.judge.evaluate import check_contexts
 from assay.judge.schema import Assessment, Context, EvidenceSufficiency
 from assay.routing import Decision
 from assay.scoring.gate import kept_out_as_stale
+from assay.scoring.signals import coverage_score
 from assay.text import titled
 from assay.types import Evidence, ExclusionReason
 
@@ -380,10 +381,20 @@ class Responder:
                 steps.insert(
                     0, f"{len(group)} matching passage(s){where} were kept out {why_out}: {fix}"
                 )
+        # current passages that hold every term of the question, however weakly they
+        # read: their source covers it, so un-superseding an older one would only bring
+        # back what it replaced ("over 2 hours" against the new terms' "over 3 hours")
+        worded = sorted(
+            (e for e in result.scored.evidence
+             if e.reason is not ExclusionReason.SOURCE_SUPERSEDED
+             and coverage_score(query, [titled(e.candidate.title, e.candidate.text)])[0] == 1.0),
+            key=lambda e: -e.confidence,
+        )  # fmt: skip
+        covering = {e.basis.source_id for e in worded}
         superseded = [  # "How much did support cost in 2024?": the 2024 guide's passage
             e for e in result.scored.evidence
             if e.reason is ExclusionReason.SOURCE_SUPERSEDED and e.basis.superseded_by
-            and holds(e)
+            and holds(e) and not covering & set(e.basis.superseded_by)
         ]  # fmt: skip
         if superseded:
             old = sorted({str(e.basis.source_id) for e in superseded})
@@ -399,6 +410,12 @@ class Responder:
         gaps = evidence_gaps(query, missing, retrieved)
         if gaps:
             steps.append(f"add documents that cover {', '.join(gaps)} (`assay ingest`)")
+        elif worded:  # the knowledge base has the words: point to where, not to more documents
+            e = worded[0]
+            steps.append(
+                f'read the passage of {e.basis.source_id} under "{e.candidate.title}": it holds '
+                "every term of the question but did not read as answering it"
+            )
         else:
             steps.append("add documents that cover the question (`assay ingest`)")
         steps.append("or ask the owner of the subject")
