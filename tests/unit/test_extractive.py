@@ -671,3 +671,26 @@ def test_a_yes_no_disagreement_speaks_to_the_question() -> None:
     )
     assert "Spokeway bikes must stay inside the service area" in draft.quoted
     assert draft.disagreements == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "quoted"),
+    [
+        ("Annual passes can be cancelled within 14 days of purchase for a full refund; "
+         "after that no refund is given. Monthly passes run to the end of the month.",
+         "Annual passes can be cancelled within 14 days of purchase for a full refund; "
+         "after that no refund is given."),
+        # a list's items are parted by a line, not run on
+        ("- annual passes are refunded within 14 days;\n- after that no refund is given.",
+         "- annual passes are refunded within 14 days;"),
+    ],
+)  # fmt: skip
+def test_a_sentence_parted_at_a_semicolon_is_quoted_whole(text: str, quoted: str) -> None:
+    """A knowledge base of my own: "Can I get a refund on my annual pass after three
+    weeks?" quoted "... within 14 days of purchase for a full refund;" without the "after
+    that no refund is given" that answers it."""
+    reader = ScriptedReader("14 days")
+    draft = ExtractiveAnswerer(get_relevance_model(), reader=reader).answer(
+        "Can I get a refund on my annual pass within 14 days?", [Context("terms", text, 0.9)]
+    )
+    assert draft.quoted == f"{quoted} [Source: terms]"

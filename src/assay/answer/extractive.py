@@ -199,6 +199,29 @@ def _with_antecedent(lead: Sentence) -> Sentence:
     return replace(lead, start=before[-1][0])
 
 
+def _whole_sentence(lead: Sentence) -> Sentence:
+    """``lead`` with the rest of its sentence where a semicolon parted them (sentences are
+    read apart at semicolons, but quoted whole): "Annual passes can be cancelled within
+    14 days of purchase for a full refund; after that no refund is given." A part runs on
+    where the next opens in lower case on the same line."""
+    text = lead.context.text
+    spans = sentence_spans(text)
+    start, end = lead.start, lead.end
+
+    def runs_on(b: int, a: int) -> bool:  # the part ending at b runs on into the one at a
+        return text[b - 1 : b] == ";" and text[a : a + 1].islower() and "\n" not in text[b:a]
+
+    for a, b in reversed([s for s in spans if s[1] <= start]):  # back to the sentence's start
+        if not runs_on(b, start):
+            break
+        start = a
+    for a, b in [s for s in spans if s[0] >= end]:  # and on to its end
+        if not runs_on(end, a):
+            break
+        end = b
+    return replace(lead, start=start, end=end)
+
+
 def _with_opener(lead: Sentence) -> Sentence:
     """``lead`` quoted from the opening of its passage when that opens with the answer to
     a yes-or-no question ("No. A voucher is only valid in the zone printed on it. If your
@@ -312,7 +335,7 @@ class ExtractiveAnswerer:
             if named is not None
             else self._choose(question, kind, asked, evidence, split, found, other_row)
         )
-        lead = _with_antecedent(choice.lead)
+        lead = _whole_sentence(_with_antecedent(choice.lead))
         if asks_yes_or_no(question):
             lead = _with_opener(lead)
         quote = defuse_citations(lead.text)
