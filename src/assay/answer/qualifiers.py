@@ -199,17 +199,17 @@ def _exclusive(text: str, asking: bool = False) -> dict[str, set[str]]:
         if (label[0].islower() and any(v.isdigit() for v in values)) or is_stopword(label):
             continue
         if values:
-            found.setdefault(f"labelled {stem(label.lower())}", set()).update(values)
+            found.setdefault(f"labelled {_singular(label.lower())}", set()).update(values)
     for m in _NAMED_KIND.finditer(text):
         name, kind = m.group(1), m.group(2)
         if not is_stopword(kind) and name.lower() not in _QUESTION_OPENERS:
-            found.setdefault(f"named {stem(kind)}", set()).add(name.lower())
+            found.setdefault(f"named {_singular(kind)}", set()).add(name.lower())
     for m in _ORDINAL_OF.finditer(text):
         # "the first quarter" is the quarter class's: a title's "third quarter" beside a
         # row's "Q1" states the asked quarter too
         if not is_stopword(m.group(2)) and stem(m.group(2).lower()) not in _PERIODS:
             value = _ORDINALS[m.group(1).lower()]
-            found.setdefault(f"ordinal {stem(m.group(2).lower())}", set()).add(value)
+            found.setdefault(f"ordinal {_singular(m.group(2).lower())}", set()).add(value)
     return found
 
 
