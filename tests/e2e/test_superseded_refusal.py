@@ -187,3 +187,23 @@ def test_a_refusal_never_asks_to_restore_a_source_whose_successor_holds_the_ques
     # the knowledge base has the question's words: the refusal says where, not "add documents"
     pointer = 'read the passage of terms-2026 under "Spokeway bike share: terms of use (2026)'
     assert pointer in answer, answer
+
+
+def test_a_refusal_points_only_to_a_passage_of_a_source_in_force(tmp_path: Path) -> None:
+    """A knowledge base of my own: "How many KIT days can I do?" was refused pointing to the
+    staff chat's "You can do KIT days but I think max 5", the one passage with every word
+    of the question (the policy says "keeping-in-touch days" and allows 10): a refusal
+    sends no one to read an unverified post as if it held the answer."""
+    policy = (
+        "# Family leave policy\n\n## Keeping-in-touch days\n\nDuring maternity or adoption "
+        "leave you may work up to 10 keeping-in-touch days without ending your leave.\n"
+    )
+    chat = json.dumps({"id": "s2", "title": "#parents channel", "published": "2026-03-02",
+                       "text": "You can do KIT days but I think max 5."})  # fmt: skip
+    db = knowledge_base(tmp_path, {
+        "policy.md": (policy, ["policy", "--kind", "official"]),
+        "chat.jsonl": (chat + "\n", ["chat", "--kind", "unverified"]),
+    })  # fmt: skip
+    out = ask(db, "How many KIT days can I do?", "--policy", "informational")
+    assert out["status"] != "answered", out["answer"]
+    assert "read the passage of chat" not in out["answer"], out["answer"]

@@ -65,7 +65,7 @@ from assay.judge.claims import split_claims
 from assay.judge.evaluate import check_contexts
 from assay.judge.schema import Assessment, Context, EvidenceSufficiency
 from assay.routing import Decision
-from assay.scoring.gate import kept_out_as_stale
+from assay.scoring.gate import IN_FORCE, kept_out_as_stale
 from assay.scoring.signals import coverage_score
 from assay.text import titled
 from assay.types import Evidence, ExclusionReason
@@ -410,8 +410,8 @@ class Responder:
         gaps = evidence_gaps(query, missing, retrieved)
         if gaps:
             steps.append(f"add documents that cover {', '.join(gaps)} (`assay ingest`)")
-        elif worded:  # the knowledge base has the words: point to where, not to more documents
-            e = worded[0]
+        elif in_force := [e for e in worded if e.scores.source >= IN_FORCE]:
+            e = in_force[0]  # the words are there, in a source in force: say where
             steps.append(
                 f'read the passage of {e.basis.source_id} under "{e.candidate.title}": it holds '
                 "every term of the question but did not read as answering it"
