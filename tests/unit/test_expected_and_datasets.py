@@ -32,9 +32,11 @@ def test_every_number_word_is_a_figure() -> None:
         ("What is the starting price of the Tessel 16?", "money"),
         ("What is the late cancellation fee?", "money"),
         ("How much notice do I need to give to cancel?", "duration"),
+        ("How far ahead do I have to request a block of leave?", "duration"),
+        ("By when must paternity leave be taken?", "deadline"),  # a date or a time limit
         ("At what charge level should the battery go on charge?", None),
         ("How far will it go on one charge?", "distance"),
-        ("How far ahead can I book a class?", "figure"),  # a time, not a length
+        ("How far ahead can I book a class?", "duration"),  # a time, not a length
         ("How heavy is the Haul?", "weight"),
         ("What time must essays be handed in?", "clock"),
         ("What time period did the treaty end?", "date"),

@@ -694,3 +694,19 @@ def test_a_sentence_parted_at_a_semicolon_is_quoted_whole(text: str, quoted: str
         "Can I get a refund on my annual pass within 14 days?", [Context("terms", text, 0.9)]
     )
     assert draft.quoted == f"{quoted} [Source: terms]"
+
+
+def test_a_time_limit_asked_for_is_quoted_from_the_sentence_that_states_one() -> None:
+    """A knowledge base of my own: "By when must paternity leave be taken?" quoted "Partners
+    may take up to 4 weeks of paternity or partner leave", the sentence the relevance
+    model rates highest, not the one after it that gives the limit. A question that asks
+    for a value of a kind is answered by the passage's best sentence that holds one."""
+    policy = Context(
+        "policy", "Partners may take up to 4 weeks of paternity or partner leave, paid at "
+        "full salary. It must be taken within 12 months of the birth or placement.", 0.8,
+        "Family leave policy > Paternity and partner leave",
+    )  # fmt: skip
+    draft = ExtractiveAnswerer(get_relevance_model()).answer(
+        "By when must paternity leave be taken?", [policy]
+    )
+    assert "within 12 months of the birth" in draft.quoted, draft.quoted

@@ -274,7 +274,7 @@ def choose(
         )
         lead = _lead_in(first, by_context)
     if kind is not None and not yes_no:  # a question that asks for a value of a kind
-        lead = _of_kind(_surely_read(lead, found, rated), kind, by_context)
+        lead = _of_kind(_surely_read(lead, found, rated), kind, by_context, sentences)
     elif not yes_no:
         lead = _surely_read(lead, found, rated, by=CLEARLY_STRONGER)
     heard = [*rated.values(), *aside]
@@ -316,7 +316,9 @@ def _surely_read(
     return Sentence(top.context, *top.sentence, 0.0)
 
 
-def _of_kind(lead: Sentence, kind: AnswerKind, by_context: dict[int, Found]) -> Sentence:
+def _of_kind(
+    lead: Sentence, kind: AnswerKind, by_context: dict[int, Found], sentences: Sequence[Sentence]
+) -> Sentence:
     """The sentence of the lead's passage that holds the reader's span, when the lead
     holds no value of the kind asked for and that one does: for "By what date must the
     consent form be returned?", "It must be returned by 30 September each year", not the
@@ -325,7 +327,13 @@ def _of_kind(lead: Sentence, kind: AnswerKind, by_context: dict[int, Found]) -> 
     if kind.found_in(lead.text):
         return lead
     readers = _lead_in(lead, by_context)
-    return readers if kind.found_in(readers.text) else lead
+    if kind.found_in(readers.text):
+        return readers
+    # else the passage's best-rated sentence that holds one: "By when must paternity leave
+    # be taken?", "It must be taken within 12 months of the birth", not the sentence
+    # before it that names the leave and that the reader likes
+    holding = [s for s in sentences if s.context is lead.context and kind.found_in(s.text)]
+    return max(holding, key=lambda s: s.score) if holding else lead
 
 
 def _keeping_to(asked: Qualifiers | None, lead: Sentence, by_context: dict[int, Found]) -> Sentence:

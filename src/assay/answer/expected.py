@@ -112,6 +112,15 @@ _KINDS = {
         "duration or length",
         re.compile(rf"{_DURATION}|{ENDLESS}", re.I),  # "Backups are kept forever"
     ),
+    "deadline": AnswerKind(
+        "deadline",
+        "date or time limit",
+        re.compile(
+            rf"{YEAR.pattern}|{MONTH.pattern}|\b(?:monday|tuesday|wednesday|thursday|"
+            rf"friday|saturday|sunday)\b|\b(?:within|no\s+later\s+than)\s+(?:{_DURATION})",
+            re.I,
+        ),  # a limit, not any length: "within 12 months", not "4 weeks of leave"
+    ),
     "temperature": AnswerKind(
         "temperature", "temperature", re.compile(r"\d\s*°|\b[Dd]egrees?\b|\d\s?[CF]\b")
     ),
@@ -157,7 +166,11 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?:^|[.;:!?]\s+)\W*when\b|\b(?:what|which)\s+(?:year|date|day|month|time|"
                 r"century|decade)\b", re.I), "date"),
     # "how much notice" is a length of time, not a figure: "one full calendar month"
-    (re.compile(r"\bhow\s+(?:long|old|soon)\b|\bhow\s+much\s+(?:notice|warning|time)\b", re.I),
+    # "by when must it be taken?": a date or a time limit ("within 12 months of the birth")
+    (re.compile(r"\b(?:by|until|till)\s+when\b", re.I), "deadline"),
+    # "how far ahead" is a length of time too: "at least 8 weeks before it starts"
+    (re.compile(r"\bhow\s+(?:long|old|soon)\b|\bhow\s+much\s+(?:notice|warning|time)\b"
+                r"|\bhow\s+far\s+(?:ahead|in\s+advance|before(?:hand)?)\b", re.I),
      "duration"),
     (re.compile(r"\bhow\s+often\b", re.I), "frequency"),
     (re.compile(r"\b(?:what|which)\b.*\btemperatures?\b|\bhow\s+(?:hot|cold|warm)\b", re.I),

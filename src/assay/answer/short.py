@@ -58,6 +58,12 @@ _SPANS = {
         r"|\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b"
     ),
     "duration": re.compile(_DURATION, re.I),
+    # a date or a time limit: "by 31 January", "within 12 months of the birth"
+    "deadline": re.compile(
+        rf"\b(?:(?:\d{{1,2}}\s+)?{_MONTHS}(?:\s+\d{{1,2}})?,?\s+)?(?:1[0-9]|20)\d\d\b"
+        rf"|\b\d{{1,2}}\s+{_MONTHS}\b|\b{_MONTHS}\s+\d{{1,2}}\b|(?:\bwithin\s+){_DURATION}",
+        re.I,
+    ),
     "temperature": re.compile(
         rf"(?:between\s+)?(?:{_DEGREES}|{_VALUE})(?:\s*(?:-|\u2013|to|and)\s*{_DEGREES})"
         rf"|{_DEGREES}"
