@@ -680,6 +680,8 @@ def test_a_yes_no_disagreement_speaks_to_the_question() -> None:
          "after that no refund is given. Monthly passes run to the end of the month.",
          "Annual passes can be cancelled within 14 days of purchase for a full refund; "
          "after that no refund is given."),
+        ("Node.js 18 is no longer supported; Brindle needs Node.js 20 for 14 days.",
+         "Node.js 18 is no longer supported; Brindle needs Node.js 20 for 14 days."),
         # a list's items are parted by a line, not run on
         ("- annual passes are refunded within 14 days;\n- after that no refund is given.",
          "- annual passes are refunded within 14 days;"),
@@ -710,3 +712,18 @@ def test_a_time_limit_asked_for_is_quoted_from_the_sentence_that_states_one() ->
         "By when must paternity leave be taken?", [policy]
     )
     assert "within 12 months of the birth" in draft.quoted, draft.quoted
+
+
+def test_a_when_question_is_answered_by_the_date_of_the_heading_its_sentence_stands_under() -> None:
+    """A third knowledge base of my own: "When was log streaming added?" was declined ("the
+    one passage ... does not state the date") though the changelog entry stands under
+    "3.2.0 (2026-09-14)". A question that pins no release down is answered by the date
+    of the section its sentence stands under, and the reader finding no date in the text
+    does not decline it."""
+    streaming = Context("new", "- `brindle logs --follow` streams logs live.", 0.8,
+                        title="Changelog > 3.2.0 (2026-09-14)")  # fmt: skip
+    older = Context("old", "- Added `brindle env pull` to download environment variables.", 0.6,
+                    title="Changelog > 3.1.0 (2026-05-03)")  # fmt: skip
+    answerer = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader("no such span"))
+    draft = answerer.answer("When was log streaming added?", [streaming, older])
+    assert draft.text.startswith("2026-09-14: - `brindle logs --follow` streams logs live.")

@@ -48,7 +48,7 @@ from assay.answer.citations import cite, defuse_citations
 from assay.answer.columns import column_clashes
 from assay.answer.expansion import pseudo_relevance_phrasings
 from assay.answer.expected import AnswerKind, asks_yes_or_no, expected_kind, wants_explanation
-from assay.answer.headings import heading_answer
+from assay.answer.headings import dated_heading, heading_answer
 from assay.answer.qualifiers import Qualifiers, clauses, qualifiers
 from assay.answer.reading import (
     MARGIN_FLOOR,
@@ -203,13 +203,13 @@ def _whole_sentence(lead: Sentence) -> Sentence:
     """``lead`` with the rest of its sentence where a semicolon parted them (sentences are
     read apart at semicolons, but quoted whole): "Annual passes can be cancelled within
     14 days of purchase for a full refund; after that no refund is given." A part runs on
-    where the next opens in lower case on the same line."""
+    into the next on the same line (a list's items stand on lines of their own)."""
     text = lead.context.text
     spans = sentence_spans(text)
     start, end = lead.start, lead.end
 
     def runs_on(b: int, a: int) -> bool:  # the part ending at b runs on into the one at a
-        return text[b - 1 : b] == ";" and text[a : a + 1].islower() and "\n" not in text[b:a]
+        return text[b - 1 : b] == ";" and "\n" not in text[b:a]
 
     for a, b in reversed([s for s in spans if s[1] <= start]):  # back to the sentence's start
         if not runs_on(b, start):
@@ -324,7 +324,7 @@ class ExtractiveAnswerer:
         named: Sentence | None = None  # the table row that leads where nothing was read
         if self.reader is not None and not wants_explanation(question):
             found = read_evidence(self.reader, question, evidence)
-            if all(f.margin <= MARGIN_FLOOR for f in found):
+            if all(f.margin <= MARGIN_FLOOR for f in found) and not dated_heading(question, found):
                 named = _named_row(question, found)
                 if named is None:
                     return Draft("", self.name, None, mode, declined=_declined(found, kind))

@@ -15,12 +15,14 @@ answered by the date of the heading that names the release asked about.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from assay.answer.expected import expected_kind
 from assay.answer.qualifiers import qualifiers
+from assay.answer.reading import Found
 from assay.text import MONTH
 
-__all__ = ["asked_part", "heading_answer"]
+__all__ = ["asked_part", "dated_heading", "heading_answer"]
 
 #: "which version", "what article of the ordinance", "which release of Ledgerloom"
 _ASKED = re.compile(
@@ -82,7 +84,22 @@ def _heading_date(question: str, title: str | None, sentence: str) -> str | None
     if kind is None or kind.name != "date" or kind.found_in(sentence) or not title:
         return None
     asked = qualifiers(question)
+    pins = any(not cls.startswith("kind ") for cls in asked.exclusive)
     for heading in reversed(title.split(" > ")):
-        if asked.held(heading) and (found := _DATE.search(heading)):
+        # a question that pins nothing down ("When was log streaming added?") is answered
+        # by the date of the section its sentence stands under
+        if (asked.held(heading) or not pins) and (found := _DATE.search(heading)):
             return found.group(0)
     return None
+
+
+def dated_heading(question: str, found: Sequence[Found]) -> bool:
+    """Whether ``question`` asks when and one of the passages the reader read stands under
+    a heading with a date, which states the answer though their text holds none: a
+    changelog's "3.2.0 (2026-09-14)" above "`brindle logs --follow` streams logs live"."""
+    kind = expected_kind(question)
+    return (
+        kind is not None
+        and kind.name == "date"
+        and any(_DATE.search(f.context.title or "") for f in found)
+    )
