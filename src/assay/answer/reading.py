@@ -76,6 +76,13 @@ _RANGE_START = re.compile(
     rf"(?:(?<![\w.:,]){_FIGURE}\s*(?:to|-|\u2013)|\bbetween\s+{_FIGURE}\s+and)\s*$",
     re.IGNORECASE,
 )
+#: a change from one value to another, not a range: "rose from 200 MB to " (the answer is
+#: the value it rose to)
+_CHANGED_FROM = re.compile(
+    rf"\b(?:rose|risen|raised|increased|went\s+up|grew|fell|dropped|decreased|reduced|lowered|"
+    rf"cut|changed|moved|extended|shortened)\s+from\s+{_FIGURE}\s*(?:to|-|\u2013)\s*$",
+    re.IGNORECASE,
+)
 #: a question that asks for one end of a range: the reader's span is that end alone
 _ONE_END = re.compile(
     r"\b(?:max(?:imum)?|min(?:imum)?|highest|lowest|upper|lower|latest|earliest|until|"
@@ -160,7 +167,8 @@ def _widened(text: str, start: int, end: int, *, ranges: bool = True) -> tuple[i
         end = per.end()  # "25 km" of "25 km/h": a unit is not cut at its slash
     before = text[max(0, start - 40) : start]
     if start < end and text[start].isdigit():
-        cut = (_RANGE_START.search(before) if ranges else None) or _BOUND.search(before)
+        ranged = ranges and not _CHANGED_FROM.search(before)
+        cut = (_RANGE_START.search(before) if ranged else None) or _BOUND.search(before)
         if cut is not None:
             start -= len(before) - cut.start()
     elif text[start:end].lower().startswith(("most ", "least ")) and before.lower().endswith("at "):
