@@ -727,3 +727,13 @@ def test_a_when_question_is_answered_by_the_date_of_the_heading_its_sentence_sta
     answerer = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader("no such span"))
     draft = answerer.answer("When was log streaming added?", [streaming, older])
     assert draft.text.startswith("2026-09-14: - `brindle logs --follow` streams logs live.")
+
+
+def test_r8_a_name_the_evidence_never_mentions_is_not_asked_about(
+    answerer: ExtractiveAnswerer,
+) -> None:
+    """A knowledge base of my own: "Does Brindle support Python?" asked "say what you mean
+    by 'python'"; a name needs no explaining, the documents may just not cover it."""
+    draft = answerer.clarify("Does Brindle support Python?", [SDS], ["python"])
+    assert "The documents may not cover Python." in draft.text
+    assert "what you mean" not in draft.text

@@ -64,7 +64,7 @@ from assay.errors import InvalidInputError
 from assay.judge.schema import Context, SourceConflict
 from assay.models.reader import SpanReader
 from assay.models.relevance import RelevanceModel, SpanRelevanceModel
-from assay.text import content_terms, sentence_spans, stem, term_cosine, titled
+from assay.text import NAME, content_terms, sentence_spans, stem, term_cosine, titled
 
 __all__ = ["READ_POWER", "ExtractiveAnswerer", "readings"]
 
@@ -524,7 +524,11 @@ class ExtractiveAnswerer:
             t for c in evidence[:3] for t in content_terms(c.text) if len(t) > 3
         ).most_common(3)]  # fmt: skip
         found = f" I found passages about {', '.join(topics)}," if topics else ""
-        if missing:
+        named = [m.group(0) for m in NAME.finditer(question) if m.group(0).lower() in missing]
+        if named:  # "Python" needs no explaining: the documents may not cover it at all
+            gap = f" but none that mention {', '.join(missing)}."
+            ask = f" Could you rephrase the question? The documents may not cover {named[0]}."
+        elif missing:
             gap = f" but none that mention {', '.join(missing)}."
             ask = f" Could you rephrase the question, or say what you mean by '{missing[0]}'?"
         else:
