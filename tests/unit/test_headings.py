@@ -46,7 +46,14 @@ def test_a_sentence_that_names_its_own_identifier_or_no_heading_gives_none() -> 
     plain = "- Export to Parquet."
     assert heading_answer("Which version added Parquet export?", None, plain) is None
     assert heading_answer("Which version added Parquet export?", "Guide > Export", plain) is None
-    assert heading_answer("When was Parquet export added?", CHANGELOG, plain) is None
+    assert heading_answer("When did the shop open?", "Shop > Hours, 1 May 2026", plain) is None
+
+
+def test_a_when_question_about_a_change_is_answered_by_its_sections_date() -> None:
+    """A knowledge base of my own: "When was log streaming added?" pins no release down;
+    the date of the changelog section its entry stands under answers it."""
+    plain = "- Export to Parquet."
+    assert heading_answer("When was Parquet export added?", CHANGELOG, plain) == "2026-07-15"
 
 
 def test_a_roman_numeral_counts_only_in_capitals() -> None:

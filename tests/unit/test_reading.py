@@ -743,3 +743,19 @@ def test_r_yes_no_a_passage_that_opens_with_no_answers_no_in_every_sentence() ->
     choice = choose([lead, _sentence(rules, 0.7), _sentence(post, 0.75)], [], None, yes_no=True)
     assert choice is not None and choice.lead.context is faq
     assert [d.context for d in choice.disagreeing] == [post]
+
+
+def test_a_span_across_sentences_is_no_value() -> None:
+    """A knowledge base of my own: the reader's "52 weeks of maternity or adoption leave,
+    whatever their length of service. The first 26 weeks" was named as what the policy
+    states; a span across two sentences is two guesses, not one value."""
+    policy = Context(
+        "policy", "Employees are entitled to 52 weeks of maternity leave, whatever their "
+        "length of service. The first 26 weeks are paid at full salary.", 0.8,
+    )  # fmt: skip
+    reader = SpansReader(
+        ("52 weeks of maternity leave, whatever their length of service. The first 26 weeks",
+         6.0), ("26 weeks", 4.0),
+    )  # fmt: skip
+    (found,) = read_evidence(reader, "How many weeks are paid in full?", [policy])
+    assert found.answer == "26 weeks"

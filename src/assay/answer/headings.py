@@ -38,6 +38,12 @@ _DATE = re.compile(
     rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}\s+{MONTH.pattern}\s+\d{{4}}\b"
     rf"|{MONTH.pattern}\s+\d{{1,2}},?\s+\d{{4}}\b"
 )
+#: what a changelog's dated sections record: "added", "deprecated", "released"
+_CHANGE = re.compile(
+    r"\b(?:added|released|introduced|changed|deprecated|removed|dropped|fixed|launched|"
+    r"published|announced|updated|renamed|raised|lowered)\b",
+    re.I,
+)
 #: "11", "4.2", "12a", or a Roman numeral in capitals ("Chapter III", never "chapter civic")
 _NUMBER = r"(?:\d+[A-Za-z]?(?:\.\d+)*|(?-i:[IVXLC]+))\b"
 
@@ -84,22 +90,19 @@ def _heading_date(question: str, title: str | None, sentence: str) -> str | None
     if kind is None or kind.name != "date" or kind.found_in(sentence) or not title:
         return None
     asked = qualifiers(question)
+    # a question about a change that pins no release down ("When was log streaming
+    # added?") is answered by the date of the section its sentence stands under; "When
+    # does it open?" is not, by a page's "Hours, 1 May 2026"
     pins = any(not cls.startswith("kind ") for cls in asked.exclusive)
+    dated = not pins and _CHANGE.search(question) is not None
     for heading in reversed(title.split(" > ")):
-        # a question that pins nothing down ("When was log streaming added?") is answered
-        # by the date of the section its sentence stands under
-        if (asked.held(heading) or not pins) and (found := _DATE.search(heading)):
+        if (asked.held(heading) or dated) and (found := _DATE.search(heading)):
             return found.group(0)
     return None
 
 
 def dated_heading(question: str, found: Sequence[Found]) -> bool:
-    """Whether ``question`` asks when and one of the passages the reader read stands under
-    a heading with a date, which states the answer though their text holds none: a
+    """Whether one of the passages the reader read stands under a heading whose date
+    answers ``question`` (:func:`heading_answer`), though their text holds none: a
     changelog's "3.2.0 (2026-09-14)" above "`brindle logs --follow` streams logs live"."""
-    kind = expected_kind(question)
-    return (
-        kind is not None
-        and kind.name == "date"
-        and any(_DATE.search(f.context.title or "") for f in found)
-    )
+    return any(_heading_date(question, f.context.title, "") is not None for f in found)

@@ -207,6 +207,8 @@ def _read_one(
         if end <= start or not _fits(kind, text[start:end]) or asked.clashes(text[start:end]):
             continue  # no answer of the kind asked, or one that names a rival value
         sentence = _enclosing(sentences, start, end)
+        if any(a <= start < b < end for a, b in sentences):
+            continue  # a span across sentences ("52 weeks ... The first 26 weeks") is no one value
         first, last = _enclosing(
             [(sentence[0] + x, sentence[0] + y) for x, y in clauses(text[slice(*sentence)])],
             start, start,
