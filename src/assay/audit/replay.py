@@ -37,6 +37,7 @@ from assay.events import (
     parse_record,
 )
 from assay.hashing import canonical_json, sha256_hex
+from assay.judge.strength import weak_alone
 from assay.policy import Policy, policy_from_mapping
 from assay.routing import route_question
 
@@ -230,9 +231,23 @@ def _correctness_problems(record: AskRecord, policy: Policy) -> list[str]:
             rules.thresholds.action(float(rated.support)), rules.correctness.action(probability)
         )
         recommended = assessment.recommended_action if assessment else None
+        if action in ("publish", "append_caveat") and _weak_alone(record):
+            action = "human_review"  # a forum post alone beside a source in force
         if recommended != action:
             problems.append(f"action {recommended} recomputes as {action}")
     return problems
+
+
+def _weak_alone(record: AskRecord) -> bool:
+    """Whether the answer cites forum posts or messages alone while a clearly more
+    reliable source was admitted too (:func:`assay.judge.strength.weak_alone`)."""
+    valid = (record.citations or {}).get("valid")
+    cited = {str(i) for i in valid} if isinstance(valid, list) else set()
+    admitted = [e for e in record.evidence if e.admitted]
+    return weak_alone(
+        [float(e.basis.reliability) for e in admitted if e.id in cited],
+        [float(e.basis.reliability) for e in admitted if e.id not in cited],
+    )
 
 
 def _answer_calibration_problems(record: AskRecord, policy: Policy) -> list[str]:

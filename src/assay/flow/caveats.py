@@ -31,10 +31,14 @@ def caveat(judgment: Judgment) -> str:
     return f"Caveat (answer confidence {score:.2f}): {'; '.join(_reasons(judgment))}"
 
 
-def withheld(judgment: Judgment, *, queued: bool) -> str:
-    """The text that stands in for a drafted answer the judge held back."""
+def withheld(judgment: Judgment, *, queued: bool, weaker: str | None = None) -> str:
+    """The text that stands in for a drafted answer the judge held back; ``weaker``, the
+    :func:`standing` of an answer held back for resting on a forum post or a chat message
+    alone while a source in force was found too, says so first."""
     score = judgment.assessment.confidence_score
     held = "it is queued for human review" if queued else "it was not published"
+    if weaker is not None:
+        return f"The drafted answer was withheld: {weaker[0].lower()}{weaker[1:]}; {held}."
     return (
         f"The drafted answer was withheld (answer confidence {score:.2f}, too low for "
         f"this policy): {'; '.join(_reasons(judgment))}; {held}."

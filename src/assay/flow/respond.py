@@ -64,6 +64,7 @@ from assay.judge.base import Judge, Judgment, empty_or_refusal, is_refusal
 from assay.judge.claims import split_claims
 from assay.judge.evaluate import check_contexts
 from assay.judge.schema import Assessment, Context, EvidenceSufficiency
+from assay.judge.strength import weak_alone
 from assay.routing import Decision
 from assay.scoring.gate import IN_FORCE, kept_out_as_stale
 from assay.scoring.signals import coverage_score
@@ -465,12 +466,29 @@ class Responder:
             judgment = self.calibrator.judgment(judgment, policy.judge.thresholds)
         assessment = with_stated_conflicts(judgment.assessment, draft)
         base = replace(base, judgment=judgment, assessment=assessment)
+        weaker = standing(contexts, citations.valid)
+        kept_out = (  # a forum post or a chat message alone, while a source in force was
+            # admitted too: weak evidence is not published, whatever its score
+            weaker is not None
+            and assessment.recommended_action in ("publish", "append_caveat")  # not yet held
+            and weak_alone(
+                [c.reliability for c in contexts if c.id in citations.valid],
+                [c.reliability for c in contexts if c.id not in citations.valid],
+            )
+        )
+        if kept_out and weaker is not None:
+            why = f"{assessment.score_rationale.rstrip('.')}; {weaker[0].lower()}{weaker[1:]}"
+            assessment = assessment.model_copy(
+                update={"recommended_action": "human_review", "score_rationale": why}
+            )
+            base = replace(base, assessment=assessment)
         action = assessment.recommended_action
         disagreements = [f"Sources disagree: {d}." for d in draft.disagreements]
         if action in ("human_review", "suppress"):
             queue = action == "human_review" or policy.judge.queue_suppressed
+            held = withheld(judgment, queued=queue, weaker=weaker if kept_out else None)
             return replace(
-                base, answer=" ".join([withheld(judgment, queued=queue), *disagreements]),
+                base, answer=" ".join([held, *disagreements]),
                 status=Status.ABSTAINED_JUDGE, notes=tuple(disagreements),
                 review=f"recommended_action {action}" if queue else None,
             )  # fmt: skip
@@ -486,7 +504,6 @@ class Responder:
             notes.append(f"The evidence does not hold everything asked for: {missing}")
         if action == "append_caveat":
             notes.append(caveat(judgment))
-        weaker = standing(contexts, citations.valid)
         if weaker is not None:
             notes.append(weaker)
         notes.extend(disagreements)

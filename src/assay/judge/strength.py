@@ -30,11 +30,12 @@ message does not outweigh an older policy of unknown standing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date
 from types import MappingProxyType
 
 from assay.judge.schema import Context
+from assay.scoring.gate import IN_FORCE
 
 __all__ = [
     "BUILTIN_KINDS",
@@ -45,6 +46,7 @@ __all__ = [
     "outweighs",
     "rank",
     "same_document",
+    "weak_alone",
     "weight",
 ]
 
@@ -82,6 +84,21 @@ def more_reliable(a: Context, b: Context) -> bool:
     if a.reliability is None or b.reliability is None:
         return False
     return round(a.reliability - b.reliability, _DECIMALS) >= CLEARLY_MORE_RELIABLE
+
+
+def weak_alone(used: Sequence[float | None], others: Sequence[float | None]) -> bool:
+    """Whether an answer that cites sources of reliabilities ``used`` rests on forum posts
+    or messages alone (each below :data:`~assay.scoring.gate.IN_FORCE`) while one of the
+    other admitted sources, ``others``, is clearly more reliable than each of them
+    (:data:`CLEARLY_MORE_RELIABLE`): such an answer is kept for review, whatever its score
+    (:mod:`assay.flow.respond`; audit replay checks it with this same rule)."""
+    if not used or any(u is None or u >= IN_FORCE for u in used):
+        return False
+    return any(
+        o is not None
+        and all(round(o - u, _DECIMALS) >= CLEARLY_MORE_RELIABLE for u in used if u is not None)
+        for o in others
+    )
 
 
 def outweighs(a: Context, b: Context) -> bool:
