@@ -34,6 +34,8 @@ def test_every_number_word_is_a_figure() -> None:
         ("How much notice do I need to give to cancel?", "duration"),
         ("How far ahead do I have to request a block of leave?", "duration"),
         ("By when must paternity leave be taken?", "deadline"),  # a date or a time limit
+        ("How long does my password need to be?", "figure"),  # a size, not a duration
+        ("How long is the standard warranty?", "duration"),
         ("At what charge level should the battery go on charge?", None),
         ("How far will it go on one charge?", "distance"),
         ("How far ahead can I book a class?", "duration"),  # a time, not a length

@@ -166,6 +166,9 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?:^|[.;:!?]\s+)\W*when\b|\b(?:what|which)\s+(?:year|date|day|month|time|"
                 r"century|decade)\b", re.I), "date"),
     # "how much notice" is a length of time, not a figure: "one full calendar month"
+    # "how long does my password need to be?": a size ("14 characters"), not a duration
+    (re.compile(r"\bhow\s+long\s+(?:does|do|must|should|can|may|will|has|have|is|are)\b"
+                r"[^?]*\bbe\s*\??\s*$", re.I), "figure"),
     # "by when must it be taken?": a date or a time limit ("within 12 months of the birth")
     (re.compile(r"\b(?:by|until|till)\s+when\b", re.I), "deadline"),
     # "how far ahead" is a length of time too: "at least 8 weeks before it starts"
