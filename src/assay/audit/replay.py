@@ -262,6 +262,8 @@ def _answer_calibration_problems(record: AskRecord, policy: Policy) -> list[str]
     if value != calibrated.value or shown != value:
         problems.append(f"calibrated answer score {shown} recomputes as {value}")
     action = policy.judge.thresholds.action(value)
+    if action in ("publish", "append_caveat") and _weak_alone(record):
+        action = "human_review"
     recommended = assessment.recommended_action if assessment else None
     if recommended != action:
         problems.append(f"action {recommended} recomputes as {action}")
