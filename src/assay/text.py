@@ -205,6 +205,25 @@ def given_names(text: str) -> set[str]:
     return {w.lower() for w in NAME.findall(text)} - _CALENDAR
 
 
+#: an acronym as a question writes it: "MFA", "KIT" (three to six capitals)
+ACRONYM = re.compile(r"\b[A-Z]{3,6}\b")
+
+
+def spelled_out(acronym: str, texts: Sequence[str]) -> bool:
+    """Whether one of ``texts`` spells ``acronym`` out: words whose initials are its
+    letters, joined by a hyphen somewhere ("keeping-in-touch" for KIT, "Multi-factor
+    authentication" for MFA) or each capitalised ("Data Protection Impact Assessment"),
+    so that a run of common words ("a previous invoice") does not pass for "API"."""
+    words = [rf"{re.escape(letter)}[a-z]+" for letter in acronym.lower()]
+    phrase = re.compile(r"\b" + r"[\s-]".join(words) + r"\b", re.IGNORECASE)
+    for text in texts:
+        for m in phrase.finditer(text):
+            said = m.group(0)
+            if "-" in said or all(w[0].isupper() for w in re.split(r"[\s-]", said)):
+                return True
+    return False
+
+
 #: the share of what an answer says of the question that a rival statement must say too
 SPEAKS_TO = 0.75
 

@@ -29,6 +29,7 @@ from assay.scoring.signals import (
     set_confidence,
     top_gap,
 )
+from assay.text import spelled_out
 
 unit = st.floats(0.0, 1.0, allow_nan=False)
 
@@ -218,3 +219,27 @@ def test_compute_set_signals_end_to_end() -> None:
     assert signals.coverage == 1.0 and signals.missing_terms == ()
     assert 0.0 < signals.composite <= 1.0
     assert set(signals.as_dict()) >= {"top", "gap", "concentration", "coherence", "coverage"}
+
+
+@pytest.mark.parametrize(
+    ("acronym", "text", "spelled"),
+    [
+        ("MFA", "Multi-factor authentication is required for the VPN.", True),
+        ("KIT", "You may work up to 10 keeping-in-touch days.", True),
+        ("DPIA", "Run a Data Protection Impact Assessment first.", True),
+        ("API", "A previous invoice was sent.", False),  # common words are no spelling
+        ("SMS", "Text-message codes are not allowed.", False),
+    ],
+)  # fmt: skip
+def test_an_acronym_spelled_out_in_the_evidence(acronym: str, text: str, spelled: bool) -> None:
+    assert spelled_out(acronym, [text]) is spelled
+
+
+def test_r3_an_acronym_the_evidence_spells_out_is_covered() -> None:
+    """A knowledge base of my own: "Is MFA needed for the VPN?" was asked back ("the
+    documents may not cover MFA") beside a policy on "Multi-factor authentication"."""
+    text = "Multi-factor authentication is required for email and the VPN."
+    coverage, covered, missing = coverage_score("Is MFA needed for the VPN?", [text])
+    assert "mfa" in covered and "mfa" not in missing
+    before = coverage_score("Is MFA needed for the VPN?", [text], acronyms=False)
+    assert "mfa" in before[2] and before[0] < coverage  # earlier rows replay as written

@@ -128,14 +128,15 @@ def _route_problems(
         "coverage": coverage_score(query, coverage_texts(admitted))[0],
     }
     untitled = [e.candidate.text for e in admitted]
-    earlier = (  # rows written before coverage left the asker's own figures out, read
-        # title paths, or counted frame words
-        coverage_score(query, texts, subject_only=subject_only, own_figures=True)[0]
-        for texts, subject_only in (
-            (coverage_texts(admitted), True),
-            (coverage_texts(admitted), False),
-            (untitled, True),
-            (untitled, False),
+    earlier = (  # rows written before coverage read spelled-out acronyms, left the
+        # asker's own figures out, read title paths, or counted frame words
+        coverage_score(query, texts, subject_only=subject_only, own_figures=own, acronyms=False)[0]
+        for texts, subject_only, own in (
+            (coverage_texts(admitted), True, False),
+            (coverage_texts(admitted), True, True),
+            (coverage_texts(admitted), False, True),
+            (untitled, True, True),
+            (untitled, False, True),
         )
     )
     if round_score(recomputed["coverage"]) != stored.coverage:

@@ -29,7 +29,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from assay.errors import InvalidInputError
-from assay.text import content_terms, measured_figures, stem, subject_terms, titled
+from assay.text import (
+    ACRONYM,
+    content_terms,
+    measured_figures,
+    spelled_out,
+    stem,
+    subject_terms,
+    titled,
+)
 from assay.types import Evidence, check_unit_interval, round_score
 
 if TYPE_CHECKING:  # numpy loads where the signals are computed, not where policies are read
@@ -171,7 +179,12 @@ def coherence_score(
 
 
 def coverage_score(
-    query: str, texts: Sequence[str], *, subject_only: bool = True, own_figures: bool = False
+    query: str,
+    texts: Sequence[str],
+    *,
+    subject_only: bool = True,
+    own_figures: bool = False,
+    acronyms: bool = True,
 ) -> tuple[float, list[str], list[str]]:
     """Share of the query's meaningful terms found in ``texts`` (R3), with the terms.
 
@@ -181,9 +194,11 @@ def coverage_score(
     is all frame ("What does it mean?") counts every content word. The figures of the
     asker's own situation (:func:`assay.text.measured_figures`: "my son is 7", "a group
     of 14") are left out: the evidence states the rule ("children under 8"), not the
-    asker's number. ``subject_only=False`` counts every content word always and
-    ``own_figures=True`` those figures too, as earlier releases did (audit replay of
-    their rows)."""
+    asker's number. An acronym of the question that the evidence spells out counts as
+    found ("MFA" beside "Multi-factor authentication": :func:`assay.text.spelled_out`).
+    ``subject_only=False`` counts every content word always, ``own_figures=True`` those
+    figures too and ``acronyms=False`` no acronym as spelled out, as earlier releases did
+    (audit replay of their rows)."""
     terms = list(dict.fromkeys(content_terms(query)))
     if not own_figures:
         own = measured_figures(query)
@@ -192,6 +207,11 @@ def coverage_score(
     if not wanted:
         return 0.0, [], []
     present = {stem(t) for text in texts for t in content_terms(text)}
+    if acronyms:
+        present |= {
+            stem(a.lower()) for a in ACRONYM.findall(query)
+            if stem(a.lower()) not in present and spelled_out(a, texts)
+        }  # fmt: skip
     covered = [t for t in wanted if stem(t) in present]
     missing = [t for t in wanted if stem(t) not in present]
     return len(covered) / len(wanted), covered, missing
