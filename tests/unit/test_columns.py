@@ -7,15 +7,24 @@ import pytest
 from assay.answer.columns import column_clashes
 from assay.ingest.tables import table_sentences
 
-PRICES = table_sentences([
-    "| Species | Vaccine | Protects against | First dose | Price |",
-    "|---|---|---|---|---|",
-    "| Dog | DHP core | distemper, hepatitis, parvovirus | 8 weeks | £46.00 |",
-    "| Dog | Rabies | rabies (needed for travel) | 12 weeks | £68.00 |",
-    "| Cat | FCP core | cat flu, feline enteritis | 9 weeks | £52.00 |",
-])  # fmt: skip
-assert PRICES is not None
-ROWS = [*PRICES.splitlines(), "Dogs travelling abroad need a rabies vaccination."]
+
+def table_rows(*lines: str) -> list[str]:
+    """The rows of a markdown table as ingestion writes them, one sentence each."""
+    written = table_sentences(list(lines))
+    assert written is not None
+    return written.splitlines()
+
+
+ROWS = [
+    *table_rows(
+        "| Species | Vaccine | Protects against | First dose | Price |",
+        "|---|---|---|---|---|",
+        "| Dog | DHP core | distemper, hepatitis, parvovirus | 8 weeks | £46.00 |",
+        "| Dog | Rabies | rabies (needed for travel) | 12 weeks | £68.00 |",
+        "| Cat | FCP core | cat flu, feline enteritis | 9 weeks | £52.00 |",
+    ),
+    "Dogs travelling abroad need a rabies vaccination.",
+]
 
 
 @pytest.mark.parametrize(
@@ -44,14 +53,12 @@ def test_a_column_of_descriptions_or_figures_picks_no_row() -> None:
     """Found on an API reference: "What error do I get if my request body is too big?"
     named "Too many requests" of the 429 row's meaning; a column that describes (or
     counts) tells no items apart, only one whose every value names a thing."""
-    errors = table_sentences([
+    rows = table_rows(
         "| HTTP status | Meaning |",
         "|---|---|",
         "| 413 | The request body is over 10 MB. |",
         "| 429 | Too many requests, see Retry-After. |",
-    ])  # fmt: skip
-    assert errors is not None
-    rows = errors.splitlines()
+    )
     assert column_clashes("What error do I get if my request body is too big?", rows) == [
         None,
         None,
@@ -68,16 +75,14 @@ def test_a_word_only_one_value_holds_names_it() -> None:
     self-hosting?" quoted the Solo plan's €0, since no row is self-hosted Business
     Cloud and "Business" alone did not name "Business Cloud". A word of the question that
     only one value of a column holds names that value; one that several hold names none."""
-    plans = table_sentences([
+    rows = table_rows(
         "| Plan | Seats | Hosting | Price |",
         "|---|---|---|---|",
         "| Solo | 1 user | Self-hosted | €0 |",
         "| Team | up to 10 users | Self-hosted | €29 |",
         "| Team Cloud | up to 10 users | Cloud | €49 |",
         "| Business Cloud | up to 50 users | Cloud | €199 |",
-    ])  # fmt: skip
-    assert plans is not None
-    rows = plans.splitlines()
+    )
     business = "How much does the Business plan cost for self-hosting?"
     assert column_clashes(business, rows) == ["Plan", "Plan", "Plan", "Hosting"]
     assert column_clashes("How much is the cloud plan?", rows) == [
