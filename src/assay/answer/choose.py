@@ -64,7 +64,7 @@ from assay.answer.reading import Found
 from assay.answer.short import short_answer
 from assay.judge.schema import Context
 from assay.judge.strength import CLEARLY_MORE_RELIABLE, SETTLED, more_reliable
-from assay.text import NEGATION, figures, sentence_spans, speaks_to, stemmed_terms
+from assay.text import NEGATION, figures, sentence_spans, speaks_to, stemmed_terms, titled
 
 __all__ = [
     "ANSWERS_WITHIN", "CLEARLY_MORE_RELIABLE", "CLEARLY_STRONGER", "SURE_MARGIN",
@@ -392,13 +392,13 @@ def _disagreeing(
             and _other_source(s.context, lead.context)
             and s.score >= YES_NO_WITHIN * best.score
             and _answers_no(s) != _answers_no(lead)
-            and speaks_to(question, _titled(lead), _titled(s))
+            and speaks_to(
+                question,
+                titled(lead.context.title, lead.text),
+                titled(s.context.title, s.text),
+            )
         )
     return disagreeing
-
-
-def _titled(sentence: Sentence) -> str:
-    return f"{sentence.context.title or ''} {sentence.text}"
 
 
 def _stating(found: Found) -> str:

@@ -524,15 +524,14 @@ class ExtractiveAnswerer:
             t for c in evidence[:3] for t in content_terms(c.text) if len(t) > 3
         ).most_common(3)]  # fmt: skip
         found = f" I found passages about {', '.join(topics)}," if topics else ""
+        gap = f" but none that mention {', '.join(missing)}." if missing else ""
         named = [m.group(0) for m in NAME.finditer(question) if m.group(0).lower() in missing]
         if named:  # "Python" needs no explaining: the documents may not cover it at all
-            gap = f" but none that mention {', '.join(missing)}."
             ask = f" Could you rephrase the question? The documents may not cover {named[0]}."
         elif missing:
-            gap = f" but none that mention {', '.join(missing)}."
             ask = f" Could you rephrase the question, or say what you mean by '{missing[0]}'?"
         else:
-            gap, ask = "", " Could you say more precisely what you would like to know?"
+            ask = " Could you say more precisely what you would like to know?"
         return Draft(f"{found.strip()}{gap}{ask}".strip(), self.name, None, "clarify")
 
     def expand(self, question: str, evidence: Sequence[Context], n: int = 3) -> list[str]:
