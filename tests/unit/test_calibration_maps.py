@@ -242,3 +242,10 @@ def test_isotonic_knots_closer_than_a_float_slope_allows_stay_monotone() -> None
     fitted = IsotonicMap.fit([0.0, 1e-320, 1e-320, 0.5, 0.5, 0.5, 0.5], [0, 1, 0, 1, 1, 1, 0])
     out = fitted(np.array([0.0, 5e-324, 1e-320, 0.5]))
     assert (np.diff(out) >= 0).all() and ((out >= 0) & (out <= 1)).all()
+
+
+def test_isotonic_knots_stay_where_the_scores_are() -> None:
+    """Hypothesis found the knot of a score 6e-8 moved by rounding: the map read 0.999994
+    at that score where scikit-learn reads 1.0."""
+    fitted = IsotonicMap.fit([5.960464477539063e-08, 0.0], [1, 0])
+    assert fitted(5.960464477539063e-08) == 1.0 and fitted(0.0) == 0.0

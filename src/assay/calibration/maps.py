@@ -93,7 +93,7 @@ def _as_input(scores: float | Scores) -> FloatArray:
     return s
 
 
-_KNOT_DECIMALS = 12  #: an isotonic map's knots are scores rounded to this many decimals
+_TIE = 1e-12  #: an isotonic map pools a score this close to the one below it as a tie
 
 
 def _pava(y: FloatArray, w: FloatArray) -> FloatArray:
@@ -126,10 +126,14 @@ class IsotonicMap:
         """Fit by PAVA on the scores, tied scores pooled first (needs both classes)."""
         s, y = _validate(scores, labels, 1, cls.method)
         # scores within 1e-12 are one score: between two closer knots (subnormal floats)
-        # np.interp's slope overflows, and the map would leave [0, 1] and turn down
-        s = np.round(s, _KNOT_DECIMALS)
+        # np.interp's slope overflows, and the map would leave [0, 1] and turn down. They
+        # are pooled at the lowest, not rounded: a rounded knot moves, and a steep ramp
+        # between two scores 6e-8 apart read 0.999994 at the upper one
         order = np.argsort(s, kind="mergesort")
-        x, first, counts = np.unique(s[order], return_index=True, return_counts=True)
+        ranked = s[order]
+        first = np.flatnonzero(np.r_[True, np.diff(ranked) > _TIE])
+        counts = np.diff(np.r_[first, len(ranked)])
+        x = ranked[first]
         means = np.add.reduceat(y[order], first) / counts  # the label share per distinct score
         fitted = np.clip(_pava(means, counts.astype(np.float64)), 0.0, 1.0)
         keep = np.ones(len(x), dtype=bool)  # drop points inside a flat run (as scikit-learn)
