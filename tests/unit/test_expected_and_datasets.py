@@ -34,6 +34,9 @@ def test_every_number_word_is_a_figure() -> None:
         ("How much notice do I need to give to cancel?", "duration"),
         ("How far ahead do I have to request a block of leave?", "duration"),
         ("By when must paternity leave be taken?", "deadline"),  # a date or a time limit
+        # what the asker waits for: a date or a time limit ("within 6 weeks")
+        ("When will I get my final bill after moving?", "deadline"),
+        ("When was the bridge opened?", "date"),
         ("How long does my password need to be?", "figure"),  # a size, not a duration
         ("How long is the standard warranty?", "duration"),
         ("At what charge level should the battery go on charge?", None),
@@ -63,6 +66,16 @@ def test_a_duration_without_end_is_a_duration() -> None:
 def test_a_duration_may_count_its_days_twice() -> None:
     kind = expected_kind("How much notice do I need to give?")
     assert kind is not None and kind.found_in("Give one full calendar month's notice.")
+
+
+def test_pence_and_cents_are_money_and_a_clock_is_not() -> None:
+    kind = expected_kind("What is the daily standing charge for gas?")
+    assert kind is not None and kind.name == "money"
+    for priced in ("Standing charge: 31.4p per day.", "It costs 50 pence.", "Only 99\u00a2."):
+        assert kind.found_in(priced), priced
+    assert not kind.found_in("Doors open at 5p.m. on weekdays.")
+    count = expected_kind("How many new shops opened?")
+    assert count is not None and not count.found_in("A stamp costs 85p.")
 
 
 def test_a_count_is_never_a_price() -> None:

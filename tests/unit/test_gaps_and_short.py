@@ -82,6 +82,16 @@ def test_subject_terms_keep_names_and_things() -> None:
          "Essays are due on Friday 30 April 2027 at 12:00 noon.", "12:00 noon"),
         ("What is the charge for a loan request?", "A loan request costs £4.00 within 2 weeks.",
          "£4.00"),
+        ("What is the daily standing charge for gas?",  # pence after the figure
+         "Fuel Gas: Unit rate: 6.3p per kWh, Standing charge: 31.4p per day.", "31.4p"),
+        ("When will I get my final bill after moving?",
+         "Give us a final reading on the day you move, and we will send your final bill "
+         "within 6 weeks.", "within 6 weeks"),
+        # of a span of hours, the end for a question about closing, the start for opening
+        ("What time does the centre close in January?",
+         "From October to March it is open 8am to 4pm.", "4pm"),
+        ("What time do the gates open?", "Gates open 06:30 to 21:00 on weekdays.", "06:30"),
+        ("What time is the desk staffed?", "It is staffed 8am to 4pm.", "8am to 4pm"),
         ("What colour is the pack?", "The pack is 2.1 kg of blue plastic.", None),  # no type
         ("When was it built?", "It was built long ago.", None),  # the sentence holds none
         ("Who founded Warsaw?", "Warsaw was founded by Boleslaw or by Konrad.", None),

@@ -21,6 +21,7 @@ __all__ = [
     "ENDLESS",
     "FREQUENCY",
     "MONEY",
+    "PENCE",
     "AnswerKind",
     "asks_yes_or_no",
     "expected_kind",
@@ -78,6 +79,10 @@ class AnswerKind:
 #: ISO 4217 codes written beside an amount ("EUR 14", "120 CHF")
 CURRENCY_CODES = "usd|eur|gbp|chf|jpy|cad|aud|nzd|sek|nok|dkk|pln|czk|cny|inr|sgd|hkd"
 
+#: pence or cents written after the figure: "24.1p per kWh", "50 pence", "99¢"; not the
+#: "5p.m." of a clock
+PENCE = r"\d+(?:[.,]\d+)*(?:p\b(?!\.m\b)|\s*(?:pence|cents)\b|\s?\u00a2)"
+
 #: a duration or a length: "5-7 business days", "3 hours", "2 km"
 _DURATION = (
     rf"\b{_FIGURE}\s*(?:-|\u2013|to)?\s*{_FIGURE}?\s*(?:{_DAY_KINDS}\s+){{0,2}}"
@@ -87,7 +92,8 @@ _DURATION = (
 #: an amount of money, whole: blanked where a count is read
 _PRICES = re.compile(
     rf"[$€£¥]\s?\d+(?:[.,]\d+)*\w*|\b(?:{CURRENCY_CODES})\s?\d+(?:[.,]\d+)*\w*"
-    rf"|\d+(?:[.,]\d+)*\s*(?:dollars|euros|pounds|cents|francs|yen|{CURRENCY_CODES})\b",
+    rf"|\d+(?:[.,]\d+)*\s*(?:dollars|euros|pounds|cents|francs|yen|{CURRENCY_CODES})\b"
+    rf"|{PENCE}",
     re.I,
 )
 #: a figure, not the digits of a code ("DC OH2", "Q3", "HP-300" name things, count nothing)
@@ -117,7 +123,8 @@ _KINDS = {
         "date or time limit",
         re.compile(
             rf"{YEAR.pattern}|{MONTH.pattern}|\b(?:monday|tuesday|wednesday|thursday|"
-            rf"friday|saturday|sunday)\b|\b(?:within|no\s+later\s+than)\s+(?:{_DURATION})",
+            rf"friday|saturday|sunday)\b|\b(?:within|no\s+later\s+than)\s+(?:{_DURATION})"
+            r"|\b\d{1,2}(?::\d{2})?\s*[ap]\.?m\b",  # "by 7am on your collection day"
             re.I,
         ),  # a limit, not any length: "within 12 months", not "4 weeks of leave"
     ),
@@ -129,7 +136,7 @@ _KINDS = {
         "price or amount of money",
         re.compile(
             rf"[$€£¥]\s?\d|\b(?:{CURRENCY_CODES})\s?\d"
-            rf"|\d\s*(?:dollars|euros|pounds|cents|francs|yen|{CURRENCY_CODES})\b",
+            rf"|\d\s*(?:dollars|euros|pounds|cents|francs|yen|{CURRENCY_CODES})\b|{PENCE}",
             re.I,
         ),
     ),
@@ -162,6 +169,10 @@ MONEY = _KINDS["money"]
 _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:at|by|until|from)\s+what\s+time\b|^\W*what\s+time\b(?!\s+(?:period|"
                 r"frame|span|scale|zone|of\s+(?:the\s+)?(?:year|month|week)))", re.I), "clock"),
+    # "when will I get my final bill?": what the asker waits for, told as a date or as a
+    # time limit ("within 6 weeks"), as "by when" is
+    (re.compile(r"(?:^|[.;:!?]\s+)\W*when\s+(?:will|would|should|must|shall)\s+"
+                r"(?:I|we|you|my|our|your)\b", re.I), "deadline"),
     # "when" opening the question, not a clause of it ("How much ... when I'm abroad?")
     (re.compile(r"(?:^|[.;:!?]\s+)\W*when\b|\b(?:what|which)\s+(?:year|date|day|month|time|"
                 r"century|decade)\b", re.I), "date"),

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from assay.answer.expected import CURRENCY_CODES, FREQUENCY, WEIGHT_UNITS, expected_kind
+from assay.answer.expected import CURRENCY_CODES, FREQUENCY, PENCE, WEIGHT_UNITS, expected_kind
 from assay.answer.qualifiers import qualifiers
 from assay.text import content_terms, stem
 
@@ -33,6 +33,15 @@ _NUMBER_WORDS = (
     r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
     r"eighty|ninety|hundred|thousand|million|billion|dozen)"
 )
+#: a time of day: "8am", "4 p.m.", "12:00 noon", "06:30"
+_CLOCK = (
+    r"(?:\b\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\b\.?|noon|midday|midnight)|\b\d{1,2}[:.]\d{2}\b)"
+)
+#: a question about when something ends ("What time does it close?") or starts: of a
+#: span of hours, the end or the start answers it
+_CLOSES = re.compile(r"\b(?:clos\w*|shut\w*|end\w*|finish\w*|until|till)\b", re.I)
+_OPENS = re.compile(r"\b(?:open\w*|start\w*|begin\w*|from)\b", re.I)
+_HOURS = re.compile(rf"({_CLOCK})\s*(?:-|\u2013|to|until)\s*({_CLOCK})", re.I)
 _AMOUNT = rf"(?:\d+(?:[.,]\d+)*|{_NUMBER_WORDS}(?:[\s-]+{_NUMBER_WORDS})*)"
 _SCALE = r"(?:\s+(?:hundred|thousand|million|billion|trillion))?"
 _UNIT = (
@@ -70,7 +79,7 @@ _SPANS = {
     ),
     "money": re.compile(
         rf"(?:[$€£¥]\s?|\b(?:{CURRENCY_CODES})\s?)\d+(?:[.,]\d+)*{_SCALE}"
-        rf"|\d+(?:[.,]\d+)*{_SCALE}\s*(?:dollars|euros|pounds|{CURRENCY_CODES})\b",
+        rf"|\d+(?:[.,]\d+)*{_SCALE}\s*(?:dollars|euros|pounds|{CURRENCY_CODES})\b|{PENCE}",
         re.I,
     ),
     "frequency": re.compile(rf"{FREQUENCY}|{_DURATION}", re.I),  # or the interval
@@ -87,10 +96,7 @@ _SPANS = {
         rf"\b(?:(?:up\s+to|about|around|over|under)\s+)?{_AMOUNT}\s*{WEIGHT_UNITS}\b", re.I
     ),
     "clock": re.compile(
-        r"\b\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\.?|noon|midday|midnight)"
-        r"|\b\d{1,2}[:.]\d{2}\b(?:\s*(?:-|\u2013|to)\s*\d{1,2}[:.]\d{2}\b)?"
-        r"|\b(?:noon|midday|midnight)\b",
-        re.I,
+        rf"{_CLOCK}(?:\s*(?:-|\u2013|to|until)\s*{_CLOCK})?|\b(?:noon|midday|midnight)\b", re.I
     ),
     "name": re.compile(
         r"\b[A-Z][\w'.-]*(?:\s+(?:(?:of|the|de|da|di|van|von|and|for|al)\s+)*[A-Z][\w'.-]*)*"
@@ -171,4 +177,10 @@ def short_answer(question: str, sentence: str) -> str | None:
             best = (near, match.start(), span)
     if best is None or (kind.name == "name" and candidates > 1):
         return None  # of several names, the nearest is too often the wrong one
+    if kind.name == "clock" and (hours := _HOURS.fullmatch(best[2])):
+        closes, opens = _CLOSES.search(question), _OPENS.search(question)
+        if closes and not opens:
+            return hours.group(2)  # "4pm" of "8am to 4pm" for "What time does it close?"
+        if opens and not closes:
+            return hours.group(1)
     return best[2]
