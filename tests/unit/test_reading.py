@@ -307,6 +307,18 @@ def test_a_stronger_source_that_does_not_answer_does_not_lead() -> None:
             "Gas and electric barbecues may be used. Charcoal barbecues are not allowed.",
         ),
         ("Do you take store cards?", "We accept debit and credit cards.", "Debit or store cards."),
+        # a month against the seasons a text states, across the new year
+        (
+            "What time does the recycling centre close in January?",
+            "From April to September the centre is open 8am to 6pm every day.",
+            "From October to March it is open 8am to 4pm.",
+        ),
+        ("Is the pool open in Aug?", "Open between October and May.", "Open Jun-Sept, 7am-9pm."),
+        (
+            "What was revenue in the July to September quarter?",
+            "Quarter Q1: Months: Oct\u2013Dec 2024, Revenue: 38.4.",
+            "Quarter Q4: Months: Jul\u2013Sep 2025, Revenue: 39.8.",
+        ),
     ],
 )
 def test_exclusive_qualifiers_clash_only_without_the_asked_value(
@@ -325,6 +337,21 @@ def test_a_kind_counts_only_where_the_text_lists_kinds_of_the_thing() -> None:
     assert not asked.clashes("Modules and assessment weightings")
     late_fee = qualifiers("How much is the late rent fee?")  # a fee of kind late or rent
     assert not late_fee.clashes("The late and cleaning fees are listed.")
+
+
+def test_a_month_clashes_only_with_a_season_that_leaves_it_out() -> None:
+    """Found asking a council's recycling centre page: "What time does the recycling
+    centre close in January?" was answered with the April-to-September hours. A date is no
+    season, a text that says what holds outside its season speaks of every month, and
+    "May I ...?" names no month."""
+    january = qualifiers("Can anyone park in the bays in January?")
+    assert not january.clashes("Closed on 25 December, 26 December and 1 February.")
+    assert not january.clashes("Prices apply from 1 April 2026 to 31 March 2027.")
+    assert not january.clashes(
+        "Controls apply from 1 April to 30 September. Outside those months anyone may park."
+    )
+    assert "month" not in qualifiers("May I bring my dog?").exclusive
+    assert qualifiers("Is it open in May?").exclusive["month"] == {"5"}
 
 
 def test_a_figure_after_a_plain_word_is_no_label() -> None:

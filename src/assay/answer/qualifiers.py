@@ -97,6 +97,59 @@ _LABEL_VALUE = re.compile(_ONE)
 _NAMED_KIND = re.compile(
     r"\b(?:the|a|an|my|our|your|their|its|this|that)\s+([A-Z][a-z][\w'-]*)\s+([a-z]{3,})\b"
 )
+#: the months, by number ("Sept" and three-letter forms too)
+_MONTH_NUMBER = {
+    name: number
+    for number, names in enumerate(
+        (("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
+         ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
+         ("september", "sept", "sep"), ("october", "oct"), ("november", "nov"),
+         ("december", "dec")),
+        start=1,
+    )
+    for name in names
+}  # fmt: skip
+_MONTH = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\b\.?"
+)
+_MONTH_ASKED = re.compile(rf"\b({_MONTH})", re.I)
+#: a season of months a text states: "From April to September the centre is open 8am to
+#: 6pm", "between November and February", "Oct-Mar" (a day or a year may stand beside
+#: either end: "from 1 April 2026 to 31 March 2027")
+_DAY = r"(?:\d{1,2}(?:st|nd|rd|th)?\s+)?"
+_END = r"(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?\s*"
+_MONTH_RANGE = re.compile(
+    rf"\bbetween\s+{_DAY}({_MONTH}){_END}and\s*{_DAY}({_MONTH})"
+    rf"|\b{_DAY}({_MONTH}){_END}(?:to|until|till|through|-|\u2013)\s*{_DAY}({_MONTH})",
+    re.I,
+)
+
+#: a text that says what holds outside the season it states speaks of every month
+_REST_OF_YEAR = re.compile(
+    r"\b(?:outside\s+(?:th(?:ese|ose|at|is)|the)\s+(?:months?|period|season|dates)"
+    r"|(?:the\s+)?rest\s+of\s+the\s+year|other\s+months|out\s+of\s+season|otherwise"
+    r"|all\s+year(?:\s+round)?|year-round)\b",
+    re.I,
+)
+
+
+def _asks_month(word: str, at: int) -> bool:
+    """Whether ``word`` of a question, found at ``at``, names a month: a capitalised
+    name not opening it ("May I ...?"), or a lower-case full name that is no verb."""
+    if word[0].isupper():
+        return word.lower() != "may" or at > 0
+    return len(word) > 3 and word.lower() not in ("march", "sept")
+
+
+def _months(first: str, last: str) -> set[str]:
+    """The months from ``first`` to ``last`` inclusive, across the new year ("October to
+    March"), as numbers."""
+    a = _MONTH_NUMBER[first.rstrip(".").lower()]
+    b = _MONTH_NUMBER[last.rstrip(".").lower()]
+    return {str((a - 1 + i) % 12 + 1) for i in range((b - a) % 12 + 1)}
+
+
 #: periods that have their own class, whatever ordinal names them
 _PERIODS = frozenset({"quarter", "half"})
 #: an ordinal and what it counts: "a second permit" against "a third permit"
@@ -181,6 +234,24 @@ def _exclusive(text: str, asking: bool = False) -> dict[str, set[str]]:
     for m in _QUARTER.finditer(text):
         value = m.group(1) or m.group(2) or _ORDINAL[m.group(3).lower()]
         found.setdefault("quarter", set()).add(value)
+    # a month the question asks about ("in January") against the seasons a text states:
+    # "From April to September the centre is open 8am to 6pm" says nothing of January,
+    # which its next sentence, "From October to March ... 8am to 4pm", does; a text that
+    # names a month but no season of them states no month class (a date is no season)
+    if asking:
+        for m in _MONTH_RANGE.finditer(text):  # "in the July to September quarter"
+            first, last = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            found.setdefault("month", set()).update(_months(first, last))
+        for m in _MONTH_ASKED.finditer(text):
+            word = m.group(1).rstrip(".")
+            if _asks_month(word, m.start()):
+                found.setdefault("month", set()).add(str(_MONTH_NUMBER[word.lower()]))
+    else:
+        for m in _MONTH_RANGE.finditer(text):
+            first, last = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+            found.setdefault("month", set()).update(_months(first, last))
+        if "month" in found and _REST_OF_YEAR.search(text):  # "Outside those months ..."
+            found["month"] = _months("january", "december")
     for m in _HALF.finditer(text):
         value = m.group(1) or _ORDINAL[m.group(2).lower()]
         found.setdefault("half", set()).add(value)
