@@ -43,6 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from assay.answer.base import AnswerMode, Draft, Uncertainty
+from assay.answer.bounds import exceeds_bound
 from assay.answer.choose import YES_OR_NO, Choice, Sentence, choose
 from assay.answer.citations import cite, defuse_citations
 from assay.answer.columns import column_clashes
@@ -222,6 +223,17 @@ def _whole_sentence(lead: Sentence) -> Sentence:
     return replace(lead, start=start, end=end)
 
 
+def _with_sequel(lead: Sentence) -> Sentence:
+    """``lead`` with the sentence after it on its line: where the question's count goes
+    past the bound ``lead`` states (:func:`~assay.answer.bounds.exceeds_bound`), the rule
+    goes on there ("Each further item costs £10, up to 6 items in total.")."""
+    text = lead.context.text
+    after = [(a, b) for a, b in sentence_spans(text) if a >= lead.end]
+    if not after or "\n" in text[lead.end : after[0][0]]:
+        return lead
+    return replace(lead, end=after[0][1])
+
+
 def _with_opener(lead: Sentence) -> Sentence:
     """``lead`` quoted from the opening of its passage when that opens with the answer to
     a yes-or-no question ("No. A voucher is only valid in the zone printed on it. If your
@@ -338,6 +350,9 @@ class ExtractiveAnswerer:
         lead = _whole_sentence(_with_antecedent(choice.lead))
         if asks_yes_or_no(question):
             lead = _with_opener(lead)
+        past_bound = exceeds_bound(question, lead.text)  # "5 items" against "up to 3 items"
+        if past_bound:
+            lead = _with_sequel(lead)
         quote = defuse_citations(lead.text)
         other = asked.clashing(titled(lead.context.title, lead.text))
         column = next(  # the lead is one of the sentences, a named row too
@@ -356,7 +371,7 @@ class ExtractiveAnswerer:
         # "Which version added ...?": the heading the sentence stands under answers
         own = defuse_citations(choice.lead.text)  # the short answer is the lead's own
         short = heading_answer(question, lead.context.title, own)
-        short = short or self._short(question, own, choice)
+        short = None if past_bound else short or self._short(question, own, choice)
         if short is not None and not _balanced(short):
             short = None  # "58.6%), helped by lower flour prices": cut out of a bracket
         if short is not None:

@@ -1,0 +1,42 @@
+"""A question's own count past the bound its answer states (issue 41, found asking a
+council's waste guide: "How much does it cost to collect 5 bulky items?" was answered
+"£35", the price of up to three)."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.answer.bounds import exceeds_bound
+from assay.answer.extractive import ExtractiveAnswerer
+from assay.judge.schema import Context
+from assay.models.relevance import get_relevance_model
+
+BULKY = "We collect up to 3 bulky items, such as a sofa, a mattress or a fridge, for £35."
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "past"),
+    [
+        ("How much does it cost to collect 5 bulky items?", BULKY, True),
+        ("How much to collect 2 bulky items?", BULKY, False),  # within the bound
+        ("How much to collect 3 bulky items?", BULKY, False),
+        ("How much to collect 5 sofas?", BULKY, False),  # another noun: no such bound
+        ("Can I bring 8 guests?", "Members may bring up to 4 guests a month.", True),
+        ("How much for a £5 item?", "Up to 3 items cost £2.", False),  # a price, no count
+        ("What does it cost in 2026?", "Up to 3 items cost £2.", False),
+    ],
+)  # fmt: skip
+def test_a_count_past_the_bound_is_found(question: str, sentence: str, past: bool) -> None:
+    assert exceeds_bound(question, sentence) is past
+
+
+def test_past_the_bound_the_rule_is_quoted_on_and_no_short_value_leads() -> None:
+    text = f"{BULKY} Each further item costs £10, up to 6 items in total.\nBook online."
+    bulky = Context("bulky", text, 0.9, title="Waste guide > Bulky items")
+    answerer = ExtractiveAnswerer(get_relevance_model())
+    five = answerer.answer("How much does it cost to collect 5 bulky items?", [bulky])
+    assert five.short is None and not five.text.startswith("£35")
+    assert "Each further item costs £10, up to 6 items in total. [Source: bulky]" in five.text
+    assert "Book online" not in five.text  # the next line is another statement
+    two = answerer.answer("How much does it cost to collect 2 bulky items?", [bulky])
+    assert two.short == "£35" and "Each further item" not in two.text
