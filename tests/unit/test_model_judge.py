@@ -40,6 +40,28 @@ def test_j2_claims_are_exact_excerpts_split_around_citations() -> None:
     assert all(c in answer for c in claims)
 
 
+def test_j2_a_short_answer_stays_out_of_a_part_of_its_quote_that_does_not_state_it(
+    judge: ModelJudge,
+) -> None:
+    """Found asking a car hire's help centre: "How much is the deposit?" was published
+    with "the evidence only partly supports: '£250: The main driver must show a credit
+    card ...'", the short answer graded with the part before the semicolon."""
+    quote = (
+        "The main driver must show a credit card in their own name at pick-up; we block a "
+        "deposit of £250 on it."
+    )
+    answer = f"£250: {quote} [Source: faq]"
+    claims = split_claims(answer)
+    assert claims == [quote.split("; ")[0], "we block a deposit of £250 on it."]
+    assert all(c in answer for c in claims)
+    assert split_claims("£250: We block £250; it is released. [Source: faq]")[0] == (
+        "£250: We block £250"
+    )  # the part states it: the short answer stays
+    faq = Context("faq", f"Yes. {quote} Debit cards are not accepted for the deposit.", 0.9)
+    graded = judge.judge("How much is the deposit?", answer, [faq], ActionThresholds())
+    assert [c.grade for c in graded.claims] == ["supported", "supported"]
+
+
 def test_j2_a_supported_claim_with_its_evidence(judge: ModelJudge) -> None:
     result = judge.judge(
         QUESTION, "The HX-40 battery may be charged between 0 °C and 45 °C.", [SDS, MANUAL],
