@@ -87,6 +87,14 @@ def test_subject_terms_keep_names_and_things() -> None:
         ("When will I get my final bill after moving?",
          "Give us a final reading on the day you move, and we will send your final bill "
          "within 6 weeks.", "within 6 weeks"),
+        # what a thing costs, not the amount it changes another to; asked for that other
+        # amount, that one
+        ("How much is excess reduction cover?",
+         "Excess reduction cover lowers the excess to £100 and costs £18 per day.", "£18"),
+        ("What does excess reduction cover cost?",
+         "Excess reduction cover lowers the excess to £100 and costs £18 per day.", "£18"),
+        ("How much is the excess with excess reduction cover?",
+         "Excess reduction cover lowers the excess to £100 and costs £18 per day.", "100"),
         # of a span of hours, the end for a question about closing, the start for opening
         ("What time does the centre close in January?",
          "From October to March it is open 8am to 4pm.", "4pm"),

@@ -42,6 +42,28 @@ _CLOCK = (
 _CLOSES = re.compile(r"\b(?:clos\w*|shut\w*|end\w*|finish\w*|until|till)\b", re.I)
 _OPENS = re.compile(r"\b(?:open\w*|start\w*|begin\w*|from)\b", re.I)
 _HOURS = re.compile(rf"({_CLOCK})\s*(?:-|\u2013|to|until)\s*({_CLOCK})", re.I)
+#: a question after the price of a thing: "How much is excess reduction cover?", "What
+#: does a day pass cost?"; of "Excess reduction cover lowers the excess to £100 and costs
+#: £18 per day", the amount it costs answers, not the amount it changes another to
+_ASKS_PRICE = re.compile(
+    r"^\W*(?:how\s+much\s+(?:is|are|does|do|will|would)\s+(?P<a>.+?)(?:\s+cost)?"
+    r"|what\s+(?:does|do|will|would)\s+(?P<b>.+?)\s+cost|what\s+is\s+the\s+(?:price|cost)"
+    r"\s+of\s+(?P<c>.+?))\s*\??\s*$",
+    re.I,
+)
+#: where the name of the asked thing ends: "the excess with excess reduction cover"
+_THING_ENDS = re.compile(r"\s+(?:with|for|on|in|at|if|when|per|to|from|after|before)\s+", re.I)
+#: things that are themselves an amount: any amount a sentence states of them answers
+_AMOUNT_NOUNS = frozenset(
+    "excess deposit fine fee charge rent refund limit allowance discount surcharge penalty "
+    "salary wage pay budget bonus payment balance bill".split()
+)
+#: the words just before an amount that say it is what something costs
+_PRICE_CUE = re.compile(
+    r"\b(?:costs?|costing|priced\s+at|price\s+(?:is|of)|for|charges?|pay|pays|at)\s*"
+    r"(?:[$€£¥]|\b(?:usd|eur|gbp|chf))?\s*$",
+    re.I,
+)
 _AMOUNT = rf"(?:\d+(?:[.,]\d+)*|{_NUMBER_WORDS}(?:[\s-]+{_NUMBER_WORDS})*)"
 _SCALE = r"(?:\s+(?:hundred|thousand|million|billion|trillion))?"
 _UNIT = (
@@ -140,6 +162,25 @@ def _in_own_part(sentence: str, at: int, asked: set[str]) -> float:
     return sum(0.5 if term in verbs else 1.0 for term in _stems(part) & asked)
 
 
+def _asks_price(question: str) -> bool:
+    """Whether ``question`` asks what a thing costs, the thing being no amount itself
+    ("How much is excess reduction cover?", not "How much is the deposit?")."""
+    asked = _ASKS_PRICE.match(question)
+    if asked is None:
+        return False
+    thing = _THING_ENDS.split(asked["a"] or asked["b"] or asked["c"], maxsplit=1)[0]
+    words = re.findall(r"[a-z]+", thing.lower())
+    return (
+        bool(words)
+        and words[-1] not in _AMOUNT_NOUNS
+        and _singular(words[-1]) not in (_AMOUNT_NOUNS)
+    )
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
 def short_answer(question: str, sentence: str) -> str | None:
     """The span of ``sentence`` that answers ``question`` in the type it asks for; ``None``
     when the question asks for no recognised type or the sentence holds none."""
@@ -149,9 +190,11 @@ def short_answer(question: str, sentence: str) -> str | None:
     asked, qualified = _stems(question), qualifiers(question)
     numbered = _CLAUSE_NUMBER.match(sentence)
     skip = numbered.end() if numbered else 0
-    best: tuple[tuple[int, float], int, str] | None = None
+    best: tuple[tuple[int, int, float], int, str] | None = None
     candidates = 0
-    for match in _SPANS[kind.name].finditer(kind.without(sentence)):  # a count's prices blanked
+    priced = kind.name in ("money", "figure") and _asks_price(question)
+    spans = _SPANS["money" if priced else kind.name]  # "£18", not the "18" of a figure
+    for match in spans.finditer(kind.without(sentence)):  # a count's prices blanked
         if match.end() <= skip:
             continue  # the clause's number
         span = match.group(0).strip(" ,.;:")
@@ -169,6 +212,7 @@ def short_answer(question: str, sentence: str) -> str | None:
         # of values with as many of the question's words around them, the one whose own
         # part of the sentence says what the question asks about
         near = (
+            int(priced and _PRICE_CUE.search(sentence[: match.start()]) is not None),
             len(_stems(" ".join(before + after)) & asked),
             _in_own_part(sentence, match.start(), asked),
         )
