@@ -737,3 +737,44 @@ def test_r8_a_name_the_evidence_never_mentions_is_not_asked_about(
     draft = answerer.clarify("Does Brindle support Python?", [SDS], ["python"])
     assert "The documents may not cover Python." in draft.text
     assert "what you mean" not in draft.text
+
+
+def test_a_question_asking_what_to_do_is_answered_by_an_instruction() -> None:
+    """Found asking a mobile network's help page: "My phone was stolen, what should I
+    do?" quoted "A replacement SIM is free and arrives in 2 working days.", which the
+    relevance model rated above the instruction that answers."""
+    stolen = Context(
+        "stolen",
+        "Call us on 0330 123 4567 straight away and we will bar your SIM. You are "
+        "responsible for charges made before you tell us. A replacement SIM is free and "
+        "arrives in 2 working days.",
+        0.9,
+        title="Mobile help > Lost or stolen phone",
+    )
+    answerer = ExtractiveAnswerer(get_relevance_model())
+    draft = answerer.answer("My phone was stolen, what should I do?", [stolen])
+    assert draft.quoted.startswith("Call us on 0330 123 4567 straight away")
+    free = answerer.answer("Is a replacement SIM free?", [stolen])  # a fact, not what to do
+    assert free.quoted.startswith("A replacement SIM is free")
+
+
+def test_asked_whether_it_is_free_a_price_disagrees_with_free() -> None:
+    """Found asking a mobile network's plans: "Is roaming free in the EU?" quoted the plan's
+    "costs £2 a day" and left the forum's "EU roaming is still free" unnamed, since
+    neither sentence denies anything."""
+    plans = Context(
+        "plans", "Roaming in the EU costs £2 a day, and you can use your UK allowance there.",
+        0.76, "Price plans > Roaming", "plans-2026", "official",
+    )  # fmt: skip
+    post = Context(
+        "post", "EU roaming is still free on Lumo, I went to Spain last month and paid nothing.",
+        0.66, "Community", "forum", "customer",
+    )  # fmt: skip
+    answerer = ExtractiveAnswerer(get_relevance_model())
+    draft = answerer.answer("Is roaming free in the EU?", [plans, post])
+    assert draft.quoted.startswith("Roaming in the EU costs £2 a day")
+    assert len(draft.disagreements) == 1 and "forum (customer)" in draft.disagreements[0]
+    sim = Context("sim", "A replacement SIM is free and arrives in 2 working days.", 0.8,
+                  "Help > Lost phone", "help", "official")  # fmt: skip
+    agrees = answerer.answer("Is a replacement SIM free?", [sim, post])
+    assert agrees.disagreements == ()  # free and free: no disagreement

@@ -58,7 +58,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assay.answer.expected import ENDLESS, AnswerKind
+from assay.answer.expected import ENDLESS, INSTRUCTION, MONEY, AnswerKind, asks_what_to_do
 from assay.answer.qualifiers import Qualifiers
 from assay.answer.reading import Found
 from assay.answer.short import short_answer
@@ -201,6 +201,33 @@ def _other_source(a: Context, b: Context) -> bool:
     return a.source_id is None or a.source_id != b.source_id
 
 
+#: a question whether something costs nothing: "Is roaming free in the EU?", "Does a smart
+#: meter cost anything?"
+_ASKS_FREE = re.compile(
+    r"\bfree\b|\bcost\s+(?:anything|extra)\b|\bany\s+(?:charge|fee|cost)\b|\bpay\s+anything\b",
+    re.IGNORECASE,
+)
+#: a sentence that says it costs nothing, and one that says it no longer does
+_COSTS_NOTHING = re.compile(
+    r"\bfree\b|\bno\s+(?:extra\s+)?(?:charge|fee|cost)\b|\bat\s+no\s+(?:extra\s+)?cost\b"
+    r"|\b(?:paid|pay|costs?)\s+nothing\b|\bwithout\s+charge\b",
+    re.IGNORECASE,
+)
+_NOT_FREE = re.compile(r"\b(?:not|no\s+longer|n't)\s+(?:\w+\s+)?free\b", re.IGNORECASE)
+
+
+def _answers_no_to(question: str, sentence: Sentence) -> bool:
+    """Whether ``sentence`` answers the yes-or-no ``question`` with no. Asked whether
+    something is free, a sentence that states a price says no without denying anything:
+    "Roaming in the EU costs £2 a day" against a forum's "EU roaming is still free"."""
+    if _ASKS_FREE.search(question) and YES_OR_NO.match(sentence.context.text) is None:
+        if _COSTS_NOTHING.search(sentence.text):
+            return _NOT_FREE.search(sentence.text) is not None
+        if MONEY.found_in(sentence.text):
+            return True
+    return _answers_no(sentence)
+
+
 def _answers_no(sentence: Sentence) -> bool:
     """Whether ``sentence`` answers a yes-or-no question with no: as its passage opens
     ("No. Only fully electric vehicles get the discount. Plug-in hybrids pay the
@@ -277,6 +304,8 @@ def choose(
         lead = _of_kind(_surely_read(lead, found, rated), kind, by_context, sentences)
     elif not yes_no:
         lead = _surely_read(lead, found, rated, by=CLEARLY_STRONGER)
+        if asks_what_to_do(question):
+            lead = _instructing(lead, sentences)
     heard = [*rated.values(), *aside]
     disagreeing = _disagreeing(
         question, lead, found, heard, best, kind, yes_no=yes_no, by_context=by_context
@@ -336,6 +365,18 @@ def _of_kind(
     return max(holding, key=lambda s: s.score) if holding else lead
 
 
+def _instructing(lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
+    """For a question that asks what to do, the best-rated sentence of the lead's passage
+    that tells the reader what to do (:data:`~assay.answer.expected.INSTRUCTION`), when the
+    lead does not: for "My phone was stolen, what should I do?", "Call us on 0330 123 4567
+    straight away and we will bar your SIM", not "A replacement SIM is free and arrives in
+    2 working days" that the relevance model rates higher."""
+    if INSTRUCTION.search(lead.text):
+        return lead
+    telling = [s for s in sentences if s.context is lead.context and INSTRUCTION.search(s.text)]
+    return max(telling, key=lambda s: s.score) if telling else lead
+
+
 def _keeping_to(asked: Qualifiers | None, lead: Sentence, by_context: dict[int, Found]) -> Sentence:
     """The sentence of the lead's passage that holds the reader's span, when it states
     more of the question's qualifiers than the lead does: for "How late is it open on
@@ -391,7 +432,7 @@ def _disagreeing(
             if s.context is not lead.context
             and _other_source(s.context, lead.context)
             and s.score >= YES_NO_WITHIN * best.score
-            and _answers_no(s) != _answers_no(lead)
+            and _answers_no_to(question, s) != _answers_no_to(question, lead)
             and speaks_to(
                 question,
                 titled(lead.context.title, lead.text),

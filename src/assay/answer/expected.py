@@ -20,9 +20,11 @@ __all__ = [
     "CURRENCY_CODES",
     "ENDLESS",
     "FREQUENCY",
+    "INSTRUCTION",
     "MONEY",
     "PENCE",
     "AnswerKind",
+    "asks_what_to_do",
     "asks_yes_or_no",
     "expected_kind",
     "wants_explanation",
@@ -247,6 +249,32 @@ def wants_explanation(question: str) -> bool:
     "How" followed by an adjective asks for a degree ("How accurate ...", "How long ..."),
     which a span states."""
     return _EXPLAIN.search(question) is not None
+
+
+#: "My phone was stolen, what should I do?", "what do I do now?", "what are the steps?"
+_WHAT_TO_DO = re.compile(
+    r"\bwhat\s+(?:should|shall|must|do)\s+(?:I|we)\s+do\b|\bwhat\s+to\s+do\b"
+    r"|\bwhat\s+(?:are\s+)?the\s+(?:steps|next\s+steps)\b|\bwho\s+(?:should|do)\s+I\s+"
+    r"(?:call|contact|tell)\b",
+    re.I,
+)
+#: a sentence that tells the reader what to do: it opens with an instruction ("Call us
+#: on ...", "Report a missed collection within 2 working days") or says "you must"
+INSTRUCTION = re.compile(
+    r"^\W*(?:please\s+|first,?\s+|then,?\s+|if\s+[^,]{1,60},\s+)?(?:call|contact|report|tell"
+    r"|send|email|e-mail|phone|ring|text|visit|go|take|bring|return|keep|check|make|give|ask"
+    r"|book|apply|fill|complete|pay|cancel|stop|turn|switch|press|remove|follow|log|sign"
+    r"|submit|request|notify|inform|wait|leave|put|move|seek|get|speak|write|raise|unplug"
+    r"|disconnect|lock|change|reset|update|click|select|choose|enter)(?![\w-])"
+    r"|\byou\s+(?:must|should|need\s+to|have\s+to|will\s+need\s+to)\b",
+    re.I,
+)
+
+
+def asks_what_to_do(question: str) -> bool:
+    """Whether ``question`` asks what to do ("My phone was stolen, what should I do?"):
+    an instruction answers it (:data:`INSTRUCTION`), not a fact beside it."""
+    return _WHAT_TO_DO.search(question) is not None
 
 
 def asks_yes_or_no(question: str) -> bool:
