@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from assay.answer.bounds import exceeds_bound
+from assay.answer.bounds import exceeds_bound, falls_short
 from assay.answer.extractive import ExtractiveAnswerer
 from assay.judge.schema import Context
 from assay.models.relevance import get_relevance_model
@@ -40,3 +40,11 @@ def test_past_the_bound_the_rule_is_quoted_on_and_no_short_value_leads() -> None
     assert "Book online" not in five.text  # the next line is another statement
     two = answerer.answer("How much does it cost to collect 2 bulky items?", [bulky])
     assert two.short == "£35" and "Each further item" not in two.text
+
+
+def test_a_count_below_a_minimum_is_found() -> None:
+    rule = "Full pay once you have worked for us for at least 12 months."
+    assert falls_short("I've worked here for 8 months. Will I get full pay?", rule)
+    assert not falls_short("I've worked here for 14 months. Will I get full pay?", rule)
+    assert not falls_short("I'm 8. Will I get full pay?", rule)  # no months: another thing
+    assert not exceeds_bound("I've worked here for 8 months. Will I get full pay?", rule)

@@ -778,3 +778,20 @@ def test_asked_whether_it_is_free_a_price_disagrees_with_free() -> None:
                   "Help > Lost phone", "help", "official")  # fmt: skip
     agrees = answerer.answer("Is a replacement SIM free?", [sim, post])
     assert agrees.disagreements == ()  # free and free: no disagreement
+
+
+def test_below_the_minimum_no_value_of_the_rule_leads() -> None:
+    """From a family leave policy of my own: "I've worked here for 8 months. Will my
+    maternity leave be on full pay?" led with "The first 26 weeks are paid at full
+    salary", which holds only from 12 months of service."""
+    pay = Context(
+        "pay", "The first 26 weeks are paid at full salary once you have worked for us for "
+        "at least 12 months; with less service, statutory pay applies throughout.", 0.9,
+        title="Family leave policy > Maternity pay",
+    )  # fmt: skip
+    reader = ScriptedReader("The first 26 weeks are paid at full salary")
+    answerer = ExtractiveAnswerer(get_relevance_model(), reader=reader)
+    question = "I've worked here for 8 months. Will my maternity leave be on full pay?"
+    draft = answerer.answer(question, [pay])
+    assert draft.short is None and draft.text.startswith("The first 26 weeks are paid")
+    assert "statutory pay applies throughout" in draft.text

@@ -1,10 +1,14 @@
-"""A question whose own count goes past the bound its answer states.
+"""A question whose own count lies outside the bound its answer states.
 
 "How much does it cost to collect 5 bulky items?" against "We collect up to 3 bulky
 items ... for £35. Each further item costs £10": the sentence that best matches the
 question states the price of at most three, so "£35" would answer the question as if the
 asker had three. The answer must quote the rule on (the next sentence says what further
 items cost) and lead with no short value, which the reader works out from the quote.
+Likewise below a minimum: "I've worked here for 8 months. Will my maternity leave be on
+full pay?" against "The first 26 weeks are paid at full salary once you have worked for
+us for at least 12 months; with less service, statutory pay applies throughout" is not
+answered by leading with "The first 26 weeks are paid at full salary".
 """
 
 from __future__ import annotations
@@ -13,12 +17,18 @@ import re
 
 from assay.text import content_terms, stem
 
-__all__ = ["exceeds_bound"]
+__all__ = ["exceeds_bound", "falls_short"]
 
 _WORDS = r"((?:\s+[A-Za-z][\w-]*){1,3})"
 #: a count a rule caps: "up to 3 bulky items", "a maximum of 6 guests"
 _UP_TO = re.compile(
     rf"\b(?:up\s+to|at\s+most|no\s+more\s+than|a\s+maximum\s+of|maximum\s+of)\s+(\d+){_WORDS}",
+    re.I,
+)
+#: a count a rule requires: "at least 12 months", "a minimum of 2 years"
+_AT_LEAST = re.compile(
+    rf"\b(?:at\s+least|no\s+fewer\s+than|no\s+less\s+than|a\s+minimum\s+of|minimum\s+of)"
+    rf"\s+(\d+){_WORDS}",
     re.I,
 )
 #: a count the asker states: "5 bulky items", "8 guests"
@@ -29,15 +39,25 @@ def _nouns(words: str) -> set[str]:
     return {stem(w) for w in content_terms(words)}
 
 
+def _outside(question: str, sentence: str, bound: re.Pattern[str], above: bool) -> bool:
+    """Whether ``question`` states a count of a thing that a ``bound`` of ``sentence`` on
+    the same thing leaves out: above it when ``above``, else below it."""
+    bounds = [(int(m.group(1)), _nouns(m.group(2))) for m in bound.finditer(sentence)]
+    return any(
+        (asked > limit if above else asked < limit) and nouns & _nouns(m.group(2))
+        for m in _COUNT.finditer(question)
+        if (asked := int(m.group(1)))
+        for limit, nouns in bounds
+    )
+
+
 def exceeds_bound(question: str, sentence: str) -> bool:
     """Whether ``question`` states a count of something above the most of it that
     ``sentence`` allows for ("5 bulky items" against "up to 3 bulky items")."""
-    caps = [(int(m.group(1)), _nouns(m.group(2))) for m in _UP_TO.finditer(sentence)]
-    if not caps:
-        return False
-    return any(
-        asked > most and nouns & _nouns(m.group(2))
-        for m in _COUNT.finditer(question)
-        if (asked := int(m.group(1)))
-        for most, nouns in caps
-    )
+    return _outside(question, sentence, _UP_TO, above=True)
+
+
+def falls_short(question: str, sentence: str) -> bool:
+    """Whether ``question`` states a count of something below the least of it that
+    ``sentence`` requires ("8 months" against "at least 12 months")."""
+    return _outside(question, sentence, _AT_LEAST, above=False)
