@@ -795,3 +795,24 @@ def test_below_the_minimum_no_value_of_the_rule_leads() -> None:
     draft = answerer.answer(question, [pay])
     assert draft.short is None and draft.text.startswith("The first 26 weeks are paid")
     assert "statutory pay applies throughout" in draft.text
+
+
+def test_a_yes_or_no_question_is_drafted_from_the_terms_not_the_review_echoing_it() -> None:
+    """Found asking a car hire's terms: "Is mileage unlimited?" was drafted from a
+    review's "Mileage is unlimited so we drove all over Scotland." (its words echo the
+    question), which is never published while the terms are admitted; the terms' limit
+    now leads, and the review is named as disagreeing: "up to 150 miles per day" says no
+    to "unlimited" without denying anything."""
+    terms = Context(
+        "terms", "Each rental includes up to 150 miles per day. Every extra mile costs 25p.",
+        0.57, "Rental terms > Mileage", "terms-2026", "official", reliability=1.0,
+    )  # fmt: skip
+    review = Context(
+        "review", "Mileage is unlimited so we drove all over Scotland.", 0.59, "Review",
+        "reviews", "customer", reliability=0.4,
+    )  # fmt: skip
+    draft = ExtractiveAnswerer(get_relevance_model()).answer(
+        "Is mileage unlimited?", [review, terms]
+    )
+    assert draft.quoted.startswith("Each rental includes up to 150 miles per day.")
+    assert len(draft.disagreements) == 1 and "reviews (customer)" in draft.disagreements[0]

@@ -64,6 +64,7 @@ from assay.answer.reading import Found
 from assay.answer.short import short_answer
 from assay.judge.schema import Context
 from assay.judge.strength import CLEARLY_MORE_RELIABLE, SETTLED, more_reliable
+from assay.scoring.gate import IN_FORCE
 from assay.text import NEGATION, figures, sentence_spans, speaks_to, stemmed_terms, titled
 
 __all__ = [
@@ -213,18 +214,39 @@ _COSTS_NOTHING = re.compile(
     r"|\b(?:paid|pay|costs?)\s+nothing\b|\bwithout\s+charge\b",
     re.IGNORECASE,
 )
+#: asked whether something has no limit: a limit says no, "unlimited" yes
+_UNLIMITED = re.compile(r"\bunlimited\b|\bno\s+(?:upper\s+)?limit\b|\blimitless\b", re.I)
+_NOT_UNLIMITED = re.compile(r"\b(?:not|no\s+longer|n't)\s+(?:\w+\s+)?unlimited\b", re.I)
+_LIMITED = re.compile(
+    r"\b(?:up\s+to|at\s+most|no\s+more\s+than|a\s+maximum\s+of|maximum\s+of|capped\s+at"
+    r"|limited\s+to)\s+[$€£¥]?\d|\blimit\s+(?:is|of)\s+[$€£¥]?\d",
+    re.I,
+)
 _NOT_FREE = re.compile(r"\b(?:not|no\s+longer|n't)\s+(?:\w+\s+)?free\b", re.IGNORECASE)
+
+
+def _weak(context: Context) -> bool:
+    """Whether ``context``'s source is a forum post or a message (below
+    :data:`~assay.scoring.gate.IN_FORCE`): one that answers alone is not published while a
+    clearly more reliable source is admitted (:func:`~assay.judge.strength.weak_alone`)."""
+    return context.reliability is not None and context.reliability < IN_FORCE
 
 
 def _answers_no_to(question: str, sentence: Sentence) -> bool:
     """Whether ``sentence`` answers the yes-or-no ``question`` with no. Asked whether
     something is free, a sentence that states a price says no without denying anything:
     "Roaming in the EU costs £2 a day" against a forum's "EU roaming is still free"."""
-    if _ASKS_FREE.search(question) and YES_OR_NO.match(sentence.context.text) is None:
-        if _COSTS_NOTHING.search(sentence.text):
-            return _NOT_FREE.search(sentence.text) is not None
-        if MONEY.found_in(sentence.text):
-            return True
+    if YES_OR_NO.match(sentence.context.text) is None:
+        if _ASKS_FREE.search(question):
+            if _COSTS_NOTHING.search(sentence.text):
+                return _NOT_FREE.search(sentence.text) is not None
+            if MONEY.found_in(sentence.text):
+                return True
+        if _UNLIMITED.search(question):  # "up to 150 miles per day" against "unlimited"
+            if _UNLIMITED.search(sentence.text):
+                return _NOT_UNLIMITED.search(sentence.text) is not None
+            if _LIMITED.search(sentence.text):
+                return True
     return _answers_no(sentence)
 
 
@@ -281,7 +303,12 @@ def choose(
             or (
                 yes_no
                 and s.score >= YES_NO_WITHIN * best.score
-                and _strength(s.context) >= _strength(best.context) + CLEARLY_STRONGER
+                and (
+                    _strength(s.context) >= _strength(best.context) + CLEARLY_STRONGER
+                    # a forum post echoing the question ("Mileage is unlimited so we drove
+                    # all over Scotland") against the terms ("up to 150 miles per day")
+                    or (_weak(best.context) and more_reliable(s.context, best.context))
+                )
             )
         )
         if (
