@@ -51,6 +51,9 @@ def test_every_number_word_is_a_figure() -> None:
         ("What is the maximum tyre pressure for the Glide?", "figure"),
         ("What is the maximum fine for flying too high?", "money"),
         ("What is the hotel limit in Paris per night?", None),
+        ("Who won the men's singles in 2021?", "name"),
+        ("Who can register at the practice?", None),  # a rule says who, not a name
+        ("Who is eligible for the discount?", None),
     ],
 )
 def test_a_question_asks_for_the_kind_its_words_name(question: str, kind: str | None) -> None:

@@ -816,3 +816,21 @@ def test_a_yes_or_no_question_is_drafted_from_the_terms_not_the_review_echoing_i
     )
     assert draft.quoted.startswith("Each rental includes up to 150 miles per day.")
     assert len(draft.disagreements) == 1 and "reviews (customer)" in draft.disagreements[0]
+
+
+HOURS = Context(
+    "hours", "The practice is open 8am to 6:30pm Monday to Friday. On Saturdays it is open "
+    "9am to 12pm for booked appointments only. Outside these hours, call 111.", 0.9,
+    title="Patient guide > Opening hours",
+)  # fmt: skip
+
+
+def test_a_question_about_a_kind_of_day_quotes_the_sentence_about_that_day() -> None:
+    """Found asking a medical practice's guide: "Is the practice open on Saturday?" was
+    published as "The practice is open 8am to 6:30pm Monday to Friday.", the sentence
+    after it says what Saturdays are."""
+    answerer = ExtractiveAnswerer(get_relevance_model())
+    draft = answerer.answer("Is the practice open on Saturday?", [HOURS])
+    assert draft.quoted.startswith("On Saturdays it is open 9am to 12pm")
+    weekday = answerer.answer("Is the practice open on Wednesday?", [HOURS])
+    assert weekday.quoted.startswith("The practice is open 8am to 6:30pm Monday to Friday.")

@@ -59,7 +59,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.answer.expected import ENDLESS, INSTRUCTION, MONEY, AnswerKind, asks_what_to_do
-from assay.answer.qualifiers import Qualifiers
+from assay.answer.qualifiers import Qualifiers, day_kinds
 from assay.answer.reading import Found
 from assay.answer.short import short_answer
 from assay.judge.schema import Context
@@ -344,7 +344,7 @@ def choose(
         disagreeing = _disagreeing(
             question, lead, found, heard, best, kind, yes_no=yes_no, by_context=by_context
         )
-    lead = _keeping_to(asked, lead, by_context)
+    lead = _of_day(asked, _keeping_to(asked, lead, by_context), sentences)
     reading = by_context.get(id(lead.context))
     return Choice(lead, reading, disagreeing)
 
@@ -402,6 +402,19 @@ def _instructing(lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
         return lead
     telling = [s for s in sentences if s.context is lead.context and INSTRUCTION.search(s.text)]
     return max(telling, key=lambda s: s.score) if telling else lead
+
+
+def _of_day(asked: Qualifiers | None, lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
+    """For a question about a kind of day ("Is the practice open on Saturday?"), the
+    best-rated sentence of the lead's passage that speaks of that kind of day, when the
+    lead speaks only of others: "On Saturdays it is open 9am to 12pm ...", not "The
+    practice is open 8am to 6:30pm Monday to Friday". A passage that says nothing of the
+    asked day keeps its lead (its weekday rule may be the answer)."""
+    days = asked.exclusive.get("days") if asked is not None else None
+    if not days or days & day_kinds(lead.text) or not day_kinds(lead.text):
+        return lead
+    speaking = [s for s in sentences if s.context is lead.context and days & day_kinds(s.text)]
+    return max(speaking, key=lambda s: s.score) if speaking else lead
 
 
 def _keeping_to(asked: Qualifiers | None, lead: Sentence, by_context: dict[int, Found]) -> Sentence:

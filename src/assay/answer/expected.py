@@ -215,7 +215,11 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
                 r"\b(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?:maximum|minimum|max|min|"
                 r"heaviest)\b", re.I),
      "figure"),
-    (re.compile(r"^\W*(?:who|whom|whose)\b", re.I), "name"),  # not "the composer who was"
+    # not "the composer who was"; nor "Who can register?", "Who should I call?": a rule
+    # says who ("You can register if you live within the practice boundary"), not a name
+    (re.compile(r"^\W*(?:who|whom|whose)\b(?!\s+(?:can|could|may|might|must|should|shall"
+                r"|qualif(?:y|ies)|gets?|needs?\s+to|(?:is|are)\s+(?:eligible|entitled|allowed)"
+                r"|do\s+I|do\s+we)\b)", re.I), "name"),
 ]  # fmt: skip
 
 
