@@ -336,3 +336,15 @@ def term_cosine(a: Counter[str], b: Counter[str]) -> float:
         return 0.0  # most pairs of sentences share no word: skip the norms
     norm = math.sqrt(sum(v * v for v in a.values())) * math.sqrt(sum(v * v for v in b.values()))
     return min(1.0, dot / norm)
+
+
+#: a day of the week or a kind of day: "on weekdays", "Saturdays and Sundays", "at weekends"
+_WEEKDAY = re.compile(r"\b(?:(?:mon|tues|wednes|thurs|fri)days?|week-?days?|week-?nights?)\b", re.I)
+_WEEKEND = re.compile(r"\b(?:(?:satur|sun)days?|week-?ends?)\b", re.I)
+
+
+def day_kinds(text: str) -> set[str]:
+    """The kinds of day ``text`` names: "weekday" (Monday to Friday), "weekend"."""
+    return {
+        kind for kind, day in (("weekday", _WEEKDAY), ("weekend", _WEEKEND)) if day.search(text)
+    }

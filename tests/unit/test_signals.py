@@ -235,6 +235,19 @@ def test_an_acronym_spelled_out_in_the_evidence(acronym: str, text: str, spelled
     assert spelled_out(acronym, [text]) is spelled
 
 
+def test_r3_a_day_the_evidence_names_by_its_kind_is_covered() -> None:
+    """A medical practice's guide of my own: "What time does the practice close on
+    weekdays?" was answered with "the evidence does not mention 'weekdays'" beside "open
+    8am to 6:30pm Monday to Friday"; Saturday is still not covered by it."""
+    text = "The practice is open 8am to 6:30pm Monday to Friday."
+    _, covered, missing = coverage_score("When does it close on weekdays?", [text])
+    assert "weekdays" in covered and not missing
+    assert "saturday" in coverage_score("Is it open on Saturday?", [text])[2]
+    assert "sunday" in coverage_score("Is it open on Sunday?", ["Open at weekends."])[1]
+    before = coverage_score("When does it close on weekdays?", [text], days=False)
+    assert "weekdays" in before[2]  # earlier rows replay as written
+
+
 def test_r3_an_acronym_the_evidence_spells_out_is_covered() -> None:
     """A knowledge base of my own: "Is MFA needed for the VPN?" was asked back ("the
     documents may not cover MFA") beside a policy on "Multi-factor authentication"."""

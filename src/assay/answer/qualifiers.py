@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import date
 from itertools import pairwise
 
-from assay.text import is_stopword, stem
+from assay.text import day_kinds, is_stopword, stem
 
 __all__ = ["Qualifiers", "clauses", "day_kinds", "qualifiers", "with_years"]
 
@@ -70,9 +70,6 @@ _RATE = re.compile(
     re.I,
 )
 _PERIOD = {"dai": "day", "annum": "year", "annual": "year"}
-#: a day of the week or a kind of day: "on weekdays", "Saturdays and Sundays", "at weekends"
-_WEEKDAY = re.compile(r"\b(?:(?:mon|tues|wednes|thurs|fri)days?|week-?days?|week-?nights?)\b", re.I)
-_WEEKEND = re.compile(r"\b(?:(?:satur|sun)days?|week-?ends?)\b", re.I)
 #: "other" before a noun: "and other repairs"
 _OTHER = re.compile(r"\bother\s+([A-Za-z]+)", re.IGNORECASE)
 #: where a sentence turns to its next part, beyond which no period belongs to a value
@@ -212,13 +209,6 @@ def _kinds(text: str, asking: bool) -> dict[str, set[str]]:
         if noun in kinds and not is_stopword(word):
             kinds[noun].add(word)
     return {f"kind {noun}": words for noun, words in kinds.items()}
-
-
-def day_kinds(text: str) -> set[str]:
-    """The kinds of day ``text`` names: "weekday" (Monday to Friday), "weekend"."""
-    return {
-        kind for kind, day in (("weekday", _WEEKDAY), ("weekend", _WEEKEND)) if day.search(text)
-    }
 
 
 def _exclusive(text: str, asking: bool = False) -> dict[str, set[str]]:

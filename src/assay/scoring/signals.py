@@ -32,6 +32,7 @@ from assay.errors import InvalidInputError
 from assay.text import (
     ACRONYM,
     content_terms,
+    day_kinds,
     measured_figures,
     spelled_out,
     stem,
@@ -185,6 +186,7 @@ def coverage_score(
     subject_only: bool = True,
     own_figures: bool = False,
     acronyms: bool = True,
+    days: bool = True,
 ) -> tuple[float, list[str], list[str]]:
     """Share of the query's meaningful terms found in ``texts`` (R3), with the terms.
 
@@ -195,10 +197,12 @@ def coverage_score(
     asker's own situation (:func:`assay.text.measured_figures`: "my son is 7", "a group
     of 14") are left out: the evidence states the rule ("children under 8"), not the
     asker's number. An acronym of the question that the evidence spells out counts as
-    found ("MFA" beside "Multi-factor authentication": :func:`assay.text.spelled_out`).
+    found ("MFA" beside "Multi-factor authentication": :func:`assay.text.spelled_out`), and
+    a day the evidence names by its kind counts as found ("weekdays" beside "Monday to
+    Friday", "Sunday" beside "at weekends": :func:`assay.text.day_kinds`).
     ``subject_only=False`` counts every content word always, ``own_figures=True`` those
-    figures too and ``acronyms=False`` no acronym as spelled out, as earlier releases did
-    (audit replay of their rows)."""
+    figures too, ``acronyms=False`` no acronym as spelled out and ``days=False`` no day by
+    its kind, as earlier releases did (audit replay of their rows)."""
     terms = list(dict.fromkeys(content_terms(query)))
     if not own_figures:
         own = measured_figures(query)
@@ -212,6 +216,9 @@ def coverage_score(
             stem(a.lower()) for a in ACRONYM.findall(query)
             if stem(a.lower()) not in present and spelled_out(a, texts)
         }  # fmt: skip
+    if days:
+        stated = {kind for text in texts for kind in day_kinds(text)}
+        present |= {stem(t) for t in wanted if day_kinds(t) & stated}
     covered = [t for t in wanted if stem(t) in present]
     missing = [t for t in wanted if stem(t) not in present]
     return len(covered) / len(wanted), covered, missing
