@@ -834,3 +834,18 @@ def test_a_question_about_a_kind_of_day_quotes_the_sentence_about_that_day() -> 
     assert draft.quoted.startswith("On Saturdays it is open 9am to 12pm")
     weekday = answerer.answer("Is the practice open on Wednesday?", [HOURS])
     assert weekday.quoted.startswith("The practice is open 8am to 6:30pm Monday to Friday.")
+
+
+def test_asked_what_a_thing_costs_a_price_leads_not_a_length_of_time() -> None:
+    """Found asking an outdoor shop's delivery page: "How much is delivery?" was published
+    as "Deliveries to Northern Ireland take up to 7 working days." (a figure, but no
+    price) over the sentence that says what standard delivery costs."""
+    delivery = Context(
+        "delivery", "Standard delivery takes 3 to 5 working days and costs £4.95. Orders over "
+        "£60 get free standard delivery.\nWe deliver to the UK and Ireland only. Deliveries "
+        "to Northern Ireland take up to 7 working days.", 0.9,
+        title="Delivery and returns > Delivery",
+    )  # fmt: skip
+    answerer = ExtractiveAnswerer(get_relevance_model())
+    draft = answerer.answer("How much is delivery?", [delivery])
+    assert draft.quoted.startswith("Standard delivery takes 3 to 5 working days and costs £4.95")

@@ -58,10 +58,18 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assay.answer.expected import ENDLESS, INSTRUCTION, MONEY, AnswerKind, asks_what_to_do
+from assay.answer.expected import (
+    DURATION,
+    ENDLESS,
+    INSTRUCTION,
+    MONEY,
+    AnswerKind,
+    asks_what_to_do,
+)
+from assay.answer.polarity import asks_cost, says_no, states_cost
 from assay.answer.qualifiers import Qualifiers, day_kinds
 from assay.answer.reading import Found
-from assay.answer.short import short_answer
+from assay.answer.short import asks_price, short_answer
 from assay.judge.schema import Context
 from assay.judge.strength import CLEARLY_MORE_RELIABLE, SETTLED, more_reliable
 from assay.scoring.gate import IN_FORCE
@@ -202,29 +210,6 @@ def _other_source(a: Context, b: Context) -> bool:
     return a.source_id is None or a.source_id != b.source_id
 
 
-#: a question whether something costs nothing: "Is roaming free in the EU?", "Does a smart
-#: meter cost anything?"
-_ASKS_FREE = re.compile(
-    r"\bfree\b|\bcost\s+(?:anything|extra)\b|\bany\s+(?:charge|fee|cost)\b|\bpay\s+anything\b",
-    re.IGNORECASE,
-)
-#: a sentence that says it costs nothing, and one that says it no longer does
-_COSTS_NOTHING = re.compile(
-    r"\bfree\b|\bno\s+(?:extra\s+)?(?:charge|fee|cost)\b|\bat\s+no\s+(?:extra\s+)?cost\b"
-    r"|\b(?:paid|pay|costs?)\s+nothing\b|\bwithout\s+charge\b",
-    re.IGNORECASE,
-)
-#: asked whether something has no limit: a limit says no, "unlimited" yes
-_UNLIMITED = re.compile(r"\bunlimited\b|\bno\s+(?:upper\s+)?limit\b|\blimitless\b", re.I)
-_NOT_UNLIMITED = re.compile(r"\b(?:not|no\s+longer|n't)\s+(?:\w+\s+)?unlimited\b", re.I)
-_LIMITED = re.compile(
-    r"\b(?:up\s+to|at\s+most|no\s+more\s+than|a\s+maximum\s+of|maximum\s+of|capped\s+at"
-    r"|limited\s+to)\s+[$€£¥]?\d|\blimit\s+(?:is|of)\s+[$€£¥]?\d",
-    re.I,
-)
-_NOT_FREE = re.compile(r"\b(?:not|no\s+longer|n't)\s+(?:\w+\s+)?free\b", re.IGNORECASE)
-
-
 def _weak(context: Context) -> bool:
     """Whether ``context``'s source is a forum post or a message (below
     :data:`~assay.scoring.gate.IN_FORCE`): one that answers alone is not published while a
@@ -233,20 +218,14 @@ def _weak(context: Context) -> bool:
 
 
 def _answers_no_to(question: str, sentence: Sentence) -> bool:
-    """Whether ``sentence`` answers the yes-or-no ``question`` with no. Asked whether
-    something is free, a sentence that states a price says no without denying anything:
-    "Roaming in the EU costs £2 a day" against a forum's "EU roaming is still free"."""
+    """Whether ``sentence`` answers the yes-or-no ``question`` with no: as its passage
+    opens, else by a price, "free" or a limit where the question asks about those
+    (:func:`~assay.answer.polarity.says_no`: "Roaming in the EU costs £2 a day" against a
+    forum's "EU roaming is still free"), else as it denies (:func:`_answers_no`)."""
     if YES_OR_NO.match(sentence.context.text) is None:
-        if _ASKS_FREE.search(question):
-            if _COSTS_NOTHING.search(sentence.text):
-                return _NOT_FREE.search(sentence.text) is not None
-            if MONEY.found_in(sentence.text):
-                return True
-        if _UNLIMITED.search(question):  # "up to 150 miles per day" against "unlimited"
-            if _UNLIMITED.search(sentence.text):
-                return _NOT_UNLIMITED.search(sentence.text) is not None
-            if _LIMITED.search(sentence.text):
-                return True
+        said = says_no(question, sentence.text)
+        if said is not None:
+            return said
     return _answers_no(sentence)
 
 
@@ -329,10 +308,15 @@ def choose(
         lead = _lead_in(first, by_context)
     if kind is not None and not yes_no:  # a question that asks for a value of a kind
         lead = _of_kind(_surely_read(lead, found, rated), kind, by_context, sentences)
+        if asks_price(question) and DURATION.found_in(lead.text) and not MONEY.found_in(lead.text):
+            # "How much is delivery?": a price, not "Deliveries ... take up to 7 working days"
+            lead = _of_kind(lead, MONEY, by_context, sentences)
     elif not yes_no:
         lead = _surely_read(lead, found, rated, by=CLEARLY_STRONGER)
         if asks_what_to_do(question):
             lead = _instructing(lead, sentences)
+    elif asks_cost(question):
+        lead = _costing(lead, sentences)
     heard = [*rated.values(), *aside]
     disagreeing = _disagreeing(
         question, lead, found, heard, best, kind, yes_no=yes_no, by_context=by_context
@@ -415,6 +399,24 @@ def _of_day(asked: Qualifiers | None, lead: Sentence, sentences: Sequence[Senten
         return lead
     speaking = [s for s in sentences if s.context is lead.context and days & day_kinds(s.text)]
     return max(speaking, key=lambda s: s.score) if speaking else lead
+
+
+def _costing(lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
+    """For a question whether something costs anything, the best-rated sentence rated
+    nearly as high as the lead (:data:`ANSWERS_WITHIN`) that states a price or "free",
+    from a source no less reliable, when the lead states neither: for "Do I pay for
+    returns?", "Returns by post cost £3.50, ...; returns to a store are free", not "We
+    refund to your original payment method within 5 working days" (its "payment" echoes
+    the question)."""
+    if states_cost(lead.text):
+        return lead
+    costing = [
+        s for s in sentences
+        if s.score >= ANSWERS_WITHIN * lead.score
+        and states_cost(s.text)
+        and not more_reliable(lead.context, s.context)
+    ]  # fmt: skip
+    return max(costing, key=lambda s: s.score) if costing else lead
 
 
 def _keeping_to(asked: Qualifiers | None, lead: Sentence, by_context: dict[int, Found]) -> Sentence:

@@ -18,6 +18,7 @@ from assay.text import MONTH, NUMBER, YEAR
 
 __all__ = [
     "CURRENCY_CODES",
+    "DURATION",
     "ENDLESS",
     "FREQUENCY",
     "INSTRUCTION",
@@ -167,6 +168,8 @@ _KINDS = {
 }
 #: the kind a price is, for a reader that weighs it apart from the question's kind
 MONEY = _KINDS["money"]
+#: a length of time: no price ("Deliveries to Northern Ireland take up to 7 working days")
+DURATION = _KINDS["duration"]
 
 _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b(?:at|by|until|from)\s+what\s+time\b|^\W*what\s+time\b(?!\s+(?:period|"

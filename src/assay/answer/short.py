@@ -22,7 +22,7 @@ from assay.answer.expected import CURRENCY_CODES, FREQUENCY, PENCE, WEIGHT_UNITS
 from assay.answer.qualifiers import qualifiers
 from assay.text import content_terms, stem
 
-__all__ = ["short_answer"]
+__all__ = ["asks_price", "short_answer"]
 
 _MONTHS = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|"
@@ -162,7 +162,7 @@ def _in_own_part(sentence: str, at: int, asked: set[str]) -> float:
     return sum(0.5 if term in verbs else 1.0 for term in _stems(part) & asked)
 
 
-def _asks_price(question: str) -> bool:
+def asks_price(question: str) -> bool:
     """Whether ``question`` asks what a thing costs, the thing being no amount itself
     ("How much is excess reduction cover?", not "How much is the deposit?")."""
     asked = _ASKS_PRICE.match(question)
@@ -192,8 +192,10 @@ def short_answer(question: str, sentence: str) -> str | None:
     skip = numbered.end() if numbered else 0
     best: tuple[tuple[int, int, float], int, str] | None = None
     candidates = 0
-    priced = kind.name in ("money", "figure") and _asks_price(question)
-    spans = _SPANS["money" if priced else kind.name]  # "£18", not the "18" of a figure
+    priced = kind.name in ("money", "figure") and asks_price(question)
+    spans = _SPANS[kind.name]
+    if priced and _SPANS["money"].search(sentence):
+        spans = _SPANS["money"]  # "£18", not the "18" of a figure; a table's bare figures stay
     for match in spans.finditer(kind.without(sentence)):  # a count's prices blanked
         if match.end() <= skip:
             continue  # the clause's number
