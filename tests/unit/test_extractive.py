@@ -849,3 +849,16 @@ def test_asked_what_a_thing_costs_a_price_leads_not_a_length_of_time() -> None:
     answerer = ExtractiveAnswerer(get_relevance_model())
     draft = answerer.answer("How much is delivery?", [delivery])
     assert draft.quoted.startswith("Standard delivery takes 3 to 5 working days and costs £4.95")
+
+
+def test_the_window_a_length_is_counted_in_is_no_answer_to_how_long() -> None:
+    """Found asking an employment contract: "How long is company sick pay?" led with the
+    reader's "12-month period" of "full pay for up to 10 working days in any 12-month
+    period"."""
+    sick = Context(
+        "sick", "6.2 Company sick pay is full pay for up to 10 working days in any 12-month "
+        "period, then statutory sick pay.", 0.9, title="Employment contract > 6. Sickness",
+    )  # fmt: skip
+    answerer = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader("12-month period"))
+    draft = answerer.answer("How long is company sick pay?", [sick])
+    assert draft.short == "Up to 10 working days"

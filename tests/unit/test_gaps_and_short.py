@@ -97,6 +97,9 @@ def test_subject_terms_keep_names_and_things() -> None:
          "Excess reduction cover lowers the excess to £100 and costs £18 per day.", "100"),
         ("How much is the 2019 free cash flow?", "Free cash flow: 2019: 123.4, 2018: 99.0.",
          "123.4"),  # a table's bare figures, where no amount of money is written
+        ("How long is company sick pay?",  # a length, not the window it is counted in
+         "Company sick pay is full pay for up to 10 working days in any 12-month period, then "
+         "statutory sick pay.", "up to 10 working days"),
         # of a span of hours, the end for a question about closing, the start for opening
         ("What time does the centre close in January?",
          "From October to March it is open 8am to 4pm.", "4pm"),

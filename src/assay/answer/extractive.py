@@ -60,7 +60,7 @@ from assay.answer.reading import (
     row_weights,
     table_cell,
 )
-from assay.answer.short import short_answer
+from assay.answer.short import in_window, short_answer
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context, SourceConflict
 from assay.models.reader import SpanReader
@@ -490,6 +490,8 @@ class ExtractiveAnswerer:
             words = len(span.split())
             if 0 < words <= min(_SHORT_WORDS, len(sentence.split()) - 2):
                 typed = short_answer(question, sentence)
+                if typed is not None and in_window(sentence, span):
+                    return typed  # "10 working days", not the reader's "12-month period"
                 if typed is not None and typed not in span and span not in typed:
                     return None  # two values, the reader's and the one near the question's words
                 return span

@@ -22,7 +22,7 @@ from assay.answer.expected import CURRENCY_CODES, FREQUENCY, PENCE, WEIGHT_UNITS
 from assay.answer.qualifiers import qualifiers
 from assay.text import content_terms, stem
 
-__all__ = ["asks_price", "short_answer"]
+__all__ = ["asks_price", "in_window", "short_answer"]
 
 _MONTHS = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|"
@@ -42,6 +42,11 @@ _CLOCK = (
 _CLOSES = re.compile(r"\b(?:clos\w*|shut\w*|end\w*|finish\w*|until|till)\b", re.I)
 _OPENS = re.compile(r"\b(?:open\w*|start\w*|begin\w*|from)\b", re.I)
 _HOURS = re.compile(rf"({_CLOCK})\s*(?:-|\u2013|to|until)\s*({_CLOCK})", re.I)
+#: what a window of time follows: "full pay for up to 10 working days in any 12-month
+#: period" is 10 working days long, counted in a window of 12 months
+_WINDOW_OF = re.compile(
+    r"\b(?:in|within|during)\s+(?:any|each|every|a|one)\s*$|\b(?:per|every|each)\s*$", re.I
+)
 #: a question after the price of a thing: "How much is excess reduction cover?", "What
 #: does a day pass cost?"; of "Excess reduction cover lowers the excess to £100 and costs
 #: £18 per day", the amount it costs answers, not the amount it changes another to
@@ -72,7 +77,8 @@ _UNIT = (
     r"yards?|kg|kilograms?|tonnes?|tons?|pounds?|lbs?|g|grams?|percent|per\s+cent|%)"
 )
 _DURATION = (
-    rf"\b(?:about\s+|around\s+|over\s+)?{_AMOUNT}(?:\s*(?:-|\u2013|to)\s*{_AMOUNT})?\s*{_UNIT}\b"
+    rf"\b(?:about\s+|around\s+|over\s+|up\s+to\s+)?{_AMOUNT}(?:\s*(?:-|\u2013|to)\s*{_AMOUNT})?"
+    rf"(?:\s*-\s*|\s*)(?:(?:working|business|calendar|clear|school|full)\s+)?{_UNIT}\b"
 )
 _LENGTHS = (
     r"(?:mm|cm|km|m|metres?|meters?|kilometres?|kilometers?|feet|foot|ft|inch(?:es)?|miles?|"
@@ -181,6 +187,13 @@ def _singular(word: str) -> str:
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
 
+def in_window(sentence: str, span: str) -> bool:
+    """Whether ``span`` of ``sentence`` is the window a length is counted in ("in any
+    12-month period"), not a length."""
+    at = sentence.find(span)
+    return at >= 0 and _WINDOW_OF.search(sentence[:at]) is not None
+
+
 def short_answer(question: str, sentence: str) -> str | None:
     """The span of ``sentence`` that answers ``question`` in the type it asks for; ``None``
     when the question asks for no recognised type or the sentence holds none."""
@@ -207,6 +220,8 @@ def short_answer(question: str, sentence: str) -> str | None:
             continue  # the question's own words are not its answer
         if qualified.other_period_after(sentence, match.end()):
             continue  # "GBP 2.50 per hour" for a question asked per day
+        if kind.name == "duration" and _WINDOW_OF.search(sentence[: match.start()]):
+            continue  # "in any 12-month period": the window a length is counted in
         after = sentence[match.end() :].split()[:_WINDOW]
         if kind.name == "name" and after and _names_the_subject(after[0], question):
             continue  # "the Sydney bridge": it names what the question asks about
