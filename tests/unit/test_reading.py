@@ -314,6 +314,11 @@ def test_a_stronger_source_that_does_not_answer_does_not_lead() -> None:
             "From October to March it is open 8am to 4pm.",
         ),
         ("Is the pool open in Aug?", "Open between October and May.", "Open Jun-Sept, 7am-9pm."),
+        (  # a phase of something: during it, after it
+            "How much notice do I give during probation?",
+            "9.1 After probation, you must give 1 month's notice to resign.",
+            "During probation either party may end employment with 1 week's notice.",
+        ),
         (
             "What was revenue in the July to September quarter?",
             "Quarter Q1: Months: Oct\u2013Dec 2024, Revenue: 38.4.",

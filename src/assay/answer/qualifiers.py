@@ -147,6 +147,15 @@ def _months(first: str, last: str) -> set[str]:
     return {str((a - 1 + i) % 12 + 1) for i in range((b - a) % 12 + 1)}
 
 
+#: a phase of something: "during probation" against "After probation, you must give 1
+#: month's notice"; a time of day or a date is no phase ("after 6pm")
+_PHASE = re.compile(
+    r"\b(during|throughout|after|following|before|once\s+(?:you\s+have\s+)?(?:passed|completed))"
+    r"\s+(?:the\s+|your\s+|my\s+|their\s+|its\s+|his\s+|her\s+)?([a-z]{4,})\b",
+    re.I,
+)
+_PHASE_VALUE = {"during": "during", "throughout": "during", "after": "after",
+                "following": "after", "before": "before"}  # fmt: skip
 #: periods that have their own class, whatever ordinal names them
 _PERIODS = frozenset({"quarter", "half"})
 #: an ordinal and what it counts: "a second permit" against "a third permit"
@@ -265,6 +274,11 @@ def _exclusive(text: str, asking: bool = False) -> dict[str, set[str]]:
         name, kind = m.group(1), m.group(2)
         if not is_stopword(kind) and name.lower() not in _QUESTION_OPENERS:
             found.setdefault(f"named {_singular(kind)}", set()).add(name.lower())
+    for m in _PHASE.finditer(text):
+        noun = m.group(2).lower()
+        if not is_stopword(noun) and not noun.endswith("ing"):  # "before collecting": no phase
+            when = _PHASE_VALUE.get(m.group(1).lower(), "after")  # "once you have passed"
+            found.setdefault(f"phase {_singular(noun)}", set()).add(when)
     for m in _ORDINAL_OF.finditer(text):
         # "the first quarter" is the quarter class's: a title's "third quarter" beside a
         # row's "Q1" states the asked quarter too
@@ -296,7 +310,8 @@ class Qualifiers:
         stated = _exclusive(text)
         return [
             cls.split()[-1] if cls.startswith(("ordinal ", "named ", "labelled ", "kind ")) else
-            "model" if cls.startswith("model ") else cls
+            "model" if cls.startswith("model ") else
+            f"phase of {cls.split()[-1]}" if cls.startswith("phase ") else cls
             for cls, values in self.exclusive.items()
             if cls in stated and not (values & stated[cls])
         ]  # fmt: skip
