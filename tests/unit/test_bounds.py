@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from assay.answer.bounds import exceeds_bound, falls_short
+from assay.answer.bounds import exceeds_bound, falls_short, per_each
 from assay.answer.extractive import ExtractiveAnswerer
 from assay.judge.schema import Context
 from assay.models.relevance import get_relevance_model
@@ -48,3 +48,13 @@ def test_a_count_below_a_minimum_is_found() -> None:
     assert not falls_short("I've worked here for 14 months. Will I get full pay?", rule)
     assert not falls_short("I'm 8. Will I get full pay?", rule)  # no months: another thing
     assert not exceeds_bound("I've worked here for 8 months. Will I get full pay?", rule)
+
+
+def test_a_value_for_each_of_what_the_asker_counts_is_found() -> None:
+    """From an employment contract of my own: "I've worked here 4 years, how much notice
+    would the company give me?" led with the "1 month" that each year of service earns."""
+    rule = "The company will give 1 month's notice for each complete year of service."
+    assert per_each("I've worked here 4 years, how much notice would I get?", rule)
+    assert not per_each("How much notice would the company give me?", rule)
+    assert per_each("What does parking cost for 3 hours?", "It costs GBP 2.50 per hour.")
+    assert not per_each("What does parking cost for 1 hour?", "It costs GBP 2.50 per hour.")

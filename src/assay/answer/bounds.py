@@ -8,7 +8,10 @@ items cost) and lead with no short value, which the reader works out from the qu
 Likewise below a minimum: "I've worked here for 8 months. Will my maternity leave be on
 full pay?" against "The first 26 weeks are paid at full salary once you have worked for
 us for at least 12 months; with less service, statutory pay applies throughout" is not
-answered by leading with "The first 26 weeks are paid at full salary".
+answered by leading with "The first 26 weeks are paid at full salary". And where a rule
+gives a value for each of what the asker counts ("I've worked here 4 years, how much
+notice would the company give me?" against "1 month's notice for each complete year of
+service, up to 12 weeks"), its "1 month" is no answer: the reader multiplies.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import re
 
 from assay.text import content_terms, stem
 
-__all__ = ["exceeds_bound", "falls_short"]
+__all__ = ["exceeds_bound", "falls_short", "per_each"]
 
 _WORDS = r"((?:\s+[A-Za-z][\w-]*){1,3})"
 #: a count a rule caps: "up to 3 bulky items", "a maximum of 6 guests"
@@ -29,6 +32,12 @@ _UP_TO = re.compile(
 _AT_LEAST = re.compile(
     rf"\b(?:at\s+least|no\s+fewer\s+than|no\s+less\s+than|a\s+minimum\s+of|minimum\s+of)"
     rf"\s+(\d+){_WORDS}",
+    re.I,
+)
+#: a value given for each of something: "for each complete year of service", "per guest"
+_PER_EACH = re.compile(
+    r"\b(?:for|per|with)\s+(?:each|every)\s+(?:complete\s+|full\s+|additional\s+|extra\s+)?"
+    r"([A-Za-z]+)|\bper\s+([A-Za-z]+)",
     re.I,
 )
 #: a count the asker states: "5 bulky items", "8 guests"
@@ -61,3 +70,13 @@ def falls_short(question: str, sentence: str) -> bool:
     """Whether ``question`` states a count of something below the least of it that
     ``sentence`` requires ("8 months" against "at least 12 months")."""
     return _outside(question, sentence, _AT_LEAST, above=False)
+
+
+def per_each(question: str, sentence: str) -> bool:
+    """Whether ``sentence`` gives a value for each of a thing that ``question`` counts
+    ("4 years" against "1 month's notice for each complete year of service")."""
+    each = {stem(m.group(1) or m.group(2)) for m in _PER_EACH.finditer(sentence)}
+    return any(
+        int(m.group(1)) > 1 and each & _nouns(m.group(2).split()[0])
+        for m in _COUNT.finditer(question)
+    )

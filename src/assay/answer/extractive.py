@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from assay.answer.base import AnswerMode, Draft, Uncertainty
-from assay.answer.bounds import exceeds_bound, falls_short
+from assay.answer.bounds import exceeds_bound, falls_short, per_each
 from assay.answer.choose import YES_OR_NO, Choice, Sentence, choose
 from assay.answer.citations import cite, defuse_citations
 from assay.answer.columns import column_clashes
@@ -353,8 +353,9 @@ class ExtractiveAnswerer:
         past_bound = exceeds_bound(question, lead.text)  # "5 items" against "up to 3 items"
         if past_bound:
             lead = _with_sequel(lead)
-        # "8 months" against "at least 12 months": no value of the rule leads
-        past_bound = past_bound or falls_short(question, lead.text)
+        # "8 months" against "at least 12 months", "4 years" against "1 month for each
+        # year": no value of the rule leads
+        past_bound = past_bound or falls_short(question, lead.text) or per_each(question, lead.text)
         quote = defuse_citations(lead.text)
         other = asked.clashing(titled(lead.context.title, lead.text))
         column = next(  # the lead is one of the sentences, a named row too
