@@ -791,3 +791,23 @@ def test_a_span_across_sentences_is_no_value() -> None:
     )  # fmt: skip
     (found,) = read_evidence(reader, "How many weeks are paid in full?", [policy])
     assert found.answer == "26 weeks"
+
+
+def test_a_rival_span_counting_another_unit_than_asked_does_not_disagree() -> None:
+    """Found asking an employment contract beside its handbook: "How many hours a week do
+    I work?" named the handbook's "up to 2 days a week" (working from home) as disagreeing
+    with the contract's 37.5 hours."""
+    contract = Context(
+        "contract", "3.1 Your normal hours are 37.5 hours a week, Monday to Friday.", 0.8,
+        "Employment contract > 3. Hours of work", "contract", "official",
+    )  # fmt: skip
+    handbook = Context(
+        "handbook", "Yes, up to 2 days a week once you have passed probation.", 0.6,
+        "Staff handbook FAQ > Can I work from home?", "handbook", "official",
+    )  # fmt: skip
+    reader = SpansReader(("37.5", 4.0), ("up to 2 days a week", 4.0))
+    draft = ExtractiveAnswerer(reader=reader).answer(
+        "How many hours a week do I work?", [contract, handbook]
+    )
+    assert draft.quoted.startswith("3.1 Your normal hours are 37.5 hours a week")
+    assert draft.disagreements == ()

@@ -73,7 +73,7 @@ from assay.answer.short import asks_price, short_answer
 from assay.judge.schema import Context
 from assay.judge.strength import CLEARLY_MORE_RELIABLE, SETTLED, more_reliable
 from assay.scoring.gate import IN_FORCE
-from assay.text import NEGATION, figures, sentence_spans, speaks_to, stemmed_terms, titled
+from assay.text import NEGATION, figures, sentence_spans, speaks_to, stem, stemmed_terms, titled
 
 __all__ = [
     "ANSWERS_WITHIN", "CLEARLY_MORE_RELIABLE", "CLEARLY_STRONGER", "SURE_MARGIN",
@@ -455,6 +455,7 @@ def _disagreeing(
     best-rated sentence of each passage, and those read aside)."""
     reading = by_context.get(id(lead.context))
     said = reading.span_in(lead.start, lead.end) if reading is not None else None
+    unit = _ASKED_UNIT.search(question)
     disagreeing = tuple(
         Disagreement(f.context, f.answer)
         for f in found
@@ -462,6 +463,9 @@ def _disagreeing(
         and f.context is not lead.context
         and _other_source(f.context, lead.context)
         and said is not None
+        # "How many hours a week do I work?": "up to 2 days a week" (from home) counts
+        # something else than the asked hours
+        and (unit is None or stem(unit.group(1).lower()) in stemmed_terms(f.answer))
         and disagree(said, f.answer, kind)
         and speaks_to(question, lead.text, f"{f.context.title or ''} {_stating(f)}")
     )
@@ -482,6 +486,13 @@ def _disagreeing(
             )
         )
     return disagreeing
+
+
+#: the unit a question counts in: "How many hours a week ...?"
+_ASKED_UNIT = re.compile(
+    r"\bhow\s+many\s+(seconds|minutes|hours|days|weeks|months|years|miles|kilometres|km|kg)\b",
+    re.IGNORECASE,
+)
 
 
 def _stating(found: Found) -> str:
