@@ -862,3 +862,17 @@ def test_the_window_a_length_is_counted_in_is_no_answer_to_how_long() -> None:
     answerer = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader("12-month period"))
     draft = answerer.answer("How long is company sick pay?", [sick])
     assert draft.short == "Up to 10 working days"
+
+
+def test_asked_who_may_have_something_a_condition_answers() -> None:
+    """Found asking an energy supplier's help centre: without a name to look for, "Who can
+    get the Warm Home Discount?" quoted "Eligible customers receive a one-off £150
+    discount", which the relevance model rates above the condition that answers."""
+    discount = Context(
+        "discount", "Eligible customers receive a one-off £150 discount on their electricity "
+        "bill each winter. You may qualify if you receive Pension Credit.", 0.9,
+        title="Help centre > Warm Home Discount",
+    )  # fmt: skip
+    answerer = ExtractiveAnswerer(get_relevance_model())
+    draft = answerer.answer("Who can get the Warm Home Discount?", [discount])
+    assert draft.quoted.startswith("You may qualify if you receive Pension Credit.")

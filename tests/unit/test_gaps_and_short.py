@@ -69,6 +69,8 @@ def test_subject_terms_keep_names_and_things() -> None:
         ("How many people live there?", "4.1 million people live there.", "4.1 million"),
         ("How often is the blue bin collected?", "Blue bins are collected every other week.",
          "every other week"),
+        ("How often do I need to give a meter reading?",
+         "Send us a meter reading at least once every 3 months.", "once every 3 months"),
         ("How often do I swap the batteries?", "The batteries last about 12 months.",
          "about 12 months"),
         ("What does the pack weigh?", "The pack weighs 2.1 kg.", "2.1 kg"),

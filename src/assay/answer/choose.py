@@ -59,12 +59,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.answer.expected import (
+    CONDITION,
     DURATION,
     ENDLESS,
     INSTRUCTION,
     MONEY,
     AnswerKind,
     asks_what_to_do,
+    asks_who_qualifies,
 )
 from assay.answer.polarity import asks_cost, says_no, states_cost
 from assay.answer.qualifiers import Qualifiers, day_kinds
@@ -314,7 +316,9 @@ def choose(
     elif not yes_no:
         lead = _surely_read(lead, found, rated, by=CLEARLY_STRONGER)
         if asks_what_to_do(question):
-            lead = _instructing(lead, sentences)
+            lead = _telling(lead, sentences, INSTRUCTION)
+        elif asks_who_qualifies(question):
+            lead = _telling(lead, sentences, CONDITION)
     elif asks_cost(question):
         lead = _costing(lead, sentences)
     heard = [*rated.values(), *aside]
@@ -376,15 +380,17 @@ def _of_kind(
     return max(holding, key=lambda s: s.score) if holding else lead
 
 
-def _instructing(lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
-    """For a question that asks what to do, the best-rated sentence of the lead's passage
-    that tells the reader what to do (:data:`~assay.answer.expected.INSTRUCTION`), when the
-    lead does not: for "My phone was stolen, what should I do?", "Call us on 0330 123 4567
+def _telling(lead: Sentence, sentences: Sequence[Sentence], form: re.Pattern[str]) -> Sentence:
+    """The best-rated sentence of the lead's passage of the ``form`` the question asks
+    for, when the lead is not of it: for "My phone was stolen, what should I do?" an
+    instruction (:data:`~assay.answer.expected.INSTRUCTION`), "Call us on 0330 123 4567
     straight away and we will bar your SIM", not "A replacement SIM is free and arrives in
-    2 working days" that the relevance model rates higher."""
-    if INSTRUCTION.search(lead.text):
+    2 working days" that the relevance model rates higher; for "Who can get the Warm Home
+    Discount?" a condition (:data:`~assay.answer.expected.CONDITION`), "You may qualify if
+    you receive Pension Credit", not "Eligible customers receive a one-off £150 discount"."""
+    if form.search(lead.text):
         return lead
-    telling = [s for s in sentences if s.context is lead.context and INSTRUCTION.search(s.text)]
+    telling = [s for s in sentences if s.context is lead.context and form.search(s.text)]
     return max(telling, key=lambda s: s.score) if telling else lead
 
 

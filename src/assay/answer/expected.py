@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from assay.text import MONTH, NUMBER, YEAR
 
 __all__ = [
+    "CONDITION",
     "CURRENCY_CODES",
     "DURATION",
     "ENDLESS",
@@ -26,6 +27,7 @@ __all__ = [
     "PENCE",
     "AnswerKind",
     "asks_what_to_do",
+    "asks_who_qualifies",
     "asks_yes_or_no",
     "expected_kind",
     "wants_explanation",
@@ -53,7 +55,7 @@ ENDLESS = r"\b(?:forever|indefinitely|permanently|for\s+ever|without\s+(?:a\s+)?
 FREQUENCY = (
     r"\bevery\s+(?:other\s+|second\s+|\w+\s+)?(?:\w+\s+)?(?:day|week|fortnight|month|year|"
     r"hour|minute|morning|evening|night|monday|tuesday|wednesday|thursday|friday|saturday|"
-    r"sunday)s?\b|\b(?:once|twice|\w+\s+times)\s+(?:a|an|per|each|every)\s+\w+"
+    r"sunday)s?\b|\b(?:once|twice|\w+\s+times)\s+(?:a|an|per|each|every)\s+(?:\d+\s+|other\s+)?\w+"
     r"|\b(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually)\b"
 )
 
@@ -276,6 +278,27 @@ INSTRUCTION = re.compile(
     r"|\byou\s+(?:must|should|need\s+to|have\s+to|will\s+need\s+to)\b",
     re.I,
 )
+
+
+#: "Who can get the Warm Home Discount?", "Who qualifies for ...?", "Who is eligible ...?"
+_WHO_QUALIFIES = re.compile(
+    r"^\W*who\s+(?:can|may|qualif(?:y|ies)|gets?|is\s+(?:eligible|entitled|allowed)"
+    r"|are\s+(?:eligible|entitled|allowed))\b",
+    re.I,
+)
+#: a sentence that states a condition: "You may qualify if you receive Pension Credit"
+CONDITION = re.compile(
+    r"\bif\b|\bunless\b|\bqualif\w*|\bentitled\b|\bmust\s+(?:be|have)\b|\bonly\s+(?:if|when|for)\b"
+    r"|\baged\b|\bprovided\s+(?:that\s+)?\b",
+    re.I,
+)
+
+
+def asks_who_qualifies(question: str) -> bool:
+    """Whether ``question`` asks who may have or do something ("Who can get the Warm Home
+    Discount?"): a condition answers it (:data:`CONDITION`), not a sentence that names
+    the thing ("Eligible customers receive a one-off £150 discount")."""
+    return _WHO_QUALIFIES.search(question) is not None
 
 
 def asks_what_to_do(question: str) -> bool:

@@ -491,7 +491,8 @@ class ExtractiveAnswerer:
             words = len(span.split())
             if 0 < words <= min(_SHORT_WORDS, len(sentence.split()) - 2):
                 typed = short_answer(question, sentence)
-                if typed is not None and in_window(sentence, span):
+                kind_name = (asked_kind := expected_kind(question)) and asked_kind.name
+                if typed is not None and kind_name == "duration" and in_window(sentence, span):
                     return typed  # "10 working days", not the reader's "12-month period"
                 if typed is not None and typed not in span and span not in typed:
                     return None  # two values, the reader's and the one near the question's words
