@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from assay.answer.expected import (
@@ -376,7 +376,17 @@ def _of_kind(
     # else the passage's best-rated sentence that holds one: "By when must paternity leave
     # be taken?", "It must be taken within 12 months of the birth", not the sentence
     # before it that names the leave and that the reader likes
-    holding = [s for s in sentences if s.context is lead.context and kind.found_in(s.text)]
+    return _best_of_passage(lead, sentences, kind.found_in)
+
+
+def _best_of_passage(
+    lead: Sentence, sentences: Sequence[Sentence], holds: Callable[[str], bool]
+) -> Sentence:
+    """The best-rated sentence of the lead's passage whose text ``holds``, when the lead's
+    does not; else the lead."""
+    if holds(lead.text):
+        return lead
+    holding = [s for s in sentences if s.context is lead.context and holds(s.text)]
     return max(holding, key=lambda s: s.score) if holding else lead
 
 
@@ -388,10 +398,7 @@ def _telling(lead: Sentence, sentences: Sequence[Sentence], form: re.Pattern[str
     2 working days" that the relevance model rates higher; for "Who can get the Warm Home
     Discount?" a condition (:data:`~assay.answer.expected.CONDITION`), "You may qualify if
     you receive Pension Credit", not "Eligible customers receive a one-off £150 discount"."""
-    if form.search(lead.text):
-        return lead
-    telling = [s for s in sentences if s.context is lead.context and form.search(s.text)]
-    return max(telling, key=lambda s: s.score) if telling else lead
+    return _best_of_passage(lead, sentences, lambda text: form.search(text) is not None)
 
 
 def _of_day(asked: Qualifiers | None, lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
@@ -401,10 +408,9 @@ def _of_day(asked: Qualifiers | None, lead: Sentence, sentences: Sequence[Senten
     practice is open 8am to 6:30pm Monday to Friday". A passage that says nothing of the
     asked day keeps its lead (its weekday rule may be the answer)."""
     days = asked.exclusive.get("days") if asked is not None else None
-    if not days or days & day_kinds(lead.text) or not day_kinds(lead.text):
+    if not days or not day_kinds(lead.text):
         return lead
-    speaking = [s for s in sentences if s.context is lead.context and days & day_kinds(s.text)]
-    return max(speaking, key=lambda s: s.score) if speaking else lead
+    return _best_of_passage(lead, sentences, lambda text: bool(days & day_kinds(text)))
 
 
 def _costing(lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
@@ -444,6 +450,13 @@ def _lead_in(sentence: Sentence, by_context: dict[int, Found]) -> Sentence:
         start, end = reading.sentence
         return Sentence(sentence.context, start, end, sentence.score)
     return sentence
+
+
+#: the unit a question counts in: "How many hours a week ...?"
+_ASKED_UNIT = re.compile(
+    r"\bhow\s+many\s+(seconds|minutes|hours|days|weeks|months|years|miles|kilometres|km|kg)\b",
+    re.IGNORECASE,
+)
 
 
 def _disagreeing(
@@ -492,13 +505,6 @@ def _disagreeing(
             )
         )
     return disagreeing
-
-
-#: the unit a question counts in: "How many hours a week ...?"
-_ASKED_UNIT = re.compile(
-    r"\bhow\s+many\s+(seconds|minutes|hours|days|weeks|months|years|miles|kilometres|km|kg)\b",
-    re.IGNORECASE,
-)
 
 
 def _stating(found: Found) -> str:
