@@ -13,13 +13,13 @@ import re
 from assay.answer.citations import CITATION
 from assay.text import SENTENCE_BREAK, content_terms
 
-__all__ = ["split_claims"]
+__all__ = ["LED", "split_claims"]
 
 _YES_NO = re.compile(r"^\W*(?:yes|no)\b", re.IGNORECASE)
 
 
 #: a short answer leading its quote: "£250: The main driver must show ..."
-_LEAD = re.compile(r"^(?P<lead>[^:\n]{1,80}):\s+\S")
+LED = re.compile(r"^(?P<lead>[^:\n]{1,80}):\s+(?P<quote>\S.*)$", re.DOTALL)
 
 
 def _sentences(answer: str) -> list[str]:
@@ -29,10 +29,10 @@ def _sentences(answer: str) -> list[str]:
     part alone, it is a figure the part does not state, and the part that states it is a
     claim of its own."""
     parts = SENTENCE_BREAK.split(answer)
-    led = _LEAD.match(parts[0]) if parts else None
+    led = LED.match(parts[0]) if parts else None
     if led is None:
         return parts
-    lead, quote = led["lead"].strip().lower(), parts[0][led.end() - 1 :]
+    lead, quote = led["lead"].strip().lower(), led["quote"]
     if lead in quote.lower() or not parts[0].rstrip().endswith(";"):
         return parts
     for part in parts[1:]:

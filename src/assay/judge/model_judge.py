@@ -84,7 +84,7 @@ from assay.judge.checks import (
     out_of_range,
     speculation,
 )
-from assay.judge.claims import split_claims
+from assay.judge.claims import LED, split_claims
 from assay.judge.schema import (
     Assessment,
     Context,
@@ -112,7 +112,6 @@ _YES_NO_START = re.compile(r"^\W*(?:yes|no)\b", re.IGNORECASE)
 #: connection: - Solid amber: no internet connection."); the model reads the quote after
 #: the query, as the echo took a restated span for a contradiction (P(supported) 0.23
 #: against 0.81)
-_LED = re.compile(r"^(?P<lead>[^:\n]{1,80}):\s+(?P<quote>\S.*)$", re.DOTALL)
 _ALIGNED = 0.5  # content-word cosine at which a claim and a sentence state the same thing
 _SAME_WORDS = 3  # a face conflict needs this many shared words: short texts align by chance
 _FULL_COVERAGE = 0.5  # evidence holding this share of a claim's words takes its support whole
@@ -253,7 +252,7 @@ class ModelJudge:
         if query.strip() in claim:
             return claim
         texts = [c.text for c in contexts]
-        led = _LED.match(claim)
+        led = LED.match(claim)
         holding = [c for c in contexts if is_excerpt(led["quote"], [c.text])] if led else []
         if led is not None and holding:
             # the short answer restates a span of the quote, or of the title path it
@@ -382,7 +381,7 @@ def _other_period(asked: Qualifiers, sentence: str) -> bool:
 def _quoted(claim: str) -> str:
     """The sentence an extractive claim quotes after its short answer ("£42.00: Species
     Cat: ..." states the row), else the claim."""
-    led = _LED.match(claim)
+    led = LED.match(claim)
     if led is not None and squash_spaces(led["lead"]).lower() in led["quote"].lower():
         return led["quote"]
     return claim
