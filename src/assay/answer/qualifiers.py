@@ -35,7 +35,7 @@ from itertools import pairwise
 
 from assay.text import day_kinds, is_stopword, stem
 
-__all__ = ["Qualifiers", "clauses", "day_kinds", "qualifiers", "with_years"]
+__all__ = ["Qualifiers", "clauses", "day_kinds", "qualifiers", "singular", "with_years"]
 
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 _ORDINAL = {"first": "1", "second": "2", "third": "3", "fourth": "4", "1st": "1", "2nd": "2",
@@ -173,7 +173,7 @@ _LISTED = re.compile(rf"\b({_WORD}(?:,\s*{_WORD})*),?\s+(?:and|or)\s+({_WORD})\s
 _PAIR = re.compile(rf"(?=\b({_WORD})\s+([a-z]{{3,}})\b)")
 
 
-def _singular(noun: str) -> str:
+def singular(noun: str) -> str:
     """``noun`` without a plural ending, so "barbecues" and "barbecue" are one kind."""
     if noun.endswith("ies"):
         return noun[:-3] + "y"
@@ -201,11 +201,11 @@ def _kinds(text: str, asking: bool) -> dict[str, set[str]]:
                 run = []
                 continue
             for before in run[-2:]:
-                kinds.setdefault(_singular(word), set()).add(before)
+                kinds.setdefault(singular(word), set()).add(before)
             run.append(word)
         return {f"kind {noun}": words for noun, words in kinds.items()}
     for m in _LISTED.finditer(text):
-        noun = _singular(m.group(3))
+        noun = singular(m.group(3))
         words = {w.strip().lower() for w in m.group(1).split(",")} | {m.group(2).lower()}
         if (
             noun != m.group(3)  # kinds of a thing are listed before its plural
@@ -214,7 +214,7 @@ def _kinds(text: str, asking: bool) -> dict[str, set[str]]:
         ):
             kinds.setdefault(noun, set()).update(words)
     for m in _PAIR.finditer(text):  # "Charcoal barbecues are not allowed" beside the list
-        word, noun = m.group(1).lower(), _singular(m.group(2))
+        word, noun = m.group(1).lower(), singular(m.group(2))
         if noun in kinds and not is_stopword(word):
             kinds[noun].add(word)
     return {f"kind {noun}": words for noun, words in kinds.items()}
@@ -269,22 +269,22 @@ def _exclusive(text: str, asking: bool = False) -> dict[str, set[str]]:
         if (label[0].islower() and any(v.isdigit() for v in values)) or is_stopword(label):
             continue
         if values:
-            found.setdefault(f"labelled {_singular(label.lower())}", set()).update(values)
+            found.setdefault(f"labelled {singular(label.lower())}", set()).update(values)
     for m in _NAMED_KIND.finditer(text):
         name, kind = m.group(1), m.group(2)
         if not is_stopword(kind) and name.lower() not in _QUESTION_OPENERS:
-            found.setdefault(f"named {_singular(kind)}", set()).add(name.lower())
+            found.setdefault(f"named {singular(kind)}", set()).add(name.lower())
     for m in _PHASE.finditer(text):
         noun = m.group(2).lower()
         if not is_stopword(noun) and not noun.endswith("ing"):  # "before collecting": no phase
             when = _PHASE_VALUE.get(m.group(1).lower(), "after")  # "once you have passed"
-            found.setdefault(f"phase {_singular(noun)}", set()).add(when)
+            found.setdefault(f"phase {singular(noun)}", set()).add(when)
     for m in _ORDINAL_OF.finditer(text):
         # "the first quarter" is the quarter class's: a title's "third quarter" beside a
         # row's "Q1" states the asked quarter too
         if not is_stopword(m.group(2)) and stem(m.group(2).lower()) not in _PERIODS:
             value = _ORDINALS[m.group(1).lower()]
-            found.setdefault(f"ordinal {_singular(m.group(2).lower())}", set()).add(value)
+            found.setdefault(f"ordinal {singular(m.group(2).lower())}", set()).add(value)
     return found
 
 
@@ -330,11 +330,11 @@ class Qualifiers:
         within 5 working days" of "We aim to attend emergencies within 4 hours and other
         repairs ..." for "an emergency repair" (what it says is not said of the kind
         asked)."""
-        elsewhere = {_singular(w) for w in re.findall(r"[a-z]+", sentence.lower())}
+        elsewhere = {singular(w) for w in re.findall(r"[a-z]+", sentence.lower())}
         return any(
             kinds & elsewhere
             for m in _OTHER.finditer(clause)
-            if (kinds := self.exclusive.get(f"kind {_singular(m.group(1).lower())}"))
+            if (kinds := self.exclusive.get(f"kind {singular(m.group(1).lower())}"))
         )
 
     def other_period_after(self, text: str, end: int, start: int | None = None) -> bool:

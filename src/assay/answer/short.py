@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from assay.answer.expected import CURRENCY_CODES, FREQUENCY, PENCE, WEIGHT_UNITS, expected_kind
-from assay.answer.qualifiers import qualifiers
+from assay.answer.qualifiers import qualifiers, singular
 from assay.text import content_terms, stem
 
 __all__ = ["asks_price", "in_window", "short_answer"]
@@ -176,15 +176,7 @@ def asks_price(question: str) -> bool:
         return False
     thing = _THING_ENDS.split(asked["a"] or asked["b"] or asked["c"], maxsplit=1)[0]
     words = re.findall(r"[a-z]+", thing.lower())
-    return (
-        bool(words)
-        and words[-1] not in _AMOUNT_NOUNS
-        and _singular(words[-1]) not in (_AMOUNT_NOUNS)
-    )
-
-
-def _singular(word: str) -> str:
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+    return bool(words) and singular(words[-1]) not in _AMOUNT_NOUNS
 
 
 def in_window(sentence: str, span: str) -> bool:
