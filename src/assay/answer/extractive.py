@@ -374,7 +374,7 @@ class ExtractiveAnswerer:
         # "Which version added ...?": the heading the sentence stands under answers
         own = defuse_citations(choice.lead.text)  # the short answer is the lead's own
         short = heading_answer(question, lead.context.title, own)
-        short = None if past_bound else short or self._short(question, own, choice)
+        short = None if past_bound else short or self._short(question, own, choice, kind)
         if short is not None and not _balanced(short):
             short = None  # "58.6%), helped by lower flour prices": cut out of a bracket
         if short is not None:
@@ -468,14 +468,17 @@ class ExtractiveAnswerer:
             for (_, s, weight), r in zip(unread, read, strict=True)
         ]
 
-    def _short(self, question: str, sentence: str, choice: Choice) -> str | None:
+    def _short(
+        self, question: str, sentence: str, choice: Choice, kind: AnswerKind | None
+    ) -> str | None:
         """The reader's span of the lead sentence when the question wants a fact, the
         reader found one there and it is short (at most ten words, two fewer than the
         sentence); none when the sentence's value of the asked kind nearest the
         question's words (:func:`short_answer`) is another ("EUR 55 at home and EUR 70
         abroad": the reader likes the first, "abroad" is next to the second); otherwise
         the typed span of :func:`short_answer`, taken from the clause that best keeps
-        to the question's qualifiers."""
+        to the question's qualifiers. ``kind`` is the kind of answer the question asks
+        for (:func:`expected_kind`)."""
         if self.reader is None or wants_explanation(question):
             return short_answer(question, sentence) if self.reader is None else None
         cell = table_cell(question, sentence)
@@ -491,8 +494,8 @@ class ExtractiveAnswerer:
             words = len(span.split())
             if 0 < words <= min(_SHORT_WORDS, len(sentence.split()) - 2):
                 typed = short_answer(question, sentence)
-                kind_name = (asked_kind := expected_kind(question)) and asked_kind.name
-                if typed is not None and kind_name == "duration" and in_window(sentence, span):
+                duration = kind is not None and kind.name == "duration"
+                if typed is not None and duration and in_window(sentence, span):
                     return typed  # "10 working days", not the reader's "12-month period"
                 if typed is not None and typed not in span and span not in typed:
                     return None  # two values, the reader's and the one near the question's words
