@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.answer.expected import (
@@ -68,10 +68,20 @@ from assay.answer.expected import (
     asks_what_to_do,
     asks_who_qualifies,
 )
-from assay.answer.polarity import asks_cost, says_no, states_cost
-from assay.answer.qualifiers import Qualifiers, day_kinds
+from assay.answer.polarity import asks_cost, says_no
+from assay.answer.qualifiers import Qualifiers
 from assay.answer.reading import Found
 from assay.answer.short import asks_price, short_answer
+from assay.answer.within import (
+    ANSWERS_WITHIN,
+    Sentence,
+    costing,
+    keeping_to,
+    lead_in,
+    of_day,
+    of_kind,
+    telling,
+)
 from assay.judge.schema import Context
 from assay.judge.strength import CLEARLY_MORE_RELIABLE, SETTLED, more_reliable
 from assay.scoring.gate import IN_FORCE
@@ -82,8 +92,6 @@ __all__ = [
     "YES_NO_WITHIN", "YES_OR_NO", "Choice", "Disagreement", "Sentence", "choose", "disagree",
 ]  # fmt: skip
 
-#: a passage whose best sentence rates at least this share of the best answers too
-ANSWERS_WITHIN = 0.8
 #: for a yes-or-no question, the share a clearly stronger passage's best sentence needs
 YES_NO_WITHIN = 0.15
 #: a reader margin at which a passage surely answers, so that its best sentence leads
@@ -116,21 +124,6 @@ _DAYS = {"minute": 1 / 1440, "hour": 1 / 24, "day": 1, "week": 7, "month": 30, "
 _DURATION = re.compile(
     rf"\b(\d+(?:\.\d+)?|{'|'.join(_COUNT)}|an?)[\s-]+({'|'.join(_DAYS)})s?\b", re.IGNORECASE
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Sentence:
-    """A sentence of a passage (characters ``[start, end)`` of its text) and its rating."""
-
-    context: Context
-    start: int
-    end: int
-    score: float
-
-    @property
-    def text(self) -> str:
-        """The sentence itself."""
-        return self.context.text[self.start : self.end]
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,20 +300,20 @@ def choose(
         first = max(
             stronger, key=lambda s: (more_reliable(s.context, best.context), _strength(s.context))
         )
-        lead = _lead_in(first, by_context)
+        lead = lead_in(first, by_context)
     if kind is not None and not yes_no:  # a question that asks for a value of a kind
-        lead = _of_kind(_surely_read(lead, found, rated), kind, by_context, sentences)
+        lead = of_kind(_surely_read(lead, found, rated), kind, by_context, sentences)
         if asks_price(question) and DURATION.found_in(lead.text) and not MONEY.found_in(lead.text):
             # "How much is delivery?": a price, not "Deliveries ... take up to 7 working days"
-            lead = _of_kind(lead, MONEY, by_context, sentences)
+            lead = of_kind(lead, MONEY, by_context, sentences)
     elif not yes_no:
         lead = _surely_read(lead, found, rated, by=CLEARLY_STRONGER)
         if asks_what_to_do(question):
-            lead = _telling(lead, sentences, INSTRUCTION)
+            lead = telling(lead, sentences, INSTRUCTION)
         elif asks_who_qualifies(question):
-            lead = _telling(lead, sentences, CONDITION)
+            lead = telling(lead, sentences, CONDITION)
     elif asks_cost(question):
-        lead = _costing(lead, sentences)
+        lead = costing(lead, sentences)
     heard = [*rated.values(), *aside]
     disagreeing = _disagreeing(
         question, lead, found, heard, best, kind, yes_no=yes_no, by_context=by_context
@@ -328,11 +321,11 @@ def choose(
     trusted = [d for d in disagreeing if more_reliable(d.context, lead.context)]
     if trusted:  # a contradiction is settled by who says it, not by who echoes the question
         top = max(trusted, key=lambda d: d.context.reliability or 0.0)
-        lead = _lead_in(rated[id(top.context)], by_context)
+        lead = lead_in(rated[id(top.context)], by_context)
         disagreeing = _disagreeing(
             question, lead, found, heard, best, kind, yes_no=yes_no, by_context=by_context
         )
-    lead = _of_day(asked, _keeping_to(asked, lead, by_context), sentences)
+    lead = of_day(asked, keeping_to(asked, lead, by_context), sentences)
     reading = by_context.get(id(lead.context))
     return Choice(lead, reading, disagreeing)
 
@@ -358,98 +351,6 @@ def _surely_read(
     if own is not None and own.score > 0:
         return own
     return Sentence(top.context, *top.sentence, 0.0)
-
-
-def _of_kind(
-    lead: Sentence, kind: AnswerKind, by_context: dict[int, Found], sentences: Sequence[Sentence]
-) -> Sentence:
-    """The sentence of the lead's passage that holds the reader's span, when the lead
-    holds no value of the kind asked for and that one does: for "By what date must the
-    consent form be returned?", "It must be returned by 30 September each year", not the
-    sentence before it that names the form ("one consent form covers the whole school
-    year") and that the relevance model rates higher."""
-    if kind.found_in(lead.text):
-        return lead
-    readers = _lead_in(lead, by_context)
-    if kind.found_in(readers.text):
-        return readers
-    # else the passage's best-rated sentence that holds one: "By when must paternity leave
-    # be taken?", "It must be taken within 12 months of the birth", not the sentence
-    # before it that names the leave and that the reader likes
-    return _best_of_passage(lead, sentences, kind.found_in)
-
-
-def _best_of_passage(
-    lead: Sentence, sentences: Sequence[Sentence], holds: Callable[[str], bool]
-) -> Sentence:
-    """The best-rated sentence of the lead's passage whose text ``holds``, when the lead's
-    does not; else the lead."""
-    if holds(lead.text):
-        return lead
-    holding = [s for s in sentences if s.context is lead.context and holds(s.text)]
-    return max(holding, key=lambda s: s.score) if holding else lead
-
-
-def _telling(lead: Sentence, sentences: Sequence[Sentence], form: re.Pattern[str]) -> Sentence:
-    """The best-rated sentence of the lead's passage of the ``form`` the question asks
-    for, when the lead is not of it: for "My phone was stolen, what should I do?" an
-    instruction (:data:`~assay.answer.expected.INSTRUCTION`), "Call us on 0330 123 4567
-    straight away and we will bar your SIM", not "A replacement SIM is free and arrives in
-    2 working days" that the relevance model rates higher; for "Who can get the Warm Home
-    Discount?" a condition (:data:`~assay.answer.expected.CONDITION`), "You may qualify if
-    you receive Pension Credit", not "Eligible customers receive a one-off £150 discount"."""
-    return _best_of_passage(lead, sentences, lambda text: form.search(text) is not None)
-
-
-def _of_day(asked: Qualifiers | None, lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
-    """For a question about a kind of day ("Is the practice open on Saturday?"), the
-    best-rated sentence of the lead's passage that speaks of that kind of day, when the
-    lead speaks only of others: "On Saturdays it is open 9am to 12pm ...", not "The
-    practice is open 8am to 6:30pm Monday to Friday". A passage that says nothing of the
-    asked day keeps its lead (its weekday rule may be the answer)."""
-    days = asked.exclusive.get("days") if asked is not None else None
-    if not days or not day_kinds(lead.text):
-        return lead
-    return _best_of_passage(lead, sentences, lambda text: bool(days & day_kinds(text)))
-
-
-def _costing(lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
-    """For a question whether something costs anything, the best-rated sentence rated
-    nearly as high as the lead (:data:`ANSWERS_WITHIN`) that states a price or "free",
-    from a source no less reliable, when the lead states neither: for "Do I pay for
-    returns?", "Returns by post cost £3.50, ...; returns to a store are free", not "We
-    refund to your original payment method within 5 working days" (its "payment" echoes
-    the question)."""
-    if states_cost(lead.text):
-        return lead
-    costing = [
-        s for s in sentences
-        if s.score >= ANSWERS_WITHIN * lead.score
-        and states_cost(s.text)
-        and not more_reliable(lead.context, s.context)
-    ]  # fmt: skip
-    return max(costing, key=lambda s: s.score) if costing else lead
-
-
-def _keeping_to(asked: Qualifiers | None, lead: Sentence, by_context: dict[int, Found]) -> Sentence:
-    """The sentence of the lead's passage that holds the reader's span, when it states
-    more of the question's qualifiers than the lead does: for "How late is it open on
-    Thursday?", "On Thursdays it stays open until 21:00", not the general "open from
-    10:00 to 17:00" that the relevance model rates higher."""
-    if asked is None:
-        return lead
-    readers = _lead_in(lead, by_context)
-    return readers if asked.held(readers.text) > asked.held(lead.text) else lead
-
-
-def _lead_in(sentence: Sentence, by_context: dict[int, Found]) -> Sentence:
-    """The sentence of ``sentence``'s passage that leads: the reader's, when it found an
-    answer there, else ``sentence`` (the passage's best-rated)."""
-    reading = by_context.get(id(sentence.context))
-    if reading is not None and reading.answers:
-        start, end = reading.sentence
-        return Sentence(sentence.context, start, end, sentence.score)
-    return sentence
 
 
 #: the unit a question counts in: "How many hours a week ...?"

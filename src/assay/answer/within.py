@@ -1,0 +1,137 @@
+"""Which sentence of the lead's passage states what the question asks for (pure).
+
+:mod:`assay.answer.choose` picks the passage that leads and its best-rated sentence; the
+relevance model rates sentences by the question's words, so the best-rated one is often a
+neighbour of the answer: the sentence that names the form beside the one that gives its
+date, a price beside a delivery time, the weekday hours beside Saturday's, an exception
+beside the rule it departs from. Each function here moves the lead to another sentence
+of the same passage when that one holds what the question asks for and the lead does not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from assay.answer.expected import AnswerKind
+from assay.answer.polarity import states_cost
+from assay.answer.qualifiers import Qualifiers, day_kinds
+from assay.answer.reading import Found
+from assay.judge.schema import Context
+from assay.judge.strength import more_reliable
+
+__all__ = [
+    "ANSWERS_WITHIN", "Sentence", "best_of_passage", "costing", "keeping_to", "lead_in",
+    "of_day", "of_kind", "telling",
+]  # fmt: skip
+
+#: a passage whose best sentence rates at least this share of the best answers too
+ANSWERS_WITHIN = 0.8
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """A sentence of a passage (characters ``[start, end)`` of its text) and its rating."""
+
+    context: Context
+    start: int
+    end: int
+    score: float
+
+    @property
+    def text(self) -> str:
+        """The sentence itself."""
+        return self.context.text[self.start : self.end]
+
+
+def of_kind(
+    lead: Sentence, kind: AnswerKind, by_context: dict[int, Found], sentences: Sequence[Sentence]
+) -> Sentence:
+    """The sentence of the lead's passage that holds the reader's span, when the lead
+    holds no value of the kind asked for and that one does: for "By what date must the
+    consent form be returned?", "It must be returned by 30 September each year", not the
+    sentence before it that names the form ("one consent form covers the whole school
+    year") and that the relevance model rates higher."""
+    if kind.found_in(lead.text):
+        return lead
+    readers = lead_in(lead, by_context)
+    if kind.found_in(readers.text):
+        return readers
+    # else the passage's best-rated sentence that holds one: "By when must paternity leave
+    # be taken?", "It must be taken within 12 months of the birth", not the sentence
+    # before it that names the leave and that the reader likes
+    return best_of_passage(lead, sentences, kind.found_in)
+
+
+def best_of_passage(
+    lead: Sentence, sentences: Sequence[Sentence], holds: Callable[[str], bool]
+) -> Sentence:
+    """The best-rated sentence of the lead's passage whose text ``holds``, when the lead's
+    does not; else the lead."""
+    if holds(lead.text):
+        return lead
+    holding = [s for s in sentences if s.context is lead.context and holds(s.text)]
+    return max(holding, key=lambda s: s.score) if holding else lead
+
+
+def telling(lead: Sentence, sentences: Sequence[Sentence], form: re.Pattern[str]) -> Sentence:
+    """The best-rated sentence of the lead's passage of the ``form`` the question asks
+    for, when the lead is not of it: for "My phone was stolen, what should I do?" an
+    instruction (:data:`~assay.answer.expected.INSTRUCTION`), "Call us on 0330 123 4567
+    straight away and we will bar your SIM", not "A replacement SIM is free and arrives in
+    2 working days" that the relevance model rates higher; for "Who can get the Warm Home
+    Discount?" a condition (:data:`~assay.answer.expected.CONDITION`), "You may qualify if
+    you receive Pension Credit", not "Eligible customers receive a one-off £150 discount"."""
+    return best_of_passage(lead, sentences, lambda text: form.search(text) is not None)
+
+
+def of_day(asked: Qualifiers | None, lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
+    """For a question about a kind of day ("Is the practice open on Saturday?"), the
+    best-rated sentence of the lead's passage that speaks of that kind of day, when the
+    lead speaks only of others: "On Saturdays it is open 9am to 12pm ...", not "The
+    practice is open 8am to 6:30pm Monday to Friday". A passage that says nothing of the
+    asked day keeps its lead (its weekday rule may be the answer)."""
+    days = asked.exclusive.get("days") if asked is not None else None
+    if not days or not day_kinds(lead.text):
+        return lead
+    return best_of_passage(lead, sentences, lambda text: bool(days & day_kinds(text)))
+
+
+def costing(lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
+    """For a question whether something costs anything, the best-rated sentence rated
+    nearly as high as the lead (:data:`ANSWERS_WITHIN`) that states a price or "free",
+    from a source no less reliable, when the lead states neither: for "Do I pay for
+    returns?", "Returns by post cost £3.50, ...; returns to a store are free", not "We
+    refund to your original payment method within 5 working days" (its "payment" echoes
+    the question)."""
+    if states_cost(lead.text):
+        return lead
+    costing = [
+        s for s in sentences
+        if s.score >= ANSWERS_WITHIN * lead.score
+        and states_cost(s.text)
+        and not more_reliable(lead.context, s.context)
+    ]  # fmt: skip
+    return max(costing, key=lambda s: s.score) if costing else lead
+
+
+def keeping_to(asked: Qualifiers | None, lead: Sentence, by_context: dict[int, Found]) -> Sentence:
+    """The sentence of the lead's passage that holds the reader's span, when it states
+    more of the question's qualifiers than the lead does: for "How late is it open on
+    Thursday?", "On Thursdays it stays open until 21:00", not the general "open from
+    10:00 to 17:00" that the relevance model rates higher."""
+    if asked is None:
+        return lead
+    readers = lead_in(lead, by_context)
+    return readers if asked.held(readers.text) > asked.held(lead.text) else lead
+
+
+def lead_in(sentence: Sentence, by_context: dict[int, Found]) -> Sentence:
+    """The sentence of ``sentence``'s passage that leads: the reader's, when it found an
+    answer there, else ``sentence`` (the passage's best-rated)."""
+    reading = by_context.get(id(sentence.context))
+    if reading is not None and reading.answers:
+        start, end = reading.sentence
+        return Sentence(sentence.context, start, end, sentence.score)
+    return sentence
