@@ -76,6 +76,7 @@ def load_sources(name: str, kb: dict[str, Any]) -> set[str]:
     ids = {source.get("id") for source in kb.get("sources", [])}
     if len(ids) != len(kb.get("sources", [])):
         problem(f"{name}/kb.json", "source ids repeat")
+    listed: set[str] = set()  # the sources before this one: what it may supersede
     for source in kb.get("sources", []):
         sid, where = source.get("id"), f"{name}/kb.json source {source.get('id')}"
         if not SOURCE_KEYS <= set(source) <= SOURCE_KEYS | {"supersedes"}:
@@ -86,6 +87,9 @@ def load_sources(name: str, kb: dict[str, Any]) -> set[str]:
             problem(where, "reviewed_at is neither YYYY-MM-DD nor null")
         if "supersedes" in source and source["supersedes"] not in ids - {sid}:
             problem(where, f"supersedes {source['supersedes']!r}, not another source here")
+        elif "supersedes" in source and source["supersedes"] not in listed:
+            problem(where, f"supersedes {source['supersedes']!r}, listed after it: list it first")
+        listed.add(sid)
     return ids
 
 

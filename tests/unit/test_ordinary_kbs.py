@@ -118,3 +118,24 @@ def test_ordinary_pairs_label_the_chunk_holding_the_answer(tmp_path: Path) -> No
     assert weight and not any(positive for _, positive in weight)
     assert {p.kind for p in pairs} == {"direct", "unanswerable"}
     assert {p.group for p in pairs} == {"harbor-pump"} and {p.dataset for p in pairs} == {"tiny"}
+
+
+def test_check_refuses_a_source_that_supersedes_one_listed_after_it(tmp_path: Path) -> None:
+    """A knowledge base registers its sources in order, and a source can only supersede
+    one already registered: the check says so before a fit or a benchmark fails on it."""
+    suite = _suite(tmp_path / "suite")
+    spec = json.loads(json.dumps(SPEC))
+    spec["sources"].insert(0, {**spec["sources"][0], "id": "datasheet-2026"})
+    spec["sources"][0]["supersedes"] = "datasheet"
+    (suite / "harbor-pump" / "kb.json").write_text(json.dumps(spec))
+    done = subprocess.run(
+        [sys.executable, str(CHECK), str(suite)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 1
+    assert "supersedes 'datasheet', listed after it: list it first" in done.stderr
+    spec["sources"].append(spec["sources"].pop(0))  # the older one first
+    (suite / "harbor-pump" / "kb.json").write_text(json.dumps(spec))
+    done = subprocess.run(
+        [sys.executable, str(CHECK), str(suite)], capture_output=True, text=True, check=False
+    )
+    assert "listed after it" not in done.stderr
