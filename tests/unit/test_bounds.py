@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from assay.answer.bounds import exceeds_bound, falls_short, per_each
+from assay.answer.bounds import exceeds_bound, falls_short, meets_bound, per_each
+from assay.answer.choose import disagree
+from assay.answer.expected import expected_kind
 from assay.answer.extractive import ExtractiveAnswerer
 from assay.judge.schema import Context
 from assay.models.relevance import get_relevance_model
@@ -58,3 +60,32 @@ def test_a_value_for_each_of_what_the_asker_counts_is_found() -> None:
     assert not per_each("How much notice would the company give me?", rule)
     assert per_each("What does parking cost for 3 hours?", "It costs GBP 2.50 per hour.")
     assert not per_each("What does parking cost for 1 hour?", "It costs GBP 2.50 per hour.")
+
+
+@pytest.mark.parametrize(
+    ("value", "bound", "met"),
+    [
+        ("25", "more than 10 consecutive days", True),
+        ("5", "more than 10 consecutive days", False),
+        ("3", "up to 3 items", True),
+        ("4", "at most 3 items", False),
+        ("12 months", "at least 6 months", True),
+        ("30 days", "28 days", False),  # no bound: two values
+        ("3 or 4", "up to 5", False),  # not one figure
+    ],
+)
+def test_a_value_within_a_bound_is_found(value: str, bound: str, met: bool) -> None:
+    assert meets_bound(value, bound) is met
+
+
+def test_a_value_within_a_rivals_bound_or_a_rate_is_no_disagreement() -> None:
+    """Found asking an employment contract: "How many days of holiday do I get?" named
+    the handbook's "more than 10 consecutive days" (which need a director's approval) as
+    disagreeing with "25", and "How long is probation?" its "up to 2 days a week" (working
+    from home) as disagreeing with "6 months"."""
+    count = expected_kind("How many days of holiday do I get?")
+    assert not disagree("25", "more than 10 consecutive days", count)
+    assert disagree("5", "more than 10 consecutive days", count)
+    duration = expected_kind("How long is probation?")
+    assert not disagree("6 months", "up to 2 days a week", duration)
+    assert disagree("6 months", "3 months", duration)

@@ -20,7 +20,7 @@ import re
 
 from assay.text import content_terms, stem
 
-__all__ = ["exceeds_bound", "falls_short", "per_each"]
+__all__ = ["exceeds_bound", "falls_short", "meets_bound", "per_each"]
 
 _WORDS = r"((?:\s+[A-Za-z][\w-]*){1,3})"
 #: a count a rule caps: "up to 3 bulky items", "a maximum of 6 guests"
@@ -80,3 +80,25 @@ def per_each(question: str, sentence: str) -> bool:
         int(m.group(1)) > 1 and each & _nouns(m.group(2).split()[0])
         for m in _COUNT.finditer(question)
     )
+
+
+#: a span that states a bound rather than a value: "more than 10 consecutive days"
+_BOUND_SPAN = re.compile(
+    r"^\W*(?:(more\s+than|over|above|longer\s+than|at\s+least)"
+    r"|(less\s+than|under|below|fewer\s+than|up\s+to|at\s+most))\s+(\d+(?:\.\d+)?)\b",
+    re.I,
+)
+_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
+
+
+def meets_bound(value: str, bound: str) -> bool:
+    """Whether ``bound`` is a span that states a bound ("more than 10 consecutive days",
+    "up to 3 items") and the one figure of ``value`` ("25") lies within it: a rule's
+    threshold ("Requests of more than 10 consecutive days need director approval") does
+    not disagree with an entitlement of 25 days."""
+    m = _BOUND_SPAN.match(bound)
+    found = _NUMBER.findall(value.replace(",", ""))
+    if m is None or len(found) != 1:
+        return False
+    limit, said = float(m.group(3)), float(found[0])
+    return said > limit if m.group(1) else said <= limit

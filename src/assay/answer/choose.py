@@ -58,6 +58,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from assay.answer.bounds import meets_bound
 from assay.answer.expected import (
     CONDITION,
     DURATION,
@@ -80,6 +81,7 @@ from assay.answer.within import (
     lead_in,
     of_day,
     of_kind,
+    rule_before_exception,
     telling,
 )
 from assay.judge.schema import Context
@@ -124,6 +126,10 @@ _DAYS = {"minute": 1 / 1440, "hour": 1 / 24, "day": 1, "week": 7, "month": 30, "
 _DURATION = re.compile(
     rf"\b(\d+(?:\.\d+)?|{'|'.join(_COUNT)}|an?)[\s-]+({'|'.join(_DAYS)})s?\b", re.IGNORECASE
 )
+#: a rate: "2 days a week" states no length of time
+_RATE = re.compile(
+    rf"{_DURATION.pattern}\s+(?:a|an|per|each|every)\s+(?:{'|'.join(_DAYS)})\b", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,9 +167,9 @@ def _units(text: str) -> set[str]:
 
 def _durations(text: str) -> set[float]:
     """The durations ``text`` states, in days ("two weeks" is 14, "30 days" 30,
-    "forever" infinite)."""
+    "forever" infinite; "2 days a week" none)."""
     out = {math.inf} if re.search(ENDLESS, text, re.IGNORECASE) else set()
-    for count, unit in _DURATION.findall(text):
+    for count, unit in _DURATION.findall(_RATE.sub(" ", text)):
         word = count.lower()
         n = 1.0 if word in ("a", "an") else _COUNT.index(word) + 1.0 if word in _COUNT else None
         out.add(round((float(count) if n is None else n) * _DAYS[unit.lower()], 4))
@@ -183,7 +189,10 @@ def disagree(a: str, b: str, kind: AnswerKind | None) -> bool:
     thing when both state figures, a count in words among them ("7.5 ampere fuse" against
     "15 amp fuse", "eight" against "1 teacher per 15", but not "4.2 amperes" against "15
     amp", a current and a fuse rating, nor "0 °C" against "0 °C and 45 °C", one span cut
-    shorter); for a name or date, no word in common."""
+    shorter, nor "25" against "more than 10 days", a value within the other's bound); for
+    a name or date, no word in common."""
+    if meets_bound(a, b) or meets_bound(b, a):  # "25" within "more than 10 days"
+        return False
     da, db = _durations(a), _durations(b)
     if da and db:
         return not (da <= db or db <= da)
@@ -306,6 +315,7 @@ def choose(
         if asks_price(question) and DURATION.found_in(lead.text) and not MONEY.found_in(lead.text):
             # "How much is delivery?": a price, not "Deliveries ... take up to 7 working days"
             lead = of_kind(lead, MONEY, by_context, sentences)
+        lead = rule_before_exception(question, kind, asked, lead, sentences)
     elif not yes_no:
         lead = _surely_read(lead, found, rated, by=CLEARLY_STRONGER)
         if asks_what_to_do(question):

@@ -99,6 +99,14 @@ _POINTS_BACK = re.compile(
     re.IGNORECASE,
 )
 _SHORT_WORDS = 10  # a longer span is no short answer
+_RUN_ON_WORDS = 3  # a reader's span this many words longer than the value it holds runs on
+
+
+def _runs_on(value: str, span: str) -> bool:
+    """Whether the reader's ``span`` holds ``value`` and runs on well past it."""
+    return value in span and len(span.split()) > len(value.split()) + _RUN_ON_WORDS
+
+
 #: sentences the relevance model reads (it encodes each one it has not seen): those of
 #: the strongest passage, then the others sharing the most words with the question. On
 #: 623 SQuAD 2.0 questions against the 35 dev articles the quoted sentence stayed the
@@ -497,6 +505,8 @@ class ExtractiveAnswerer:
                 duration = kind is not None and kind.name == "duration"
                 if typed is not None and duration and in_window(sentence, span):
                     return typed  # "10 working days", not the reader's "12-month period"
+                if typed is not None and duration and _runs_on(typed, span):
+                    return typed  # "6 months", not "6 months of employment are a ... period"
                 if typed is not None and typed not in span and span not in typed:
                     return None  # two values, the reader's and the one near the question's words
                 return span

@@ -20,10 +20,11 @@ from assay.answer.qualifiers import Qualifiers, day_kinds
 from assay.answer.reading import Found
 from assay.judge.schema import Context
 from assay.judge.strength import more_reliable
+from assay.text import stemmed_terms
 
 __all__ = [
     "ANSWERS_WITHIN", "Sentence", "best_of_passage", "costing", "keeping_to", "lead_in",
-    "of_day", "of_kind", "telling",
+    "of_day", "of_kind", "rule_before_exception", "telling",
 ]  # fmt: skip
 
 #: a passage whose best sentence rates at least this share of the best answers too
@@ -135,3 +136,51 @@ def lead_in(sentence: Sentence, by_context: dict[int, Found]) -> Sentence:
         start, end = reading.sentence
         return Sentence(sentence.context, start, end, sentence.score)
     return sentence
+
+
+def rule_before_exception(
+    question: str,
+    kind: AnswerKind,
+    asked: Qualifiers | None,
+    lead: Sentence,
+    sentences: Sequence[Sentence],
+) -> Sentence:
+    """An earlier sentence of the lead's passage that states a value of ``kind``, as the
+    lead does, names every word of the question the lead names, keeps to as
+    many of its qualifiers ``asked`` and is rated nearly as high (:data:`ANSWERS_WITHIN`):
+    a passage states its rule before the exceptions to it, and a question that names no
+    exception asks for the rule. For "How many days of holiday do I get?", "You are
+    entitled to 25 days' paid holiday a year", not "You may carry up to 5 unused days into
+    the next holiday year"; for "How long do I have to return something?", "You can
+    return unused items within 30 days", not "Sale items can be returned within 14 days".
+    A question that names the exception ("carry over", "sale items") keeps the lead: the
+    earlier sentence lacks that word."""
+    if not kind.found_in(lead.text):
+        return lead
+    named = _named(question, lead.text)
+    earlier = [
+        s
+        for s in sentences
+        if s.context is lead.context
+        and s.start < lead.start
+        and s.score >= ANSWERS_WITHIN * lead.score
+        and kind.found_in(s.text)
+        and named <= _named(question, s.text)
+        and (asked is None or _keeps_to(asked, s.text, lead.text))
+    ]
+    return min(earlier, key=lambda s: s.start) if earlier else lead
+
+
+def _named(question: str, text: str) -> set[str]:
+    """The question's words that ``text`` names, a word counting as named by a longer
+    one it begins ("probation" by "probationary")."""
+    said = stemmed_terms(text)
+    return {
+        t for t in stemmed_terms(question)
+        if t in said or (len(t) >= 5 and any(s.startswith(t) for s in said))
+    }  # fmt: skip
+
+
+def _keeps_to(asked: Qualifiers, text: str, lead: str) -> bool:
+    """Whether ``text`` keeps to the question's qualifiers as well as ``lead`` does."""
+    return asked.held(text) >= asked.held(lead) and not asked.clashes(text)
