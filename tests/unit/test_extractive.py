@@ -140,10 +140,11 @@ class ScriptedReader:
 
 def test_the_reader_names_the_answerer_but_does_not_choose_the_sentence() -> None:
     reader = ScriptedReader("Use only the supplied charger")
-    answerer = ExtractiveAnswerer(get_relevance_model(), reader=reader)
+    relevance = get_relevance_model()
+    answerer = ExtractiveAnswerer(relevance, reader=reader)
     draft = answerer.answer("How long does a full charge of the HX-40 take?", [SDS])
     assert draft.quoted == "A full charge from empty takes about 3 hours. [Source: sds]"
-    ranker = "assay-relevance@1.1.0 shortlist 8 in passage, best 3 alone"
+    ranker = f"{relevance.name} shortlist 8 in passage, best 3 alone"
     assert draft.answerer == f"extractive-v2[{ranker}+scripted-reader@0]"
 
 
