@@ -1,5 +1,6 @@
 """Which sentence drafts the answer: the best-answering one, unless a stronger source
-answers too (pure).
+answers too (pure). Within the lead's passage, :mod:`assay.answer.within` then moves the
+lead to the sentence that holds what the question asks for.
 
 The relevance model rates each sentence of the evidence (:mod:`assay.answer.extractive`):
 within one source, the best-rated sentence leads, as it held the answer more often than
