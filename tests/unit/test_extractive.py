@@ -924,3 +924,24 @@ def test_a_reader_span_that_runs_on_past_a_duration_leads_with_the_duration() ->
         "How long is probation?", [probation]
     )
     assert draft.short == "6 months"
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "span", "short"),
+    [
+        ("How often do I need to give a meter reading?",
+         "Send us a meter reading at least once every 3 months.", "3 months",
+         "Once every 3 months"),
+        ("By what time do the bins have to be out?",
+         "Put your bins out by 6:30 am on your collection day, with the lid closed.", "6:30",
+         "6:30 am"),
+    ],
+)  # fmt: skip
+def test_a_reader_span_inside_the_asked_value_gives_the_whole_value(
+    question: str, sentence: str, span: str, short: str
+) -> None:
+    """Found asking an energy supplier's help page: "How often do I need to give a meter
+    reading?" led with the reader's "3 months" of "once every 3 months"."""
+    context = Context("c", sentence, 0.9, title="Help")
+    answerer = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader(span))
+    assert answerer.answer(question, [context]).short == short

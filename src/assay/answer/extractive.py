@@ -509,6 +509,8 @@ class ExtractiveAnswerer:
                     return typed  # "6 months", not "6 months of employment are a ... period"
                 if typed is not None and typed not in span and span not in typed:
                     return None  # two values, the reader's and the one near the question's words
+                if typed is not None and span in typed and kind is not None:
+                    return typed  # the whole value: "once every 3 months", not "3 months"
                 return span
         asked = qualifiers(question)
         parts = [sentence[a:b] for a, b in clauses(sentence)]
