@@ -50,7 +50,7 @@ from assay.answer.columns import column_clashes
 from assay.answer.expansion import pseudo_relevance_phrasings
 from assay.answer.expected import AnswerKind, asks_yes_or_no, expected_kind, wants_explanation
 from assay.answer.headings import dated_heading, heading_answer
-from assay.answer.qualifiers import Qualifiers, clauses, qualifiers
+from assay.answer.qualifiers import Qualifiers, qualifiers
 from assay.answer.reading import (
     MARGIN_FLOOR,
     Found,
@@ -60,7 +60,7 @@ from assay.answer.reading import (
     row_weights,
     table_cell,
 )
-from assay.answer.short import in_window, short_answer
+from assay.answer.short import lead_value, short_answer
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context, SourceConflict
 from assay.models.reader import SpanReader
@@ -98,13 +98,6 @@ _POINTS_BACK = re.compile(
     rf"|^\W*[A-Za-z]+\s+(?:this|these|those|that|such)\s+(?!{_DOCUMENT})[a-z]+",
     re.IGNORECASE,
 )
-_SHORT_WORDS = 10  # a longer span is no short answer
-_RUN_ON_WORDS = 3  # a reader's span this many words longer than the value it holds runs on
-
-
-def _runs_on(value: str, span: str) -> bool:
-    """Whether the reader's ``span`` holds ``value`` and runs on well past it."""
-    return value in span and len(span.split()) > len(value.split()) + _RUN_ON_WORDS
 
 
 #: sentences the relevance model reads (it encodes each one it has not seen): those of
@@ -479,14 +472,11 @@ class ExtractiveAnswerer:
     def _short(
         self, question: str, sentence: str, choice: Choice, kind: AnswerKind | None
     ) -> str | None:
-        """The reader's span of the lead sentence when the question wants a fact, the
-        reader found one there and it is short (at most ten words, two fewer than the
-        sentence); none when the sentence's value of the asked kind nearest the
-        question's words (:func:`short_answer`) is another ("EUR 55 at home and EUR 70
-        abroad": the reader likes the first, "abroad" is next to the second); otherwise
-        the typed span of :func:`short_answer`, taken from the clause that best keeps
-        to the question's qualifiers. ``kind`` is the kind of answer the question asks
-        for (:func:`expected_kind`)."""
+        """The short answer that leads the quote: the cell of a table row the question's
+        column names, none where the row's values compete, else the value the reader's
+        span and the typed value of the lead sentence agree on
+        (:func:`~assay.answer.short.lead_value`). ``kind`` is the kind of answer the
+        question asks for (:func:`expected_kind`)."""
         if self.reader is None or wants_explanation(question):
             return short_answer(question, sentence) if self.reader is None else None
         cell = table_cell(question, sentence)
@@ -494,28 +484,7 @@ class ExtractiveAnswerer:
             return cell
         if rival_cells(question, sentence):
             return None  # no column name picks one of the row's values
-        span = choice.span
-        said = {stem(t) for t in content_terms(span or "")}
-        if said and said <= {stem(t) for t in content_terms(question)}:
-            span = None  # "Python" for "What Python version do I need?" says nothing new
-        if span is not None:
-            words = len(span.split())
-            if 0 < words <= min(_SHORT_WORDS, len(sentence.split()) - 2):
-                typed = short_answer(question, sentence)
-                duration = kind is not None and kind.name == "duration"
-                if typed is not None and duration and in_window(sentence, span):
-                    return typed  # "10 working days", not the reader's "12-month period"
-                if typed is not None and duration and _runs_on(typed, span):
-                    return typed  # "6 months", not "6 months of employment are a ... period"
-                if typed is not None and typed not in span and span not in typed:
-                    return None  # two values, the reader's and the one near the question's words
-                if typed is not None and span in typed and kind is not None:
-                    return typed  # the whole value: "once every 3 months", not "3 months"
-                return span
-        asked = qualifiers(question)
-        parts = [sentence[a:b] for a, b in clauses(sentence)]
-        best = max(parts, key=lambda p: asked.held(p) - 2 * asked.clashes(p))
-        return short_answer(question, best) or short_answer(question, sentence)
+        return lead_value(question, sentence, choice.span, kind)
 
     def _rank(
         self,

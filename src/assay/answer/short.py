@@ -18,11 +18,18 @@ from __future__ import annotations
 
 import re
 
-from assay.answer.expected import CURRENCY_CODES, FREQUENCY, PENCE, WEIGHT_UNITS, expected_kind
-from assay.answer.qualifiers import qualifiers, singular
-from assay.text import content_terms, stem
+from assay.answer.expected import (
+    CURRENCY_CODES,
+    FREQUENCY,
+    PENCE,
+    WEIGHT_UNITS,
+    AnswerKind,
+    expected_kind,
+)
+from assay.answer.qualifiers import clauses, qualifiers, singular
+from assay.text import content_terms, figures, stem
 
-__all__ = ["asks_price", "in_window", "short_answer"]
+__all__ = ["asks_price", "in_window", "lead_value", "short_answer"]
 
 _MONTHS = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|"
@@ -237,3 +244,47 @@ def short_answer(question: str, sentence: str) -> str | None:
         if opens and not closes:
             return hours.group(1)
     return best[2]
+
+
+SHORT_WORDS = 10  #: a longer reader span is no short answer
+_RUN_ON_WORDS = 3  # a reader's span this many words longer than the value it holds runs on
+
+
+def _runs_on(value: str, span: str) -> bool:
+    """Whether the reader's ``span`` holds ``value`` and runs on well past it."""
+    return value in span and len(span.split()) > len(value.split()) + _RUN_ON_WORDS
+
+
+def lead_value(
+    question: str, sentence: str, span: str | None, kind: AnswerKind | None
+) -> str | None:
+    """The value that leads an answer quoting ``sentence``: the reader's ``span`` of it
+    when that says something the question does not and is short (at most
+    :data:`SHORT_WORDS` words, two fewer than the sentence); none when the sentence's
+    value of the asked ``kind`` nearest the question's words (:func:`short_answer`) is
+    another ("EUR 55 at home and EUR 70 abroad": the reader likes the first, "abroad" is
+    next to the second); the typed value where the span runs past a duration or lies
+    inside it with no other figure ("once every 3 months", not "3 months"; but "50 °C" of
+    "between 2 °C and 50 °C" for a maximum); without a span, the typed
+    value of the clause that best keeps to the question's qualifiers."""
+    said = {stem(t) for t in content_terms(span or "")}
+    if said and said <= {stem(t) for t in content_terms(question)}:
+        span = None  # "Python" for "What Python version do I need?" says nothing new
+    if span is not None:
+        words = len(span.split())
+        if 0 < words <= min(SHORT_WORDS, len(sentence.split()) - 2):
+            typed = short_answer(question, sentence)
+            duration = kind is not None and kind.name == "duration"
+            if typed is not None and duration and in_window(sentence, span):
+                return typed  # "10 working days", not the reader's "12-month period"
+            if typed is not None and duration and _runs_on(typed, span):
+                return typed  # "6 months", not "6 months of employment are a ... period"
+            if typed is not None and typed not in span and span not in typed:
+                return None  # two values, the reader's and the one near the question's words
+            if typed is not None and span in typed and figures(typed) == figures(span):
+                return typed  # the whole value: "once every 3 months", not "3 months"
+            return span
+    asked = qualifiers(question)
+    parts = [sentence[a:b] for a, b in clauses(sentence)]
+    best = max(parts, key=lambda p: asked.held(p) - 2 * asked.clashes(p))
+    return short_answer(question, best) or short_answer(question, sentence)
