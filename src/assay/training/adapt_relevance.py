@@ -77,9 +77,9 @@ def features(scorer: PairScorer, pairs: Sequence[tuple[str, str]]) -> tuple[Floa
     return np.asarray(rows), np.asarray(beliefs)
 
 
-def _logit(p: Floats) -> Floats:
-    q = np.clip(p, 1e-6, 1 - 1e-6)
-    return np.asarray(np.log(q / (1 - q)))
+def _logit(head: LinearHead, x: Floats) -> Floats:
+    """``head``'s logit of each feature row, unclipped: what :func:`fold` folds."""
+    return np.asarray(((x - head.mean) / head.scale) @ head.coef[0] + head.intercept[0])
 
 
 def _balanced(y: npt.NDArray[np.int64], share: float) -> Floats:
@@ -107,7 +107,9 @@ def adapt(
     from sklearn.linear_model import LogisticRegression
 
     mu, sd = fit[0].mean(axis=0), fit[0].std(axis=0) + 1e-6
-    x = np.vstack([np.hstack([_logit(p)[:, None], (f - mu) / sd]) for f, p, _ in (fit, squad)])
+    x = np.vstack(
+        [np.hstack([_logit(base, f)[:, None], (f - mu) / sd]) for f, _, _ in (fit, squad)]
+    )
     y = np.concatenate([fit[2], squad[2]])
     weights = np.concatenate([_balanced(fit[2], 0.5), _balanced(squad[2], 0.5)])
     model = LogisticRegression(C=C, max_iter=10000).fit(
