@@ -25,11 +25,11 @@ from answers import ORDINARY
 
 from assay.calibration.scored import contains_gold
 from assay.ingest.pipeline import embedding_text
-from assay.metrics import auroc
 from assay.models.embedder import get_embedder
 from assay.models.pair_classifier import PairClassifier
 from assay.models.relevance import get_relevance_model
 from assay.training.ordinary_kbs import build, knowledge_bases
+from assay.training.ordinary_pairs import ranking_figures
 
 
 def chunk_texts(engine: object) -> list[tuple[str, str]]:
@@ -88,11 +88,13 @@ def main() -> None:
     print("| model | AUROC, all pairs | AUROC within a question (mean) | relevant chunk first |")
     print("|---|---|---|---|")
     y_all = np.concatenate(labels)
+    asked = [i for i, y in enumerate(labels) for _ in y]  # the question of each pair
     for name, per_question in scores.items():
-        pooled = auroc(y_all, np.concatenate(per_question))
-        within = np.mean([auroc(y, s) for y, s in zip(labels, per_question, strict=True)])
-        first = np.mean([y[int(np.argmax(s))] for y, s in zip(labels, per_question, strict=True)])
-        print(f"| {name} | {pooled:.3f} | {within:.3f} | {first:.0%} |")
+        f = ranking_figures(asked, y_all, np.concatenate(per_question))
+        print(
+            f"| {name} | {f['all_pairs_auroc']:.3f} | {f['within_question_auroc']:.3f} "
+            f"| {f['relevant_first']:.0%} |"
+        )
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from assay.models.features import FEATURE_NAMES
 from assay.models.head import LinearHead
-from assay.training.adapt_relevance import VERSION, adapt, fold, ordinary_figures
+from assay.training.adapt_relevance import VERSION, adapt, fold
+from assay.training.ordinary_pairs import ranking_figures
 
 
 def _base(seed: int) -> LinearHead:
@@ -58,7 +59,7 @@ def test_adapting_to_pairs_where_a_feature_tells_relevance_leans_on_it() -> None
     head = adapt(base, (fit_x, base.probabilities(fit_x)[:, 1], fit_y),
                  (squad_x, squad_p, squad_y))  # fmt: skip
     questions = [f"q{i // 8}" for i in range(400)]
-    before = ordinary_figures(questions, fit_y, base.probabilities(fit_x)[:, 1])
-    after = ordinary_figures(questions, fit_y, head.probabilities(fit_x)[:, 1])
+    before = ranking_figures(questions, fit_y, base.probabilities(fit_x)[:, 1])
+    after = ranking_figures(questions, fit_y, head.probabilities(fit_x)[:, 1])
     assert after["all_pairs_auroc"] > before["all_pairs_auroc"] + 0.1
     assert after["relevant_first"] >= before["relevant_first"]

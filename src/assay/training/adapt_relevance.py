@@ -45,16 +45,15 @@ from assay.models.head import LinearHead, load_head, save_head, shipped_head_pat
 from assay.models.pairs import PairScorer
 from assay.training.datasets import relevance_pairs
 from assay.training.ordinary_kbs import FIT_SUITE
-from assay.training.ordinary_pairs import ordinary_pairs
+from assay.training.ordinary_pairs import HELD_OUT_SUITE, ordinary_pairs, ranking_figures
 from assay.training.windows import off_topic_pairs, window_pairs
 
-__all__ = ["SQUAD_PAIRS", "VERSION", "C", "adapt", "fold", "main", "ordinary_figures"]
+__all__ = ["SQUAD_PAIRS", "VERSION", "C", "adapt", "fold", "main"]
 
 VERSION = "1.2.0"
 C = 0.01  #: inverse L2 strength: on the held-out suite 0.01 and 0.1 ranked alike
 SQUAD_PAIRS = 6000  #: SQuAD training pairs drawn (seeded) to keep what the head knew
 SEED = 13
-HELD_OUT = Path(__file__).resolve().parents[3] / "bench" / "ordinary"
 Floats = npt.NDArray[np.float64]
 
 
@@ -119,26 +118,8 @@ def adapt(
     return fold(base, float(coef[0]), coef[1:], float(model.intercept_[0]), mu, sd)
 
 
-def ordinary_figures(
-    questions: Sequence[str], y: npt.NDArray[np.int64], scores: Floats
-) -> dict[str, float]:
-    """AUROC over all pairs, mean AUROC within a question, and the share of questions
-    (with relevant and other chunks) whose best-scored chunk is relevant."""
-    by: dict[str, list[tuple[int, float]]] = {}
-    for q, label, s in zip(questions, y, scores, strict=True):
-        by.setdefault(q, []).append((int(label), float(s)))
-    within, first = [], []
-    for pairs in by.values():
-        labels = np.array([label for label, _ in pairs])
-        if 0 < labels.sum() < len(labels):
-            s = np.array([score for _, score in pairs])
-            within.append(auroc(labels, s))
-            first.append(float(labels[int(np.argmax(s))]))
-    return {
-        "all_pairs_auroc": round(auroc(y, scores), 4),
-        "within_question_auroc": round(float(np.mean(within)), 4),
-        "relevant_first": round(float(np.mean(first)), 4),
-    }
+def _rounded(figures: dict[str, float]) -> dict[str, float]:
+    return {name: round(value, 4) for name, value in figures.items()}
 
 
 def squad_figures(
@@ -190,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         log(f"{folder}: {len(pairs)} pairs")
         return x, p, np.array([int(q.positive) for q in pairs]), [q.first for q in pairs]
 
-    fit, held = suite(args.suite), suite(HELD_OUT)
+    fit, held = suite(args.suite), suite(HELD_OUT_SUITE)
     train, test = squad("train"), squad("test")
     head = adapt(base, fit[:3], train[:3])
 
@@ -201,8 +182,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "from": base.model_id, "C": C, "squad_pairs": SQUAD_PAIRS,
         "fitting_pairs": len(fit[2]), "fitting_suite": args.suite.name,
         "held_out_ordinary": {
-            "before": ordinary_figures(held[3], held[2], held[1]),
-            "after": ordinary_figures(held[3], held[2], adapted(held[0])),
+            "before": _rounded(ranking_figures(held[3], held[2], held[1])),
+            "after": _rounded(ranking_figures(held[3], held[2], adapted(held[0]))),
         },
         "squad_test": {
             "before": squad_figures(test[3], test[2], test[1]),

@@ -26,14 +26,22 @@ changed chunks' labels no longer match and are asked again.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Hashable, Sequence
 from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
 
 from assay.calibration.scored import contains_gold
 from assay.ingest.pipeline import embedding_text
+from assay.metrics import auroc
 from assay.training.ordinary_kbs import FIT_SUITE, build, knowledge_bases
 from assay.training.pairsets import LabeledPair
 
-__all__ = ["HELD_OUT_SUITE", "MEASURING_ONLY", "NEAREST", "ORDINARY_SUITES", "ordinary_pairs"]
+__all__ = [
+    "HELD_OUT_SUITE", "MEASURING_ONLY", "NEAREST", "ORDINARY_SUITES", "ordinary_pairs",
+    "ranking_figures",
+]  # fmt: skip
 
 #: the suite that measures what users get (never fitted to)
 HELD_OUT_SUITE = FIT_SUITE.parents[1] / "bench" / "ordinary"
@@ -70,3 +78,26 @@ def ordinary_pairs(dataset: str, suite: Path) -> list[LabeledPair]:
             finally:
                 engine.close()
     return pairs
+
+
+def ranking_figures(
+    questions: Sequence[Hashable], y: npt.NDArray[np.int64], scores: npt.NDArray[np.float64]
+) -> dict[str, float]:
+    """How ``scores`` rank the chunks of each question (``questions``, one per pair,
+    labelled ``y``): AUROC over all pairs, mean AUROC within a question, and the share of
+    questions (with relevant and other chunks) whose best-scored chunk is relevant."""
+    by: dict[Hashable, list[tuple[int, float]]] = {}
+    for q, label, s in zip(questions, y, scores, strict=True):
+        by.setdefault(q, []).append((int(label), float(s)))
+    within, first = [], []
+    for pairs in by.values():
+        labels = np.array([label for label, _ in pairs])
+        if 0 < labels.sum() < len(labels):
+            s = np.array([score for _, score in pairs])
+            within.append(auroc(labels, s))
+            first.append(float(labels[int(np.argmax(s))]))
+    return {
+        "all_pairs_auroc": auroc(y, scores),
+        "within_question_auroc": float(np.mean(within)),
+        "relevant_first": float(np.mean(first)),
+    }
