@@ -108,13 +108,13 @@ def costing(lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
     the question)."""
     if states_cost(lead.text):
         return lead
-    costing = [
+    priced = [
         s for s in sentences
         if s.score >= ANSWERS_WITHIN * lead.score
         and states_cost(s.text)
         and not more_reliable(lead.context, s.context)
     ]  # fmt: skip
-    return max(costing, key=lambda s: s.score) if costing else lead
+    return max(priced, key=lambda s: s.score) if priced else lead
 
 
 def keeping_to(asked: Qualifiers | None, lead: Sentence, by_context: dict[int, Found]) -> Sentence:
