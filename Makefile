@@ -107,9 +107,10 @@ serve: install  ## the API and dashboard over the walkthrough's database (run `m
 
 CROSS_TRAIN := TOKENIZERS_PARALLELISM=false $(BIN)/python -m assay.training.cross_train
 
-train-models: install  ## retrain the shipped models: the v1 feature heads (minutes), the cross-encoder (3 epochs, about 3 hours on 2 cores; resumable), the support stack over it (2 minutes), the reader from it (40 minutes; resumable), the answer-correctness model (15 minutes); then `make train-correctness-llm`
+train-models: install  ## retrain the shipped models: the v1 feature heads (minutes) and the relevance head's adaptation to the ordinary documents (2 minutes), the cross-encoder (3 epochs, about 3 hours on 2 cores; resumable), the support stack over it (2 minutes), the reader from it (40 minutes; resumable), the answer-correctness model (15 minutes); then `make train-correctness-llm`
 	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
 	$(BIN)/python -m assay.training.train --data $(DATA) --out src/assay/models/shipped
+	$(BIN)/python -m assay.training.adapt_relevance --data $(DATA) --out src/assay/models/shipped
 	$(CROSS_TRAIN) train --data $(DATA) --more $(DATA_MORE) --out .train/cross-encoder --resume
 	$(CROSS_TRAIN) train --data $(DATA) --more $(DATA_MORE) --out .train/cross-encoder-2 --resume \
 	  --init-from .train/cross-encoder/checkpoint.pt --seed 14

@@ -119,7 +119,8 @@ def test_g3_the_data_sheets_rule_answers_and_the_forums_contradiction_is_named(
     """The forum's 70 °C clears an informational gate beside the data sheet's rule; the
     rule answers "at 70 °C?" (the asker's 70 is no figure it must state), the forum's
     claim never reaches the answer, and the disagreement is named with a caveat. Under
-    safety_critical the same draft goes to a person."""
+    safety_critical the forum never clears the gate, and the rule is never published
+    without a caveat: with one, or sent to a person."""
     out = ask(demo_db, HOT_CAR, "--policy", "informational")
     assessment = check_r9(out)
     assert out["status"] == "answered"
@@ -132,7 +133,13 @@ def test_g3_the_data_sheets_rule_answers_and_the_forums_contradiction_is_named(
     assert "sources disagree on what it states" in out["answer"]
     assert "(s)" not in out["answer"] and "@" not in out["answer"]
     strict = ask(demo_db, HOT_CAR, "--severity", "safety_critical")
-    assert strict["status"] == "abstained_judge" and strict["review_id"] is not None
+    assert "community-forum" not in {e["source_id"] for e in strict["admitted"]}
+    assert "70 °C" not in strict["answer"]
+    action = check_r9(strict).recommended_action
+    if strict["status"] == "answered":
+        assert action == "append_caveat" and "between 0 °C and 45 °C" in strict["answer"]
+    else:
+        assert strict["status"] == "abstained_judge" and strict["review_id"] is not None
 
 
 def test_j6_two_official_sources_that_disagree_go_to_human_review(demo_db: Path) -> None:

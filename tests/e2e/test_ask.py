@@ -301,21 +301,24 @@ def test_r4_an_older_source_the_llm_reads_as_answering_does_not_lead(
 ) -> None:
     """The answerer quotes from the passages the chat model reads as answering, but not
     past the strength of the evidence: however it reads the 2019 manual and the 2026
-    data sheet, the data sheet, which answers too, is the one cited (issue 41). The audit
-    row keeps each reading beside its hit."""
+    data sheet, the data sheet, which answers too, is the one cited (issue 41). The
+    two are the first passages read, in the relevance model's order; over the two asks
+    each reads once as answering and once not. The audit row keeps each reading beside
+    its hit."""
     question = "How long does a full charge of the HX-40 take?"
-    for manual, sheet in ((0.05, 0.95), (0.95, 0.05)):
+    for first, second in ((0.05, 0.95), (0.95, 0.05)):
         llm_endpoint.requests.clear()
         llm_endpoint.replies.clear()
         llm_endpoint.script(*[
-            Reply(logprobs_reply({"Yes": p, "No": 1 - p})) for p in (manual, sheet, 0.05, 0.9)
+            Reply(logprobs_reply({"Yes": p, "No": 1 - p})) for p in (first, second, 0.05, 0.9)
         ])  # fmt: skip
         out = ask(demo_db, question, "--policy", "informational")
         read = [r["body"]["messages"][1]["content"] for r in llm_endpoint.requests]
-        assert "(2019 edition)" in read[0] and "Safety Data Sheet" in read[1]
+        assert any("(2019 edition)" in r for r in read[:2])
+        assert any("Safety Data Sheet" in r for r in read[:2])
         assert [s["source_id"] for s in out["sources"] if s["cited"]] == ["halden-sds-2026"]
         audited = sorted(h["read"] for h in audited_hits(demo_db, out) if "read" in h)
-        assert audited == pytest.approx(sorted([manual, sheet, 0.05]), abs=1e-6)
+        assert audited == pytest.approx(sorted([first, second, 0.05]), abs=1e-6)
 
 
 def assert_judged_by_relevance(db: Path, out: dict) -> None:

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.models.features import FEATURE_NAMES
 from assay.models.head import LinearHead
-from assay.training.adapt_relevance import VERSION, adapt, fold
+from assay.training.adapt_relevance import (
+    CARD_HEADING,
+    VERSION,
+    C,
+    adapt,
+    card_section,
+    fold,
+    write_card,
+)
 from assay.training.ordinary_pairs import ranking_figures
 
 
@@ -63,3 +73,30 @@ def test_adapting_to_pairs_where_a_feature_tells_relevance_leans_on_it() -> None
     after = ranking_figures(questions, fit_y, head.probabilities(fit_x)[:, 1])
     assert after["all_pairs_auroc"] > before["all_pairs_auroc"] + 0.1
     assert after["relevant_first"] >= before["relevant_first"]
+
+
+def test_the_card_section_is_written_once_and_names_the_adapted_version(tmp_path: Path) -> None:
+    """Adapting twice leaves one section on the model card, with the second run's figures,
+    and the card's title names the adapted version."""
+    card = tmp_path / "MODEL_CARD.md"
+    card.write_text("# Model card: assay-relevance 1.1.0 and assay-support 1.0.0\n\nbody\n")
+    figures = {
+        "from": "assay-relevance@1.1.0", "C": C, "squad_pairs": 10, "fitting_pairs": 20,
+        "fitting_suite": "ordinary-fit",
+        "held_out_ordinary": {
+            part: {"all_pairs_auroc": v, "within_question_auroc": v, "relevant_first": v}
+            for part, v in (("before", 0.5), ("after", 0.6))
+        },
+        "squad_test": {
+            part: {"task_a_auroc": v, "task_b_auroc": v, "task_w_auroc": v}
+            for part, v in (("before", 0.7), ("after", 0.8))
+        },
+    }  # fmt: skip
+    write_card(card, card_section(figures))
+    figures["fitting_pairs"] = 30
+    write_card(card, card_section(figures))
+    text = card.read_text()
+    assert text.startswith(f"# Model card: assay-relevance {VERSION} and")
+    assert text.count(CARD_HEADING) == 1 and "body" in text
+    assert "the 30 chunk pairs" in text and "the 20 chunk pairs" not in text
+    assert "| held-out ordinary documents, all pairs | 0.500 | 0.600 |" in text

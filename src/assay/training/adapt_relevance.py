@@ -20,9 +20,8 @@ and the held-out ordinary documents (``bench/ordinary``).
 
     python -m assay.training.adapt_relevance --data ../shared/data --out FOLDER
 
-Measured and not yet shipped (docs/benchmarks.md): the answer-correctness models are
-fitted on the relevance head's scores, so shipping it means refitting both of them too,
-and ``assay-correctness-llm`` takes about 90 minutes of the local LLM on 2 cores.
+``make train-models`` runs it after :mod:`assay.training.train`; the answer-correctness
+models read the relevance head's scores, so they are refitted after it.
 """
 
 from __future__ import annotations
@@ -48,7 +47,7 @@ from assay.training.ordinary_kbs import FIT_SUITE
 from assay.training.ordinary_pairs import HELD_OUT_SUITE, ordinary_pairs, ranking_figures
 from assay.training.windows import off_topic_pairs, window_pairs
 
-__all__ = ["SQUAD_PAIRS", "VERSION", "C", "adapt", "fold", "main"]
+__all__ = ["SQUAD_PAIRS", "VERSION", "C", "adapt", "card_section", "fold", "main", "write_card"]
 
 VERSION = "1.2.0"
 C = 0.01  #: inverse L2 strength: on the held-out suite 0.01 and 0.1 ranked alike
@@ -133,6 +132,50 @@ def squad_figures(
     }
 
 
+CARD_HEADING = "## assay-relevance 1.2.0: adapted to users' documents"
+
+
+def card_section(figures: dict[str, Any]) -> str:
+    """The model card's section on the adaptation, with its figures on data never fitted."""
+    held, squad = figures["held_out_ordinary"], figures["squad_test"]
+    rows = [
+        ("held-out ordinary documents, all pairs", held, "all_pairs_auroc"),
+        ("held-out ordinary documents, within a question", held, "within_question_auroc"),
+        ("held-out ordinary documents, a relevant chunk first", held, "relevant_first"),
+        ("SQuAD 2.0 test articles, task a", squad, "task_a_auroc"),
+        ("SQuAD 2.0 test articles, task b", squad, "task_b_auroc"),
+        ("SQuAD 2.0 test articles, task w", squad, "task_w_auroc"),
+    ]
+    table = "\n".join(
+        f"| {name} | {part['before'][key]:.3f} | {part['after'][key]:.3f} |"
+        for name, part, key in rows
+    )
+    return (
+        f"{CARD_HEADING}\n"
+        f"Written by `python -m assay.training.adapt_relevance` from {figures['from']}: its "
+        f"last layer refitted on the {figures['fitting_pairs']} chunk pairs of the ordinary "
+        f"documents for fitting (`labels/{figures['fitting_suite']}`; a chunk is relevant "
+        f"where it holds a gold answer) beside {figures['squad_pairs']} SQuAD 2.0 training "
+        f"pairs, each half the weight, L2 strength C = {figures['C']}, folded into one linear "
+        "head over the same features. AUROC (and the share of questions whose first chunk "
+        "holds the answer) on data never fitted: the held-out ordinary documents "
+        "(`bench/ordinary`) and SQuAD's test articles; the SQuAD table above is the head "
+        "before adaptation.\n\n"
+        "| pairs | before | after |\n|---|---|---|\n"
+        f"{table}\n"
+    )
+
+
+def write_card(card: Path, section: str) -> None:
+    text = card.read_text() if card.is_file() else "# Model card\n"
+    if CARD_HEADING in text:
+        start = text.index(CARD_HEADING)
+        end = text.find("\n## ", start + 1)
+        text = text[:start] + (text[end + 1 :] if end >= 0 else "")
+    text = text.replace("assay-relevance 1.1.0 and", f"assay-relevance {VERSION} and", 1)
+    card.write_text(text.rstrip("\n") + "\n\n" + section)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, required=True, help="the public datasets folder")
@@ -200,6 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "file": "assay-relevance.npz", "sha256": sha, "version": VERSION,
     }  # fmt: skip
     manifest_file.write_text(json.dumps(manifest, indent=2) + "\n")
+    write_card(args.out / "MODEL_CARD.md", card_section(figures))
     log(f"wrote {args.out / 'assay-relevance.npz'} ({head.model_id}, sha256 {sha[:12]}...)")
     return 0
 
