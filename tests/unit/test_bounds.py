@@ -6,10 +6,18 @@ from __future__ import annotations
 
 import pytest
 
-from assay.answer.bounds import exceeds_bound, falls_short, meets_bound, per_each
+from assay.answer.bounds import (
+    asks_limit,
+    exceeds_bound,
+    falls_short,
+    meets_bound,
+    per_each,
+    states_bound,
+)
 from assay.answer.choose import disagree
 from assay.answer.expected import expected_kind
 from assay.answer.extractive import ExtractiveAnswerer
+from assay.answer.within import Sentence, bounding
 from assay.judge.schema import Context
 from assay.models.relevance import get_relevance_model
 
@@ -89,3 +97,39 @@ def test_a_value_within_a_rivals_bound_or_a_rate_is_no_disagreement() -> None:
     duration = expected_kind("How long is probation?")
     assert not disagree("6 months", "up to 2 days a week", duration)
     assert disagree("6 months", "3 months", duration)
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("Is mileage unlimited?", True),
+        ("Is there a limit on how many guests I can bring?", True),
+        ("Is there any maximum stay?", True),
+        ("Is the data allowance limited?", True),
+        ("Is mileage included?", False),
+        ("How far can I drive per day?", False),
+    ],
+)  # fmt: skip
+def test_a_question_whether_something_is_limited_is_told(question: str, asks: bool) -> None:
+    assert asks_limit(question) is asks
+
+
+def test_a_question_whether_something_is_limited_quotes_the_bound_rated_nearly_as_high() -> None:
+    """Found asking a car hire's terms: "Is mileage unlimited?" quoted "Every extra mile
+    costs 25p.", which the adapted relevance head rates a little above the bound beside
+    it; the bound answers ("up to 150 miles per day"), and is what a forum's "unlimited"
+    is named as disagreeing with. A bound rated far lower, or only in a less reliable
+    source, does not take the lead."""
+    terms = Context(
+        "terms", "Each rental includes up to 150 miles per day. Every extra mile costs 25p.",
+        0.57, "Rental terms > Mileage", "terms-2026", "official", reliability=1.0,
+    )  # fmt: skip
+    bound, extra = Sentence(terms, 0, 46, 0.205), Sentence(terms, 47, 74, 0.251)
+    assert states_bound(bound.text) and not states_bound(extra.text)
+    assert bounding(extra, [bound, extra]) == bound
+    assert bounding(extra, [Sentence(terms, 0, 46, 0.1), extra]) == extra
+    forum = Context(
+        "forum", "You get up to 500 miles a day.", 0.6, "Forum", "forum", "unverified",
+        reliability=0.25,
+    )  # fmt: skip
+    assert bounding(extra, [Sentence(forum, 0, 30, 0.25), extra]) == extra

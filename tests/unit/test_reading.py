@@ -217,6 +217,31 @@ def test_within_one_source_the_best_rated_sentence_leads() -> None:
     assert choice is not None and choice.lead.context is second
 
 
+def test_a_lead_whose_passage_holds_no_value_of_the_kind_gives_way_to_one_that_does() -> None:
+    """Found on the held-out lease: "What is the monthly rent for Flat 4B?" quoted the
+    property clause that names the flat (rated 0.054), not the rent clause of the same
+    agreement (0.051, the stronger evidence); neither the reader nor the kind step moved
+    it, as both look inside the lead's passage. Within the same source, a passage that
+    answers too and states the money asked for leads; one rated far lower does not, nor
+    one of a less reliable source."""
+    money = expected_kind("What is the monthly rent for Flat 4B?")
+    flat = Context("p", "Property: Flat 4B, 12 Alder Row.", 0.74, None, "lease", "official")
+    rent = Context(
+        "r", "The rent is £1,450 per calendar month.", 0.83, None, "lease", "official"
+    )  # fmt: skip
+    choice = choose([_sentence(flat, 0.054), _sentence(rent, 0.051)], [], money)
+    assert choice is not None and choice.lead.context is rent
+    far = choose([_sentence(flat, 0.054), _sentence(rent, 0.02)], [], money)
+    assert far is not None and far.lead.context is flat
+    post = Context(
+        "f", "Rent is £1,300 a month, I think.", 0.83, None, "forum", "unverified",
+        reliability=0.25,
+    )  # fmt: skip
+    flat_official = replace(flat, reliability=1.0)
+    weak = choose([_sentence(flat_official, 0.054), _sentence(post, 0.051)], [], money)
+    assert weak is not None and weak.lead.context is flat_official
+
+
 def test_within_one_source_a_clearly_stronger_passage_the_reader_is_sure_of_leads() -> None:
     """Issue 41, found asking a changelog of my own: "Which version of Python does it
     need?" quoted the changelog's opening line (rated 0.46, evidence 0.80), not the entry

@@ -20,7 +20,7 @@ import re
 
 from assay.text import content_terms, stem
 
-__all__ = ["exceeds_bound", "falls_short", "meets_bound", "per_each"]
+__all__ = ["asks_limit", "exceeds_bound", "falls_short", "meets_bound", "per_each", "states_bound"]
 
 _WORDS = r"((?:\s+[A-Za-z][\w-]*){1,3})"
 #: a count a rule caps: "up to 3 bulky items", "a maximum of 6 guests"
@@ -80,6 +80,22 @@ def per_each(question: str, sentence: str) -> bool:
         int(m.group(1)) > 1 and each & _nouns(m.group(2).split()[0])
         for m in _COUNT.finditer(question)
     )
+
+
+#: a yes-or-no question whether something is capped: "Is mileage unlimited?", "Is there a
+#: limit on guests?"
+_ASKS_LIMIT = re.compile(r"\b(?:un)?limited\b|\b(?:a|any)\s+(?:limit|maximum|cap)\b", re.I)
+
+
+def asks_limit(question: str) -> bool:
+    """Whether ``question`` asks whether something is limited (or unlimited)."""
+    return _ASKS_LIMIT.search(question) is not None
+
+
+def states_bound(text: str) -> bool:
+    """Whether ``text`` states a count a rule caps or requires ("up to 150 miles per day",
+    "at least 12 months")."""
+    return _UP_TO.search(text) is not None or _AT_LEAST.search(text) is not None
 
 
 #: a span that states a bound rather than a value: "more than 10 consecutive days"

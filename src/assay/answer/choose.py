@@ -59,7 +59,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assay.answer.bounds import meets_bound
+from assay.answer.bounds import asks_limit, meets_bound
 from assay.answer.expected import (
     CONDITION,
     DURATION,
@@ -77,6 +77,7 @@ from assay.answer.short import asks_price, short_answer
 from assay.answer.within import (
     ANSWERS_WITHIN,
     Sentence,
+    bounding,
     costing,
     keeping_to,
     lead_in,
@@ -313,6 +314,7 @@ def choose(
         lead = lead_in(first, by_context)
     if kind is not None and not yes_no:  # a question that asks for a value of a kind
         lead = of_kind(_surely_read(lead, found, rated), kind, by_context, sentences)
+        lead = _holding_kind(lead, kind, best, rated, by_context, sentences)
         if asks_price(question) and DURATION.found_in(lead.text) and not MONEY.found_in(lead.text):
             # "How much is delivery?": a price, not "Deliveries ... take up to 7 working days"
             lead = of_kind(lead, MONEY, by_context, sentences)
@@ -325,6 +327,8 @@ def choose(
             lead = telling(lead, sentences, CONDITION)
     elif asks_cost(question):
         lead = costing(lead, sentences)
+    elif asks_limit(question):
+        lead = bounding(lead, sentences)
     heard = [*rated.values(), *aside]
     disagreeing = _disagreeing(
         question, lead, found, heard, best, kind, yes_no=yes_no, by_context=by_context
@@ -339,6 +343,41 @@ def choose(
     lead = of_day(asked, keeping_to(asked, lead, by_context), sentences)
     reading = by_context.get(id(lead.context))
     return Choice(lead, reading, disagreeing)
+
+
+def _holding_kind(
+    lead: Sentence,
+    kind: AnswerKind,
+    best: Sentence,
+    rated: dict[int, Sentence],
+    by_context: dict[int, Found],
+    sentences: Sequence[Sentence],
+) -> Sentence:
+    """The sentence of the kind asked for of the strongest other answering passage, when
+    no sentence of the lead's passage holds a value of that kind: for "What is the monthly
+    rent for Flat 4B?", "The rent is £1,450 per calendar month" of the rent clause, not the
+    property clause that names the flat and that the relevance model rates a hair higher.
+    A passage answers as in :func:`choose` (the reader finds a span in it, or its best
+    sentence rates within :data:`ANSWERS_WITHIN` of the best); one less reliable than the
+    lead's never takes it."""
+    if kind.found_in(lead.text) or any(
+        s.context is lead.context and kind.found_in(s.text) for s in sentences
+    ):
+        return lead
+    holding = [
+        s for s in rated.values()
+        if s.context is not lead.context
+        and (
+            (id(s.context) in by_context and by_context[id(s.context)].answers)
+            or s.score >= ANSWERS_WITHIN * best.score
+        )
+        and any(o.context is s.context and kind.found_in(o.text) for o in sentences)
+        and not more_reliable(lead.context, s.context)
+    ]  # fmt: skip
+    if not holding:
+        return lead
+    top = max(holding, key=lambda s: _strength(s.context))
+    return of_kind(top, kind, by_context, sentences)
 
 
 def _surely_read(

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from assay.answer.bounds import states_bound
 from assay.answer.expected import AnswerKind
 from assay.answer.polarity import states_cost
 from assay.answer.qualifiers import Qualifiers, day_kinds
@@ -23,7 +24,7 @@ from assay.judge.strength import more_reliable
 from assay.text import stemmed_terms
 
 __all__ = [
-    "ANSWERS_WITHIN", "Sentence", "best_of_passage", "costing", "keeping_to", "lead_in",
+    "ANSWERS_WITHIN", "Sentence", "best_of_passage", "bounding", "costing", "keeping_to", "lead_in",
     "of_day", "of_kind", "rule_before_exception", "telling",
 ]  # fmt: skip
 
@@ -106,15 +107,31 @@ def costing(lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
     returns?", "Returns by post cost £3.50, ...; returns to a store are free", not "We
     refund to your original payment method within 5 working days" (its "payment" echoes
     the question)."""
-    if states_cost(lead.text):
+    return _nearly_as_high(lead, sentences, states_cost)
+
+
+def bounding(lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
+    """For a question whether something is limited, the best-rated sentence rated nearly
+    as high as the lead that states a bound, from a source no less reliable, when the
+    lead states none: for "Is mileage unlimited?", "Each rental includes up to 150 miles
+    per day", not "Every extra mile costs 25p" beside it."""
+    return _nearly_as_high(lead, sentences, states_bound)
+
+
+def _nearly_as_high(
+    lead: Sentence, sentences: Sequence[Sentence], holds: Callable[[str], bool]
+) -> Sentence:
+    """The best-rated sentence whose text ``holds``, rated at least :data:`ANSWERS_WITHIN`
+    of the lead and from a source no less reliable, when the lead's text does not hold."""
+    if holds(lead.text):
         return lead
-    priced = [
+    holding = [
         s for s in sentences
         if s.score >= ANSWERS_WITHIN * lead.score
-        and states_cost(s.text)
+        and holds(s.text)
         and not more_reliable(lead.context, s.context)
     ]  # fmt: skip
-    return max(priced, key=lambda s: s.score) if priced else lead
+    return max(holding, key=lambda s: s.score) if holding else lead
 
 
 def keeping_to(asked: Qualifiers | None, lead: Sentence, by_context: dict[int, Found]) -> Sentence:
