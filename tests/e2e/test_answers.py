@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import assay.answer.correctness as correctness_module
 from assay.answer.correctness import (
     LLM_FEATURE,
     LLM_STATEMENT,
@@ -20,6 +21,7 @@ from assay.answer.correctness import (
 )
 from assay.audit.replay import replay_problems
 from assay.judge.schema import Assessment
+from assay.models.relevance import get_relevance_model
 from tests.conftest import AS_OF, run_cli
 from tests.e2e.conftest import ask
 from tests.fake_llm import Endpoint, Reply, logprobs_reply, serve, text_reply
@@ -278,8 +280,13 @@ def test_with_the_chat_model_it_was_fitted_with_the_answer_is_rated_by_its_belie
     with, the offline answer is rated by that model: the endpoint is asked whether the
     cited passage states the answer (``llm_cited``) and whether the answer's first
     statement, read alone, does (``llm_statement``), and the row replays. Another chat
-    model leaves the rating to ``assay-correctness``."""
+    model leaves the rating to ``assay-correctness``. Only while the model is fitted on
+    the shipped relevance model's scores: after a relevance release it is not applied
+    until ``make train-correctness-llm`` refits it (the test below)."""
     fitted = load_correctness_model(SHIPPED_CORRECTNESS_LLM)
+    shipped = get_relevance_model().name
+    if fitted.relevance_model != shipped:
+        pytest.skip(f"{fitted.ref} is fitted on {fitted.relevance_model}, not {shipped}")
     assert fitted.answerability is not None
     financial = str(policy_file(tmp_path, {"llm_judgment": False}, base="financial"))
     with serve() as endpoint:
@@ -312,6 +319,32 @@ def test_with_the_chat_model_it_was_fitted_with_the_answer_is_rated_by_its_belie
     assert other["event_id"] != doubted["event_id"]
     shown = json.loads(run_cli("audit", "show", other["event_id"], "--json", db=demo_db).stdout)
     assert shown["payload"]["judgment"]["correctness"]["model"] == load_correctness_model().ref
+
+
+def test_a_chat_model_correctness_model_fitted_on_another_relevance_model_is_not_applied(
+    demo_db: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``assay-correctness-llm`` reads the relevance model's scores: fitted on another
+    relevance model than the one asking (as after a relevance release, until ``make
+    train-correctness-llm`` refits it), it is not applied even with the chat model it was
+    fitted with, and ``assay-correctness`` rates the answer, asking the chat model
+    nothing."""
+    fitted = load_correctness_model(SHIPPED_CORRECTNESS_LLM)
+    assert fitted.answerability is not None
+    stale = tmp_path / "assay-correctness-llm"
+    stale.mkdir()
+    model = json.loads((SHIPPED_CORRECTNESS_LLM / "model.json").read_text())
+    model["relevance_model"] = "assay-relevance@0.9.0"
+    (stale / "model.json").write_text(json.dumps(model))
+    monkeypatch.setattr(correctness_module, "SHIPPED_CORRECTNESS_LLM", stale)
+    financial = str(policy_file(tmp_path, {"llm_judgment": False}, base="financial"))
+    with serve() as endpoint:
+        monkeypatch.setenv("ASSAY_LLM_URL", endpoint.base_url)
+        monkeypatch.setenv("ASSAY_LLM_MODEL", fitted.answerability.split(":", 1)[1])
+        out = ask(demo_db, SAFE_RANGE, "--policy", financial)
+        assert endpoint.requests == []
+    event = json.loads(run_cli("audit", "show", out["event_id"], "--json", db=demo_db).stdout)
+    assert event["payload"]["judgment"]["correctness"]["model"] == load_correctness_model().ref
 
 
 # -- assay evaluate ----------------------------------------------------------------------
