@@ -242,6 +242,31 @@ def test_a_lead_whose_passage_holds_no_value_of_the_kind_gives_way_to_one_that_d
     assert weak is not None and weak.lead.context is flat_official
 
 
+def test_the_reader_is_sure_of_a_passage_it_reads_far_above_the_leads() -> None:
+    """Found asking a gym's terms of my own: "What does it cost to join?" quoted "A
+    Standard membership costs £34 a month" (rated 0.71, evidence 0.815, reader margin
+    -0.2), not the stronger joining-fee clause (rated 0.68, evidence 0.84) the reader
+    reads at margin 2.97, a hair under SURE_MARGIN. A margin that far above the lead
+    passage's is as sure; a margin of 0 or below never is."""
+    money = expected_kind("What does it cost to join?")
+    monthly = Context("m", "A Standard membership costs £34 a month.", 0.815, None, "terms",
+                      "official")  # fmt: skip
+    joining = Context("j", "New members pay a one-off joining fee of £20.", 0.84, None,
+                      "terms", "official")  # fmt: skip
+    sentences = [_sentence(monthly, 0.712), _sentence(joining, 0.680)]
+
+    def lead(fee: float, month: float) -> Context:
+        found = [Found(joining, ((5.0, 41, 44),), fee, False),
+                 Found(monthly, ((5.0, 27, 30),), month, False)]  # fmt: skip
+        choice = choose(sentences, found, money)
+        assert choice is not None
+        return choice.lead.context
+
+    assert lead(2.97, -0.21) is joining
+    assert lead(2.97, 1.0) is monthly  # the lead's passage reads nearly as well
+    assert lead(-0.5, -4.0) is monthly  # far above, but no vote for an answer
+
+
 def test_within_one_source_a_clearly_stronger_passage_the_reader_is_sure_of_leads() -> None:
     """Issue 41, found asking a changelog of my own: "Which version of Python does it
     need?" quoted the changelog's opening line (rated 0.46, evidence 0.80), not the entry
@@ -663,9 +688,13 @@ def test_r_within_one_source_a_passage_the_reader_surely_answers_from_leads() ->
     assert choice is not None and choice.lead.text.startswith("The charge is £4.00")
     choice = choose(sentences, found, None)  # a question asking for no kind of value
     assert choice is not None and choice.lead.context is LOAN_TABLE
-    unsure = [_surely(RESERVATIONS, "£4.00", 2.5), found[1]]
-    choice = choose(sentences, unsure, money)  # a reading short of sure does not overrule
+    # a reading short of sure does not overrule where the lead's passage reads nearly as
+    # well; far above a lead passage read as holding nothing, it does
+    unsure = [_surely(RESERVATIONS, "£4.00", 2.5), Found(LOAN_TABLE, (), 0.5, False)]
+    choice = choose(sentences, unsure, money)
     assert choice is not None and choice.lead.context is LOAN_TABLE
+    choice = choose(sentences, [unsure[0], found[1]], money)
+    assert choice is not None and choice.lead.text.startswith("The charge is £4.00")
 
 
 def test_a_sure_reading_of_a_weaker_passage_does_not_take_the_lead() -> None:

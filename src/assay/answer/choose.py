@@ -384,12 +384,19 @@ def _surely_read(
     lead: Sentence, found: Sequence[Found], rated: dict[int, Sentence], by: float = 0.0
 ) -> Sentence:
     """The best-rated sentence of the strongest passage the reader surely answers from
-    (:data:`SURE_MARGIN`), when it is at least as strong as ``lead``'s passage (stronger
-    by ``by``: a question that asks for no kind of value moves only to a clearly stronger
-    one) and the reader does not surely answer from that one; else ``lead``. A passage
-    more reliable than that one keeps the lead (a source that ranks lower for its
-    similarity alone does not overrule a more reliable one)."""
-    sure = [f for f in found if f.answers and f.margin >= SURE_MARGIN]
+    (:data:`SURE_MARGIN`, or a margin above 0 and that much above the lead's passage's),
+    when it is at least as strong as ``lead``'s passage (stronger by ``by``: a question
+    that asks for no kind of value moves only to a clearly stronger one) and the reader
+    does not surely answer from that one; else ``lead``. A passage more reliable than that
+    one keeps the lead (a source that ranks lower for its similarity alone does not
+    overrule a more reliable one)."""
+    lead_margin = next((f.margin for f in found if f.context is lead.context), None)
+    sure = [
+        f for f in found
+        if f.answers
+        and (f.margin >= SURE_MARGIN or (lead_margin is not None and f.margin > 0
+                                         and f.margin >= lead_margin + SURE_MARGIN))
+    ]  # fmt: skip
     if not sure or any(f.context is lead.context for f in sure):
         return lead
     top = max(sure, key=lambda f: _strength(f.context))
