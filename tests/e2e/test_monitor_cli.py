@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 
 from assay import Assay, Candidate
+from assay.policy import builtin_policies
 from tests.conftest import AS_OF, candidate_record, run_cli, write_jsonl
 from tests.e2e.conftest import ask
+
+FINANCIAL_VERSION = builtin_policies()["financial"].version  #: the shipped one
 
 
 def write(engine: Assay, low: float, high: float, n: int, seed: int) -> None:
@@ -82,7 +85,7 @@ def test_r10_j9_e12_drift_alert_tightens_and_the_log_still_verifies(
     assert tighten.payload["action"] == "tighten" and tighten.payload["delta"] == 0.05
     assert tighten.payload["before"]["threshold"] == 0.75
     assert tighten.payload["after"]["threshold"] == 0.8
-    assert tighten.payload["after"]["version"] == "6+tightened0.05"
+    assert tighten.payload["after"]["version"] == f"{FINANCIAL_VERSION}+tightened0.05"
 
     # the next request runs under the tightened policy, and says so
     candidates = write_jsonl(tmp_path / "c.jsonl", [candidate_record("a", 0.9)])
@@ -101,7 +104,7 @@ def test_r10_j9_e12_drift_alert_tightens_and_the_log_still_verifies(
     )
     assert scored.exit_code == 0, scored.stderr
     policy = json.loads(scored.stdout)["policy"]
-    assert policy["version"] == "6+tightened0.05" and policy["threshold"] == 0.8
+    assert policy["version"] == f"{FINANCIAL_VERSION}+tightened0.05" and policy["threshold"] == 0.8
 
     verify = run_cli("audit", "verify", db=drifted)
     assert verify.exit_code == 0, verify.stderr

@@ -10,10 +10,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 from assay import Assay
+from assay.policy import builtin_policies
 from assay.server import create_app
 from assay.settings import ServeSettings, load_settings
 from tests.e2e.test_monitor_cli import write
 from tests.http.conftest import Service
+
+FINANCIAL_VERSION = builtin_policies()["financial"].version  #: the shipped one
 
 
 def test_r10_monitor_report_over_http(service: Service) -> None:
@@ -58,6 +61,6 @@ def test_j9_e12_the_service_checks_drift_and_tightens(
             json={"query": "q", "candidates": [candidate], "policy": "financial"},
             headers={"Authorization": f"Bearer {token}"},
         ).json()
-    assert scored["policy"]["version"] == "6+tightened0.05"
+    assert scored["policy"]["version"] == f"{FINANCIAL_VERSION}+tightened0.05"
     assert [e.payload["action"] for e in engine.audit.list(kind="policy")] == ["tighten"]
     assert engine.audit.verify().ok

@@ -13,8 +13,11 @@ import assay
 from assay import Assay, Candidate, NotFoundError, StorageError
 from assay.audit.log import GENESIS_HASH, _row_hash
 from assay.hashing import canonical_json
+from assay.policy import builtin_policies
 from tests.conftest import AS_OF, sqlite_only
 from tests.rawdb import RawDatabase
+
+FINANCIAL_VERSION = builtin_policies()["financial"].version  #: the shipped one
 
 
 def fill(engine: Assay, n: int = 4) -> list[str]:
@@ -49,7 +52,7 @@ def test_e8_event_holds_query_hash_policy_scores_and_verdicts(engine: Assay) -> 
     event = engine.audit.get(event_id[:8])
     assert event.event_id == event_id and event.kind == "score"
     assert event.query == "question 0" and len(event.query_hash) == 64
-    assert (event.policy_name, event.policy_version) == ("financial", "6")
+    assert (event.policy_name, event.policy_version) == ("financial", FINANCIAL_VERSION)
     [item] = event.payload["evidence"]
     assert set(item["scores"]) == {"similarity", "source", "freshness"}
     assert item["admitted"] is True and item["label"] in {"high", "medium", "low"}

@@ -17,6 +17,8 @@ from assay.routing import Bands
 from tests.conftest import AS_OF
 from tests.rawdb import RawDatabase
 
+FINANCIAL_VERSION = builtin_policies()["financial"].version  #: the shipped one
+
 POLICIES = builtin_policies()
 
 
@@ -84,7 +86,7 @@ def test_e12_effective_policy_takes_the_largest_open_delta(engine: Assay) -> Non
     open_alert(engine, "financial", 0.05)
     open_alert(engine, "financial", 0.1)
     assert effective_policy(engine.db.monitor, base) == tightened(base, 0.1)
-    assert engine.monitor.effective(base).version == "6+tightened0.1"
+    assert engine.monitor.effective(base).version == f"{FINANCIAL_VERSION}+tightened0.1"
 
 
 def test_e12_scores_under_a_tightened_policy_replay(engine: Assay) -> None:
@@ -93,12 +95,15 @@ def test_e12_scores_under_a_tightened_policy_replay(engine: Assay) -> None:
         "c", "Charge between 0 and 45 degrees.", 0.83, source_id="sds", published="2026-11-01"
     )
     result = engine.score("charging range?", [candidate], policy="financial", as_of=AS_OF)
-    assert result.policy.version == "6+tightened0.1" and result.policy.threshold == 0.85
+    assert (
+        result.policy.version == f"{FINANCIAL_VERSION}+tightened0.1"
+        and result.policy.threshold == 0.85
+    )
     event = engine.audit.get(result.event_id or "")
-    assert event.policy_version == "6+tightened0.1"
+    assert event.policy_version == f"{FINANCIAL_VERSION}+tightened0.1"
     assert event.payload["policy"]["threshold"] == 0.85
     assert engine.score("q", [candidate], severity="financial", as_of=AS_OF).policy.version == (
-        "6+tightened0.1"
+        f"{FINANCIAL_VERSION}+tightened0.1"
     )
     legal = engine.policies.get("legal")
     assert engine.score("q", [candidate], policy="legal", as_of=AS_OF).policy == legal
@@ -129,8 +134,8 @@ def test_e12_open_tightens_and_close_relaxes_with_audit_events(engine: Assay) ->
     assert event.payload["action"] == "tighten" and event.payload["delta"] == 0.05
     assert event.payload["before"] == thresholds_of(base)
     assert event.payload["after"] == thresholds_of(tightened(base, 0.05))
-    assert event.payload["after"]["version"] == "6+tightened0.05"
-    assert engine.monitor.effective(base).version == "6+tightened0.05"
+    assert event.payload["after"]["version"] == f"{FINANCIAL_VERSION}+tightened0.05"
+    assert engine.monitor.effective(base).version == f"{FINANCIAL_VERSION}+tightened0.05"
 
     write(0.85, 0.95, 160, seed=3)
     closed = engine.monitor.check(window=40, baseline=120, auto_tighten=0.05).closed
@@ -192,14 +197,17 @@ def test_e12_tightening_neither_feeds_back_nor_fires_on_recovery(engine: Assay) 
     assert check() == {}
     write(engine, 0.60, 0.75, 40, seed=2)  # retrieval degrades
     assert check()["mean_score"] == "open"
-    assert engine.monitor.effective(POLICIES["financial"]).version == "6+tightened0.1"
+    assert (
+        engine.monitor.effective(POLICIES["financial"]).version
+        == f"{FINANCIAL_VERSION}+tightened0.1"
+    )
     write(engine, 0.85, 0.95, 40, seed=3)  # recovered, served under the tightened gate
     changes = check()
     assert changes.get("mean_score") == "close"
-    assert engine.monitor.effective(POLICIES["financial"]).version == "6"
+    assert engine.monitor.effective(POLICIES["financial"]).version == FINANCIAL_VERSION
     for seed in range(4, 10):  # whatever the rolling windows say next, no new tightening
         write(engine, 0.85, 0.95, 40, seed=seed)
         check()
-        assert engine.monitor.effective(POLICIES["financial"]).version == "6"
+        assert engine.monitor.effective(POLICIES["financial"]).version == FINANCIAL_VERSION
     actions = [e.payload["action"] for e in reversed(engine.audit.list(kind="policy"))]
     assert actions == ["tighten", "relax"]

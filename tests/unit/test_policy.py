@@ -162,7 +162,7 @@ def test_a_models_setting_that_is_not_a_boolean_is_named() -> None:
 
 def test_judge_correctness_thresholds_are_read_checked_and_written_back(tmp_path: Path) -> None:
     data = builtin_policies()["financial"].as_dict()
-    assert data["judge"]["correctness"] == {"publish": 0.7, "caveat": 0.45, "human_review": 0.3}
+    assert data["judge"]["correctness"] == {"publish": 0.7, "caveat": 0.55, "human_review": 0.3}
     data["judge"]["correctness"] = {"publish": 0.9, "caveat": 0.8, "human_review": 0.5}
     (tmp_path / "financial.toml").write_text(to_toml(data))
     assert PolicyBook.load([tmp_path]).get("financial").judge.correctness.caveat == 0.8
