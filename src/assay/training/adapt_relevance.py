@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -47,7 +48,10 @@ from assay.training.ordinary_kbs import FIT_SUITE
 from assay.training.ordinary_pairs import HELD_OUT_SUITE, ordinary_pairs, ranking_figures
 from assay.training.windows import off_topic_pairs, window_pairs
 
-__all__ = ["SQUAD_PAIRS", "VERSION", "C", "adapt", "card_section", "fold", "main", "write_card"]
+__all__ = [
+    "CARD_HEADING", "SQUAD_PAIRS", "VERSION", "C", "adapt", "card_section", "fold", "main",
+    "write_card",
+]  # fmt: skip
 
 VERSION = "1.2.0"
 C = 0.01  #: inverse L2 strength: on the held-out suite 0.01 and 0.1 ranked alike
@@ -132,7 +136,7 @@ def squad_figures(
     }
 
 
-CARD_HEADING = "## assay-relevance 1.2.0: adapted to users' documents"
+CARD_HEADING = f"## assay-relevance {VERSION}: adapted to users' documents"
 
 
 def card_section(figures: dict[str, Any]) -> str:
@@ -167,12 +171,16 @@ def card_section(figures: dict[str, Any]) -> str:
 
 
 def write_card(card: Path, section: str) -> None:
+    """Put ``section`` on the model card ``card`` in place of an earlier one (adapting
+    again leaves one), and name the adapted version in the title that
+    :mod:`assay.training.train` wrote."""
     text = card.read_text() if card.is_file() else "# Model card\n"
     if CARD_HEADING in text:
         start = text.index(CARD_HEADING)
         end = text.find("\n## ", start + 1)
         text = text[:start] + (text[end + 1 :] if end >= 0 else "")
-    text = text.replace("assay-relevance 1.1.0 and", f"assay-relevance {VERSION} and", 1)
+    title = re.compile(r"assay-relevance \d+\.\d+\.\d+ and")
+    text = title.sub(f"assay-relevance {VERSION} and", text, count=1)
     card.write_text(text.rstrip("\n") + "\n\n" + section)
 
 
