@@ -37,9 +37,10 @@ higher by :data:`CLEARLY_STRONGER`) and its best sentence rates at least
 
 Each answering passage of another source whose span gives another value than the
 lead's -- other figures or durations ("two weeks" against "30 days"), or for a name or
-date no word in common -- is a *disagreement*, named beside the answer with its source;
-the answer states the lead. So is a passage the reader did not read (it reads the
-strongest few) whose best sentence answers and gives another value of the kind asked.
+date no word in common -- is a *disagreement* (:mod:`assay.answer.disagreement`), named
+beside the answer with its source; the answer states the lead. So is a passage the
+reader did not read (it reads the strongest few) whose best sentence answers and gives
+another value of the kind asked.
 For a yes-or-no question, a rated sentence of another source that denies what the lead
 affirms, or affirms what it denies ("You can put glass in the blue bin" against "not in
 the blue bin"), is one too; a reassurance ("no problems", "don't worry") is no denial.
@@ -54,26 +55,31 @@ it in its own words ("Children under 12 are not admitted to the ICU").
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assay.answer.bounds import asks_limit, meets_bound
+from assay.answer import disagreement
+from assay.answer.bounds import asks_limit
+from assay.answer.disagreement import (
+    YES_NO_WITHIN,
+    YES_OR_NO,
+    Disagreement,
+    disagree,
+    other_source,
+)
 from assay.answer.expected import (
     CONDITION,
     DURATION,
-    ENDLESS,
     INSTRUCTION,
     MONEY,
     AnswerKind,
     asks_what_to_do,
     asks_who_qualifies,
 )
-from assay.answer.polarity import asks_cost, says_no
+from assay.answer.polarity import asks_cost
 from assay.answer.qualifiers import Qualifiers
 from assay.answer.reading import Found
-from assay.answer.short import asks_price, short_answer
+from assay.answer.short import asks_price
 from assay.answer.within import (
     ANSWERS_WITHIN,
     Sentence,
@@ -89,15 +95,12 @@ from assay.answer.within import (
 from assay.judge.schema import Context
 from assay.judge.strength import CLEARLY_MORE_RELIABLE, SETTLED, more_reliable
 from assay.scoring.gate import IN_FORCE
-from assay.text import NEGATION, figures, sentence_spans, speaks_to, stem, stemmed_terms, titled
 
 __all__ = [
     "ANSWERS_WITHIN", "CLEARLY_MORE_RELIABLE", "CLEARLY_STRONGER", "SURE_MARGIN",
     "YES_NO_WITHIN", "YES_OR_NO", "Choice", "Disagreement", "Sentence", "choose", "disagree",
 ]  # fmt: skip
 
-#: for a yes-or-no question, the share a clearly stronger passage's best sentence needs
-YES_NO_WITHIN = 0.15
 #: a reader margin at which a passage surely answers, so that its best sentence leads
 #: over a better-rated one of a weaker passage: on the ordinary fitting suite
 #: (``labels/ordinary-fit``) 3 drafted three more right answers and no wrong one, 2 and
@@ -109,37 +112,6 @@ SURE_MARGIN = 3.0
 #: how much higher a confidence is clearly stronger: the judge's margin for settling a
 #: conflict by source strength
 CLEARLY_STRONGER = SETTLED
-#: a passage that opens with its answer: "No.", "Yes, ..."
-YES_OR_NO = re.compile(r"^\W*(yes|no)\b(?=\s*[.,;:!\u2014-])", re.IGNORECASE)
-#: a word that forbids; with :data:`assay.text.NEGATION`, a sentence with one and a
-#: sentence without say opposite things
-_FORBIDS = re.compile(r"\b(?:avoid|forbidden|prohibited|banned)\b", re.IGNORECASE)
-#: a negation that reassures rather than denies: "no problems", "don't worry", "did no
-#: harm" affirm what a forum post says works ("Python 3.9 still works with 4.3, ... no
-#: problems" against "Python 3.9 is no longer supported")
-_REASSURES = re.compile(
-    r"\b(?:no|without(?: any)?|never (?:had|caused) (?:any|an?))\s+"
-    r"(?:problems?|issues?|trouble|harm|worries)\b"
-    r"|\b(?:do not|don't|no need to) worry\b|\bnot an? (?:problem|issue)\b",
-    re.IGNORECASE,
-)
-_COUNT = "one two three four five six seven eight nine ten eleven twelve".split()
-_DAYS = {"minute": 1 / 1440, "hour": 1 / 24, "day": 1, "week": 7, "month": 30, "year": 365}
-_DURATION = re.compile(
-    rf"\b(\d+(?:\.\d+)?|{'|'.join(_COUNT)}|an?)[\s-]+({'|'.join(_DAYS)})s?\b", re.IGNORECASE
-)
-#: a rate: "2 days a week" states no length of time
-_RATE = re.compile(
-    rf"{_DURATION.pattern}\s+(?:a|an|per|each|every)\s+(?:{'|'.join(_DAYS)})\b", re.IGNORECASE
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Disagreement:
-    """A passage of another source that answers otherwise, and what it states."""
-
-    context: Context
-    states: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,58 +134,8 @@ class Choice:
         return self.reading.span_in(self.lead.start, self.lead.end)
 
 
-def _units(text: str) -> set[str]:
-    """The words beside a span's figures: what they count ("eight" counts nothing)."""
-    return {w for w in stemmed_terms(text) if not any(ch.isdigit() for ch in w) and w not in _COUNT}
-
-
-def _durations(text: str) -> set[float]:
-    """The durations ``text`` states, in days ("two weeks" is 14, "30 days" 30,
-    "forever" infinite; "2 days a week" none)."""
-    out = {math.inf} if re.search(ENDLESS, text, re.IGNORECASE) else set()
-    for count, unit in _DURATION.findall(_RATE.sub(" ", text)):
-        word = count.lower()
-        n = 1.0 if word in ("a", "an") else _COUNT.index(word) + 1.0 if word in _COUNT else None
-        out.add(round((float(count) if n is None else n) * _DAYS[unit.lower()], 4))
-    return out
-
-
-def _counted(text: str) -> set[str]:
-    """The figures of ``text``, a count written in words among them ("eight" is "8"; not
-    "one", which is as often a pronoun)."""
-    words = {w.lower() for w in re.findall(r"[A-Za-z]+", text)}
-    return figures(text) | {str(i + 1) for i, w in enumerate(_COUNT) if i and w in words}
-
-
-def disagree(a: str, b: str, kind: AnswerKind | None) -> bool:
-    """Whether two answers give different values: different durations when both state
-    durations ("two weeks" against "30 days' notice"); different figures of the same
-    thing when both state figures, a count in words among them ("7.5 ampere fuse" against
-    "15 amp fuse", "eight" against "1 teacher per 15", but not "4.2 amperes" against "15
-    amp", a current and a fuse rating, nor "0 °C" against "0 °C and 45 °C", one span cut
-    shorter, nor "25" against "more than 10 days", a value within the other's bound); for
-    a name or date, no word in common."""
-    if meets_bound(a, b) or meets_bound(b, a):  # "25" within "more than 10 days"
-        return False
-    da, db = _durations(a), _durations(b)
-    if da and db:
-        return not (da <= db or db <= da)
-    fa, fb = _counted(a), _counted(b)
-    if fa and fb:
-        ua, ub = _units(a), _units(b)
-        nested = fa <= fb or fb <= fa  # "0 °C" of "0 °C and 45 °C": a span cut short
-        return not nested and (not ua or not ub or bool(ua & ub))
-    if kind is not None and kind.name in ("name", "date"):
-        return not (stemmed_terms(a) & stemmed_terms(b))
-    return False
-
-
 def _strength(c: Context) -> float:
     return -1.0 if c.confidence is None else c.confidence
-
-
-def _other_source(a: Context, b: Context) -> bool:
-    return a.source_id is None or a.source_id != b.source_id
 
 
 def _weak(context: Context) -> bool:
@@ -221,35 +143,6 @@ def _weak(context: Context) -> bool:
     :data:`~assay.scoring.gate.IN_FORCE`): one that answers alone is not published while a
     clearly more reliable source is admitted (:func:`~assay.judge.strength.weak_alone`)."""
     return context.reliability is not None and context.reliability < IN_FORCE
-
-
-def _answers_no_to(question: str, sentence: Sentence) -> bool:
-    """Whether ``sentence`` answers the yes-or-no ``question`` with no: as its passage
-    opens, else by a price, "free" or a limit where the question asks about those
-    (:func:`~assay.answer.polarity.says_no`: "Roaming in the EU costs £2 a day" against a
-    forum's "EU roaming is still free"), else as it denies (:func:`_answers_no`)."""
-    if YES_OR_NO.match(sentence.context.text) is None:
-        said = says_no(question, sentence.text)
-        if said is not None:
-            return said
-    return _answers_no(sentence)
-
-
-def _answers_no(sentence: Sentence) -> bool:
-    """Whether ``sentence`` answers a yes-or-no question with no: as its passage opens
-    ("No. Only fully electric vehicles get the discount. Plug-in hybrids pay the
-    standard price.": an FAQ's answer says it once for all its sentences), else as the
-    sentence denies or forbids (:func:`_denies`)."""
-    opener = YES_OR_NO.match(sentence.context.text)
-    if opener is not None:
-        return opener.group(1).lower() == "no"
-    return _denies(sentence.text)
-
-
-def _denies(text: str) -> bool:
-    """Whether ``text`` denies or forbids (a reassurance is no denial)."""
-    text = _REASSURES.sub(" ", text)
-    return NEGATION.search(text) is not None or _FORBIDS.search(text) is not None
 
 
 def choose(
@@ -302,7 +195,7 @@ def choose(
                 _strength(s.context) > _strength(best.context)
                 or more_reliable(s.context, best.context)
             )
-            and _other_source(s.context, best.context)
+            and other_source(s.context, best.context)
             and not more_reliable(best.context, s.context)  # a forum post echoing the question
         ):
             stronger.append(s)
@@ -330,14 +223,14 @@ def choose(
     elif asks_limit(question):
         lead = bounding(lead, sentences)
     heard = [*rated.values(), *aside]
-    disagreeing = _disagreeing(
+    disagreeing = disagreement.disagreeing(
         question, lead, found, heard, best, kind, yes_no=yes_no, by_context=by_context
     )
     trusted = [d for d in disagreeing if more_reliable(d.context, lead.context)]
     if trusted:  # a contradiction is settled by who says it, not by who echoes the question
         top = max(trusted, key=lambda d: d.context.reliability or 0.0)
         lead = lead_in(rated[id(top.context)], by_context)
-        disagreeing = _disagreeing(
+        disagreeing = disagreement.disagreeing(
             question, lead, found, heard, best, kind, yes_no=yes_no, by_context=by_context
         )
     lead = of_day(asked, keeping_to(asked, lead, by_context), sentences)
@@ -408,105 +301,3 @@ def _surely_read(
     if own is not None and own.score > 0:
         return own
     return Sentence(top.context, *top.sentence, 0.0)
-
-
-#: the unit a question counts in: "How many hours a week ...?"
-_ASKED_UNIT = re.compile(
-    r"\bhow\s+many\s+(seconds|minutes|hours|days|weeks|months|years|miles|kilometres|km|kg)\b",
-    re.IGNORECASE,
-)
-
-
-def _disagreeing(
-    question: str,
-    lead: Sentence,
-    found: Sequence[Found],
-    heard: Sequence[Sentence],
-    best: Sentence,
-    kind: AnswerKind | None,
-    *,
-    yes_no: bool,
-    by_context: dict[int, Found],
-) -> tuple[Disagreement, ...]:
-    """The passages of other sources that answer otherwise than ``lead`` (``heard``: the
-    best-rated sentence of each passage, and those read aside)."""
-    reading = by_context.get(id(lead.context))
-    said = reading.span_in(lead.start, lead.end) if reading is not None else None
-    unit = _ASKED_UNIT.search(question)
-    disagreeing = tuple(
-        Disagreement(f.context, f.answer)
-        for f in found
-        if f.answers
-        and f.context is not lead.context
-        and _other_source(f.context, lead.context)
-        and said is not None
-        # "How many hours a week do I work?": "up to 2 days a week" (from home) counts
-        # something else than the asked hours
-        and (unit is None or stem(unit.group(1).lower()) in stemmed_terms(f.answer))
-        and disagree(said, f.answer, kind)
-        and speaks_to(question, lead.text, f"{f.context.title or ''} {_stating(f)}")
-    )
-    if kind is not None and not yes_no:
-        disagreeing += _unread_disagreeing(question, lead, said, heard, best, kind, by_context)
-    if yes_no:
-        disagreeing += tuple(
-            Disagreement(s.context, s.text.strip())
-            for s in heard
-            if s.context is not lead.context
-            and _other_source(s.context, lead.context)
-            and s.score >= YES_NO_WITHIN * best.score
-            and _answers_no_to(question, s) != _answers_no_to(question, lead)
-            and speaks_to(
-                question,
-                titled(lead.context.title, lead.text),
-                titled(s.context.title, s.text),
-            )
-        )
-    return disagreeing
-
-
-def _stating(found: Found) -> str:
-    """Every sentence of the found passage that states its answer: a forum post says "paid
-    £75 for the resit" and then "the same this year, £75 a module", and the two together
-    say what it claims of the question."""
-    text, said = found.context.text, found.answer
-    stating = [text[a:b].strip() for a, b in sentence_spans(text) if said and said in text[a:b]]
-    return " ".join(stating) or found.quote
-
-
-def _unread_disagreeing(
-    question: str,
-    lead: Sentence,
-    said: str | None,
-    heard: Sequence[Sentence],
-    best: Sentence,
-    kind: AnswerKind,
-    by_context: dict[int, Found],
-) -> tuple[Disagreement, ...]:
-    """For a question that asks for a value of a kind, the passages of other sources the
-    reader did not read (it reads the strongest few) whose best sentence answers (rated
-    within :data:`ANSWERS_WITHIN` of the best) with another value of that kind: a forum's
-    "3 years warranty on all laptops as standard" against the policy's "24 months". The
-    values compared are the typed short answers (:func:`assay.answer.short.short_answer`)
-    where the reader gave none; the disagreement states the sentence whole, as a
-    yes-or-no one does ("14 year" of "My 14 year old rides ..." says too little)."""
-    stated = said or short_answer(question, lead.text)
-    if stated is None:
-        return ()
-    out = []
-    for s in heard:
-        if (
-            id(s.context) in by_context
-            or s.context is lead.context
-            or not _other_source(s.context, lead.context)
-            or s.score < ANSWERS_WITHIN * best.score
-        ):
-            continue
-        value = short_answer(question, s.text)
-        if (
-            value is not None
-            and disagree(stated, value, kind)
-            and speaks_to(question, lead.text, f"{s.context.title or ''} {s.text}")
-        ):
-            out.append(Disagreement(s.context, s.text.strip()))  # unread: said whole
-    return tuple(out)
