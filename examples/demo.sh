@@ -51,7 +51,7 @@ ask "What ambient temperature range is safe for charging the HX-40?" --policy fi
 say "4. The forum says 70 °C is fine. Informational admits it, but the data sheet's rule answers"
 say "   (0 to 45 °C), the forum never reaches the answer, and the disagreement is named..."
 ask "Can I charge the HX-40 in a hot car at 70 °C?" --policy informational
-say "   ...a safety-critical decision keeps the forum out and sends the same draft to a person"
+say "   ...a safety-critical decision keeps the forum out and gives the rule only with a caveat"
 ask "Can I charge the HX-40 in a hot car at 70 °C?" --severity safety_critical
 say "   ...and where even broadening finds nothing strong enough, it refuses"
 ask "Can I charge the HX-40 in my car in summer?" --severity safety_critical
