@@ -172,7 +172,7 @@ def choose(
     for s in sentences:
         if id(s.context) not in rated or s.score > rated[id(s.context)].score:
             rated[id(s.context)] = s
-    stronger = []
+    stronger, answering = [], []
     for s in rated.values():
         reading = by_context.get(id(s.context))
         answers = (
@@ -189,6 +189,8 @@ def choose(
                 )
             )
         )
+        if answers:
+            answering.append(s)
         if (
             answers
             and (
@@ -207,7 +209,7 @@ def choose(
         lead = lead_in(first, by_context)
     if kind is not None and not yes_no:  # a question that asks for a value of a kind
         lead = of_kind(_surely_read(lead, found, rated), kind, by_context, sentences)
-        lead = _holding_kind(lead, kind, best, rated, by_context, sentences)
+        lead = _holding_kind(lead, kind, answering, by_context, sentences)
         if asks_price(question) and DURATION.found_in(lead.text) and not MONEY.found_in(lead.text):
             # "How much is delivery?": a price, not "Deliveries ... take up to 7 working days"
             lead = of_kind(lead, MONEY, by_context, sentences)
@@ -241,30 +243,26 @@ def choose(
 def _holding_kind(
     lead: Sentence,
     kind: AnswerKind,
-    best: Sentence,
-    rated: dict[int, Sentence],
+    answering: Sequence[Sentence],
     by_context: dict[int, Found],
     sentences: Sequence[Sentence],
 ) -> Sentence:
-    """The sentence of the kind asked for of the strongest other answering passage, when
-    no sentence of the lead's passage holds a value of that kind: for "What is the monthly
-    rent for Flat 4B?", "The rent is £1,450 per calendar month" of the rent clause, not the
-    property clause that names the flat and that the relevance model rates a hair higher.
-    A passage answers as in :func:`choose` (the reader finds a span in it, or its best
-    sentence rates within :data:`ANSWERS_WITHIN` of the best); one less reliable than the
-    lead's never takes it."""
-    if kind.found_in(lead.text) or any(
-        s.context is lead.context and kind.found_in(s.text) for s in sentences
-    ):
+    """The sentence of the kind asked for of the strongest other answering passage (of
+    ``answering``, the best-rated sentences of the passages :func:`choose` reads as
+    answering), when no sentence of the lead's passage holds a value of that kind: for
+    "What is the monthly rent for Flat 4B?", "The rent is £1,450 per calendar month" of
+    the rent clause, not the property clause that names the flat and that the relevance
+    model rates a hair higher. One less reliable than the lead's never takes it."""
+
+    def holds(context: Context) -> bool:
+        return any(s.context is context and kind.found_in(s.text) for s in sentences)
+
+    if kind.found_in(lead.text) or holds(lead.context):
         return lead
     holding = [
-        s for s in rated.values()
+        s for s in answering
         if s.context is not lead.context
-        and (
-            (id(s.context) in by_context and by_context[id(s.context)].answers)
-            or s.score >= ANSWERS_WITHIN * best.score
-        )
-        and any(o.context is s.context and kind.found_in(o.text) for o in sentences)
+        and holds(s.context)
         and not more_reliable(lead.context, s.context)
     ]  # fmt: skip
     if not holding:
