@@ -15,9 +15,12 @@ from click.testing import CliRunner, Result
 
 from assay import Assay
 from assay.cli.main import cli
+from assay.policy import builtin_policies
 from tests.pgcluster import Cluster, fresh_database
 
 AS_OF = date(2026, 11, 29)
+#: the shipped financial policy's version (audit rows and tightened versions carry it)
+FINANCIAL_VERSION = builtin_policies()["financial"].version
 
 
 @pytest.fixture(autouse=True)

@@ -10,11 +10,8 @@ from pathlib import Path
 import pytest
 
 from assay import Assay, Candidate
-from assay.policy import builtin_policies
-from tests.conftest import AS_OF, candidate_record, run_cli, write_jsonl
+from tests.conftest import AS_OF, FINANCIAL_VERSION, candidate_record, run_cli, write_jsonl
 from tests.e2e.conftest import ask
-
-FINANCIAL_VERSION = builtin_policies()["financial"].version  #: the shipped one
 
 
 def write(engine: Assay, low: float, high: float, n: int, seed: int) -> None:

@@ -10,13 +10,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from assay import Assay
-from assay.policy import builtin_policies
 from assay.server import create_app
 from assay.settings import ServeSettings, load_settings
+from tests.conftest import FINANCIAL_VERSION
 from tests.e2e.test_monitor_cli import write
 from tests.http.conftest import Service
-
-FINANCIAL_VERSION = builtin_policies()["financial"].version  #: the shipped one
 
 
 def test_r10_monitor_report_over_http(service: Service) -> None:

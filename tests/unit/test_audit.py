@@ -13,11 +13,8 @@ import assay
 from assay import Assay, Candidate, NotFoundError, StorageError
 from assay.audit.log import GENESIS_HASH, _row_hash
 from assay.hashing import canonical_json
-from assay.policy import builtin_policies
-from tests.conftest import AS_OF, sqlite_only
+from tests.conftest import AS_OF, FINANCIAL_VERSION, sqlite_only
 from tests.rawdb import RawDatabase
-
-FINANCIAL_VERSION = builtin_policies()["financial"].version  #: the shipped one
 
 
 def fill(engine: Assay, n: int = 4) -> list[str]:

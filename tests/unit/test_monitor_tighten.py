@@ -14,10 +14,8 @@ from assay.actions import ActionThresholds
 from assay.monitor import effective_policy, thresholds_of, tightened
 from assay.policy import JudgeRules, builtin_policies, policy_from_mapping
 from assay.routing import Bands
-from tests.conftest import AS_OF
+from tests.conftest import AS_OF, FINANCIAL_VERSION
 from tests.rawdb import RawDatabase
-
-FINANCIAL_VERSION = builtin_policies()["financial"].version  #: the shipped one
 
 POLICIES = builtin_policies()
 
