@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from assay.errors import InvalidInputError
 from assay.training.answer_rows import (
     AnswerRow,
+    Journal,
+    QAItem,
+    ask_rows,
     by_document,
+    journal_path,
     kept_rows,
     load_documents,
     read_rows,
@@ -165,3 +170,48 @@ def test_kept_rows_are_asked_once_and_then_read_back(tmp_path: Path) -> None:
     assert kept_rows(tmp_path, "tatqa", asked_again, llm=True) == [row]
     assert kept_rows(None, "tatqa", lambda: [row]) == [row]  # nothing kept without a folder
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tatqa-llm.jsonl"]
+
+
+def test_a_stopped_collection_goes_on_where_it_stopped(tmp_path: Path) -> None:
+    """Rows kept as they are asked are taken back in the order asked; at the first
+    question asked otherwise the rest no longer applies and is dropped; a finished
+    collection removes its journal."""
+    path = journal_path(tmp_path, "squad", llm=True)
+    assert path == tmp_path / "squad-llm.asking.jsonl"
+
+    def row(question: str, policy: str = "informational") -> AnswerRow:
+        return AnswerRow("squad", "present", policy, question, "refused", "", False, False,
+                         False, 0.0, None)  # fmt: skip
+
+    first = Journal(path)
+    for question in ("A?", "B?", "C?"):
+        assert first.take("squad", "present", question, "informational") is None
+        first.add(row(question))
+    again = Journal(path)  # the run stopped here; the next one starts
+    assert again.take("squad", "present", "A?", "informational") == row("A?")
+    assert again.take("squad", "present", "A?", "financial") is None  # asked otherwise
+    again.add(row("A?", "financial"))
+    assert read_rows(path) == [row("A?"), row("A?", "financial")]
+    again.close()
+    assert not path.exists()
+    nothing_kept = Journal(None)
+    assert nothing_kept.take("squad", "present", "A?", "informational") is None
+    nothing_kept.add(row("A?"))
+    nothing_kept.close()
+
+
+def test_rows_a_journal_kept_are_not_asked_again(tmp_path: Path) -> None:
+    """:func:`ask_rows` takes a journal's rows back instead of asking the engine."""
+    path = tmp_path / "kept.jsonl"
+    kept = AnswerRow("squad", "present", "informational", "What is 1?", "answered", "1.",
+                     True, True, True, 0.8, {"support": 1.0})  # fmt: skip
+    Journal(path).add(kept)
+
+    def ask(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a kept row was asked again")
+
+    engine = SimpleNamespace(relevance=None, reader=None, ask=ask)
+    item = QAItem("q1", "What is 1?", ("1",))
+    rows = ask_rows("squad", "present", engine, [item], ["informational"],  # type: ignore[arg-type]
+                    journal=Journal(path))  # fmt: skip
+    assert rows == [kept]

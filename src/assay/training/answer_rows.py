@@ -51,12 +51,14 @@ __all__ = [
     "CONDITIONS",
     "ONE_KNOWLEDGE_BASE_PER_DOCUMENT",
     "AnswerRow",
+    "Journal",
     "Paragraph",
     "QAItem",
     "ask_rows",
     "build_knowledge_base",
     "by_document",
     "each_knowledge_base",
+    "journal_path",
     "kept_rows",
     "knowledge_bases",
     "load_documents",
@@ -373,6 +375,12 @@ def kept_path(folder: Path | None, name: str, *, llm: bool = False) -> Path | No
     return folder / f"{name}{'-llm' if llm else ''}.jsonl" if folder else None
 
 
+def journal_path(folder: Path | None, name: str, *, llm: bool = False) -> Path | None:
+    """Where the :class:`Journal` of set ``name``'s rows lies while they are asked."""
+    kept = kept_path(folder, name, llm=llm)
+    return kept.with_suffix(".asking.jsonl") if kept else None
+
+
 def kept_rows(
     folder: Path | None, name: str, collect: Callable[[], list[AnswerRow]], *, llm: bool = False
 ) -> list[AnswerRow]:
@@ -389,6 +397,49 @@ def kept_rows(
     return rows
 
 
+class Journal:
+    """Rows kept one by one as they are asked, in a file, so that a collection stopped
+    midway (a refit that asks the chat model about every answer runs for hours) goes on
+    where it stopped instead of asking everything again.
+
+    A run that asks in the same order as the stopped one takes its rows back in order
+    (:meth:`take`); at the first row asked otherwise, what follows in the file no longer
+    applies and is dropped. Without a path nothing is kept."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._rows = read_rows(path) if path is not None and path.is_file() else []
+        self._next = 0
+
+    def take(self, dataset: str, condition: str, question: str, policy: str) -> AnswerRow | None:
+        """The kept row of this question if it is the next one kept, else ``None``."""
+        if self._next < len(self._rows):
+            row = self._rows[self._next]
+            if (row.dataset, row.condition, row.question, row.policy) == (
+                dataset, condition, question, policy,
+            ):  # fmt: skip
+                self._next += 1
+                return row
+            del self._rows[self._next :]
+            if self.path is not None:
+                write_rows(self.path, self._rows)
+        return None
+
+    def add(self, row: AnswerRow) -> None:
+        """Keep ``row``, asked after every row taken or added before it."""
+        self._rows.append(row)
+        self._next += 1
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a") as file:
+                file.write(json.dumps(row.to_dict()) + "\n")
+
+    def close(self) -> None:
+        """Remove the file: the collection finished and its rows are kept whole."""
+        if self.path is not None:
+            self.path.unlink(missing_ok=True)
+
+
 def ask_rows(
     dataset: str,
     condition: str,
@@ -399,9 +450,11 @@ def ask_rows(
     progress: Callable[[int, int], None] | None = None,
     answerability: LLMAnswerability | None = None,
     as_of: date = AS_OF,
+    journal: Journal | None = None,
 ) -> list[AnswerRow]:
     """Ask each question under each policy on day ``as_of``; one row each (see the
-    module docstring).
+    module docstring). Rows a stopped run kept in ``journal`` are taken back instead of
+    asked again, and each row asked is kept there.
 
     An answer the engine did not rate gets its features computed here, with the chat
     model's belief too when ``answerability`` is given (to fit a model of
@@ -412,6 +465,10 @@ def ask_rows(
         if progress is not None:
             progress(i, len(questions))
         for policy in policies:
+            kept = journal.take(dataset, condition, item.question, policy) if journal else None
+            if kept is not None:
+                rows.append(kept)
+                continue
             response = engine.ask(item.question, policy=policy, as_of=as_of, record=False)
             draft, judgment = response.draft, response.judgment
             drafted = draft is not None and judgment is not None and not judgment.no_answer
@@ -431,19 +488,20 @@ def ask_rows(
                         relevance, reader, item.question, response.result, draft.quoted,
                         cited, support, answerability,
                     )  # fmt: skip
-            rows.append(
-                AnswerRow(
-                    dataset,
-                    condition,
-                    policy,
-                    item.question,
-                    response.status.value,
-                    quoted,
-                    response.status is Status.ANSWERED,
-                    drafted,
-                    correct,
-                    score,
-                    features,
-                )
+            row = AnswerRow(
+                dataset,
+                condition,
+                policy,
+                item.question,
+                response.status.value,
+                quoted,
+                response.status is Status.ANSWERED,
+                drafted,
+                correct,
+                score,
+                features,
             )
+            rows.append(row)
+            if journal is not None:
+                journal.add(row)
     return rows

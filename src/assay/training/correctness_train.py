@@ -56,8 +56,10 @@ from assay.models.relevance import get_relevance_model
 from assay.settings import LLMSettings, load_llm_settings
 from assay.training.answer_rows import (
     AnswerRow,
+    Journal,
     ask_rows,
     each_knowledge_base,
+    journal_path,
     kept_path,
     kept_rows,
     load_documents,
@@ -116,17 +118,21 @@ def collect(
     questions: int,
     policies: Sequence[str],
     answerability: LLMAnswerability | None = None,
+    journal: Journal | None = None,
     **settings: Any,
 ) -> list[AnswerRow]:
-    """Rows of one set, every condition, every policy (see the module docstring)."""
+    """Rows of one set, every condition, every policy (see the module docstring); those
+    a stopped run kept in ``journal`` are taken back (see
+    :func:`~assay.training.answer_rows.ask_rows`)."""
     paragraphs = load_documents(name, path, split)
     rows: list[AnswerRow] = []
     start = time.perf_counter()
     for engines, asked in each_knowledge_base(name, paragraphs, questions, **settings):
         for condition, items in asked.items():
             rows += ask_rows(
-                name, condition, engines[condition], items, policies, answerability=answerability
-            )
+                name, condition, engines[condition], items, policies,
+                answerability=answerability, journal=journal,
+            )  # fmt: skip
     log(f"{name}: {len(rows)} answers in {time.perf_counter() - start:.0f} s")
     return rows
 
@@ -282,9 +288,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     sets = FIT_SETS + (() if answerability else CHECK_SETS)
     llm = answerability is not None
 
-    def kept(name: str, asking: Callable[[], list[AnswerRow]]) -> list[AnswerRow]:
-        """Set ``name``'s rows, kept under --rows, each with every feature fitted."""
-        rows = kept_rows(args.rows, name, asking, llm=llm)
+    def kept(name: str, asking: Callable[..., list[AnswerRow]]) -> list[AnswerRow]:
+        """Set ``name``'s rows, kept under --rows, each with every feature fitted; while
+        they are asked, each is kept as it comes so that a stopped run goes on there."""
+        journal = Journal(journal_path(args.rows, name, llm=llm))
+        rows = kept_rows(args.rows, name, partial(asking, journal=journal), llm=llm)
+        journal.close()
         return read_statements(rows, answerability, kept_path(args.rows, name, llm=llm))
 
     rows = []
@@ -300,7 +309,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     fitted = [name for name, *_ in FIT_SETS]
     # with the chat model configured too, so that each policy drafts what it drafts in
     # use: informational's set judgment is the chat model's reading (`llm_judgment`)
-    chat = {"llm": load_llm_settings()} if answerability else {}
+    chat: dict[str, Any] = {"llm": load_llm_settings()} if answerability else {}
     asking = partial(
         answer_rows, args.ordinary, ORDINARY_FIT, policies, answerability,
         relevance_model=args.relevance_model, correctness_model="none", **chat,

@@ -26,7 +26,7 @@ from assay.ingest.loaders import load_file
 from assay.ingest.pipeline import IngestOptions
 from assay.models.answerability import LLMAnswerability
 from assay.settings import LLMSettings, load_settings
-from assay.training.answer_rows import AnswerRow, QAItem, ask_rows
+from assay.training.answer_rows import AnswerRow, Journal, QAItem, ask_rows
 
 __all__ = ["FIT_SUITE", "OrdinaryKB", "answer_rows", "build", "knowledge_bases"]
 
@@ -97,12 +97,14 @@ def answer_rows(
     dataset: str,
     policies: Sequence[str],
     answerability: LLMAnswerability | None = None,
+    journal: Journal | None = None,
     **settings: Any,
 ) -> list[AnswerRow]:
     """Every question of every knowledge base of ``suite`` asked of it under each policy
     on its ``as_of`` day, one :class:`~assay.training.answer_rows.AnswerRow` each (set
     ``dataset``): answerable questions (direct, paraphrase, disagreement) in condition
-    ``present``, the others in ``unanswerable``."""
+    ``present``, the others in ``unanswerable``. Rows a stopped run kept in ``journal`` are
+    taken back (:func:`~assay.training.answer_rows.ask_rows`)."""
     rows: list[AnswerRow] = []
     for kb in knowledge_bases(suite):
         with tempfile.TemporaryDirectory(prefix="assay-ordinary-") as tmp:
@@ -116,7 +118,7 @@ def answer_rows(
                     ]
                     rows += ask_rows(
                         dataset, condition, engine, items, policies,
-                        answerability=answerability, as_of=kb.as_of,
+                        answerability=answerability, as_of=kb.as_of, journal=journal,
                     )  # fmt: skip
             finally:
                 engine.close()
