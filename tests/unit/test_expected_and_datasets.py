@@ -22,6 +22,12 @@ def test_every_number_word_is_a_figure() -> None:
     ("question", "kind"),
     [
         ("How many new shops did it open?", "count"),
+        # a length of time counted in its unit ("up to 11 h"), not a count of anything
+        ("How many hours will the Tessel 16 run unplugged?", "duration"),
+        ("How many working days does a refund take?", "duration"),
+        ("How many days a week is the gym open?", "count"),  # "7 days a week"
+        ("On which days is the supply vessel refilled?", "date"),  # "every Tuesday"
+        ("How much weight can the Haul take in total?", "weight"),
         ("How many pounds did it raise?", "figure"),
         ("What is the charge for a loan request?", "money"),
         ("How much does a loan request cost?", "money"),

@@ -181,8 +181,9 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?:^|[.;:!?]\s+)\W*when\s+(?:will|would|should|must|shall)\s+"
                 r"(?:I|we|you|my|our|your)\b", re.I), "deadline"),
     # "when" opening the question, not a clause of it ("How much ... when I'm abroad?")
+    # "On which days is it refilled?": a day or days ("every Tuesday and Friday")
     (re.compile(r"(?:^|[.;:!?]\s+)\W*when\b|\b(?:what|which)\s+(?:year|date|day|month|time|"
-                r"century|decade)\b", re.I), "date"),
+                r"century|decade)s?\b", re.I), "date"),
     # "how much notice" is a length of time, not a figure: "one full calendar month"
     # "how long does my password need to be?": a size ("14 characters"), not a duration
     (re.compile(r"\bhow\s+long\s+(?:does|do|must|should|can|may|will|has|have|is|are)\b"
@@ -209,8 +210,13 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
                 r"(?=\s+(?:for|of|on|in|to|at|per|if|when|after)\b"
                 r"|\s*\?|\s*$)", re.I), "money"),
     (re.compile(r"\bhow\s+far\b(?!\s+(?:back|into|in\s+advance|ahead))", re.I), "distance"),
+    # "How much weight can the Haul take?" is a weight too ("200 kg"), not any figure
     (re.compile(r"\bhow\s+heavy\b|\b(?:how\s+much|what)\s+(?:does|do|did|will|would)\b.*"
-                r"\bweigh\b", re.I), "weight"),
+                r"\bweigh\b|\bhow\s+much\s+weight\b", re.I), "weight"),
+    # "How many hours will it run unplugged?": a length of time ("up to 11 h"), which
+    # a count of anything else ("90 Wh") is not
+    (re.compile(rf"\bhow\s+many\s+(?:more\s+|whole\s+|{_DAY_KINDS}\s+)?"
+                rf"{_DURATION_UNITS}\b(?!\s+(?:a|an|per|each|every)\b)", re.I), "duration"),
     # "how many shops", not "how many pounds" nor "how many times more"
     (re.compile(r"\bhow\s+many\b(?!\s+(?:dollars|euros|pounds|cents|percent|per\s+cent|"
                 r"times\s+(?:more|less|as)))", re.I), "count"),
