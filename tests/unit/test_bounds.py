@@ -11,13 +11,14 @@ from assay.answer.bounds import (
     exceeds_bound,
     falls_short,
     meets_bound,
+    meets_condition,
     per_each,
     states_bound,
 )
 from assay.answer.choose import disagree
 from assay.answer.expected import expected_kind
 from assay.answer.extractive import ExtractiveAnswerer
-from assay.answer.within import Sentence, bounding
+from assay.answer.within import Sentence, bounding, meeting_case
 from assay.judge.schema import Context
 from assay.models.relevance import get_relevance_model
 
@@ -133,3 +134,52 @@ def test_a_question_whether_something_is_limited_quotes_the_bound_rated_nearly_a
         reliability=0.25,
     )  # fmt: skip
     assert bounding(extra, [Sentence(forum, 0, 30, 0.25), extra]) == extra
+
+
+CANCEL = "What do I get back if I cancel three days before I travel?"
+FULL = "If you cancel 7 days or more before departure you get a full refund."
+HALF = "If you cancel less than 7 days before, we refund half the fare."
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "meets"),
+    [
+        (CANCEL, FULL, False),
+        (CANCEL, HALF, True),
+        (CANCEL, "Passengers who do not turn up get no refund.", None),  # no case
+        (CANCEL, "Refunds reach your card within 5 working days.", True),
+        ("Can I fly business on a 9-hour flight?", "Flights longer than 8 hours.", True),
+        ("Can I fly business on a 9-hour flight?", "Flights of up to 8 hours.", False),
+        ("My 70-year-old father travels with me.", "Seniors (65 years and over)", True),
+        ("I've worked here for 8 months.", "Once you have worked at least 12 months.", False),
+        ("I've worked here for 8 months.", "Trips of 10 days or more.", None),  # other unit
+        ("What does it cost?", FULL, None),  # the asker states no quantity
+    ],
+)  # fmt: skip
+def test_the_case_of_a_rule_that_holds_the_askers_quantity_is_found(
+    question: str, sentence: str, meets: bool | None
+) -> None:
+    assert meets_condition(question, sentence) is meets
+
+
+def test_the_lead_moves_to_the_case_that_holds_the_asker() -> None:
+    """Found asking a ferry's booking conditions of my own: "What do I get back if I
+    cancel three days before I travel?" was published as "Full refund: If you cancel 7
+    days or more before departure ...", which the relevance model rates above the case
+    that holds three days. A case of another passage does not take the lead."""
+    terms = Context("terms", f"{FULL} {HALF}", 0.7, "Conditions > Cancellations", "c-2026")
+    full = Sentence(terms, 0, len(FULL), 0.76)
+    half = Sentence(terms, len(FULL) + 1, len(FULL) + 1 + len(HALF), 0.50)
+    assert meeting_case(CANCEL, full, [full, half]) == half
+    assert meeting_case(CANCEL, half, [full, half]) == half
+    assert meeting_case("What do I get back if I cancel 9 days before?", full, [full, half]) == full
+    other = Context("faq", HALF, 0.7, "FAQ", "faq")
+    assert meeting_case(CANCEL, full, [full, Sentence(other, 0, len(HALF), 0.7)]) == full
+
+
+def test_the_answer_quotes_the_case_that_holds_the_asker() -> None:
+    """The same through the extractive answerer, its relevance model rating them."""
+    terms = Context("terms", f"{FULL} {HALF}", 0.7, "Conditions > Cancellations and refunds")
+    answerer = ExtractiveAnswerer(get_relevance_model())
+    assert HALF in answerer.answer(CANCEL, [terms]).text
+    assert FULL in answerer.answer("What do I get back if I cancel 9 days before?", [terms]).text

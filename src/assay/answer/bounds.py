@@ -12,6 +12,11 @@ answered by leading with "The first 26 weeks are paid at full salary". And where
 gives a value for each of what the asker counts ("I've worked here 4 years, how much
 notice would the company give me?" against "1 month's notice for each complete year of
 service, up to 12 weeks"), its "1 month" is no answer: the reader multiplies.
+
+A rule often comes as its cases, each bounded: "If you cancel 7 days or more before
+departure you get a full refund. If you cancel less than 7 days before, we refund half
+the fare." The asker's own quantity ("I cancel three days before") picks the case
+(:func:`meets_condition`).
 """
 
 from __future__ import annotations
@@ -20,7 +25,10 @@ import re
 
 from assay.text import content_terms, stem
 
-__all__ = ["asks_limit", "exceeds_bound", "falls_short", "meets_bound", "per_each", "states_bound"]
+__all__ = [
+    "asks_limit", "exceeds_bound", "falls_short", "meets_bound", "meets_condition", "per_each",
+    "states_bound",
+]  # fmt: skip
 
 _WORDS = r"((?:\s+[A-Za-z][\w-]*){1,3})"
 #: a count a rule caps: "up to 3 bulky items", "a maximum of 6 guests"
@@ -118,3 +126,75 @@ def meets_bound(value: str, bound: str) -> bool:
         return False
     limit, said = float(m.group(3)), float(found[0])
     return said > limit if m.group(1) else said <= limit
+
+
+_SMALL_NUMBERS = (
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty"
+).split()
+_QUANTITY = rf"(\d+(?:\.\d+)?|{'|'.join(_SMALL_NUMBERS)})"
+#: units a case of a rule is bounded in, each to its singular
+_UNITS = {
+    "minute": "minute", "min": "minute", "hour": "hour", "hr": "hour", "day": "day",
+    "night": "night", "week": "week", "month": "month", "year": "year", "yr": "year",
+    "kg": "kg", "km": "km", "mile": "mile",
+}  # fmt: skip
+_UNIT = r"(minutes?|mins?|hours?|hrs?|days?|nights?|weeks?|months?|years?|yrs?|kg|km|miles?)\b"
+#: the asker's own quantity: "three days before", "a 9-hour flight", "my 70-year-old"
+_ASKERS = re.compile(rf"\b{_QUANTITY}(?:\s|-)(?:working\s+|calendar\s+|business\s+)?{_UNIT}", re.I)
+_AT_LEAST_WORDS = r"at\s+least|no\s+less\s+than|no\s+fewer\s+than|a\s+minimum\s+of"
+_ABOVE_WORDS = r"more\s+than|over|above|longer\s+than|older\s+than"
+_AT_MOST_WORDS = r"up\s+to|at\s+most|no\s+more\s+than|a\s+maximum\s+of|within"
+_BELOW_WORDS = r"less\s+than|fewer\s+than|under|below|shorter\s+than|younger\s+than"
+#: a bounded case: "less than 7 days", "at least 12 months", "7 days or more"
+_CASE = re.compile(
+    rf"\b(?:(?P<before>{_AT_LEAST_WORDS}|{_ABOVE_WORDS}|{_AT_MOST_WORDS}|{_BELOW_WORDS})\s+"
+    rf"{_QUANTITY}\s*(?:working\s+|calendar\s+|business\s+)?{_UNIT}"
+    rf"|{_QUANTITY}\s*(?:working\s+|calendar\s+|business\s+)?{_UNIT}\s+"
+    r"(?P<after>or\s+(?:more|longer|over|above|older|less|fewer|under|below|shorter|younger)"
+    r"|and\s+(?:over|above|under|below)))",
+    re.I,
+)
+
+
+def _value(text: str) -> float:
+    word = text.lower()
+    return float(_SMALL_NUMBERS.index(word) + 1) if word in _SMALL_NUMBERS else float(word)
+
+
+def _unit_of(text: str) -> str:
+    word = text.lower()
+    return _UNITS.get(word, _UNITS.get(word.rstrip("s"), word))
+
+
+def _holds(value: float, words: str, limit: float) -> bool:
+    """Whether ``value`` lies within the bound ``words`` ("less than", "or more") sets at
+    ``limit``."""
+    words = " ".join(words.lower().split())
+    if re.fullmatch(_AT_LEAST_WORDS, words) or words in {"or more", "or longer", "or over",
+                                                        "or above", "or older", "and over",
+                                                        "and above"}:  # fmt: skip
+        return value >= limit
+    if re.fullmatch(_ABOVE_WORDS, words):
+        return value > limit
+    if re.fullmatch(_BELOW_WORDS, words):
+        return value < limit
+    return value <= limit  # up to, at most, within, or less, and under
+
+
+def meets_condition(question: str, sentence: str) -> bool | None:
+    """Whether the quantity the asker states in ``question`` ("if I cancel three days
+    before") lies within every bound ``sentence`` sets on a quantity of the same unit
+    ("If you cancel less than 7 days before": True; "7 days or more before": False);
+    ``None`` where the sentence bounds no quantity in a unit the question states."""
+    asked = [(_value(m.group(1)), _unit_of(m.group(2))) for m in _ASKERS.finditer(question)]
+    verdicts = []
+    for m in _CASE.finditer(sentence) if asked else ():
+        if m.group("before"):
+            words, limit, unit = m.group("before"), m.group(2), m.group(3)
+        else:
+            words, limit, unit = m.group("after"), m.group(4), m.group(5)
+        for value, its_unit in asked:
+            if its_unit == _unit_of(unit):
+                verdicts.append(_holds(value, words, _value(limit)))
+    return all(verdicts) if verdicts else None

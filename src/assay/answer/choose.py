@@ -87,6 +87,7 @@ from assay.answer.within import (
     costing,
     keeping_to,
     lead_in,
+    meeting_case,
     of_day,
     of_kind,
     rule_before_exception,
@@ -224,6 +225,8 @@ def choose(
         lead = costing(lead, sentences)
     elif asks_limit(question):
         lead = bounding(lead, sentences)
+    if not yes_no:  # "if I cancel three days before": the case that holds the asker
+        lead = meeting_case(question, lead, sentences)
     heard = [*rated.values(), *aside]
     disagreeing = disagreement.disagreeing(
         question, lead, found, heard, best, kind, yes_no=yes_no, by_context=by_context

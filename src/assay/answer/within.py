@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from assay.answer.bounds import states_bound
+from assay.answer.bounds import meets_condition, states_bound
 from assay.answer.expected import AnswerKind
 from assay.answer.polarity import states_cost
 from assay.answer.qualifiers import Qualifiers, day_kinds
@@ -25,7 +25,7 @@ from assay.text import stemmed_terms
 
 __all__ = [
     "ANSWERS_WITHIN", "Sentence", "best_of_passage", "bounding", "costing", "keeping_to", "lead_in",
-    "of_day", "of_kind", "rule_before_exception", "telling",
+    "meeting_case", "of_day", "of_kind", "rule_before_exception", "telling",
 ]  # fmt: skip
 
 #: a passage whose best sentence rates at least this share of the best answers too
@@ -64,6 +64,22 @@ def of_kind(
     # be taken?", "It must be taken within 12 months of the birth", not the sentence
     # before it that names the leave and that the reader likes
     return best_of_passage(lead, sentences, kind.found_in)
+
+
+def meeting_case(question: str, lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
+    """The best-rated sentence of the lead's passage whose bounded case holds the
+    quantity the asker states, when the lead's case leaves it out
+    (:func:`~assay.answer.bounds.meets_condition`): for "What do I get back if I cancel
+    three days before I travel?", "If you cancel less than 7 days before, we refund half
+    the fare", not "If you cancel 7 days or more before departure you get a full refund",
+    which the relevance model rates higher. Not for a yes-or-no question, which the
+    case that leaves the asker out may answer ("No: only within 14 days")."""
+    if meets_condition(question, lead.text) is not False:
+        return lead
+    meeting = [
+        s for s in sentences if s.context is lead.context and meets_condition(question, s.text)
+    ]
+    return max(meeting, key=lambda s: s.score) if meeting else lead
 
 
 def best_of_passage(
