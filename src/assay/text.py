@@ -343,6 +343,56 @@ _WEEKDAY = re.compile(r"\b(?:(?:mon|tues|wednes|thurs|fri)days?|week-?days?|week
 _WEEKEND = re.compile(r"\b(?:(?:satur|sun)days?|week-?ends?)\b", re.I)
 
 
+#: holidays on one date every year, each with its (day, month): documents give the date
+#: ("no sailings on 25 December"), people the name ("Is there a ferry on Christmas Day?")
+_HOLIDAYS = (
+    (re.compile(r"\bchristmas\s+eve\b", re.I), (24, 12)),
+    (re.compile(r"\bchristmas(?:\s+day)?\b(?!\s+(?:eve|trees?|cards?|part(?:y|ies)|period|"
+                r"holidays?|break|shopping|lights|market))", re.I), (25, 12)),
+    (re.compile(r"\bboxing\s+day\b", re.I), (26, 12)),
+    (re.compile(r"\bnew\s+year'?s\s+eve\b|\bhogmanay\b", re.I), (31, 12)),
+    (re.compile(r"\bnew\s+year'?s(?:\s+day)?\b(?!\s+eve)", re.I), (1, 1)),
+)  # fmt: skip
+_MONTHS = (
+    "january february march april may june july august september october november december"
+).split()
+#: a date by day and month, a list of days allowed: "25 December", "25 and 26 December",
+#: "December 25"
+_DAYS_OF = re.compile(
+    rf"\b((?:\d{{1,2}}(?:st|nd|rd|th)?\s*(?:,|and|&|or)?\s*)+)({'|'.join(_MONTHS)})\b"
+    rf"|\b({'|'.join(_MONTHS)})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b",
+    re.I,
+)
+
+
+def stated_dates(text: str) -> set[tuple[int, int]]:
+    """The (day, month) dates ``text`` states: "25 and 26 December" states two."""
+    found = set()
+    for m in _DAYS_OF.finditer(text):
+        if m.group(2):
+            month = _MONTHS.index(m.group(2).lower()) + 1
+            found |= {(int(d), month) for d in re.findall(r"\d{1,2}", m.group(1))}
+        else:
+            found.add((int(m.group(4)), _MONTHS.index(m.group(3).lower()) + 1))
+    return found
+
+
+def holiday_dates(question: str) -> dict[str, tuple[int, int]]:
+    """The holidays on one date that ``question`` names ("Boxing Day"), each with its
+    (day, month): an answer states the date ("no collections on 25 and 26 December")."""
+    return {m.group(0): date for pattern, date in _HOLIDAYS for m in pattern.finditer(question)}
+
+
+def holidays_dated(question: str, texts: Sequence[str]) -> set[str]:
+    """The words of ``question`` that name a holiday whose date ``texts`` state
+    (:func:`holiday_dates`): the evidence covers them in its own words."""
+    dates = {d for text in texts for d in stated_dates(text)}
+    return {
+        word for name, date in holiday_dates(question).items() if date in dates
+        for word in content_terms(name)
+    }  # fmt: skip
+
+
 def day_kinds(text: str) -> set[str]:
     """The kinds of day ``text`` names: "weekday" (Monday to Friday), "weekend"."""
     return {

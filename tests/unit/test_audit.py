@@ -351,3 +351,18 @@ def test_b2_rows_whose_coverage_counted_frame_words_still_replay(tmp_path: Path)
     payload = _asked_row(tmp_path, "Charging", text, question)
     legacy = coverage_score(question, [f"Charging\n{text}"], subject_only=False)[0]
     _replays_with_earlier_coverage(payload, question, round_score(legacy))
+
+
+def test_b2_rows_whose_coverage_did_not_read_holidays_by_their_date_still_replay(
+    tmp_path: Path,
+) -> None:
+    """Coverage reads "Boxing Day" as "26 December" since 2026-12-07; a row written
+    before, whose coverage missed it, still verifies."""
+    from assay.scoring.signals import coverage_score
+    from assay.types import round_score
+
+    text = "There are no collections on 25 and 26 December."
+    question = "Are there collections on Boxing Day?"
+    payload = _asked_row(tmp_path, "Holidays", text, question)
+    legacy = coverage_score(question, [f"Holidays\n{text}"], holidays=False)[0]
+    _replays_with_earlier_coverage(payload, question, round_score(legacy))

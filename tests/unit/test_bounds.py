@@ -18,7 +18,7 @@ from assay.answer.bounds import (
 from assay.answer.choose import disagree
 from assay.answer.expected import expected_kind
 from assay.answer.extractive import ExtractiveAnswerer
-from assay.answer.within import Sentence, bounding, meeting_case
+from assay.answer.within import Sentence, bounding, meeting_case, of_holiday
 from assay.judge.schema import Context
 from assay.models.relevance import get_relevance_model
 
@@ -183,3 +183,19 @@ def test_the_answer_quotes_the_case_that_holds_the_asker() -> None:
     answerer = ExtractiveAnswerer(get_relevance_model())
     assert HALF in answerer.answer(CANCEL, [terms]).text
     assert FULL in answerer.answer("What do I get back if I cancel 9 days before?", [terms]).text
+
+
+
+def test_a_holiday_is_answered_by_the_sentence_giving_its_date() -> None:
+    """A ferry timetable of my own: "Is there a ferry on Christmas Day?" quoted the
+    Christmas Eve sailings once its holiday was covered by its date."""
+    text = (
+        "There are no sailings on 25 December and 1 January. "
+        "On 24 and 31 December the last sailing from Mirran leaves at 14:50."
+    )
+    times = Context("timetable", text, 0.8, "Winter timetable")
+    none = Sentence(times, 0, 51, 0.30)
+    eve = Sentence(times, 52, len(text), 0.42)
+    assert of_holiday("Is there a ferry on Christmas Day?", eve, [none, eve]) == none
+    assert of_holiday("Is there a ferry on Christmas Eve?", eve, [none, eve]) == eve
+    assert of_holiday("Is there a ferry on Sundays?", eve, [none, eve]) == eve

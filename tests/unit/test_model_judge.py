@@ -222,6 +222,12 @@ def test_j2_missing_information_names_what_the_query_asks_for() -> None:
     assert missing_information("Can I fly business class on a 7-hour flight?", [plain]) == [
         "the figure 7 the query names"
     ]
+    # a holiday on one date is held by a context giving the date
+    sailings = Context("timetable", "There are no sailings on 25 December and 1 January.")
+    assert missing_information("Is there a ferry on Christmas Day?", [sailings]) == []
+    assert missing_information("Is there a ferry on Boxing Day?", [sailings]) == [
+        "'Boxing', which the query names", "'Day', which the query names"
+    ]
 
 
 def test_j2_a_pronoun_an_ok_or_a_code_s_digit_is_nothing_the_query_names() -> None:

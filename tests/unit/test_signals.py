@@ -248,6 +248,20 @@ def test_r3_a_day_the_evidence_names_by_its_kind_is_covered() -> None:
     assert "weekdays" in before[2]  # earlier rows replay as written
 
 
+def test_r3_a_holiday_the_evidence_gives_by_its_date_is_covered() -> None:
+    """A council's bin guide: "Are there collections on Boxing Day?" was asked back ("none
+    that mention boxing") beside "There are no collections on 25 and 26 December"; a
+    ferry timetable of my own the same for Christmas Day. Another date covers nothing."""
+    text = "There are no collections on 25 and 26 December."
+    _, covered, missing = coverage_score("Are there collections on Boxing Day?", [text])
+    assert "boxing" in covered and not missing
+    assert "christmas" in coverage_score("Any sailings on Christmas Day?", [text])[1]
+    assert "new" in coverage_score("Any collections on New Year's Day?", [text])[2]
+    assert "christmas" in coverage_score("Do you take Christmas trees?", [text])[2]
+    before = coverage_score("Are there collections on Boxing Day?", [text], holidays=False)
+    assert "boxing" in before[2]  # earlier rows replay as written
+
+
 def test_r3_an_acronym_the_evidence_spells_out_is_covered() -> None:
     """A knowledge base of my own: "Is MFA needed for the VPN?" was asked back ("the
     documents may not cover MFA") beside a policy on "Multi-factor authentication"."""

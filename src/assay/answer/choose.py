@@ -89,6 +89,7 @@ from assay.answer.within import (
     lead_in,
     meeting_case,
     of_day,
+    of_holiday,
     of_kind,
     rule_before_exception,
     telling,
@@ -239,6 +240,7 @@ def choose(
             question, lead, found, heard, best, kind, yes_no=yes_no, by_context=by_context
         )
     lead = of_day(asked, keeping_to(asked, lead, by_context), sentences)
+    lead = of_holiday(question, lead, sentences)  # "on Boxing Day?": "on 25 and 26 December"
     reading = by_context.get(id(lead.context))
     return Choice(lead, reading, disagreeing)
 

@@ -21,11 +21,11 @@ from assay.answer.qualifiers import Qualifiers, day_kinds
 from assay.answer.reading import Found
 from assay.judge.schema import Context
 from assay.judge.strength import more_reliable
-from assay.text import stemmed_terms
+from assay.text import holiday_dates, stated_dates, stemmed_terms
 
 __all__ = [
     "ANSWERS_WITHIN", "Sentence", "best_of_passage", "bounding", "costing", "keeping_to", "lead_in",
-    "meeting_case", "of_day", "of_kind", "rule_before_exception", "telling",
+    "meeting_case", "of_day", "of_holiday", "of_kind", "rule_before_exception", "telling",
 ]  # fmt: skip
 
 #: a passage whose best sentence rates at least this share of the best answers too
@@ -114,6 +114,17 @@ def of_day(asked: Qualifiers | None, lead: Sentence, sentences: Sequence[Sentenc
     if not days or not day_kinds(lead.text):
         return lead
     return best_of_passage(lead, sentences, lambda text: bool(days & day_kinds(text)))
+
+
+def of_holiday(question: str, lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
+    """For a question about a holiday on one date ("Is there a ferry on Christmas
+    Day?"), the best-rated sentence of the lead's passage that states its date, when the
+    lead does not: "There are no sailings on 25 December and 1 January", not "On 24 and
+    31 December the last sailing from Mirran leaves at 14:50"."""
+    dates = set(holiday_dates(question).values())
+    if not dates:
+        return lead
+    return best_of_passage(lead, sentences, lambda text: bool(dates & stated_dates(text)))
 
 
 def costing(lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:

@@ -128,19 +128,21 @@ def _route_problems(
         "coverage": coverage_score(query, coverage_texts(admitted))[0],
     }
     untitled = [e.candidate.text for e in admitted]
-    earlier = (  # rows written before coverage read days by their kind, spelled-out
-        # acronyms, left the asker's own figures out, read title paths, or counted frame words
+    earlier = (  # rows written before coverage read holidays by their date, days by
+        # their kind, spelled-out acronyms, left the asker's own figures out, read title
+        # paths, or counted frame words
         coverage_score(
             query, texts, subject_only=subject_only, own_figures=own, acronyms=acronyms,
-            days=False,
+            days=days, holidays=False,
         )[0]
-        for texts, subject_only, own, acronyms in (
-            (coverage_texts(admitted), True, False, True),
-            (coverage_texts(admitted), True, False, False),
-            (coverage_texts(admitted), True, True, False),
-            (coverage_texts(admitted), False, True, False),
-            (untitled, True, True, False),
-            (untitled, False, True, False),
+        for texts, subject_only, own, acronyms, days in (
+            (coverage_texts(admitted), True, False, True, True),
+            (coverage_texts(admitted), True, False, True, False),
+            (coverage_texts(admitted), True, False, False, False),
+            (coverage_texts(admitted), True, True, False, False),
+            (coverage_texts(admitted), False, True, False, False),
+            (untitled, True, True, False, False),
+            (untitled, False, True, False, False),
         )
     )  # fmt: skip
     if round_score(recomputed["coverage"]) != stored.coverage:

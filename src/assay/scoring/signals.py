@@ -33,6 +33,7 @@ from assay.text import (
     ACRONYM,
     content_terms,
     day_kinds,
+    holidays_dated,
     measured_figures,
     spelled_out,
     stem,
@@ -187,6 +188,7 @@ def coverage_score(
     own_figures: bool = False,
     acronyms: bool = True,
     days: bool = True,
+    holidays: bool = True,
 ) -> tuple[float, list[str], list[str]]:
     """Share of the query's meaningful terms found in ``texts`` (R3), with the terms.
 
@@ -199,10 +201,13 @@ def coverage_score(
     asker's number. An acronym of the question that the evidence spells out counts as
     found ("MFA" beside "Multi-factor authentication": :func:`assay.text.spelled_out`), and
     a day the evidence names by its kind counts as found ("weekdays" beside "Monday to
-    Friday", "Sunday" beside "at weekends": :func:`assay.text.day_kinds`).
+    Friday", "Sunday" beside "at weekends": :func:`assay.text.day_kinds`), and so does a
+    holiday the evidence gives by its date ("Boxing Day" beside "25 and 26 December":
+    :func:`assay.text.holidays_dated`).
     ``subject_only=False`` counts every content word always, ``own_figures=True`` those
-    figures too, ``acronyms=False`` no acronym as spelled out and ``days=False`` no day by
-    its kind, as earlier releases did (audit replay of their rows)."""
+    figures too, ``acronyms=False`` no acronym as spelled out, ``days=False`` no day by
+    its kind or date and ``holidays=False`` no holiday by its date, as earlier releases
+    did (audit replay of their rows)."""
     terms = list(dict.fromkeys(content_terms(query)))
     if not own_figures:
         own = measured_figures(query)
@@ -219,6 +224,8 @@ def coverage_score(
     if days:
         stated = {kind for text in texts for kind in day_kinds(text)}
         present |= {stem(t) for t in wanted if day_kinds(t) & stated}
+        if holidays:
+            present |= {stem(t) for t in holidays_dated(query, texts)}
     covered = [t for t in wanted if stem(t) in present]
     missing = [t for t in wanted if stem(t) not in present]
     return len(covered) / len(wanted), covered, missing

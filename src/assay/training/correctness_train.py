@@ -19,9 +19,13 @@ With ``--llm`` the model of :data:`~assay.answer.correctness.LLM_FEATURES`,
 ``assay-correctness-llm``, is fitted instead: each drafted answer's cited passage is
 also read by the chat model at ``ASSAY_LLM_URL`` (``make llm`` serves the local one).
 PolicyQA dev is then not asked (a request per answer); ``make bench-pipeline-llm``
-measures the held-aside sets.
+measures the held-aside sets. That run asks for hours on 2 cores, so with ``--rows`` each
+answer is kept as it comes (:class:`~assay.training.answer_rows.Journal`): a stopped run
+started again with the same ``--rows`` goes on where it stopped. The rows hold one
+relevance model's scores: give each relevance model its own ``--rows`` folder.
 
-    python -m assay.training.correctness_train --data DATA --more DATA_MORE --out DIR [--llm]
+    python -m assay.training.correctness_train --data DATA --more DATA_MORE --out DIR \
+        [--llm] [--rows FOLDER]
 """
 
 from __future__ import annotations
