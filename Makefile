@@ -127,12 +127,13 @@ train-models: install  ## retrain the shipped models: the v1 feature heads (minu
 	$(BIN)/python -m assay.training.correctness_train --data $(DATA) --more $(DATA_MORE) \
 	  --out src/assay/models/shipped/assay-correctness
 
-train-correctness-llm: install  ## refit assay-correctness-llm, which also asks the local LLM (`make llm` builds it) about the cited passage and the answer's first statement (about 90 minutes on 2 cores)
+train-correctness-llm: install  ## refit assay-correctness-llm, which also asks the local LLM (`make llm` builds it) about the cited passage and the answer's first statement (hours on 2 cores: about 30 answers a minute alone; stopped, run it again and it goes on where it stopped)
 	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
 	bash scripts/llm.sh start
 	ASSAY_LLM_URL=$(LLM_URL) ASSAY_LLM_MODEL=$(LLM_MODEL) ASSAY_LLM_TIMEOUT=120 \
 	  $(BIN)/python -m assay.training.correctness_train --data $(DATA) --more $(DATA_MORE) \
-	  --llm --out src/assay/models/shipped/assay-correctness-llm
+	  --llm --rows .cache/answers/llm-$$($(BIN)/python -c "from assay.models.relevance import get_relevance_model as g; print(g('assay-relevance').name.replace('@', '-'))") \
+	  --out src/assay/models/shipped/assay-correctness-llm
 
 QUESTION_MINUTES ?= 0
 

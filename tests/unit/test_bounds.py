@@ -185,7 +185,6 @@ def test_the_answer_quotes_the_case_that_holds_the_asker() -> None:
     assert FULL in answerer.answer("What do I get back if I cancel 9 days before?", [terms]).text
 
 
-
 def test_a_holiday_is_answered_by_the_sentence_giving_its_date() -> None:
     """A ferry timetable of my own: "Is there a ferry on Christmas Day?" quoted the
     Christmas Eve sailings once its holiday was covered by its date."""

@@ -226,7 +226,8 @@ def test_j2_missing_information_names_what_the_query_asks_for() -> None:
     sailings = Context("timetable", "There are no sailings on 25 December and 1 January.")
     assert missing_information("Is there a ferry on Christmas Day?", [sailings]) == []
     assert missing_information("Is there a ferry on Boxing Day?", [sailings]) == [
-        "'Boxing', which the query names", "'Day', which the query names"
+        "'Boxing', which the query names",
+        "'Day', which the query names",
     ]
 
 
