@@ -358,9 +358,10 @@ _MONTHS = (
 ).split()
 #: a date by day and month, a list of days allowed: "25 December", "25 and 26 December",
 #: "December 25"
+_DAY = r"(?<![\d.,])\d{1,2}(?:st|nd|rd|th)?(?![\d.,]\d)"
 _DAYS_OF = re.compile(
-    rf"\b((?:\d{{1,2}}(?:st|nd|rd|th)?\s*(?:,|and|&|or)?\s*)+)({'|'.join(_MONTHS)})\b"
-    rf"|\b({'|'.join(_MONTHS)})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b",
+    rf"({_DAY}(?:(?:\s*,\s*|\s+(?:and|or)\s+|\s*&\s*){_DAY})*)\s+({'|'.join(_MONTHS)})\b"
+    rf"|\b({'|'.join(_MONTHS)})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?![.,]\d)",
     re.I,
 )
 
@@ -386,11 +387,9 @@ def holiday_dates(question: str) -> dict[str, tuple[int, int]]:
 def holidays_dated(question: str, texts: Sequence[str]) -> set[str]:
     """The words of ``question`` that name a holiday whose date ``texts`` state
     (:func:`holiday_dates`): the evidence covers them in its own words."""
-    dates = {d for text in texts for d in stated_dates(text)}
-    return {
-        word for name, date in holiday_dates(question).items() if date in dates
-        for word in content_terms(name)
-    }  # fmt: skip
+    named = holiday_dates(question)
+    dates = {d for text in texts for d in stated_dates(text)} if named else set()
+    return {word for name, date in named.items() if date in dates for word in content_terms(name)}
 
 
 def day_kinds(text: str) -> set[str]:

@@ -29,7 +29,7 @@ from assay.scoring.signals import (
     set_confidence,
     top_gap,
 )
-from assay.text import spelled_out
+from assay.text import spelled_out, stated_dates
 
 unit = st.floats(0.0, 1.0, allow_nan=False)
 
@@ -260,6 +260,21 @@ def test_r3_a_holiday_the_evidence_gives_by_its_date_is_covered() -> None:
     assert "christmas" in coverage_score("Do you take Christmas trees?", [text])[2]
     before = coverage_score("Are there collections on Boxing Day?", [text], holidays=False)
     assert "boxing" in before[2]  # earlier rows replay as written
+
+
+@pytest.mark.parametrize(
+    ("text", "dates"),
+    [
+        ("no collections on 25 and 26 December", {(25, 12), (26, 12)}),
+        ("closed on 24, 25 & 26 December", {(24, 12), (25, 12), (26, 12)}),
+        ("no sailings on 25 December and 1 January", {(25, 12), (1, 1)}),
+        ("open again December 27th", {(27, 12)}),
+        ("Q4 2026 December figures", set()),  # a year is no day
+        ("1.5 December", set()),
+    ],
+)  # fmt: skip
+def test_a_date_is_read_by_its_day_and_month(text: str, dates: set[tuple[int, int]]) -> None:
+    assert stated_dates(text) == dates
 
 
 def test_r3_an_acronym_the_evidence_spells_out_is_covered() -> None:

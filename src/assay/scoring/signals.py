@@ -206,8 +206,8 @@ def coverage_score(
     :func:`assay.text.holidays_dated`).
     ``subject_only=False`` counts every content word always, ``own_figures=True`` those
     figures too, ``acronyms=False`` no acronym as spelled out, ``days=False`` no day by
-    its kind or date and ``holidays=False`` no holiday by its date, as earlier releases
-    did (audit replay of their rows)."""
+    its kind (nor a holiday by its date) and ``holidays=False`` no holiday by its date, as
+    earlier releases did (audit replay of their rows)."""
     terms = list(dict.fromkeys(content_terms(query)))
     if not own_figures:
         own = measured_figures(query)
