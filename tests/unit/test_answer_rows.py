@@ -174,8 +174,8 @@ def test_kept_rows_are_asked_once_and_then_read_back(tmp_path: Path) -> None:
 
 def test_a_stopped_collection_goes_on_where_it_stopped(tmp_path: Path) -> None:
     """Rows kept as they are asked are taken back in the order asked; at the first
-    question asked otherwise the rest no longer applies and is dropped; a finished
-    collection removes its journal."""
+    question asked otherwise the rest no longer applies and is dropped, as is a last line
+    half written when the run stopped; a finished collection removes its journal."""
     path = journal_path(tmp_path, "squad", llm=True)
     assert path == tmp_path / "squad-llm.asking.jsonl"
 
@@ -192,7 +192,13 @@ def test_a_stopped_collection_goes_on_where_it_stopped(tmp_path: Path) -> None:
     assert again.take("squad", "present", "A?", "financial") is None  # asked otherwise
     again.add(row("A?", "financial"))
     assert read_rows(path) == [row("A?"), row("A?", "financial")]
-    again.close()
+    again.add(row("B?", "financial"))
+    with path.open("a") as file:
+        file.write('{"dataset": "squad", "cond')  # stopped while writing
+    resumed = Journal(path)
+    assert resumed.take("squad", "present", "A?", "informational") == row("A?")
+    assert read_rows(path) == [row("A?"), row("A?", "financial"), row("B?", "financial")]
+    resumed.close()
     assert not path.exists()
     nothing_kept = Journal(None)
     assert nothing_kept.take("squad", "present", "A?", "informational") is None

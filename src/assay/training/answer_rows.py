@@ -403,13 +403,23 @@ class Journal:
     where it stopped instead of asking everything again.
 
     A run that asks in the same order as the stopped one takes its rows back in order
-    (:meth:`take`); at the first row asked otherwise, what follows in the file no longer
-    applies and is dropped. Without a path nothing is kept."""
+    (:meth:`take`), as they were asked (by the code of that run); at the first row asked
+    otherwise, what follows in the file no longer applies and is dropped, and so is a
+    last line the stopped run did not finish writing. Without a path nothing is kept."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
-        self._rows = read_rows(path) if path is not None and path.is_file() else []
+        self._rows: list[AnswerRow] = []
         self._next = 0
+        lines = path.read_text().splitlines() if path is not None and path.is_file() else []
+        for n, line in enumerate(lines):
+            try:
+                self._rows.append(AnswerRow(**json.loads(line)))
+            except (json.JSONDecodeError, TypeError):
+                if n < len(lines) - 1:
+                    raise
+                assert path is not None
+                write_rows(path, self._rows)  # the stopped run's half-written last line
 
     def take(self, dataset: str, condition: str, question: str, policy: str) -> AnswerRow | None:
         """The kept row of this question if it is the next one kept, else ``None``."""
