@@ -392,6 +392,34 @@ def holidays_dated(question: str, texts: Sequence[str]) -> set[str]:
     return {word for name, date in named.items() if date in dates for word in content_terms(name)}
 
 
+#: the member states of the European Union (since 2020), and Europe's other countries: a
+#: question names the country ("Can I drive the car to France?"), terms name the group
+#: ("Cars may be taken to EU countries")
+_EU = frozenset(
+    "austria belgium bulgaria croatia cyprus czechia czech denmark estonia finland france "
+    "germany greece hungary ireland italy latvia lithuania luxembourg malta netherlands "
+    "holland poland portugal romania slovakia slovenia spain sweden".split()
+)
+_EUROPE = _EU | frozenset(
+    "albania andorra bosnia britain england iceland kosovo liechtenstein macedonia moldova "
+    "monaco montenegro norway scotland serbia switzerland ukraine uk wales".split()
+)
+_GROUPS = (
+    (re.compile(r"\b(?:EU|E\.U\.|European\s+Union|EEA|Schengen)\b", re.I), _EU),
+    (re.compile(r"\bEurope(?:an)?\b", re.I), _EUROPE),
+)
+
+
+def countries_grouped(question: str, texts: Sequence[str]) -> set[str]:
+    """The countries ``question`` names ("France") that belong to a group ``texts`` name
+    ("EU countries", "anywhere in Europe"): the evidence covers them in its own words."""
+    named = {t for t in content_terms(question) if t in _EUROPE}
+    if not named:
+        return set()
+    groups = [members for pattern, members in _GROUPS if any(pattern.search(t) for t in texts)]
+    return {t for t in named if any(t in members for members in groups)}
+
+
 def day_kinds(text: str) -> set[str]:
     """The kinds of day ``text`` names: "weekday" (Monday to Friday), "weekend"."""
     return {

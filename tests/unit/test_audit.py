@@ -366,3 +366,18 @@ def test_b2_rows_whose_coverage_did_not_read_holidays_by_their_date_still_replay
     payload = _asked_row(tmp_path, "Holidays", text, question)
     legacy = coverage_score(question, [f"Holidays\n{text}"], holidays=False)[0]
     _replays_with_earlier_coverage(payload, question, round_score(legacy))
+
+
+def test_b2_rows_whose_coverage_did_not_read_countries_by_their_group_still_replay(
+    tmp_path: Path,
+) -> None:
+    """Coverage reads "France" as one of "EU countries" since 2026-12-07; a row written
+    before, whose coverage missed it, still verifies."""
+    from assay.scoring.signals import coverage_score
+    from assay.types import round_score
+
+    text = "Cars may be taken to EU countries for a foreign use fee of £60."
+    question = "Can I take the car to France?"
+    payload = _asked_row(tmp_path, "Driving abroad", text, question)
+    legacy = coverage_score(question, [f"Driving abroad\n{text}"], places=False)[0]
+    _replays_with_earlier_coverage(payload, question, round_score(legacy))

@@ -225,6 +225,12 @@ def test_j2_missing_information_names_what_the_query_asks_for() -> None:
     # a holiday on one date is held by a context giving the date
     sailings = Context("timetable", "There are no sailings on 25 December and 1 January.")
     assert missing_information("Is there a ferry on Christmas Day?", [sailings]) == []
+    # and a country by a group that the context names
+    abroad = Context("terms", "Yes, to EU countries, if you tell us when you book.")
+    assert missing_information("Can I drive the car to France?", [abroad]) == []
+    assert missing_information("Can I drive the car to Norway?", [abroad]) == [
+        "'Norway', which the query names"
+    ]
     assert missing_information("Is there a ferry on Boxing Day?", [sailings]) == [
         "'Boxing', which the query names",
         "'Day', which the query names",

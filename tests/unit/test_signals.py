@@ -262,6 +262,20 @@ def test_r3_a_holiday_the_evidence_gives_by_its_date_is_covered() -> None:
     assert "boxing" in before[2]  # earlier rows replay as written
 
 
+def test_r3_a_country_the_evidence_names_by_its_group_is_covered() -> None:
+    """A car hire's terms: "Can I drive the car to France?" was asked back ("The
+    documents may not cover France") beside "Yes, to EU countries, if you tell us when you
+    book"; a country outside the group stays missing."""
+    text = "Yes, you can drive the car to EU countries, if you tell us when you book."
+    _, covered, missing = coverage_score("Can I drive the car to France?", [text])
+    assert "france" in covered and not missing
+    assert "norway" in coverage_score("Can I drive the car to Norway?", [text])[2]
+    assert "norway" in coverage_score("Can I drive to Norway?", ["Anywhere in Europe."])[1]
+    assert "usa" in coverage_score("Can I drive to the USA?", [text])[2]
+    before = coverage_score("Can I drive the car to France?", [text], places=False)
+    assert "france" in before[2]  # earlier rows replay as written
+
+
 @pytest.mark.parametrize(
     ("text", "dates"),
     [

@@ -128,12 +128,12 @@ def _route_problems(
         "coverage": coverage_score(query, coverage_texts(admitted))[0],
     }
     untitled = [e.candidate.text for e in admitted]
-    earlier = (  # rows written before coverage read holidays by their date, days by
-        # their kind, spelled-out acronyms, left the asker's own figures out, read title
-        # paths, or counted frame words
+    earlier = (  # rows written before coverage read countries by their group and
+        # holidays by their date, days by their kind, spelled-out acronyms, left the
+        # asker's own figures out, read title paths, or counted frame words
         coverage_score(
             query, texts, subject_only=subject_only, own_figures=own, acronyms=acronyms,
-            days=days, holidays=False,
+            days=days, holidays=False, places=False,
         )[0]
         for texts, subject_only, own, acronyms, days in (
             (coverage_texts(admitted), True, False, True, True),

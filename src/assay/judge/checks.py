@@ -38,6 +38,7 @@ from assay.text import (
     SENTENCE_BREAK,
     YEAR,
     content_terms,
+    countries_grouped,
     holidays_dated,
     measured_figures,
     stem,
@@ -226,7 +227,7 @@ def missing_information(query: str, contexts: Sequence[Context]) -> list[str]:
             continue
         if measured.get(figure, "") not in units:
             missing.append(f"the figure {figure} the query names")
-    dated = holidays_dated(query, texts)
+    dated = holidays_dated(query, texts) | countries_grouped(query, texts)
     names = [
         m.group(0)
         for m in _NAME.finditer(query)
@@ -244,7 +245,8 @@ def missing_information(query: str, contexts: Sequence[Context]) -> list[str]:
             # and "in January?" by "from 1 December to 28 February": the span says whether
             # the month falls in it
             or (MONTH.fullmatch(name) is not None and any(_MONTH_SPAN.search(t) for t in texts))
-            # and "on Boxing Day?" by "no collections on 25 and 26 December"
+            # and "on Boxing Day?" by "no collections on 25 and 26 December", "to France?"
+            # by "to EU countries"
             or bool(set(content_terms(name)) & dated)
         )
         if not held and not YEAR.fullmatch(name):

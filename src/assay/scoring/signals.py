@@ -32,6 +32,7 @@ from assay.errors import InvalidInputError
 from assay.text import (
     ACRONYM,
     content_terms,
+    countries_grouped,
     day_kinds,
     holidays_dated,
     measured_figures,
@@ -189,6 +190,7 @@ def coverage_score(
     acronyms: bool = True,
     days: bool = True,
     holidays: bool = True,
+    places: bool = True,
 ) -> tuple[float, list[str], list[str]]:
     """Share of the query's meaningful terms found in ``texts`` (R3), with the terms.
 
@@ -201,13 +203,15 @@ def coverage_score(
     asker's number. An acronym of the question that the evidence spells out counts as
     found ("MFA" beside "Multi-factor authentication": :func:`assay.text.spelled_out`), and
     a day the evidence names by its kind counts as found ("weekdays" beside "Monday to
-    Friday", "Sunday" beside "at weekends": :func:`assay.text.day_kinds`), and so does a
+    Friday", "Sunday" beside "at weekends": :func:`assay.text.day_kinds`), and so do a
     holiday the evidence gives by its date ("Boxing Day" beside "25 and 26 December":
-    :func:`assay.text.holidays_dated`).
+    :func:`assay.text.holidays_dated`) and a country the evidence names by its group
+    ("France" beside "EU countries": :func:`assay.text.countries_grouped`).
     ``subject_only=False`` counts every content word always, ``own_figures=True`` those
     figures too, ``acronyms=False`` no acronym as spelled out, ``days=False`` no day by
-    its kind (nor a holiday by its date) and ``holidays=False`` no holiday by its date, as
-    earlier releases did (audit replay of their rows)."""
+    its kind (nor a holiday by its date), ``holidays=False`` no holiday by its date and
+    ``places=False`` no country by its group, as earlier releases did (audit replay of
+    their rows)."""
     terms = list(dict.fromkeys(content_terms(query)))
     if not own_figures:
         own = measured_figures(query)
@@ -226,6 +230,8 @@ def coverage_score(
         present |= {stem(t) for t in wanted if day_kinds(t) & stated}
         if holidays:
             present |= {stem(t) for t in holidays_dated(query, texts)}
+    if places:
+        present |= {stem(t) for t in countries_grouped(query, texts)}
     covered = [t for t in wanted if stem(t) in present]
     missing = [t for t in wanted if stem(t) not in present]
     return len(covered) / len(wanted), covered, missing
