@@ -404,20 +404,41 @@ _EUROPE = _EU | frozenset(
     "albania andorra bosnia britain england iceland kosovo liechtenstein macedonia moldova "
     "monaco montenegro norway scotland serbia switzerland ukraine uk wales".split()
 )
-_GROUPS = (
-    (re.compile(r"\b(?:EU|E\.U\.|European\s+Union|EEA|Schengen)\b", re.I), _EU),
+#: countries often travelled to from Europe, outside it
+_ELSEWHERE = frozenset(
+    "usa america canada mexico brazil argentina australia zealand japan china india "
+    "thailand vietnam indonesia singapore malaysia turkey morocco egypt tunisia uae dubai "
+    "israel jordan kenya tanzania".split()
+)
+_EU_NAMES = r"(?:the\s+)?(?:EU|E\.U\.|European\s+Union|EEA)"
+#: a group of countries by what they lie outside: "outside the EU", "rest of the world"
+_OUTSIDE = (
+    (re.compile(rf"\b(?:outside|beyond)\s+{_EU_NAMES}\b", re.I), (_EUROPE - _EU) | _ELSEWHERE),
+    (re.compile(r"\b(?:outside|beyond)\s+Europe\b|\brest\s+of\s+the\s+world\b", re.I),
+     _ELSEWHERE),
+)  # fmt: skip
+#: a group of countries by name: "EU countries", "anywhere in Europe"
+_WITHIN = (
+    (re.compile(rf"\b{_EU_NAMES}\b|\bSchengen\b", re.I), _EU),
     (re.compile(r"\bEurope(?:an)?\b", re.I), _EUROPE),
 )
 
 
 def countries_grouped(question: str, texts: Sequence[str]) -> set[str]:
-    """The countries ``question`` names ("France") that belong to a group ``texts`` name
-    ("EU countries", "anywhere in Europe"): the evidence covers them in its own words."""
-    named = {t for t in content_terms(question) if t in _EUROPE}
+    """The countries ``question`` names ("France", "the USA") that belong to a group
+    ``texts`` name ("EU countries", "anywhere in Europe", "outside the EU"): the evidence
+    covers them in its own words."""
+    named = {t for t in content_terms(question) if t in _EUROPE | _ELSEWHERE}
     if not named:
         return set()
-    groups = [members for pattern, members in _GROUPS if any(pattern.search(t) for t in texts)]
-    return {t for t in named if any(t in members for members in groups)}
+    members: set[str] = set()
+    for text in texts:
+        for pattern, group in _OUTSIDE:
+            if pattern.search(text):
+                members |= group
+                text = pattern.sub(" ", text)  # "outside the EU" names no EU country
+        members |= {t for pattern, group in _WITHIN if pattern.search(text) for t in group}
+    return named & members
 
 
 def day_kinds(text: str) -> set[str]:

@@ -272,6 +272,9 @@ def test_r3_a_country_the_evidence_names_by_its_group_is_covered() -> None:
     assert "norway" in coverage_score("Can I drive the car to Norway?", [text])[2]
     assert "norway" in coverage_score("Can I drive to Norway?", ["Anywhere in Europe."])[1]
     assert "usa" in coverage_score("Can I drive to the USA?", [text])[2]
+    outside = "Outside the EU, calls cost £1.50 a minute."  # names no EU country
+    assert "spain" in coverage_score("What do calls cost in Spain?", [outside])[2]
+    assert "usa" in coverage_score("What do calls cost in the USA?", [outside])[1]
     before = coverage_score("Can I drive the car to France?", [text], places=False)
     assert "france" in before[2]  # earlier rows replay as written
 
