@@ -175,6 +175,13 @@ def test_the_lead_moves_to_the_case_that_holds_the_asker() -> None:
     assert meeting_case("What do I get back if I cancel 9 days before?", full, [full, half]) == full
     other = Context("faq", HALF, 0.7, "FAQ", "faq")
     assert meeting_case(CANCEL, full, [full, Sentence(other, 0, len(HALF), 0.7)]) == full
+    # a question whether something holds is answered by the case that leaves it out
+    sale, unused = "Sale items can be returned within 14 days.", "Unused items: within 30 days."
+    returns = Context("returns", f"{unused} {sale}", 0.75, "Returns")
+    rule = Sentence(returns, len(unused) + 1, len(unused) + 1 + len(sale), 0.6)
+    others = Sentence(returns, 0, len(unused), 0.5)
+    asked = "I bought a sale item 20 days ago, can I still return it?"
+    assert meeting_case(asked, rule, [rule, others]) == rule
 
 
 def test_the_answer_quotes_the_case_that_holds_the_asker() -> None:

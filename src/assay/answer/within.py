@@ -66,15 +66,25 @@ def of_kind(
     return best_of_passage(lead, sentences, kind.found_in)
 
 
+#: a clause asking whether something holds, also after a comma: "..., can I return it?"
+_ASKS_WHETHER = re.compile(
+    r"(?:^|[,.;:!?]\s*)\W*(?:can|could|may|might|must|should|shall|is|are|was|were|do|does|"
+    r"did|will|would|has|have)\s+(?:I|we|you|he|she|it|they|my|our|the|this|that)\b",
+    re.I,
+)
+
+
 def meeting_case(question: str, lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
     """The best-rated sentence of the lead's passage whose bounded case holds the
     quantity the asker states, when the lead's case leaves it out
     (:func:`~assay.answer.bounds.meets_condition`): for "What do I get back if I cancel
     three days before I travel?", "If you cancel less than 7 days before, we refund half
     the fare", not "If you cancel 7 days or more before departure you get a full refund",
-    which the relevance model rates higher. Not for a yes-or-no question, which the
-    case that leaves the asker out may answer ("No: only within 14 days")."""
-    if meets_condition(question, lead.text) is not False:
+    which the relevance model rates higher. Not for a question whether something holds,
+    which the case that leaves the asker out may answer: "I bought a sale item 20 days
+    ago, can I still return it?" is answered by "Sale items can be returned within 14
+    days", not by "You can return unused items within 30 days"."""
+    if _ASKS_WHETHER.search(question) or meets_condition(question, lead.text) is not False:
         return lead
     meeting = [
         s for s in sentences if s.context is lead.context and meets_condition(question, s.text)
