@@ -127,7 +127,7 @@ train-models: install  ## retrain the shipped models: the v1 feature heads (minu
 	$(BIN)/python -m assay.training.correctness_train --data $(DATA) --more $(DATA_MORE) \
 	  --out src/assay/models/shipped/assay-correctness
 
-train-correctness-llm: install  ## refit assay-correctness-llm, which also asks the local LLM (`make llm` builds it) about the cited passage and the answer's first statement (hours on 2 cores: about 28 answers a minute alone; stopped, run it again and it goes on where it stopped)
+train-correctness-llm: install  ## refit assay-correctness-llm, which also asks the local LLM (`make llm` builds it) about the cited passage and the answer's first statement (hours on 2 cores: 20 to 30 answers a minute alone; stopped, run it again and it goes on where it stopped)
 	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
 	bash scripts/llm.sh start
 	ASSAY_LLM_URL=$(LLM_URL) ASSAY_LLM_MODEL=$(LLM_MODEL) ASSAY_LLM_TIMEOUT=120 \
