@@ -353,31 +353,25 @@ def test_b2_rows_whose_coverage_counted_frame_words_still_replay(tmp_path: Path)
     _replays_with_earlier_coverage(payload, question, round_score(legacy))
 
 
-def test_b2_rows_whose_coverage_did_not_read_holidays_by_their_date_still_replay(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    ("heading", "text", "question", "before"),
+    [
+        # "Boxing Day" read as "26 December" since 2026-12-07
+        ("Holidays", "There are no collections on 25 and 26 December.",
+         "Are there collections on Boxing Day?", {"holidays": False}),
+        # "France" read as one of "EU countries" since 2026-12-07
+        ("Driving abroad", "Cars may be taken to EU countries for a foreign use fee of £60.",
+         "Can I take the car to France?", {"places": False}),
+    ],
+)  # fmt: skip
+def test_b2_rows_whose_coverage_missed_a_day_or_place_in_other_words_still_replay(
+    tmp_path: Path, heading: str, text: str, question: str, before: dict[str, bool]
 ) -> None:
-    """Coverage reads "Boxing Day" as "26 December" since 2026-12-07; a row written
-    before, whose coverage missed it, still verifies."""
+    """A row written before coverage read a holiday by its date or a country by its
+    group, whose coverage missed it, still verifies."""
     from assay.scoring.signals import coverage_score
     from assay.types import round_score
 
-    text = "There are no collections on 25 and 26 December."
-    question = "Are there collections on Boxing Day?"
-    payload = _asked_row(tmp_path, "Holidays", text, question)
-    legacy = coverage_score(question, [f"Holidays\n{text}"], holidays=False)[0]
-    _replays_with_earlier_coverage(payload, question, round_score(legacy))
-
-
-def test_b2_rows_whose_coverage_did_not_read_countries_by_their_group_still_replay(
-    tmp_path: Path,
-) -> None:
-    """Coverage reads "France" as one of "EU countries" since 2026-12-07; a row written
-    before, whose coverage missed it, still verifies."""
-    from assay.scoring.signals import coverage_score
-    from assay.types import round_score
-
-    text = "Cars may be taken to EU countries for a foreign use fee of £60."
-    question = "Can I take the car to France?"
-    payload = _asked_row(tmp_path, "Driving abroad", text, question)
-    legacy = coverage_score(question, [f"Driving abroad\n{text}"], places=False)[0]
+    payload = _asked_row(tmp_path, heading, text, question)
+    legacy = coverage_score(question, [f"{heading}\n{text}"], **before)[0]
     _replays_with_earlier_coverage(payload, question, round_score(legacy))
