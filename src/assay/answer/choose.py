@@ -226,8 +226,7 @@ def choose(
         lead = costing(lead, sentences)
     elif asks_limit(question):
         lead = bounding(lead, sentences)
-    if not yes_no:  # "if I cancel three days before": the case that holds the asker
-        lead = meeting_case(question, lead, sentences)
+    lead = meeting_case(question, lead, sentences)  # "if I cancel three days before"
     heard = [*rated.values(), *aside]
     disagreeing = disagreement.disagreeing(
         question, lead, found, heard, best, kind, yes_no=yes_no, by_context=by_context
