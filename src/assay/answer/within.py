@@ -86,10 +86,7 @@ def meeting_case(question: str, lead: Sentence, sentences: Sequence[Sentence]) -
     days", not by "You can return unused items within 30 days"."""
     if _ASKS_WHETHER.search(question) or meets_condition(question, lead.text) is not False:
         return lead
-    meeting = [
-        s for s in sentences if s.context is lead.context and meets_condition(question, s.text)
-    ]
-    return max(meeting, key=lambda s: s.score) if meeting else lead
+    return best_of_passage(lead, sentences, lambda text: meets_condition(question, text) is True)
 
 
 def best_of_passage(
