@@ -23,7 +23,7 @@ _WORD = re.compile(r"\w+")
 # English stopwords plus question words and fillers that say nothing about the topic.
 _STOPWORDS = frozenset(
     """
-    a about all also an and any are as at be been but by can could did do does for from
+    a about all also am an and any are as at be been but by can could did do does for from
     get gets getting got had has have he her here hers him his how i if in into is it
     its just know many may me might much must my no not of on one or our please shall
     she should so some such tell than that the their them then there these they this

@@ -362,13 +362,16 @@ def test_b2_rows_whose_coverage_counted_frame_words_still_replay(tmp_path: Path)
         # "France" read as one of "EU countries" since 2026-12-07
         ("Driving abroad", "Cars may be taken to EU countries for a foreign use fee of £60.",
          "Can I take the car to France?", {"places": False}),
+        # "evening" read as "18:00" since 2026-12-07, later
+        ("Opening hours", "The shop closes at 6pm from Monday to Saturday.",
+         "What time does the shop close in the evening?", {"times": False}),
     ],
 )  # fmt: skip
 def test_b2_rows_whose_coverage_missed_a_day_or_place_in_other_words_still_replay(
     tmp_path: Path, heading: str, text: str, question: str, before: dict[str, bool]
 ) -> None:
-    """A row written before coverage read a holiday by its date or a country by its
-    group, whose coverage missed it, still verifies."""
+    """A row written before coverage read a holiday by its date, a country by its group
+    or a part of the day by its clock times, whose coverage missed it, still verifies."""
     from assay.scoring.signals import coverage_score
     from assay.types import round_score
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from assay.answer.expected import expected_kind
 from assay.answer.gaps import evidence_gaps, subject_terms
-from assay.answer.short import short_answer
+from assay.answer.short import lead_value, short_answer
 
 
 def test_a_hedge_never_names_the_words_that_frame_the_question() -> None:
@@ -107,6 +108,13 @@ def test_subject_terms_keep_names_and_things() -> None:
          "From October to March it is open 8am to 4pm.", "4pm"),
         ("What time do the gates open?", "Gates open 06:30 to 21:00 on weekdays.", "06:30"),
         ("What time is the desk staffed?", "It is staffed 8am to 4pm.", "8am to 4pm"),
+        # opening hours ask for both ends (a nursery's handbook of my own: "50 weeks a year"
+        # led), and so does "When is it open?"
+        ("What are your opening hours?",
+         "The nursery is open Monday to Friday, 08:00 to 18:00, for 50 weeks a year.",
+         "08:00 to 18:00"),
+        ("What time is the laundry room open?",
+         "The laundry room is open from 08:00 to 21:00.", "08:00 to 21:00"),
         ("What colour is the pack?", "The pack is 2.1 kg of blue plastic.", None),  # no type
         ("When was it built?", "It was built long ago.", None),  # the sentence holds none
         ("Who founded Warsaw?", "Warsaw was founded by Boleslaw or by Konrad.", None),
@@ -165,3 +173,23 @@ def test_of_coordinated_values_the_one_in_the_part_about_the_asked_thing(
         )
         == day
     )
+
+
+@pytest.mark.parametrize(
+    ("question", "span", "expected"),
+    [
+        ("What time do you close?", "Monday to Friday, 08:00 to 18:00", "18:00"),
+        ("What time do you open?", "Monday to Friday, 08:00 to 18:00", "08:00"),
+        ("When is the nursery open?", "Monday to Friday, 08:00 to 18:00",
+         "Monday to Friday, 08:00 to 18:00"),
+        ("What are your opening hours?", "50 weeks a year", "08:00 to 18:00"),
+    ],
+)  # fmt: skip
+def test_the_asked_end_of_the_hours_leads_and_a_span_of_another_kind_does_not(
+    question: str, span: str, expected: str
+) -> None:
+    """A nursery's handbook of my own: "What time do you close?" led with the reader's
+    "Monday to Friday, 08:00 to 18:00", and "What are your opening hours?" with its "50
+    weeks a year", a span that holds no time of day at all."""
+    sentence = "The nursery is open Monday to Friday, 08:00 to 18:00, for 50 weeks a year."
+    assert lead_value(question, sentence, span, expected_kind(question)) == expected

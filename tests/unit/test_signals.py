@@ -262,6 +262,26 @@ def test_r3_a_holiday_the_evidence_gives_by_its_date_is_covered() -> None:
     assert "boxing" in before[2]  # earlier rows replay as written
 
 
+def test_r3_coverage_never_asks_for_a_form_of_to_be() -> None:
+    """A nursery's handbook of my own: "What is the charge if I am late picking up?" was
+    asked back for "charge, am, picking": "am" is as empty as "is" and "are"."""
+    _, _, missing = coverage_score("What is the charge if I am late picking up?", ["Late fee"])
+    assert "am" not in missing and "late" not in missing
+
+
+def test_r3_a_part_of_the_day_a_clock_time_of_the_evidence_falls_in_is_covered() -> None:
+    """A nursery's handbook of my own: "What time do you close in the evening?" was asked
+    back ("none that mention evening") beside "open Monday to Friday, 08:00 to 18:00";
+    "£6.00" is a price, no time, and covers no morning."""
+    text = "The nursery is open Monday to Friday, 08:00 to 18:00, for 50 weeks a year."
+    _, covered, missing = coverage_score("What time do you close in the evening?", [text])
+    assert "evening" in covered and not missing
+    assert "night" in coverage_score("Are you open at night?", [text])[2]
+    assert "morning" in coverage_score("Is breakfast served in the morning?", ["£6.00 a day"])[2]
+    before = coverage_score("What time do you close in the evening?", [text], times=False)
+    assert "evening" in before[2]  # earlier rows replay as written
+
+
 def test_r3_a_country_the_evidence_names_by_its_group_is_covered() -> None:
     """A car hire's terms: "Can I drive the car to France?" was asked back ("The
     documents may not cover France") beside "Yes, to EU countries, if you tell us when you

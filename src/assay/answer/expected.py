@@ -174,8 +174,12 @@ MONEY = _KINDS["money"]
 DURATION = _KINDS["duration"]
 
 _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
+    # "What are your opening hours?": the hours of a day ("08:00 to 18:00"), not the
+    # weeks of a year beside them
     (re.compile(r"\b(?:at|by|until|from)\s+what\s+time\b|^\W*what\s+time\b(?!\s+(?:period|"
-                r"frame|span|scale|zone|of\s+(?:the\s+)?(?:year|month|week)))", re.I), "clock"),
+                r"frame|span|scale|zone|of\s+(?:the\s+)?(?:year|month|week)))"
+                r"|\b(?:opening|office|business|visiting|surgery)\s+(?:hours|times)\b", re.I),
+     "clock"),
     # "when will I get my final bill?": what the asker waits for, told as a date or as a
     # time limit ("within 6 weeks"), as "by when" is
     (re.compile(r"(?:^|[.;:!?]\s+)\W*when\s+(?:will|would|should|must|shall)\s+"

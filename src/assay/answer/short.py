@@ -45,9 +45,11 @@ _CLOCK = (
     r"(?:\b\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\b\.?|noon|midday|midnight)|\b\d{1,2}[:.]\d{2}\b)"
 )
 #: a question about when something ends ("What time does it close?") or starts: of a
-#: span of hours, the end or the start answers it
+#: span of hours, the end or the start answers it; "opening hours" asks for both
 _CLOSES = re.compile(r"\b(?:clos\w*|shut\w*|end\w*|finish\w*|until|till)\b", re.I)
-_OPENS = re.compile(r"\b(?:open\w*|start\w*|begin\w*|from)\b", re.I)
+_OPENS = re.compile(r"\b(?:open\w*|start\w*|begin\w*|from)\b(?!\s+(?:hours|times)\b)", re.I)
+#: "When is the laundry room open?" asks for the hours it is open, not when it opens
+_OPEN_STATE = re.compile(r"\b(?:is|are|be|stays?)\b[^?]*\bopen\b", re.I)
 _HOURS = re.compile(rf"({_CLOCK})\s*(?:-|\u2013|to|until)\s*({_CLOCK})", re.I)
 #: what a window of time follows: "full pay for up to 10 working days in any 12-month
 #: period" is 10 working days long, counted in a window of 12 months
@@ -238,12 +240,28 @@ def short_answer(question: str, sentence: str) -> str | None:
     if best is None or (kind.name == "name" and candidates > 1):
         return None  # of several names, the nearest is too often the wrong one
     if kind.name == "clock" and (hours := _HOURS.fullmatch(best[2])):
-        closes, opens = _CLOSES.search(question), _OPENS.search(question)
-        if closes and not opens:
-            return hours.group(2)  # "4pm" of "8am to 4pm" for "What time does it close?"
-        if opens and not closes:
-            return hours.group(1)
+        end = _asks_end(question)
+        if end is not None:  # "4pm" of "8am to 4pm" for "What time does it close?"
+            return hours.group(end)
     return best[2]
+
+
+def _asks_end(question: str) -> int | None:
+    """Which end of a span of hours ``question`` asks for: 2 when it asks when something
+    closes or ends, 1 when it opens or starts, ``None`` when it asks for both or
+    neither ("What are the opening hours?", "When is it open?")."""
+    closes = _CLOSES.search(question) is not None
+    opens = _OPENS.search(question) is not None and not _OPEN_STATE.search(question)
+    if closes != opens:
+        return 2 if closes else 1
+    return None
+
+
+def _end_of_hours(question: str, value: str, span: str) -> bool:
+    """Whether ``value`` is the end of a span of hours in ``span`` that ``question`` asks
+    for: "18:00" of "08:00 to 18:00" for "What time do you close?"."""
+    hours, end = _HOURS.search(span), _asks_end(question)
+    return hours is not None and end is not None and value == hours.group(end)
 
 
 SHORT_WORDS = 10  #: a longer reader span is no short answer
@@ -279,8 +297,15 @@ def lead_value(
                 return typed  # "10 working days", not the reader's "12-month period"
             if typed is not None and duration and _runs_on(typed, span):
                 return typed  # "6 months", not "6 months of employment are a ... period"
+            if typed is not None and kind is not None and not kind.found_in(span):
+                return typed  # "08:00 to 18:00" for the hours, not the reader's "50 weeks"
             if typed is not None and typed not in span and span not in typed:
                 return None  # two values, the reader's and the one near the question's words
+            clock = kind is not None and kind.name == "clock"
+            if typed is not None and (
+                (clock and _runs_on(typed, span)) or _end_of_hours(question, typed, span)
+            ):
+                return typed  # "18:00" of "Monday to Friday, 08:00 to 18:00" for "close"
             if typed is not None and span in typed and figures(typed) == figures(span):
                 return typed  # the whole value: "once every 3 months", not "3 months"
             return span

@@ -41,6 +41,7 @@ from assay.text import (
     subject_terms,
     titled,
 )
+from assay.times_of_day import parts_timed
 from assay.types import Evidence, check_unit_interval, round_score
 
 if TYPE_CHECKING:  # numpy loads where the signals are computed, not where policies are read
@@ -191,6 +192,7 @@ def coverage_score(
     days: bool = True,
     holidays: bool = True,
     places: bool = True,
+    times: bool = True,
 ) -> tuple[float, list[str], list[str]]:
     """Share of the query's meaningful terms found in ``texts`` (R3), with the terms.
 
@@ -206,12 +208,14 @@ def coverage_score(
     Friday", "Sunday" beside "at weekends": :func:`assay.text.day_kinds`), and so do a
     holiday the evidence gives by its date ("Boxing Day" beside "25 and 26 December":
     :func:`assay.text.holidays_dated`) and a country the evidence names by its group
-    ("France" beside "EU countries": :func:`assay.text.countries_grouped`).
+    ("France" beside "EU countries": :func:`assay.text.countries_grouped`), and a part of
+    the day a clock time of the evidence falls in, or the closing a span of hours gives
+    ("evening", "close" beside "08:00 to 18:00": :func:`assay.times_of_day.parts_timed`).
     ``subject_only=False`` counts every content word always, ``own_figures=True`` those
     figures too, ``acronyms=False`` no acronym as spelled out, ``days=False`` no day by
     its kind (nor a holiday by its date), ``holidays=False`` no holiday by its date and
-    ``places=False`` no country by its group, as earlier releases did (audit replay of
-    their rows)."""
+    ``places=False`` no country by its group and ``times=False`` no part of the day by
+    its clock times, as earlier releases did (audit replay of their rows)."""
     terms = list(dict.fromkeys(content_terms(query)))
     if not own_figures:
         own = measured_figures(query)
@@ -232,6 +236,8 @@ def coverage_score(
             present |= {stem(t) for t in holidays_dated(query, texts)}
     if places:
         present |= {stem(t) for t in countries_grouped(query, texts)}
+    if times:
+        present |= {stem(t) for t in parts_timed(wanted, texts)}
     covered = [t for t in wanted if stem(t) in present]
     missing = [t for t in wanted if stem(t) not in present]
     return len(covered) / len(wanted), covered, missing
