@@ -154,6 +154,14 @@ HALF = "If you cancel less than 7 days before, we refund half the fare."
         ("I've worked here for 8 months.", "Once you have worked at least 12 months.", False),
         ("I've worked here for 8 months.", "Trips of 10 days or more.", None),  # other unit
         ("What does it cost?", FULL, None),  # the asker states no quantity
+        # an age a rule starts or stops at (a pet insurer's summary of my own)
+        ("Can I insure my 12 year old dog?", "Until your pet is 10 years old.", False),
+        ("Can I insure my 12 year old dog?", "We insure dogs from 8 weeks old.", None),
+        ("Can I insure my 6 week old puppy?", "We insure dogs from 8 weeks old.", False),
+        ("Can my 17-year-old hire an e-bike?", "Riders aged 18 or over.", False),
+        ("Can my 70-year-old mum come?", "Seniors aged 65 and over.", True),
+        ("Can my 12 year old swim alone?", "Children aged under 16 need an adult.", True),
+        ("Can my 12 year old swim alone?", "Under the age of 8, with an adult.", False),
     ],
 )  # fmt: skip
 def test_the_case_of_a_rule_that_holds_the_askers_quantity_is_found(
@@ -182,6 +190,29 @@ def test_the_lead_moves_to_the_case_that_holds_the_asker() -> None:
     others = Sentence(returns, 0, len(unused), 0.5)
     asked = "I bought a sale item 20 days ago, can I still return it?"
     assert meeting_case(asked, rule, [rule, others]) == rule
+
+
+def test_a_question_whether_quotes_the_sentence_that_bounds_the_askers_quantity() -> None:
+    """A pet insurer's summary of my own: "Can I insure my 12 year old dog?" was published
+    as "We insure cats and dogs from 8 weeks old", beside the sentence that answers it; a
+    bike share's "aged 18 or over" keeps the lead over "at least 16 years old"."""
+    youngest, oldest = (
+        "We insure cats and dogs from 8 weeks old.",
+        ("A new policy can be taken out until your pet is 10 years old."),
+    )
+    ages = Context("summary", f"{youngest} {oldest}", 0.7, "Cover summary > Ages")
+    first = Sentence(ages, 0, len(youngest), 0.7)
+    second = Sentence(ages, len(youngest) + 1, len(youngest) + 1 + len(oldest), 0.4)
+    assert meeting_case("Can I insure my 12 year old dog?", first, [first, second]) == second
+    assert meeting_case("Can I insure my dog?", first, [first, second]) == first
+    adults, anyone = (
+        "E-bikes may only be hired by riders aged 18 or over.",
+        ("You must be at least 16 years old to hire a bike."),
+    )
+    hire = Context("terms", f"{anyone} {adults}", 0.7, "Terms > Who can hire")
+    rule = Sentence(hire, len(anyone) + 1, len(anyone) + 1 + len(adults), 0.6)
+    other = Sentence(hire, 0, len(anyone), 0.5)
+    assert meeting_case("Can my 17-year-old hire an e-bike?", rule, [rule, other]) == rule
 
 
 def test_the_answer_quotes_the_case_that_holds_the_asker() -> None:

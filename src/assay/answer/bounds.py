@@ -182,10 +182,26 @@ def _holds(value: float, words: str, limit: float) -> bool:
     return value <= limit  # up to, at most, within, or less, and under
 
 
+#: an age a rule starts or stops at: "from 8 weeks old", "until your pet is 10 years old"
+_AGE = re.compile(
+    rf"\b(?P<words>from|until|till|up\s+to)\s+(?:(?:your|the|their|its|his|her)\s+\w+\s+"
+    rf"(?:is|are|turns?)\s+)?{_QUANTITY}\s*{_UNIT}\s+old\b",
+    re.I,
+)
+#: an age in years without the unit: "aged 18 or over", "aged under 16", "over the age of 65"
+_AGED = re.compile(
+    rf"\baged\s+{_QUANTITY}\s*(?P<after>or\s+(?:over|older|above)|and\s+(?:over|above)|\+)"
+    rf"|\b(?:aged\s+|(?=(?:over|under)\s+the\s+age))(?P<before>under|below|over)\s+"
+    rf"(?:the\s+age\s+of\s+)?{_QUANTITY}",
+    re.I,
+)
+
+
 def meets_condition(question: str, sentence: str) -> bool | None:
     """Whether the quantity the asker states in ``question`` ("if I cancel three days
     before") lies within every bound ``sentence`` sets on a quantity of the same unit
-    ("If you cancel less than 7 days before": True; "7 days or more before": False);
+    ("If you cancel less than 7 days before": True; "7 days or more before": False), an
+    age a rule starts or stops at included ("until your pet is 10 years old");
     ``None`` where the sentence bounds no quantity in a unit the question states."""
     asked = [(_value(m.group(1)), _unit_of(m.group(2))) for m in _ASKERS.finditer(question)]
     verdicts = []
@@ -197,4 +213,13 @@ def meets_condition(question: str, sentence: str) -> bool | None:
         for value, its_unit in asked:
             if its_unit == _unit_of(unit):
                 verdicts.append(_holds(value, words, _value(limit)))
+    for m in _AGE.finditer(sentence) if asked else ():
+        words = "at least" if m.group("words").lower() == "from" else "less than"
+        for value, its_unit in asked:
+            if its_unit == _unit_of(m.group(3)):
+                verdicts.append(_holds(value, words, _value(m.group(2))))
+    for m in _AGED.finditer(sentence) if asked else ():
+        words = "at least" if m.group("after") else m.group("before")
+        limit = m.group(1) or m.group(4)
+        verdicts += [_holds(v, words, _value(limit)) for v, unit in asked if unit == "year"]
     return all(verdicts) if verdicts else None

@@ -83,8 +83,18 @@ def meeting_case(question: str, lead: Sentence, sentences: Sequence[Sentence]) -
     which the relevance model rates higher. Not for a question whether something holds,
     which the case that leaves the asker out may answer: "I bought a sale item 20 days
     ago, can I still return it?" is answered by "Sale items can be returned within 14
-    days", not by "You can return unused items within 30 days"."""
-    if _ASKS_WHETHER.search(question) or meets_condition(question, lead.text) is not False:
+    days", not by "You can return unused items within 30 days". A question whether it holds
+    is answered by the sentence that bounds the asker's quantity at all, when the lead's
+    bounds none: "Can I insure my 12 year old dog?" by "A new policy can be taken out until
+    your pet is 10 years old", not by "We insure cats and dogs from 8 weeks old"."""
+    verdict = meets_condition(question, lead.text)
+    if _ASKS_WHETHER.search(question):
+        if verdict is not None:
+            return lead
+        return best_of_passage(
+            lead, sentences, lambda text: meets_condition(question, text) is not None
+        )
+    if verdict is not False:
         return lead
     return best_of_passage(lead, sentences, lambda text: meets_condition(question, text) is True)
 
