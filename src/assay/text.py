@@ -36,9 +36,16 @@ _STOPWORDS = frozenset(
 _SNOWBALL = Stemmer.Stemmer("english")
 
 
-def content_terms(text: str) -> list[str]:
-    """The meaningful words of ``text`` in order: lowercased, stopwords removed."""
-    return [t for t in _TOKEN.findall(text.casefold()) if t not in _STOPWORDS]
+#: stopwords added since the first release ("am" on 2026-12-07): audit replay reads a row
+#: written before with them as words (``content_terms(..., keep=ADDED_STOPWORDS)``)
+ADDED_STOPWORDS = frozenset({"am"})
+
+
+def content_terms(text: str, *, keep: frozenset[str] = frozenset()) -> list[str]:
+    """The meaningful words of ``text`` in order: lowercased, stopwords removed, but those
+    in ``keep`` (the stopwords of :data:`ADDED_STOPWORDS`, for replaying rows written
+    before they were added)."""
+    return [t for t in _TOKEN.findall(text.casefold()) if t not in _STOPWORDS or t in keep]
 
 
 def lexical_terms(text: str) -> list[str]:

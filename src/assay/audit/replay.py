@@ -54,6 +54,7 @@ from assay.scoring.signals import (
     set_confidence,
     top_gap,
 )
+from assay.text import ADDED_STOPWORDS
 from assay.types import Candidate, Evidence, ExclusionReason, Label, SourceBasis, round_score
 
 
@@ -129,12 +130,12 @@ def _route_problems(
     }
     untitled = [e.candidate.text for e in admitted]
     earlier = (  # rows written before coverage read parts of the day by their clock
-        # times, countries by their group and holidays by their date, days by their kind,
-        # spelled-out acronyms, left the asker's own figures out, read title paths, or
-        # counted frame words
+        # times and took "am" for a stopword, read countries by their group and holidays
+        # by their date, days by their kind, spelled-out acronyms, left the asker's own
+        # figures out, read title paths, or counted frame words
         coverage_score(
             query, texts, subject_only=subject_only, own_figures=own, acronyms=acronyms,
-            days=days, holidays=dated, places=dated, times=False,
+            days=days, holidays=dated, places=dated, times=False, keep=ADDED_STOPWORDS,
         )[0]
         for texts, subject_only, own, acronyms, days, dated in (
             (coverage_texts(admitted), True, False, True, True, True),

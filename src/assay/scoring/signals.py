@@ -193,6 +193,7 @@ def coverage_score(
     holidays: bool = True,
     places: bool = True,
     times: bool = True,
+    keep: frozenset[str] = frozenset(),
 ) -> tuple[float, list[str], list[str]]:
     """Share of the query's meaningful terms found in ``texts`` (R3), with the terms.
 
@@ -215,15 +216,17 @@ def coverage_score(
     figures too, ``acronyms=False`` no acronym as spelled out, ``days=False`` no day by
     its kind (nor a holiday by its date), ``holidays=False`` no holiday by its date and
     ``places=False`` no country by its group and ``times=False`` no part of the day by
-    its clock times, as earlier releases did (audit replay of their rows)."""
-    terms = list(dict.fromkeys(content_terms(query)))
+    its clock times, and ``keep`` counts those stopwords as words (the later ones of
+    :data:`assay.text.ADDED_STOPWORDS`), as earlier releases did (audit replay of their
+    rows)."""
+    terms = list(dict.fromkeys(content_terms(query, keep=keep)))
     if not own_figures:
         own = measured_figures(query)
         terms = [t for t in terms if t.split("-")[0] not in own] or terms
     wanted = (subject_terms(terms) or terms) if subject_only else terms
     if not wanted:
         return 0.0, [], []
-    present = {stem(t) for text in texts for t in content_terms(text)}
+    present = {stem(t) for text in texts for t in content_terms(text, keep=keep)}
     if acronyms:
         present |= {
             stem(a.lower()) for a in ACRONYM.findall(query)
