@@ -214,7 +214,8 @@ def meets_condition(question: str, sentence: str) -> bool | None:
             if its_unit == _unit_of(unit):
                 verdicts.append(_holds(value, words, _value(limit)))
     for m in _AGE.finditer(sentence) if asked else ():
-        words = "at least" if m.group("words").lower() == "from" else "less than"
+        starts = m.group("words").lower()  # "until 10 years old": not once it is 10
+        words = {"from": "at least", "until": "less than", "till": "less than"}.get(starts, starts)
         for value, its_unit in asked:
             if its_unit == _unit_of(m.group(3)):
                 verdicts.append(_holds(value, words, _value(m.group(2))))
