@@ -22,6 +22,7 @@ the fare." The asker's own quantity ("I cancel three days before") picks the cas
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from assay.text import content_terms, stem
 
@@ -197,6 +198,27 @@ _AGED = re.compile(
 )
 
 
+def _bounds(sentence: str) -> Iterator[tuple[str, str, str]]:
+    """Each bound ``sentence`` sets, as (its words, its limit, its unit): ("less than",
+    "7", "days") of "If you cancel less than 7 days before"; an age given without a unit
+    ("aged 18 or over") is in years."""
+    for m in _CASE.finditer(sentence):
+        if m.group("before"):
+            yield m.group("before"), m.group(2), m.group(3)
+        else:
+            yield m.group("after"), m.group(4), m.group(5)
+    for m in _AGE.finditer(sentence):
+        starts = m.group("words").lower()  # "until 10 years old": not once it is 10
+        words = {"from": "at least", "until": "less than", "till": "less than"}.get(starts, starts)
+        yield words, m.group(2), m.group(3)
+    for m in _AGED.finditer(sentence):
+        yield (
+            ("at least" if m.group("after") else m.group("before")),
+            m.group(1) or m.group(4),
+            "year",
+        )
+
+
 def meets_condition(question: str, sentence: str) -> bool | None:
     """Whether the quantity the asker states in ``question`` ("if I cancel three days
     before") lies within every bound ``sentence`` sets on a quantity of the same unit
@@ -204,23 +226,10 @@ def meets_condition(question: str, sentence: str) -> bool | None:
     age a rule starts or stops at included ("until your pet is 10 years old");
     ``None`` where the sentence bounds no quantity in a unit the question states."""
     asked = [(_value(m.group(1)), _unit_of(m.group(2))) for m in _ASKERS.finditer(question)]
-    verdicts = []
-    for m in _CASE.finditer(sentence) if asked else ():
-        if m.group("before"):
-            words, limit, unit = m.group("before"), m.group(2), m.group(3)
-        else:
-            words, limit, unit = m.group("after"), m.group(4), m.group(5)
-        for value, its_unit in asked:
-            if its_unit == _unit_of(unit):
-                verdicts.append(_holds(value, words, _value(limit)))
-    for m in _AGE.finditer(sentence) if asked else ():
-        starts = m.group("words").lower()  # "until 10 years old": not once it is 10
-        words = {"from": "at least", "until": "less than", "till": "less than"}.get(starts, starts)
-        for value, its_unit in asked:
-            if its_unit == _unit_of(m.group(3)):
-                verdicts.append(_holds(value, words, _value(m.group(2))))
-    for m in _AGED.finditer(sentence) if asked else ():
-        words = "at least" if m.group("after") else m.group("before")
-        limit = m.group(1) or m.group(4)
-        verdicts += [_holds(v, words, _value(limit)) for v, unit in asked if unit == "year"]
+    verdicts = [
+        _holds(value, words, _value(limit))
+        for words, limit, unit in (_bounds(sentence) if asked else ())
+        for value, its_unit in asked
+        if its_unit == _unit_of(unit)
+    ]
     return all(verdicts) if verdicts else None
