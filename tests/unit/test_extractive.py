@@ -10,7 +10,7 @@ import pytest
 from assay.answer.base import Uncertainty
 from assay.answer.citations import validate_citations
 from assay.answer.expansion import feedback_terms, pseudo_relevance_phrasings
-from assay.answer.expected import expected_kind
+from assay.answer.expected import asks_what_to_do, expected_kind
 from assay.answer.extractive import READ_POWER, ExtractiveAnswerer, readings
 from assay.answer.reading import row_weights
 from assay.errors import InvalidInputError
@@ -757,6 +757,39 @@ def test_a_question_asking_what_to_do_is_answered_by_an_instruction() -> None:
     assert draft.quoted.startswith("Call us on 0330 123 4567 straight away")
     free = answerer.answer("Is a replacement SIM free?", [stolen])  # a fact, not what to do
     assert free.quoted.startswith("A replacement SIM is free")
+
+
+def test_asked_how_to_do_something_the_steps_answer_not_what_it_does() -> None:
+    """A broadband provider's router guide of my own: "How do I factory reset the
+    router?" quoted "A factory reset deletes your own Wi-Fi name and password.", which
+    the relevance model rated above the steps that answer."""
+    reset = Context(
+        "reset",
+        "A factory reset deletes your own Wi-Fi name and password. Push a paperclip into "
+        "the pinhole on the back and hold it for 15 seconds, until the light flashes white.",
+        0.9,
+        title="Meridian Hub 3 > Restarting and resetting",
+    )
+    answerer = ExtractiveAnswerer(get_relevance_model())
+    draft = answerer.answer("How do I factory reset the router?", [reset])
+    assert draft.quoted.startswith("Push a paperclip into the pinhole")
+    lost = answerer.answer("What does a factory reset delete?", [reset])  # a fact
+    assert lost.quoted.startswith("A factory reset deletes")
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("How do I factory reset the router?", True),
+        ("How can I change my Wi-Fi password?", True),
+        ("My phone was stolen, what should I do?", True),
+        ("How do I know if my claim was received?", False),  # a fact, not steps
+        ("How do I qualify for the discount?", False),  # a condition
+        ("How much do I pay?", False),
+    ],
+)
+def test_which_questions_ask_what_to_do(question: str, asks: bool) -> None:
+    assert asks_what_to_do(question) is asks
 
 
 def test_asked_whether_it_is_free_a_price_disagrees_with_free() -> None:

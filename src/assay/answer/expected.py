@@ -270,11 +270,14 @@ def wants_explanation(question: str) -> bool:
     return _EXPLAIN.search(question) is not None
 
 
-#: "My phone was stolen, what should I do?", "what do I do now?", "what are the steps?"
+#: "My phone was stolen, what should I do?", "what do I do now?", "what are the steps?",
+#: "How do I reset the router?"
 _WHAT_TO_DO = re.compile(
     r"\bwhat\s+(?:should|shall|must|do)\s+(?:I|we)\s+do\b|\bwhat\s+to\s+do\b"
     r"|\bwhat\s+(?:are\s+)?the\s+(?:steps|next\s+steps)\b|\bwho\s+(?:should|do)\s+I\s+"
-    r"(?:call|contact|tell)\b",
+    r"(?:call|contact|tell)\b"
+    # "How do I factory reset the router?": the steps, not "A factory reset deletes ..."
+    r"|\bhow\s+(?:do|can|should)\s+(?:I|we)\s+(?!know\b|tell\b|qualify\b|find\s+out\b)",
     re.I,
 )
 #: a sentence that tells the reader what to do: it opens with an instruction ("Call us
@@ -284,7 +287,8 @@ INSTRUCTION = re.compile(
     r"|send|email|e-mail|phone|ring|text|visit|go|take|bring|return|keep|check|make|give|ask"
     r"|book|apply|fill|complete|pay|cancel|stop|turn|switch|press|remove|follow|log|sign"
     r"|submit|request|notify|inform|wait|leave|put|move|seek|get|speak|write|raise|unplug"
-    r"|disconnect|lock|change|reset|update|click|select|choose|enter)(?![\w-])"
+    r"|disconnect|lock|change|reset|update|click|select|choose|enter|push|hold|insert|plug"
+    r"|restart|install|download|tap|type|scan|register|attach)(?![\w-])"
     r"|\byou\s+(?:must|should|need\s+to|have\s+to|will\s+need\s+to)\b",
     re.I,
 )
