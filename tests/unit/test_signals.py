@@ -282,6 +282,20 @@ def test_r3_a_part_of_the_day_a_clock_time_of_the_evidence_falls_in_is_covered()
     assert "evening" in before[2]  # earlier rows replay as written
 
 
+def test_r3_a_word_of_a_hyphenated_compound_is_covered_both_ways() -> None:
+    """A hotel's guest booklet of my own: "What time can I check in?" was asked back
+    ("none that mention check") beside "Check-in opens at 3pm"; a compound is covered by
+    its parts written apart, and a part of it alone does not cover the whole."""
+    text = "Check-in opens at 3pm. Rooms must be vacated by 11am."
+    _, covered, missing = coverage_score("What time can I check in?", [text])
+    assert "check" in covered and not missing
+    assert "drop-off" in coverage_score("When is drop-off?", ["Drop off from 8am."])[1]
+    assert "drop-off" in coverage_score("When is drop-off?", ["We drop prices."])[2]
+    assert "check-out" in coverage_score("When is check-out?", [text])[2]
+    before = coverage_score("What time can I check in?", [text], compounds=False)
+    assert "check" in before[2]  # earlier rows replay as written
+
+
 def test_r3_a_country_the_evidence_names_by_its_group_is_covered() -> None:
     """A car hire's terms: "Can I drive the car to France?" was asked back ("The
     documents may not cover France") beside "Yes, to EU countries, if you tell us when you

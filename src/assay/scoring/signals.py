@@ -193,6 +193,7 @@ def coverage_score(
     holidays: bool = True,
     places: bool = True,
     times: bool = True,
+    compounds: bool = True,
     keep: frozenset[str] = frozenset(),
 ) -> tuple[float, list[str], list[str]]:
     """Share of the query's meaningful terms found in ``texts`` (R3), with the terms.
@@ -211,12 +212,15 @@ def coverage_score(
     :func:`assay.text.holidays_dated`) and a country the evidence names by its group
     ("France" beside "EU countries": :func:`assay.text.countries_grouped`), and a part of
     the day a clock time of the evidence falls in, or the closing a span of hours gives
-    ("evening", "close" beside "08:00 to 18:00": :func:`assay.times_of_day.parts_timed`).
+    ("evening", "close" beside "08:00 to 18:00": :func:`assay.times_of_day.parts_timed`),
+    and a word the evidence writes in a hyphenated compound, or the compound whose parts
+    it writes apart ("check" beside "Check-in opens at 3pm", "drop-off" beside "drop off").
     ``subject_only=False`` counts every content word always, ``own_figures=True`` those
     figures too, ``acronyms=False`` no acronym as spelled out, ``days=False`` no day by
     its kind (nor a holiday by its date), ``holidays=False`` no holiday by its date and
     ``places=False`` no country by its group and ``times=False`` no part of the day by
-    its clock times, and ``keep`` counts those stopwords as words (the later ones of
+    its clock times, ``compounds=False`` no word by its compound nor a compound by its
+    parts, and ``keep`` counts those stopwords as words (the later ones of
     :data:`assay.text.ADDED_STOPWORDS`), as earlier releases did (audit replay of their
     rows)."""
     terms = list(dict.fromkeys(content_terms(query, keep=keep)))
@@ -226,7 +230,8 @@ def coverage_score(
     wanted = (subject_terms(terms) or terms) if subject_only else terms
     if not wanted:
         return 0.0, [], []
-    present = {stem(t) for text in texts for t in content_terms(text, keep=keep)}
+    said = {t for text in texts for t in content_terms(text, keep=keep)}
+    present = {stem(t) for t in said}
     if acronyms:
         present |= {
             stem(a.lower()) for a in ACRONYM.findall(query)
@@ -241,9 +246,17 @@ def coverage_score(
         present |= {stem(t) for t in countries_grouped(query, texts)}
     if times:
         present |= {stem(t) for t in parts_timed(wanted, texts)}
+    if compounds:
+        present |= {stem(p) for t in said if "-" in t for p in _parts(t, keep)}
+        present |= {stem(t) for t in wanted if "-" in t and _parts(t, keep) <= present}
     covered = [t for t in wanted if stem(t) in present]
     missing = [t for t in wanted if stem(t) not in present]
     return len(covered) / len(wanted), covered, missing
+
+
+def _parts(compound: str, keep: frozenset[str]) -> set[str]:
+    """The stemmed meaningful parts of a hyphenated ``compound`` ("check-in": "check")."""
+    return {stem(p) for p in content_terms(compound.replace("-", " "), keep=keep)}
 
 
 def coverage_texts(admitted: Sequence[Evidence]) -> list[str]:
