@@ -777,6 +777,25 @@ def test_asked_how_to_do_something_the_steps_answer_not_what_it_does() -> None:
     assert lost.quoted.startswith("A factory reset deletes")
 
 
+def test_a_question_about_a_case_quotes_the_sentence_stating_that_case() -> None:
+    """A hotel's guest booklet of my own: "Where can I park if the hotel car park is
+    full?" quoted "Our car park has 14 spaces ...", which the relevance model rated a hair
+    above the sentence that states the case asked about."""
+    parking = Context(
+        "parking",
+        "Our car park has 14 spaces and cannot be booked in advance. Parking costs £10 per "
+        "night, paid at reception. When it is full, the long-stay car park on Abbey Road is "
+        "a five-minute walk away.",
+        0.9,
+        title="Harbourside Hotel guest information > Parking",
+    )
+    answerer = ExtractiveAnswerer(get_relevance_model())
+    draft = answerer.answer("Where can I park if the hotel car park is full?", [parking])
+    assert draft.quoted.startswith("When it is full, the long-stay car park"), draft.quoted
+    spaces = answerer.answer("How many spaces does the car park have?", [parking])
+    assert spaces.quoted.startswith("Our car park has 14 spaces")  # no case asked
+
+
 @pytest.mark.parametrize(
     ("question", "asks"),
     [

@@ -88,6 +88,7 @@ from assay.answer.within import (
     keeping_to,
     lead_in,
     meeting_case,
+    of_case,
     of_day,
     of_holiday,
     of_kind,
@@ -226,6 +227,7 @@ def choose(
         lead = costing(lead, sentences)
     elif asks_limit(question):
         lead = bounding(lead, sentences)
+    lead = of_case(question, lead, sentences)  # "if the car park is full": "When it is full"
     lead = meeting_case(question, lead, sentences)  # "if I cancel three days before"
     heard = [*rated.values(), *aside]
     disagreeing = disagreement.disagreeing(

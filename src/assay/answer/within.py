@@ -25,7 +25,8 @@ from assay.text import holiday_dates, stated_dates, stemmed_terms
 
 __all__ = [
     "ANSWERS_WITHIN", "Sentence", "best_of_passage", "bounding", "costing", "keeping_to", "lead_in",
-    "meeting_case", "of_day", "of_holiday", "of_kind", "rule_before_exception", "telling",
+    "meeting_case", "of_case", "of_day", "of_holiday", "of_kind", "rule_before_exception",
+    "telling",
 ]  # fmt: skip
 
 #: a passage whose best sentence rates at least this share of the best answers too
@@ -97,6 +98,34 @@ def meeting_case(question: str, lead: Sentence, sentences: Sequence[Sentence]) -
     if verdict is not False:
         return lead
     return best_of_passage(lead, sentences, lambda text: meets_condition(question, text) is True)
+
+
+#: the case a question asks about: "Where can I park if the hotel car park is full?"
+_ASKED_CASE = re.compile(r"\b(?:if|when|whenever|once|unless)\s+([^,;?]+)", re.I)
+#: a sentence that states a case: "When it is full, ...", "If you cancel later, ..."
+_STATES_CASE = re.compile(r"\b(?:if|when|whenever|once|unless)\b", re.I)
+
+
+def of_case(question: str, lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
+    """The best-rated sentence of the lead's passage, rated nearly as high
+    (:data:`ANSWERS_WITHIN`), that states a case and names more of the words of the case
+    the question asks about than the lead does: for "Where can I park if the hotel car
+    park is full?", "When it is full, the long-stay car park on Abbey Road is a
+    five-minute walk away", not "Our car park has 14 spaces and cannot be booked in
+    advance" that the relevance model rates a hair higher."""
+    m = _ASKED_CASE.search(question)
+    case = stemmed_terms(m.group(1)) if m else set()
+    if not case:
+        return lead
+    named = len(case & stemmed_terms(lead.text))
+    stating = [
+        s for s in sentences
+        if s.context is lead.context
+        and s.score >= ANSWERS_WITHIN * lead.score
+        and _STATES_CASE.search(s.text)
+        and len(case & stemmed_terms(s.text)) > named
+    ]  # fmt: skip
+    return max(stating, key=lambda s: s.score) if stating else lead
 
 
 def best_of_passage(
