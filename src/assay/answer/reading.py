@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 from assay.answer.citations import defuse_citations
 from assay.answer.expected import MONEY, AnswerKind, expected_kind
+from assay.answer.lengths import minutes_stated
 from assay.answer.qualifiers import Qualifiers, clauses, qualifiers
 from assay.judge.schema import Context
 from assay.models.reader import SpanReader
@@ -338,7 +339,10 @@ def row_weights(question: str, rows: Sequence[tuple[object, str]]) -> list[float
     of than another row's weighs less, ``0.5 + 0.5 * share`` of the best row's. "How
     much is an adult ticket?" names all of "Ticket Adult" and half of "Ticket Family (2
     adults, up to 3 children)", whose price the relevance model rates higher for its
-    extra "adults". Prose, and a table's only row, weigh 1."""
+    extra "adults". Where the question states a length of time that a row states
+    (:func:`~assay.answer.lengths.minutes_stated`: "an hour-long massage", "60
+    minutes"), a row of the same table stating only other lengths weighs half as much.
+    Prose, and a table's only row, weigh 1."""
     asked = {stem(t) for t in content_terms(question)}
     shares: list[float | None] = []
     tables: dict[tuple[object, tuple[str, ...]], list[int]] = {}
@@ -351,10 +355,16 @@ def row_weights(question: str, rows: Sequence[tuple[object, str]]) -> list[float
         shares.append(1.0 if share is None else share)
         tables.setdefault((table, labels), []).append(n)
     weights = [1.0] * len(rows)
+    lengths = minutes_stated(question)
     for members in tables.values():
         if len(members) < 2:
             continue
         best = max(0.5 + 0.5 * (shares[n] or 0.0) for n in members)
         for n in members:
             weights[n] = (0.5 + 0.5 * (shares[n] or 0.0)) / best
+        stated = {n: minutes_stated(rows[n][1]) for n in members}
+        if lengths and any(lengths & s for s in stated.values()):
+            for n in members:  # "an hour-long massage": not the row of a 30-minute one
+                if stated[n] and not lengths & stated[n]:
+                    weights[n] *= 0.5
     return weights

@@ -1,0 +1,71 @@
+"""A hotel's guest booklet and spa price list of my own, asked through the CLI (issue 41):
+"What time can I check in?" was asked back ("none that mention check") beside "Check-in
+opens at 3pm"; "Where can I park if the hotel car park is full?" was answered with the
+car park's size, not the case asked about; "How much is an hour-long massage?" was
+answered "£45", the price of a 30-minute one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import ask, knowledge_base
+
+BOOKLET = """---
+title: Harbourside Hotel guest information
+published: 2026-09-01
+---
+# Welcome to the Harbourside Hotel
+
+## Arriving and leaving
+
+Check-in opens at 3pm. Rooms must be vacated by 11am on the day you leave.
+
+## Parking
+
+Our car park has 14 spaces and cannot be booked in advance. Parking costs £10 per night,
+paid at reception. When it is full, the long-stay car park on Abbey Road is a five-minute
+walk away.
+"""
+SPA = """---
+title: Harbourside Spa price list
+published: 2026-05-10
+---
+# Harbourside Spa
+
+| Treatment | Length | Price |
+|---|---|---|
+| Back massage | 30 minutes | £45 |
+| Full body massage | 60 minutes | £80 |
+| Sea salt facial | 45 minutes | £60 |
+"""
+
+
+@pytest.fixture(scope="module")
+def hotel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("hotel")
+    return knowledge_base(folder, {
+        "booklet.md": (BOOKLET, ["booklet", "--kind", "official"]),
+        "spa.md": (SPA, ["spa", "--kind", "official"]),
+    })  # fmt: skip
+
+
+def test_a_compound_of_the_evidence_covers_the_words_asked_apart(hotel: Path) -> None:
+    out = ask(hotel, "What time can I check in?", "--policy", "informational")
+    assert out["status"] == "answered", out["answer"]
+    assert out["answer"].startswith("3pm: Check-in opens at 3pm"), out["answer"]
+
+
+def test_the_sentence_stating_the_case_asked_about_answers(hotel: Path) -> None:
+    out = ask(hotel, "Where can I park if the hotel car park is full?", "--policy", "informational")
+    assert out["status"] == "answered", out["answer"]
+    assert "the long-stay car park on Abbey Road" in out["answer"], out["answer"]
+    assert "14 spaces" not in out["answer"]
+
+
+def test_the_row_of_the_length_asked_for_answers(hotel: Path) -> None:
+    out = ask(hotel, "How much is an hour-long massage?", "--policy", "informational")
+    drafted = " ".join(claim["claim"] for claim in out["judge"]["claims"])
+    assert "£80" in drafted, out["answer"]
+    assert "£45" not in out["answer"]
