@@ -74,3 +74,58 @@ def test_a_yes_or_no_question_is_drafted_from_the_policy_not_the_chat(
         "Pretty sure SMS codes are fine for MFA" not in out["answer"].split("Sources disagree")[0]
     )
     assert 'chat (unverified) states "Pretty sure SMS codes are fine for MFA' in out["answer"]
+
+
+MANUAL = """---
+title: Vantro AF55 user manual
+published: 2026-04-01
+---
+# Vantro AF55 user manual
+
+## Error codes
+
+- E1: the temperature sensor has failed. Unplug the fryer and contact Vantro support.
+- E2: the fryer has overheated. Unplug it and let it cool for 30 minutes before using it again.
+- E3: the drawer is not fully closed. Push it in until it clicks.
+"""
+BOARD = json.dumps({
+    "id": "q2", "title": "E2 code", "published": "2026-06-19",
+    "text": "E2 just means the drawer is open, give it a shove.",
+})  # fmt: skip
+
+
+def test_a_post_alone_is_kept_for_review_while_the_manual_names_what_was_asked(
+    tmp_path: Path,
+) -> None:
+    """An air fryer's owner documents of my own: "What does E2 mean?" was published from
+    the owners' board ("E2 just means the drawer is open": it echoes "mean"), while the
+    manual's error code list, which names E2, read below the similarity floor."""
+    db = knowledge_base(tmp_path, {
+        "manual.md": (MANUAL, ["manual", "--kind", "official"]),
+        "board.jsonl": (BOARD + "\n", ["board", "--kind", "unverified"]),
+    })  # fmt: skip
+    out = ask(db, "What does E2 mean?", "--policy", "informational")
+    assert out["status"] == "abstained_judge", out["answer"]
+    assert "rests on board (unverified) alone, while manual (official) also names" in out["answer"]
+    verified = run_cli("audit", "verify", db=db)  # the replay holds the same rule
+    assert verified.exit_code == 0, verified.output
+
+
+def test_rows_that_published_a_post_before_the_rule_still_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A row written before a passage kept out for its similarity counted as a source in
+    force (the post published) still verifies; so does one written after."""
+    import assay.flow.respond
+
+    db = knowledge_base(tmp_path, {
+        "manual.md": (MANUAL, ["manual", "--kind", "official"]),
+        "board.jsonl": (BOARD + "\n", ["board", "--kind", "unverified"]),
+    })  # fmt: skip
+    with monkeypatch.context() as before:
+        before.setattr(assay.flow.respond, "_passed_over", lambda result, cited: [])
+        out = ask(db, "What does E2 mean?", "--policy", "informational")
+    assert out["status"] == "answered", out["answer"]
+    assert ask(db, "What does E2 mean?", "--policy", "informational")["status"] != "answered"
+    verified = run_cli("audit", "verify", db=db)
+    assert verified.exit_code == 0, verified.output

@@ -24,7 +24,7 @@ from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from assay.actions import stricter_action
+from assay.actions import Action, stricter_action
 from assay.calibration.maps import map_from_dict
 from assay.errors import InvalidInputError
 from assay.events import (
@@ -37,7 +37,7 @@ from assay.events import (
     parse_record,
 )
 from assay.hashing import canonical_json, sha256_hex
-from assay.judge.strength import weak_alone
+from assay.judge.strength import passed_over, weak_alone
 from assay.policy import Policy, policy_from_mapping
 from assay.routing import route_question
 
@@ -54,7 +54,7 @@ from assay.scoring.signals import (
     set_confidence,
     top_gap,
 )
-from assay.text import ADDED_STOPWORDS
+from assay.text import ADDED_STOPWORDS, titled
 from assay.types import Candidate, Evidence, ExclusionReason, Label, SourceBasis, round_score
 
 
@@ -180,8 +180,8 @@ def _route_problems(
         missing_terms=tuple(stored.missing_terms),
         judgment=None if stored.judgment is None else float(stored.judgment),
     )
-    problems.extend(_correctness_problems(record, policy))
-    problems.extend(_answer_calibration_problems(record, policy))
+    problems.extend(_correctness_problems(record, policy, query))
+    problems.extend(_answer_calibration_problems(record, policy, query))
     calibrated = record.calibration.set
     if calibrated is not None:  # the router decided on the set confidence after the map
         value = round(float(map_from_dict(calibrated.params)(composite)), 6)
@@ -212,7 +212,7 @@ def _shipped_correctness(name: str) -> CorrectnessModel | None:
     return load_correctness_model(shipped[name]) if name in shipped else None
 
 
-def _correctness_problems(record: AskRecord, policy: Policy) -> list[str]:
+def _correctness_problems(record: AskRecord, policy: Policy, query: str) -> list[str]:
     """The answer-correctness probability from its stored features, the score as the
     lower of it and the judge's support, and (when no map calibrated it) the action: the
     stricter of the policy's two threshold sets.
@@ -243,26 +243,52 @@ def _correctness_problems(record: AskRecord, policy: Policy) -> list[str]:
             rules.thresholds.action(float(rated.support)), rules.correctness.action(probability)
         )
         recommended = assessment.recommended_action if assessment else None
-        if action in ("publish", "append_caveat") and _weak_alone(record):
-            action = "human_review"  # a forum post alone beside a source in force
+        action = _held_alone(record, query, action, recommended)
         if recommended != action:
             problems.append(f"action {recommended} recomputes as {action}")
     return problems
 
 
-def _weak_alone(record: AskRecord) -> bool:
+def _held_alone(record: AskRecord, query: str, action: Action, recommended: str | None) -> Action:
+    """``action``, or human review where the answer rests on forum posts or messages
+    alone beside a source in force (:func:`_weak_alone`). Rows written before a passage
+    kept out for its similarity counted as such a source published those answers, so
+    either action replays for them."""
+    if action not in ("publish", "append_caveat"):
+        return action
+    if _weak_alone(record, query, passed=False):
+        return "human_review"  # a forum post alone beside a source in force
+    if _weak_alone(record, query) and recommended == "human_review":
+        return "human_review"  # ... or beside one that names the subject as fully
+    return action
+
+
+def _weak_alone(record: AskRecord, query: str, *, passed: bool = True) -> bool:
     """Whether the answer cites forum posts or messages alone while a clearly more
-    reliable source was admitted too (:func:`assay.judge.strength.weak_alone`)."""
+    reliable source was admitted too (:func:`assay.judge.strength.weak_alone`), or, with
+    ``passed``, kept out below the similarity floor though it names the question's
+    subject as fully (:func:`assay.judge.strength.passed_over`)."""
     valid = (record.citations or {}).get("valid")
     cited = {str(i) for i in valid} if isinstance(valid, list) else set()
     admitted = [e for e in record.evidence if e.admitted]
-    return weak_alone(
-        [float(e.basis.reliability) for e in admitted if e.id in cited],
-        [float(e.basis.reliability) for e in admitted if e.id not in cited],
-    )
+    used = [e for e in admitted if e.id in cited]
+    others = [float(e.basis.reliability) for e in admitted if e.id not in cited]
+    if passed:
+        below = [
+            e for e in record.evidence
+            if e.reason == ExclusionReason.BELOW_SIMILARITY_FLOOR.value
+            and not e.basis.superseded_by
+        ]  # fmt: skip
+        found = passed_over(
+            query,
+            [(float(e.basis.reliability), titled(e.title, e.text)) for e in used],
+            [(float(e.basis.reliability), titled(e.title, e.text)) for e in below],
+        )
+        others += [float(below[n].basis.reliability) for n in found]
+    return weak_alone([float(e.basis.reliability) for e in used], others)
 
 
-def _answer_calibration_problems(record: AskRecord, policy: Policy) -> list[str]:
+def _answer_calibration_problems(record: AskRecord, policy: Policy, query: str) -> list[str]:
     """The judge's calibrated score and its action, recomputed from the stored map."""
     calibrated = record.judgment.calibration if record.judgment else None
     if calibrated is None:
@@ -273,10 +299,8 @@ def _answer_calibration_problems(record: AskRecord, policy: Policy) -> list[str]
     problems = []
     if value != calibrated.value or shown != value:
         problems.append(f"calibrated answer score {shown} recomputes as {value}")
-    action = policy.judge.thresholds.action(value)
-    if action in ("publish", "append_caveat") and _weak_alone(record):
-        action = "human_review"
     recommended = assessment.recommended_action if assessment else None
+    action = _held_alone(record, query, policy.judge.thresholds.action(value), recommended)
     if recommended != action:
         problems.append(f"action {recommended} recomputes as {action}")
     return problems

@@ -22,7 +22,7 @@ from assay.judge.base import Judgment
 from assay.judge.schema import Context
 from assay.judge.strength import more_reliable
 
-__all__ = ["caveat", "standing", "withheld"]
+__all__ = ["caveat", "passed_by", "standing", "withheld"]
 
 
 def caveat(judgment: Judgment) -> str:
@@ -58,6 +58,21 @@ def standing(contexts: Sequence[Context], cited: Sequence[str]) -> str | None:
     return (
         f"It rests on {_sources(used)} alone, not on {_sources(stronger)}, which was found "
         "too and is more reliable"
+    )
+
+
+def passed_by(
+    contexts: Sequence[Context], cited: Sequence[str], passed: Sequence[Context]
+) -> str | None:
+    """The note for an answer that rests on a forum post or a message alone while more
+    reliable passages kept out for their similarity name the question's subject as fully
+    (``passed``: :func:`~assay.judge.strength.passed_over`); ``None`` without them."""
+    used = [c for c in contexts if c.id in cited]
+    if not used or not passed:
+        return None
+    return (
+        f"It rests on {_sources(used)} alone, while {_sources(passed)} also names what was "
+        "asked but did not read as answering it"
     )
 
 

@@ -59,12 +59,12 @@ from assay.calibration.apply import Calibrator
 from assay.errors import EndpointError
 from assay.events import AnswerPart, build
 from assay.flow.assess import AskResult
-from assay.flow.caveats import caveat, standing, withheld
+from assay.flow.caveats import caveat, passed_by, standing, withheld
 from assay.judge.base import Judge, Judgment, empty_or_refusal, is_refusal
 from assay.judge.claims import split_claims
 from assay.judge.evaluate import check_contexts
 from assay.judge.schema import Assessment, Context, EvidenceSufficiency
-from assay.judge.strength import weak_alone
+from assay.judge.strength import passed_over, weak_alone
 from assay.routing import Decision
 from assay.scoring.gate import IN_FORCE, kept_out_as_stale
 from assay.scoring.signals import coverage_score
@@ -216,6 +216,22 @@ def _context(e: Evidence, read: float | None = None) -> Context:
         e.basis.source_id, e.basis.source_kind, e.candidate.published,
         reliability=e.basis.reliability, read=read,
     )  # fmt: skip
+
+
+def _passed_over(result: AskResult, cited: Sequence[Context]) -> list[Context]:
+    """The passages kept out below the similarity floor that name the question's subject
+    as fully as the forum posts or messages ``cited`` alone
+    (:func:`~assay.judge.strength.passed_over`), as contexts."""
+    below = [  # of a source in force now: a superseded one's passage says what it replaced
+        e for e in result.scored.evidence
+        if e.reason is ExclusionReason.BELOW_SIMILARITY_FLOOR and not e.basis.superseded_by
+    ]  # fmt: skip
+    found = passed_over(
+        result.scored.query,
+        [(c.reliability, titled(c.title, c.text)) for c in cited],
+        [(e.basis.reliability, titled(e.candidate.title, e.candidate.text)) for e in below],
+    )
+    return [_context(below[n]) for n in found]
 
 
 def texts_of(result: AskResult) -> list[str]:
@@ -466,14 +482,16 @@ class Responder:
             judgment = self.calibrator.judgment(judgment, policy.judge.thresholds)
         assessment = with_stated_conflicts(judgment.assessment, draft)
         base = replace(base, judgment=judgment, assessment=assessment)
-        weaker = standing(contexts, citations.valid)
+        passed = _passed_over(result, [c for c in contexts if c.id in citations.valid])
+        weaker = standing(contexts, citations.valid) or passed_by(contexts, citations.valid, passed)
         kept_out = (  # a forum post or a chat message alone, while a source in force was
-            # admitted too: weak evidence is not published, whatever its score
+            # admitted too, or kept out though it names the subject as fully: weak
+            # evidence is not published, whatever its score
             weaker is not None
             and assessment.recommended_action in ("publish", "append_caveat")  # not yet held
             and weak_alone(
                 [c.reliability for c in contexts if c.id in citations.valid],
-                [c.reliability for c in contexts if c.id not in citations.valid],
+                [c.reliability for c in [*contexts, *passed] if c.id not in citations.valid],
             )
         )
         if kept_out and weaker is not None:

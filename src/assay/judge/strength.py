@@ -36,6 +36,7 @@ from types import MappingProxyType
 
 from assay.judge.schema import Context
 from assay.scoring.gate import IN_FORCE
+from assay.scoring.signals import coverage_score
 
 __all__ = [
     "BUILTIN_KINDS",
@@ -44,6 +45,7 @@ __all__ = [
     "document_key",
     "more_reliable",
     "outweighs",
+    "passed_over",
     "rank",
     "same_document",
     "weak_alone",
@@ -99,6 +101,34 @@ def weak_alone(used: Sequence[float | None], others: Sequence[float | None]) -> 
         and all(round(o - u, _DECIMALS) >= CLEARLY_MORE_RELIABLE for u in used if u is not None)
         for o in others
     )
+
+
+def passed_over(
+    query: str,
+    used: Sequence[tuple[float | None, str]],
+    kept_out: Sequence[tuple[float | None, str]],
+) -> list[int]:
+    """Which passages the gate kept out for their similarity, ``kept_out`` (each its
+    source's reliability and its text under its title path), still speak to the question
+    as fully as the forum posts or messages an answer rests on alone, ``used``: those
+    clearly more reliable than each of them (:data:`CLEARLY_MORE_RELIABLE`) whose text
+    covers at least as large a share of the question's subject (R3), and some of it.
+    "What does E2 mean?" is answered by the owners' board's "E2 just means the drawer is
+    open" (it echoes "mean") while the manual's "E2: the fryer has overheated" reads
+    below the similarity floor: the manual still names E2, so the post does not answer
+    alone (:func:`weak_alone`)."""
+    reliabilities = [u for u, _ in used]
+    if not used or any(u is None or u >= IN_FORCE for u in reliabilities):
+        return []
+    covered = max(coverage_score(query, [text])[0] for _, text in used)
+    return [
+        n for n, (reliability, text) in enumerate(kept_out)
+        if reliability is not None
+        and all(round(reliability - u, _DECIMALS) >= CLEARLY_MORE_RELIABLE
+                for u in reliabilities if u is not None)
+        and (share := coverage_score(query, [text])[0]) > 0
+        and share >= covered
+    ]  # fmt: skip
 
 
 def outweighs(a: Context, b: Context) -> bool:
