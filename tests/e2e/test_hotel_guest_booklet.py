@@ -27,6 +27,11 @@ Check-in opens at 3pm. Rooms must be vacated by 11am on the day you leave.
 Our car park has 14 spaces and cannot be booked in advance. Parking costs £10 per night,
 paid at reception. When it is full, the long-stay car park on Abbey Road is a five-minute
 walk away.
+
+## Pets
+
+Dogs are welcome in our ground-floor rooms for £15 per dog per night, up to two dogs per
+room. Dogs are not allowed in the Quay Room or the spa.
 """
 SPA = """---
 title: Harbourside Spa price list
@@ -69,3 +74,9 @@ def test_the_row_of_the_length_asked_for_answers(hotel: Path) -> None:
     drafted = " ".join(claim["claim"] for claim in out["judge"]["claims"])
     assert "£80" in drafted, out["answer"]
     assert "£45" not in out["answer"]
+
+
+def test_asked_whether_dogs_are_allowed_the_rule_comes_before_its_exception(hotel: Path) -> None:
+    out = ask(hotel, "Are dogs allowed?", "--policy", "informational")
+    assert out["status"] == "answered", out["answer"]
+    assert out["answer"].startswith("Dogs are welcome in our ground-floor rooms"), out["answer"]

@@ -796,6 +796,25 @@ def test_a_question_about_a_case_quotes_the_sentence_stating_that_case() -> None
     assert spaces.quoted.startswith("Our car park has 14 spaces")  # no case asked
 
 
+def test_asked_whether_it_is_allowed_the_rule_comes_with_its_exception() -> None:
+    """A hotel's guest booklet of my own: "Are dogs allowed?" quoted "Dogs are not allowed
+    in the Quay Room or the spa." alone, the exception, which the relevance model rated
+    far above the rule before it."""
+    pets = Context(
+        "pets",
+        "Dogs are welcome in our ground-floor rooms for £15 per dog per night, up to two dogs "
+        "per room. Dogs are not allowed in the Quay Room or the spa.",
+        0.9,
+        title="Harbourside Hotel guest information > Pets",
+    )
+    answerer = ExtractiveAnswerer(get_relevance_model())
+    draft = answerer.answer("Are dogs allowed?", [pets])
+    assert draft.quoted.startswith("Dogs are welcome in our ground-floor rooms"), draft.quoted
+    assert "Dogs are not allowed in the Quay Room" in draft.quoted
+    spa = answerer.answer("Are dogs allowed in the spa?", [pets])  # the exception asked
+    assert spa.quoted.startswith("Dogs are not allowed in the Quay Room or the spa")
+
+
 @pytest.mark.parametrize(
     ("question", "asks"),
     [

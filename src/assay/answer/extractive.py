@@ -61,6 +61,7 @@ from assay.answer.reading import (
     table_cell,
 )
 from assay.answer.short import lead_value, short_answer
+from assay.answer.within import with_rule
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context, SourceConflict
 from assay.models.reader import SpanReader
@@ -349,8 +350,8 @@ class ExtractiveAnswerer:
             else self._choose(question, kind, asked, evidence, split, found, other_row)
         )
         lead = _whole_sentence(_with_antecedent(choice.lead))
-        if asks_yes_or_no(question):
-            lead = _with_opener(lead)
+        if asks_yes_or_no(question):  # "Are dogs allowed?": the rule before its exception
+            lead = _with_opener(with_rule(question, lead))
         past_bound = exceeds_bound(question, lead.text)  # "5 items" against "up to 3 items"
         if past_bound:
             lead = _with_sequel(lead)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from assay.answer.bounds import meets_condition, states_bound
 from assay.answer.expected import AnswerKind
@@ -21,12 +21,12 @@ from assay.answer.qualifiers import Qualifiers, day_kinds
 from assay.answer.reading import Found
 from assay.judge.schema import Context
 from assay.judge.strength import more_reliable
-from assay.text import holiday_dates, stated_dates, stemmed_terms
+from assay.text import holiday_dates, sentence_spans, stated_dates, stemmed_terms
 
 __all__ = [
     "ANSWERS_WITHIN", "Sentence", "best_of_passage", "bounding", "costing", "keeping_to", "lead_in",
     "meeting_case", "of_case", "of_day", "of_holiday", "of_kind", "rule_before_exception",
-    "telling",
+    "telling", "with_rule",
 ]  # fmt: skip
 
 #: a passage whose best sentence rates at least this share of the best answers too
@@ -126,6 +126,34 @@ def of_case(question: str, lead: Sentence, sentences: Sequence[Sentence]) -> Sen
         and len(case & stemmed_terms(s.text)) > named
     ]  # fmt: skip
     return max(stating, key=lambda s: s.score) if stating else lead
+
+
+#: a permission denied only somewhere or at some time: "Dogs are not allowed in the Quay
+#: Room or the spa"
+_DENIED_WHERE = re.compile(
+    r"\b(?:not|never)\s+(?:be\s+)?(?:allowed|permitted|accepted|admitted|welcome)\s+"
+    r"(?:in|on|at|into|inside|during|before|after)\s+(.+)$",
+    re.I,
+)
+
+
+def with_rule(question: str, lead: Sentence) -> Sentence:
+    """``lead`` with the sentence before it on its line, when ``lead`` denies something
+    only in a place or at a time the question does not name and that sentence names what
+    it denies: for "Are dogs allowed?", "Dogs are welcome in our ground-floor rooms ...
+    Dogs are not allowed in the Quay Room or the spa.", not the exception alone, which
+    the relevance model rates far higher for its "allowed"."""
+    denied = _DENIED_WHERE.search(lead.text)
+    if denied is None or stemmed_terms(denied.group(1)) & stemmed_terms(question):
+        return lead
+    text = lead.context.text
+    before = [(a, b) for a, b in sentence_spans(text) if b <= lead.start]
+    if not before or "\n" in text[before[-1][1] : lead.start]:
+        return lead  # the first of its line: no rule stated before it
+    start, end = before[-1]
+    if not stemmed_terms(lead.text[: denied.start()]) & stemmed_terms(text[start:end]):
+        return lead
+    return replace(lead, start=start)
 
 
 def best_of_passage(
