@@ -33,6 +33,19 @@ walk away.
 Dogs are welcome in our ground-floor rooms for £15 per dog per night, up to two dogs per
 room. Dogs are not allowed in the Quay Room or the spa.
 """
+RATES = """---
+title: Harbourside Hotel rates and policies (2026)
+published: 2026-03-01
+---
+# Rates and policies 2026
+
+## Room rates
+
+| Room | Sunday to Thursday | Friday and Saturday |
+|---|---|---|
+| Standard double | £110 | £145 |
+| Sea-view double | £140 | £180 |
+"""
 SPA = """---
 title: Harbourside Spa price list
 published: 2026-05-10
@@ -53,6 +66,7 @@ def hotel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return knowledge_base(folder, {
         "booklet.md": (BOOKLET, ["booklet", "--kind", "official"]),
         "spa.md": (SPA, ["spa", "--kind", "official"]),
+        "rates.md": (RATES, ["rates", "--kind", "official"]),
     })  # fmt: skip
 
 
@@ -80,3 +94,10 @@ def test_asked_whether_dogs_are_allowed_the_rule_comes_before_its_exception(hote
     out = ask(hotel, "Are dogs allowed?", "--policy", "informational")
     assert out["status"] == "answered", out["answer"]
     assert out["answer"].startswith("Dogs are welcome in our ground-floor rooms"), out["answer"]
+
+
+def test_a_day_asked_for_picks_the_column_whose_span_holds_it(hotel: Path) -> None:
+    out = ask(hotel, "How much is a standard double on a Tuesday?", "--policy", "informational")
+    assert out["status"] == "answered", out["answer"]
+    assert out["answer"].startswith("£110: "), out["answer"]
+    assert "does not hold everything asked for" not in out["answer"]

@@ -41,6 +41,7 @@ from assay.answer.citations import defuse_citations
 from assay.answer.expected import MONEY, AnswerKind, expected_kind
 from assay.answer.lengths import minutes_stated
 from assay.answer.qualifiers import Qualifiers, clauses, qualifiers
+from assay.days_of_week import days_named
 from assay.judge.schema import Context
 from assay.models.reader import SpanReader
 from assay.text import (
@@ -263,13 +264,15 @@ def rival_cells(question: str, sentence: str) -> bool:
 def table_cell(question: str, sentence: str) -> str | None:
     """The value of a table row (:mod:`assay.ingest.tables`) that answers ``question``:
     of the row's cells whose value holds the kind asked for, the one whose column name
-    holds most of the question's qualifiers and words and clashes with none; ``None``
+    holds most of the question's qualifiers and words (a day by the span of days it
+    falls in: :func:`~assay.days_of_week.days_named`) and clashes with none; ``None``
     when ``sentence`` is no table row or no cell stands out. The reader, trained on
     prose, does not read table rows."""
     kind, asked = expected_kind(question), qualifiers(question)
     order = [stem(t) for t in content_terms(question)]
     words = set(order)
     priced = _HOW_MUCH.search(question) is not None  # "How much is an adult ticket?"
+    days = days_named(question)  # "on a Tuesday": the column "Sunday to Thursday"
     cells = []
     for a, b in clauses(sentence):
         match = TABLE_CELL.match(sentence[a:b])
@@ -280,6 +283,10 @@ def table_cell(question: str, sentence: str) -> str | None:
             continue
         named = {stem(t) for t in content_terms(label)}
         score = HELD_WEIGHT * asked.held(label) + len(words & named)
+        spanned = days_named(label) if days else set()
+        if spanned and not days & spanned:
+            continue  # a column of other days
+        score += HELD_WEIGHT * bool(spanned and days <= spanned)
         # of two column names holding as many words, the one naming the later word: the
         # head of the question's noun phrase ("tyre pressure": Pressure range, not Tyre)
         score += max((order.index(w) + 1 for w in words & named), default=0) / (10 * len(order))

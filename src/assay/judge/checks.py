@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from assay.answer.expected import expected_kind
 from assay.answer.headings import heading_answer
 from assay.answer.qualifiers import day_kinds
+from assay.days_of_week import days_named
 from assay.judge.schema import Context
 from assay.text import (
     BOUND,
@@ -228,6 +229,7 @@ def missing_information(query: str, contexts: Sequence[Context]) -> list[str]:
         if measured.get(figure, "") not in units:
             missing.append(f"the figure {figure} the query names")
     dated = holidays_dated(query, texts) | countries_grouped(query, texts)
+    spanned = {day for t in texts for day in days_named(t)}
     names = [
         m.group(0)
         for m in _NAME.finditer(query)
@@ -242,6 +244,8 @@ def missing_information(query: str, contexts: Sequence[Context]) -> list[str]:
         held = (
             any(_contains(texts, n) for n in (name, singular, f"{singular}s"))
             or any(_contains(texts, n) for kind in day_kinds(name) for n in (kind, f"{kind}s"))
+            # and "on a Tuesday?" by "Sunday to Thursday: £110"
+            or (bool(days_named(name)) and days_named(name) <= spanned)
             # and "in January?" by "from 1 December to 28 February": the span says whether
             # the month falls in it
             or (MONTH.fullmatch(name) is not None and any(_MONTH_SPAN.search(t) for t in texts))
