@@ -10,6 +10,7 @@ from assay.answer.bounds import (
     asks_limit,
     exceeds_bound,
     falls_short,
+    in_range,
     meets_bound,
     meets_condition,
     per_each,
@@ -18,6 +19,7 @@ from assay.answer.bounds import (
 from assay.answer.choose import disagree
 from assay.answer.expected import expected_kind
 from assay.answer.extractive import ExtractiveAnswerer
+from assay.answer.reading import named_row
 from assay.answer.within import Sentence, bounding, meeting_case, of_holiday
 from assay.judge.schema import Context
 from assay.models.relevance import get_relevance_model
@@ -236,3 +238,43 @@ def test_a_holiday_is_answered_by_the_sentence_giving_its_date() -> None:
     assert of_holiday("Is there a ferry on Christmas Day?", eve, [none, eve]) == none
     assert of_holiday("Is there a ferry on Christmas Eve?", eve, [none, eve]) == eve
     assert of_holiday("Is there a ferry on Sundays?", eve, [none, eve]) == eve
+
+
+@pytest.mark.parametrize(
+    ("question", "label", "holds"),
+    [
+        ("My train was 40 minutes late.", "Delay 30 to 59 minutes", True),
+        ("My train was 40 minutes late.", "Delay 15 to 29 minutes", False),
+        ("My train was 40 minutes late.", "Delays of between 30 and 59 minutes", True),
+        ("My train was 40 minutes late.", "Delay 60-119 minutes", False),
+        ("My train was 40 minutes late.", "Delay 1 to 2 hours", None),  # another unit
+        ("Does my 10 year old pay?", "Children aged 5 to 15", True),
+        ("Does my 3 year old pay?", "Children aged 5 to 15", False),
+        ("How much is a delay?", "Delay 30 to 59 minutes", None),  # no quantity asked
+    ],
+)  # fmt: skip
+def test_a_row_header_s_range_holds_the_askers_quantity(
+    question: str, label: str, holds: bool | None
+) -> None:
+    """A rail operator's Delay Repay table of my own; in prose a range is as often a
+    value ("1 tablet every 6 to 8 hours" is no case of "in 24 hours"), so only a row's
+    header is read so."""
+    assert in_range(question, label) is holds
+
+
+DELAY_REPAY = (
+    "Delay 15 to 29 minutes: Single ticket: 25% of the fare, Return ticket: 12.5% of the fare.\n"
+    "Delay 30 to 59 minutes: Single ticket: 50% of the fare, Return ticket: 25% of the fare.\n"
+    "Delay 60 to 119 minutes: Single ticket: 100% of the fare, Return ticket: 50% of the fare."
+)
+
+
+def test_the_table_row_whose_range_holds_the_askers_quantity_is_named() -> None:
+    """A rail operator's Delay Repay table of my own: "How much do I get back if my
+    single train was 40 minutes late?" was refused (no row's header stands out: each is
+    "Delay ... minutes")."""
+    question = "How much do I get back if my single train was 40 minutes late?"
+    where = named_row(question, DELAY_REPAY)
+    assert where is not None
+    assert DELAY_REPAY[where[0] : where[1]].startswith("Delay 30 to 59 minutes")
+    assert named_row("How much do I get back for a delay?", DELAY_REPAY) is None

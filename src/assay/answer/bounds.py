@@ -27,8 +27,8 @@ from collections.abc import Iterator
 from assay.text import content_terms, stem
 
 __all__ = [
-    "asks_limit", "exceeds_bound", "falls_short", "meets_bound", "meets_condition", "per_each",
-    "states_bound",
+    "asks_limit", "exceeds_bound", "falls_short", "in_range", "meets_bound", "meets_condition",
+    "per_each", "states_bound",
 ]  # fmt: skip
 
 _WORDS = r"((?:\s+[A-Za-z][\w-]*){1,3})"
@@ -198,6 +198,15 @@ _AGED = re.compile(
 )
 
 
+#: a range a case lies in: "30 to 59 minutes", "between 2 and 5 days", "aged 5 to 15"
+_RANGE = re.compile(
+    rf"\b(?:between\s+{_QUANTITY}\s+and\s+|{_QUANTITY}\s*(?:-|\u2013|to\s)\s*){_QUANTITY}\s*"
+    rf"(?:working\s+|calendar\s+|business\s+)?{_UNIT}"
+    rf"|\baged\s+{_QUANTITY}\s*(?:-|\u2013|to)\s*{_QUANTITY}\b",
+    re.I,
+)
+
+
 def _bounds(sentence: str) -> Iterator[tuple[str, str, str]]:
     """Each bound ``sentence`` sets, as (its words, its limit, its unit): ("less than",
     "7", "days") of "If you cancel less than 7 days before"; an age given without a unit
@@ -217,6 +226,26 @@ def _bounds(sentence: str) -> Iterator[tuple[str, str, str]]:
             m.group(1) or m.group(4),
             "year",
         )
+
+
+def in_range(question: str, label: str) -> bool | None:
+    """Whether the quantity the asker states in ``question`` ("40 minutes late") lies in
+    a range ``label`` gives in the same unit ("Delay 30 to 59 minutes": True; "15 to 29
+    minutes": False; "aged 5 to 15": years); ``None`` where it gives none. For the
+    header of a table row, which names the case the row is for: in prose a range is as
+    often a value ("1 tablet every 6 to 8 hours" is no case of "in 24 hours")."""
+    asked = [(_value(m.group(1)), _unit_of(m.group(2))) for m in _ASKERS.finditer(question)]
+    verdicts = []
+    for m in _RANGE.finditer(label) if asked else ():
+        low, high, unit = m.group(1) or m.group(2), m.group(3), m.group(4)
+        if m.group(5):  # "aged 5 to 15": years
+            low, high, unit = m.group(5), m.group(6), "year"
+        verdicts += [
+            _value(low) <= value <= _value(high)
+            for value, its_unit in asked
+            if its_unit == _unit_of(unit)
+        ]
+    return any(verdicts) if verdicts else None
 
 
 def meets_condition(question: str, sentence: str) -> bool | None:

@@ -37,6 +37,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from assay.answer.bounds import in_range
 from assay.answer.citations import defuse_citations
 from assay.answer.expected import MONEY, AnswerKind, expected_kind
 from assay.answer.lengths import minutes_stated
@@ -304,7 +305,9 @@ def named_row(question: str, text: str) -> tuple[int, int] | None:
     than any other row's. ``None`` when no row stands out. The reader, trained on
     prose, votes that a table holds no answer ("What would a full plot cost me?"
     against "Plot size Full plot (250 m²): Standard rent: £96, ..."), so a named row
-    answers where the reader finds nothing."""
+    answers where the reader finds nothing. Where no header stands out, the one row
+    whose header's range holds the quantity the asker states does ("40 minutes late":
+    "Delay 30 to 59 minutes")."""
     kind = expected_kind(question)
     asked = {stem(t) for t in content_terms(question)}
     tables: dict[tuple[str, ...], list[tuple[float, int, int]]] = {}
@@ -316,13 +319,31 @@ def named_row(question: str, text: str) -> tuple[int, int] | None:
     for rows in tables.values():
         rows.sort(key=lambda r: -r[0])
         share, start, end = rows[0]
-        if len(rows) < 2 or share <= rows[1][0]:
+        if len(rows) < 2:
             continue
+        if share <= rows[1][0]:  # no header stands out: the one row whose case holds the
+            # asker's quantity ("40 minutes late": "Delay 30 to 59 minutes"), if any
+            meeting = [r for r in rows if r[0] == share and _row_holds(question, text[r[1] : r[2]])]
+            if len(meeting) != 1:
+                continue
+            share, start, end = meeting[0]
         row = text[start:end]
         values = [m.group("value") for a, b in clauses(row) if (m := TABLE_CELL.match(row[a:b]))]
         if kind is None or any(_fits(kind, v) for v in values):
             return start, end
     return None
+
+
+def _row_case(question: str, sentence: str) -> bool | None:
+    """Whether the quantity the asker states lies in the range the header of the table
+    row ``sentence`` gives (:func:`~assay.answer.bounds.in_range`); ``None`` for prose or
+    a header without one."""
+    match = TABLE_ROW.match(sentence.strip())
+    return in_range(question, match.group("header")) if match else None
+
+
+def _row_holds(question: str, sentence: str) -> bool:
+    return _row_case(question, sentence) is True
 
 
 def _header_share(sentence: str, asked: set[str]) -> tuple[tuple[str, ...], float | None] | None:
@@ -346,7 +367,10 @@ def row_weights(question: str, rows: Sequence[tuple[object, str]]) -> list[float
     of than another row's weighs less, ``0.5 + 0.5 * share`` of the best row's. "How
     much is an adult ticket?" names all of "Ticket Adult" and half of "Ticket Family (2
     adults, up to 3 children)", whose price the relevance model rates higher for its
-    extra "adults". Where the question states a length of time that a row states
+    extra "adults". A row whose case leaves out the quantity the asker states
+    (:func:`~assay.answer.bounds.meets_condition`: "40 minutes late" against "Delay 15
+    to 29 minutes") weighs half as much where another row's case holds it. Where the
+    question states a length of time that a row states
     (:func:`~assay.answer.lengths.minutes_stated`: "an hour-long massage", "60
     minutes"), a row of the same table stating only other lengths weighs half as much.
     Prose, and a table's only row, weigh 1."""
@@ -373,5 +397,10 @@ def row_weights(question: str, rows: Sequence[tuple[object, str]]) -> list[float
         if lengths and any(lengths & s for s in stated.values()):
             for n in members:  # "an hour-long massage": not the row of a 30-minute one
                 if stated[n] and not lengths & stated[n]:
+                    weights[n] *= 0.5
+        cases = {n: _row_case(question, rows[n][1]) for n in members}
+        if any(case is True for case in cases.values()):
+            for n in members:  # "40 minutes late": not the row of "15 to 29 minutes"
+                if cases[n] is False:
                     weights[n] *= 0.5
     return weights
