@@ -323,7 +323,7 @@ def named_row(question: str, text: str) -> tuple[int, int] | None:
             continue
         if share <= rows[1][0]:  # no header stands out: the one row whose case holds the
             # asker's quantity ("40 minutes late": "Delay 30 to 59 minutes"), if any
-            meeting = [r for r in rows if r[0] == share and _row_holds(question, text[r[1] : r[2]])]
+            meeting = [r for r in rows if r[0] == share and _row_case(question, text[r[1] : r[2]])]
             if len(meeting) != 1:
                 continue
             share, start, end = meeting[0]
@@ -340,10 +340,6 @@ def _row_case(question: str, sentence: str) -> bool | None:
     a header without one."""
     match = TABLE_ROW.match(sentence.strip())
     return in_range(question, match.group("header")) if match else None
-
-
-def _row_holds(question: str, sentence: str) -> bool:
-    return _row_case(question, sentence) is True
 
 
 def _header_share(sentence: str, asked: set[str]) -> tuple[tuple[str, ...], float | None] | None:
@@ -394,13 +390,12 @@ def row_weights(question: str, rows: Sequence[tuple[object, str]]) -> list[float
         for n in members:
             weights[n] = (0.5 + 0.5 * (shares[n] or 0.0)) / best
         stated = {n: minutes_stated(rows[n][1]) for n in members}
-        if lengths and any(lengths & s for s in stated.values()):
-            for n in members:  # "an hour-long massage": not the row of a 30-minute one
-                if stated[n] and not lengths & stated[n]:
-                    weights[n] *= 0.5
-        cases = {n: _row_case(question, rows[n][1]) for n in members}
-        if any(case is True for case in cases.values()):
-            for n in members:  # "40 minutes late": not the row of "15 to 29 minutes"
-                if cases[n] is False:
-                    weights[n] *= 0.5
+        for fits in (  # "an hour-long massage": not the row of a 30-minute one; "40
+            # minutes late": not the row of "Delay 15 to 29 minutes"
+            {n: bool(lengths & stated[n]) if lengths and stated[n] else None for n in members},
+            {n: _row_case(question, rows[n][1]) for n in members},
+        ):
+            if any(fit is True for fit in fits.values()):
+                for n in members:
+                    weights[n] *= 0.5 if fits[n] is False else 1.0
     return weights
