@@ -61,7 +61,7 @@ from assay.answer.reading import (
     table_cell,
 )
 from assay.answer.short import lead_value, short_answer
-from assay.answer.within import with_rule
+from assay.answer.within import sentence_before, with_rule
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context, SourceConflict
 from assay.models.reader import SpanReader
@@ -195,11 +195,8 @@ def _with_antecedent(lead: Sentence) -> Sentence:
     September. Outside those months anyone may park in the bays." quoted whole."""
     if not _POINTS_BACK.search(lead.text):
         return lead
-    text = lead.context.text
-    before = [(a, b) for a, b in sentence_spans(text) if b <= lead.start]
-    if not before or "\n" in text[before[-1][1] : lead.start]:
-        return lead  # the first of its line (a list item, a paragraph): no sure antecedent
-    return replace(lead, start=before[-1][0])
+    before = sentence_before(lead)  # none for the first of its line: no sure antecedent
+    return lead if before is None else replace(lead, start=before[0])
 
 
 def _whole_sentence(lead: Sentence) -> Sentence:

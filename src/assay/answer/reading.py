@@ -363,9 +363,9 @@ def row_weights(question: str, rows: Sequence[tuple[object, str]]) -> list[float
     of than another row's weighs less, ``0.5 + 0.5 * share`` of the best row's. "How
     much is an adult ticket?" names all of "Ticket Adult" and half of "Ticket Family (2
     adults, up to 3 children)", whose price the relevance model rates higher for its
-    extra "adults". A row whose case leaves out the quantity the asker states
-    (:func:`~assay.answer.bounds.meets_condition`: "40 minutes late" against "Delay 15
-    to 29 minutes") weighs half as much where another row's case holds it. Where the
+    extra "adults". A row whose header's range leaves out the quantity the asker states
+    (:func:`~assay.answer.bounds.in_range`: "40 minutes late" against "Delay 15 to 29
+    minutes") weighs half as much where another row's holds it. Where the
     question states a length of time that a row states
     (:func:`~assay.answer.lengths.minutes_stated`: "an hour-long massage", "60
     minutes"), a row of the same table stating only other lengths weighs half as much.
@@ -389,10 +389,14 @@ def row_weights(question: str, rows: Sequence[tuple[object, str]]) -> list[float
         best = max(0.5 + 0.5 * (shares[n] or 0.0) for n in members)
         for n in members:
             weights[n] = (0.5 + 0.5 * (shares[n] or 0.0)) / best
-        stated = {n: minutes_stated(rows[n][1]) for n in members}
         for fits in (  # "an hour-long massage": not the row of a 30-minute one; "40
             # minutes late": not the row of "Delay 15 to 29 minutes"
-            {n: bool(lengths & stated[n]) if lengths and stated[n] else None for n in members},
+            {
+                n: bool(lengths & stated)
+                if lengths and (stated := minutes_stated(rows[n][1]))
+                else None
+                for n in members
+            },
             {n: _row_case(question, rows[n][1]) for n in members},
         ):
             if any(fit is True for fit in fits.values()):

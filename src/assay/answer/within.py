@@ -26,7 +26,7 @@ from assay.text import holiday_dates, sentence_spans, stated_dates, stemmed_term
 __all__ = [
     "ANSWERS_WITHIN", "Sentence", "best_of_passage", "bounding", "costing", "keeping_to", "lead_in",
     "meeting_case", "of_case", "of_day", "of_holiday", "of_kind", "rule_before_exception",
-    "telling", "with_rule",
+    "sentence_before", "telling", "with_rule",
 ]  # fmt: skip
 
 #: a passage whose best sentence rates at least this share of the best answers too
@@ -146,14 +146,22 @@ def with_rule(question: str, lead: Sentence) -> Sentence:
     denied = _DENIED_WHERE.search(lead.text)
     if denied is None or stemmed_terms(denied.group(1)) & stemmed_terms(question):
         return lead
+    before = sentence_before(lead)  # none for the first of its line: no rule before it
+    if before is None or not stemmed_terms(lead.text[: denied.start()]) & stemmed_terms(
+        lead.context.text[before[0] : before[1]]
+    ):
+        return lead
+    return replace(lead, start=before[0])
+
+
+def sentence_before(lead: Sentence) -> tuple[int, int] | None:
+    """Where the sentence before ``lead`` stands on its line (characters of its passage);
+    ``None`` when ``lead`` is the first of its line (a list item, a paragraph)."""
     text = lead.context.text
     before = [(a, b) for a, b in sentence_spans(text) if b <= lead.start]
     if not before or "\n" in text[before[-1][1] : lead.start]:
-        return lead  # the first of its line: no rule stated before it
-    start, end = before[-1]
-    if not stemmed_terms(lead.text[: denied.start()]) & stemmed_terms(text[start:end]):
-        return lead
-    return replace(lead, start=start)
+        return None
+    return before[-1]
 
 
 def best_of_passage(
