@@ -12,8 +12,9 @@ from onnx import TensorProto, helper, numpy_helper
 from onnxruntime.quantization import QuantType, quantize_dynamic
 
 from assay.errors import InvalidInputError
+from assay.models.pair_classifier import SHIPPED_CROSS_ENCODER
 from assay.models.reader import SHIPPED_READER
-from assay.training.onnx_weights import float_weights
+from assay.training.onnx_weights import float_weights, trained_state
 
 #: the weighted modules of one MiniLM (BERT) layer
 MINILM_LAYER_PARTS = (
@@ -94,3 +95,31 @@ def test_the_shipped_reader_comes_back_whole() -> None:
     assert weights["encoder.encoder.layer.0.output.dense.weight"].shape == (384, 1536)
     assert weights["head.weight"].shape == (2, 384)
     assert all(np.isfinite(w).all() for w in weights.values())
+
+
+def test_the_shipped_cross_encoder_comes_back_with_its_head() -> None:
+    """The cross-encoder's head is a ``Gemm``, which the quantiser stores transposed under
+    the weight's own name (``head.weight_Transposed``): it comes back as ``head.weight``
+    in ``Linear``'s shape, so ``cross_train train --init-from`` can start from the shipped
+    model."""
+    weights = float_weights(SHIPPED_CROSS_ENCODER / "model.onnx")
+    assert weights["head.weight"].shape == (4, 384)
+    assert not [name for name in weights if name.endswith("_Transposed")]
+    assert weights["encoder.encoder.layer.5.output.dense.weight"].shape == (384, 1536)
+
+
+def test_a_shipped_folder_or_a_checkpoint_gives_the_state_to_train_from(tmp_path: Path) -> None:
+    """``trained_state``: every name of the model being trained, the shipped weights where
+    the export kept them and the model's own elsewhere; a folder without a model is
+    refused with the option named."""
+    torch = pytest.importorskip("torch")
+    current = {"head.weight": torch.zeros(4, 384), "encoder.pooler.dense.bias": torch.ones(384)}
+    state = trained_state(SHIPPED_CROSS_ENCODER, current, "--init-from")
+    assert set(state) == set(current)
+    assert state["head.weight"].abs().sum() > 0  # the shipped head, not the zeros
+    assert torch.equal(state["encoder.pooler.dense.bias"], torch.ones(384))
+    torch.save({"model": {"head.weight": torch.full((4, 384), 2.0)}}, tmp_path / "checkpoint.pt")
+    saved = trained_state(tmp_path / "checkpoint.pt", current, "--init-from")
+    assert float(saved["head.weight"][0, 0]) == 2.0
+    with pytest.raises(InvalidInputError, match="--init-from"):
+        trained_state(tmp_path, current, "--init-from")

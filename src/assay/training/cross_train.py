@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from assay.training.onnx_weights import trained_state
 from assay.training.pairsets import LabeledPair
 from assay.training.torch_loop import export_int8, fine_tune, log
 
@@ -210,9 +211,10 @@ def train(args: argparse.Namespace) -> None:
     for epoch in range(1, args.epochs + 1):
         folder = out / f"epoch-{epoch}" if args.epochs > 1 else out
         folder.mkdir(parents=True, exist_ok=True)
-        if weights_from:  # the weights of the epoch (or run) before, a fresh schedule
-            state = torch.load(weights_from, weights_only=False, map_location=device)
-            model.load_state_dict(state["model"])
+        if weights_from:  # the weights of the epoch (or run, or shipped model) before
+            model.load_state_dict(
+                trained_state(Path(weights_from), model.state_dict(), "--init-from")
+            )
             log(folder, f"weights from {weights_from}")
         seed = args.seed + epoch - 1
         plan = batches([len(e.ids) for e in encodings], args.batch, seed)
@@ -303,7 +305,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     fit.add_argument("--every", type=int, default=200, help="checkpoint every N steps")
     fit.add_argument("--max-pairs", type=int, default=0, help="train on a sample (0: all)")
     fit.add_argument("--resume", action="store_true")
-    fit.add_argument("--init-from", help="start from this checkpoint's weights (a further epoch)")
+    fit.add_argument(
+        "--init-from",
+        help="start from these weights with a fresh schedule: a checkpoint.pt (a further "
+        "epoch) or a shipped cross-encoder's folder",
+    )
     fit.add_argument("--epochs", type=int, default=1, help="passes, each in out/epoch-N")
     fit.add_argument("--recipe", default="1", help="which mix (assay.training.mix.RECIPES)")
     fit.add_argument("--pairs", help="train on this dump (gzipped JSON lines) instead of the mix")

@@ -20,9 +20,11 @@ import numpy as np
 
 from assay.errors import InvalidInputError
 
-__all__ = ["float_weights"]
+__all__ = ["float_weights", "trained_state"]
 
 QUANTIZED = "_quantized"
+#: the suffix of a weight the quantiser stored transposed for a ``Gemm`` (a head's Linear)
+TRANSPOSED = "_Transposed"
 #: the output of a Linear layer's product, as the exporter names it: /<module path>/MatMul...
 EXPORTED_MATMUL = re.compile(r"^/(.+?)/MatMul")
 
@@ -50,6 +52,11 @@ def float_weights(file: Path) -> dict[str, Any]:
         if node.op_type != "MatMulInteger":
             continue
         matrix = node.input[1]
+        stem = matrix[: -len(QUANTIZED)]
+        if stem.endswith(TRANSPOSED):  # a Gemm's weight, stored under its own name
+            weights.pop(stem)
+            weights[stem[: -len(TRANSPOSED)]] = dequantized(stem).T.copy()
+            continue
         named = EXPORTED_MATMUL.match(node.output[0])
         if not matrix.endswith(QUANTIZED) or named is None:
             raise InvalidInputError(
@@ -57,5 +64,23 @@ def float_weights(file: Path) -> dict[str, Any]:
                 problem=f"has a MatMulInteger node {node.name!r} it cannot name",
             )  # fmt: skip
         layer = named.group(1).replace("/", ".")
-        weights[f"{layer}.weight"] = dequantized(matrix[: -len(QUANTIZED)]).T.copy()
+        weights[f"{layer}.weight"] = dequantized(stem).T.copy()
     return weights
+
+
+def trained_state(source: Path, current: dict[str, Any], option: str) -> dict[str, Any]:
+    """The state dict to train further from ``source``: a ``checkpoint.pt`` of the
+    training loop, or a shipped model's folder (or its ``model.onnx``), dequantised onto
+    ``current``'s names. Weights the exporter dropped (an unused pooler) keep ``current``'s.
+    ``option`` names the command-line option in the error."""
+    import torch
+
+    if source.suffix == ".pt":
+        return dict(torch.load(source, weights_only=False, map_location="cpu")["model"])
+    onnx_file = source / "model.onnx" if source.is_dir() else source
+    if not onnx_file.is_file():
+        raise InvalidInputError(
+            option, str(source), "give a checkpoint.pt or a shipped model's folder"
+        )
+    weights = float_weights(onnx_file)
+    return {k: torch.tensor(weights[k]) if k in weights else v for k, v in current.items()}

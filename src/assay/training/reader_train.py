@@ -38,7 +38,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assay.errors import InvalidInputError
 from assay.models.reader import MAX_TOKENS, WindowTokenizer, reader_tokenizer, windows
 from assay.training.cross_train import batches, feeds
 from assay.training.datasets import halueval_rows, squad_splits
@@ -186,6 +185,7 @@ def build_model(init_from: str | None, continue_from: str | None = None) -> Any:
     from transformers import AutoModel
 
     from assay.training.cross_train import base_weights
+    from assay.training.onnx_weights import trained_state
 
     class SpanReader(torch.nn.Module):
         def __init__(self) -> None:
@@ -206,26 +206,10 @@ def build_model(init_from: str | None, continue_from: str | None = None) -> Any:
         encoder = {k[len("encoder.") :]: v for k, v in state.items() if k.startswith("encoder.")}
         model.encoder.load_state_dict(encoder)
     if continue_from:
-        model.load_state_dict(_reader_weights(Path(continue_from), model.state_dict()))
-    return model
-
-
-def _reader_weights(source: Path, current: dict[str, Any]) -> dict[str, Any]:
-    """The state dict of the reader in ``source`` (see :func:`build_model`)."""
-    import torch
-
-    from assay.training.onnx_weights import float_weights
-
-    if source.suffix == ".pt":
-        return dict(torch.load(source, weights_only=False)["model"])
-    onnx_file = source / "model.onnx" if source.is_dir() else source
-    if not onnx_file.is_file():
-        raise InvalidInputError(
-            "--continue-from", str(source), "give a reader's checkpoint.pt or its folder"
+        model.load_state_dict(
+            trained_state(Path(continue_from), model.state_dict(), "--continue-from")
         )
-    weights = float_weights(onnx_file)
-    # the exporter drops the unused pooler: it keeps its fresh weights
-    return {k: torch.tensor(weights[k]) if k in weights else v for k, v in current.items()}
+    return model
 
 
 def train(args: argparse.Namespace) -> None:
