@@ -252,6 +252,12 @@ def test_j2_a_pronoun_an_ok_or_a_code_s_digit_is_nothing_the_query_names() -> No
         "the figure 300 the query names",
         "'HP-300', which the query names",
     ]
+    # nor is a digit inside a code or a year's tail: "F22" held no figure "2", "FY2025" no
+    # figure "025" (found asking a boiler guide and a bakery's results)
+    codes = Context("guide", "- F22: the water pressure is too low.")
+    assert missing_information("What does F22 mean?", [codes]) == []
+    results = Context("results", "Total dividend per share: FY2025: 4.2p.")
+    assert missing_information("What dividend was paid for FY2025?", [results]) == []
 
 
 def test_j2_a_name_in_a_passage_title_is_not_missing() -> None:

@@ -334,6 +334,14 @@ def test_a_stronger_source_that_does_not_answer_does_not_lead() -> None:
         ("Who was the fastest woman?", "The men's record is 2:05.", "The women's record is 2:27."),
         ("How much is parking per day?", "It costs GBP 2.50 per hour.", "GBP 12 per day."),
         ("What is the monthly fee?", "The fee is EUR 90 per year.", "EUR 9 monthly."),
+        # "annual" names a year's period as "annually" does: the row of a plan that states
+        # its monthly price and its annual service states the period asked for
+        ("What is the monthly fee?", "Annual fee: EUR 90.", "EUR 9 monthly."),
+        (
+            "Does Care Basic include the yearly service?",
+            "Care Basic: Monthly price: £9, Callouts: unlimited.",
+            "Care Basic: Monthly price: £9, Annual service: Not included.",
+        ),
         ("How much is a permit in Zone F?", "Zones C, D or E cost £240.", "Zone F costs £90."),
         ("What is the limit for a Class F truck?", "Class B: 1,100 kg.", "Class F: 900 kg."),
         ("What did revision B set?", "Revision D sets 3 m.", "In revision B it was 2 m."),

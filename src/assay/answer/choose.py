@@ -70,11 +70,11 @@ from assay.answer.disagreement import (
 from assay.answer.expected import (
     CONDITION,
     DURATION,
-    INSTRUCTION,
     MONEY,
     AnswerKind,
     asks_what_to_do,
     asks_who_qualifies,
+    instructs,
 )
 from assay.answer.polarity import asks_cost
 from assay.answer.qualifiers import Qualifiers
@@ -220,9 +220,9 @@ def choose(
     elif not yes_no:
         lead = _surely_read(lead, found, rated, by=CLEARLY_STRONGER)
         if asks_what_to_do(question):
-            lead = telling(lead, sentences, INSTRUCTION)
+            lead = telling(lead, sentences, lambda text: instructs(text, question))
         elif asks_who_qualifies(question):
-            lead = telling(lead, sentences, CONDITION)
+            lead = telling(lead, sentences, lambda text: CONDITION.search(text) is not None)
     elif asks_cost(question):
         lead = costing(lead, sentences)
     elif asks_limit(question):

@@ -44,6 +44,7 @@ from assay.errors import InvalidInputError
 from assay.judge.base import Judgment
 from assay.judge.strength import CLEARLY_MORE_RELIABLE
 from assay.models.answerability import LLMAnswerability
+from assay.models.definitions import as_prose
 from assay.models.reader import SpanReader
 from assay.models.relevance import RelevanceModel
 from assay.text import content_terms, stem, stemmed_terms, titled
@@ -191,9 +192,13 @@ def features_of(
     # passages are read under their title paths, as the answerer read them ("The pump
     # draws 4.2 A" answers about the HP-300 because it sits under "HP-300 > Electrical"),
     # and a cited passage is often among the best hits too: the reader's cache reads
-    # each one once
+    # each one once. A glossary entry of the term asked about reads as the sentence it
+    # stands for, as the relevance model reads it (:mod:`assay.models.definitions`)
+    def read(text: str) -> float:
+        return reader.read(question, as_prose(question, text)).margin
+
     def margin(h: Retrieved) -> float:
-        return reader.read(question, titled(h.chunk.title, defuse_citations(h.chunk.text))).margin
+        return read(titled(h.chunk.title, defuse_citations(h.chunk.text)))
 
     cited_margins = [margin(h) for h in hits if h.chunk.id in wanted]
     best_hits = sorted(hits, key=lambda h: -float(h.relevance or 0.0))[:READ_HITS]
@@ -203,9 +208,7 @@ def features_of(
     # answers about the HX-40 because it sits under "HX-40 > Charging"
     title = next((h.chunk.title for h in hits if h.chunk.id in wanted and h.chunk.title), "")
     statement = first_statement(answer)
-    statement_margin = (
-        reader.read(question, titled(title, statement)).margin if statement else -math.inf
-    )
+    statement_margin = read(titled(title, statement)) if statement else -math.inf
     alone = relevance.score(question, [titled(title, plain)])[0] if plain.strip() else 0.0
     features = answer_features(
         question,
@@ -220,7 +223,7 @@ def features_of(
         reader_cited=reader_belief(cited_margin),
         reader_best=reader_belief(max(margins, default=-math.inf)),
         reader_statement=reader_belief(statement_margin),
-        statement=titled(title, statement),
+        statement=as_prose(question, titled(title, statement)),
     )
     if answerability is not None:
         cited_hits = [h for h in hits if h.chunk.id in wanted]

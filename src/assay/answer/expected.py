@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from assay.text import MONTH, NUMBER, YEAR
+from assay.models.definitions import term_asked
+from assay.text import MONTH, NUMBER, YEAR, stemmed_terms
 
 __all__ = [
     "CONDITION",
@@ -30,6 +31,7 @@ __all__ = [
     "asks_who_qualifies",
     "asks_yes_or_no",
     "expected_kind",
+    "instructs",
     "wants_explanation",
 ]
 
@@ -266,8 +268,9 @@ def wants_explanation(question: str) -> bool:
     """Whether ``question`` wants an explanation, a description or a yes or no ("Why
     ...", "How does ...", "What happens if ...", "Can I ..."), not a span of a passage.
     "How" followed by an adjective asks for a degree ("How accurate ...", "How long ..."),
-    which a span states."""
-    return _EXPLAIN.search(question) is not None
+    which a span states. "What does E2 mean?" wants the entry that defines it, which
+    states no span either (:func:`~assay.models.definitions.term_asked`)."""
+    return _EXPLAIN.search(question) is not None or bool(term_asked(question))
 
 
 #: "My phone was stolen, what should I do?", "what do I do now?", "what are the steps?",
@@ -288,7 +291,8 @@ INSTRUCTION = re.compile(
     r"|book|apply|fill|complete|pay|cancel|stop|turn|switch|press|remove|follow|log|sign"
     r"|submit|request|notify|inform|wait|leave|put|move|seek|get|speak|write|raise|unplug"
     r"|disconnect|lock|change|reset|update|click|select|choose|enter|push|hold|insert|plug"
-    r"|restart|install|download|tap|type|scan|register|attach)(?![\w-])"
+    r"|restart|install|download|tap|type|scan|register|attach|open|close|pour|bleed|drain"
+    r"|freeze|order|wipe|wash|clean|use(?!\s+of\b))(?![\w-])"
     r"|\byou\s+(?:must|should|need\s+to|have\s+to|will\s+need\s+to)\b",
     re.I,
 )
@@ -313,6 +317,25 @@ def asks_who_qualifies(question: str) -> bool:
     Discount?"): a condition answers it (:data:`CONDITION`), not a sentence that names
     the thing ("Eligible customers receive a one-off £150 discount")."""
     return _WHO_QUALIFIES.search(question) is not None
+
+
+#: an instruction for a purpose: "To close your account, send us a secure message"
+_FOR_PURPOSE = re.compile(r"^\W*to\s+(?P<purpose>[^,]{1,60}),\s+(?P<rest>.*)", re.I | re.S)
+
+
+def instructs(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` tells what to do (:data:`INSTRUCTION`) for what ``question``
+    asks: an instruction for a stated purpose counts when the purpose is the asked one
+    ("To close your account, send us ..." for "How do I close my account?", not "To
+    restart the hub, switch it off ..." for "How do I factory reset the router?")."""
+    if INSTRUCTION.search(sentence):
+        return True
+    purpose = _FOR_PURPOSE.match(sentence)
+    return (
+        purpose is not None
+        and INSTRUCTION.search(purpose.group("rest")) is not None
+        and bool(stemmed_terms(purpose.group("purpose")) & stemmed_terms(question))
+    )
 
 
 def asks_what_to_do(question: str) -> bool:

@@ -48,7 +48,13 @@ from assay.answer.choose import YES_OR_NO, Choice, Sentence, choose
 from assay.answer.citations import cite, defuse_citations
 from assay.answer.columns import column_clashes
 from assay.answer.expansion import pseudo_relevance_phrasings
-from assay.answer.expected import AnswerKind, asks_yes_or_no, expected_kind, wants_explanation
+from assay.answer.expected import (
+    AnswerKind,
+    asks_what_to_do,
+    asks_yes_or_no,
+    expected_kind,
+    wants_explanation,
+)
 from assay.answer.headings import dated_heading, heading_answer
 from assay.answer.qualifiers import Qualifiers, qualifiers
 from assay.answer.reading import (
@@ -61,7 +67,7 @@ from assay.answer.reading import (
     table_cell,
 )
 from assay.answer.short import lead_value, short_answer
-from assay.answer.within import sentence_before, with_rule
+from assay.answer.within import sentence_before, with_rule, with_steps
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context, SourceConflict
 from assay.models.reader import SpanReader
@@ -347,6 +353,8 @@ class ExtractiveAnswerer:
             else self._choose(question, kind, asked, evidence, split, found, other_row)
         )
         lead = _whole_sentence(_with_antecedent(choice.lead))
+        if asks_what_to_do(question):  # "How do I top up the pressure?": all the steps
+            lead = with_steps(lead)
         if asks_yes_or_no(question):  # "Are dogs allowed?": the rule before its exception
             lead = _with_opener(with_rule(question, lead))
         past_bound = exceeds_bound(question, lead.text)  # "5 items" against "up to 3 items"

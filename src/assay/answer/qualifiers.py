@@ -63,10 +63,10 @@ _CLAUSE_END = re.compile(
     r";|\n|,\s+(?:and|but|while|whereas|or)\b|\s+whereas\b|\s+while\b"
     r"|[,:]\s+(?=[^,:.;]{1,40}:\s)|\s+(?=(?:and|or)\s+(?:all\s+|any\s+)?other\b)"
 )
-#: the period of a rate: "per day", "daily" (not "a day": "twice a day" is no rate)
+#: the period of a rate: "per day", "daily", "annual" (not "a day": "twice a day" is no rate)
 _RATE = re.compile(
     r"\bper\s+(hour|day|night|week|month|year|annum)\b|\b(hour|dai|night|week|month|year)ly\b"
-    r"|\b(annual)ly\b",
+    r"|\b(annual)(?:ly)?\b",
     re.I,
 )
 _PERIOD = {"dai": "day", "annum": "year", "annual": "year"}

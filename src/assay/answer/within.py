@@ -26,11 +26,15 @@ from assay.text import holiday_dates, sentence_spans, stated_dates, stemmed_term
 __all__ = [
     "ANSWERS_WITHIN", "Sentence", "best_of_passage", "bounding", "costing", "keeping_to", "lead_in",
     "meeting_case", "of_case", "of_day", "of_holiday", "of_kind", "rule_before_exception",
-    "sentence_before", "telling", "with_rule",
+    "sentence_before", "telling", "with_rule", "with_steps",
 ]  # fmt: skip
 
 #: a passage whose best sentence rates at least this share of the best answers too
 ANSWERS_WITHIN = 0.8
+#: a line that is a numbered step: "1. Turn the boiler off", "2) Open both valves"
+_STEP = re.compile(r"[ \t]*\d{1,2}[.)][ \t]+\S")
+#: the most steps quoted whole; a longer procedure keeps the step that answers best
+MOST_STEPS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +158,31 @@ def with_rule(question: str, lead: Sentence) -> Sentence:
     return replace(lead, start=before[0])
 
 
+def with_steps(lead: Sentence) -> Sentence:
+    """``lead`` widened to the numbered steps it is one of, for a question that asks what
+    to do: "How do I top up the boiler pressure?" is answered by "1. Turn the boiler
+    off ... 2. Open both valves on the filling loop ... 3. ... 4. ...", in order, not by
+    the one step that rates best, which alone leaves the asker half way. A procedure of
+    more than :data:`MOST_STEPS` steps keeps that step."""
+    text = lead.context.text
+    lines = []  # (start, end) of each line
+    at = 0
+    for line in text.split("\n"):
+        lines.append((at, at + len(line)))
+        at += len(line) + 1
+    own = next(i for i, (a, b) in enumerate(lines) if a <= lead.start <= b)
+    if not _STEP.match(text, lines[own][0]):
+        return lead
+    first = last = own
+    while first > 0 and _STEP.match(text, lines[first - 1][0]):
+        first -= 1
+    while last + 1 < len(lines) and _STEP.match(text, lines[last + 1][0]):
+        last += 1
+    if first == last or last - first + 1 > MOST_STEPS:
+        return lead
+    return replace(lead, start=lines[first][0], end=lines[last][1])
+
+
 def sentence_before(lead: Sentence) -> tuple[int, int] | None:
     """Where the sentence before ``lead`` stands on its line (characters of its passage);
     ``None`` when ``lead`` is the first of its line (a list item, a paragraph)."""
@@ -175,15 +204,15 @@ def best_of_passage(
     return max(holding, key=lambda s: s.score) if holding else lead
 
 
-def telling(lead: Sentence, sentences: Sequence[Sentence], form: re.Pattern[str]) -> Sentence:
+def telling(lead: Sentence, sentences: Sequence[Sentence], form: Callable[[str], bool]) -> Sentence:
     """The best-rated sentence of the lead's passage of the ``form`` the question asks
     for, when the lead is not of it: for "My phone was stolen, what should I do?" an
-    instruction (:data:`~assay.answer.expected.INSTRUCTION`), "Call us on 0330 123 4567
+    instruction (:func:`~assay.answer.expected.instructs`), "Call us on 0330 123 4567
     straight away and we will bar your SIM", not "A replacement SIM is free and arrives in
     2 working days" that the relevance model rates higher; for "Who can get the Warm Home
     Discount?" a condition (:data:`~assay.answer.expected.CONDITION`), "You may qualify if
     you receive Pension Credit", not "Eligible customers receive a one-off £150 discount"."""
-    return best_of_passage(lead, sentences, lambda text: form.search(text) is not None)
+    return best_of_passage(lead, sentences, form)
 
 
 def of_day(asked: Qualifiers | None, lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:

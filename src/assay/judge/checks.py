@@ -58,7 +58,7 @@ __all__ = [
 _NAME = re.compile(r"(?<!^)\b[A-Z][\w'-]*[A-Za-z0-9]")
 #: a figure the query states, not a digit of a code: "LN2" is a name, held where a
 #: context says "LN2", not a figure 2 that no context states
-_FIGURE = re.compile(rf"(?<![A-Za-z]){NUMBER.pattern}")
+_FIGURE = re.compile(rf"(?<![A-Za-z0-9]){NUMBER.pattern}")
 _SPECULATIVE = re.compile(
     r"\b(?:probably|likely|possibly|perhaps|presumably|apparently|seems?|appears?|suggests?|"
     r"might|generally|usually|typically|normally|always|never|all|every|everyone|everything|"

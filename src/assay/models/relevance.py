@@ -31,6 +31,7 @@ from typing import Protocol, runtime_checkable
 
 from assay.errors import InvalidInputError
 from assay.models.cross_encoder import CrossEncoder, softmax
+from assay.models.definitions import as_prose
 from assay.models.embedder import MiniLMEmbedder, get_embedder
 from assay.models.head import load_head, shipped_head_path
 from assay.models.llm import ChatClient, RememberedAnswers
@@ -114,9 +115,11 @@ class HeadRelevanceModel:
         self.encoder_name = None if encoder is None else encoder.name
 
     def score(self, query: str, passages: Sequence[str]) -> list[float]:
-        """P(relevant) per passage; the best window of a long passage counts."""
+        """P(relevant) per passage; the best window of a long passage counts. A glossary
+        entry of the term a question asks the meaning of reads as a sentence
+        (:func:`~assay.models.definitions.as_prose`)."""
         query, items = check_query(query, passages)
-        results = self._scorer.score([(query, p) for p in items])
+        results = self._scorer.score([(query, as_prose(query, p)) for p in items])
         return [r.probabilities["relevant"] for r in results]
 
     def score_spans(
@@ -144,9 +147,10 @@ class PairClassifierRelevanceModel:
         self.name = f"assay-relevance-ce@{self._model.version}"
 
     def score(self, query: str, passages: Sequence[str]) -> list[float]:
-        """P(relevant) per passage."""
+        """P(relevant) per passage (a glossary entry read as for :class:`HeadRelevanceModel`)."""
         query, items = check_query(query, passages)
-        return [r.relevant for r in self._model.score([(query, p) for p in items])]
+        pairs = [(query, as_prose(query, p)) for p in items]
+        return [r.relevant for r in self._model.score(pairs)]
 
 
 class CrossEncoderRelevanceModel:
