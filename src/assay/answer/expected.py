@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from assay.models.definitions import term_asked
 from assay.text import MONTH, NUMBER, YEAR, stemmed_terms
 
 __all__ = [
@@ -268,9 +267,8 @@ def wants_explanation(question: str) -> bool:
     """Whether ``question`` wants an explanation, a description or a yes or no ("Why
     ...", "How does ...", "What happens if ...", "Can I ..."), not a span of a passage.
     "How" followed by an adjective asks for a degree ("How accurate ...", "How long ..."),
-    which a span states. "What does E2 mean?" wants the entry that defines it, which
-    states no span either (:func:`~assay.models.definitions.term_asked`)."""
-    return _EXPLAIN.search(question) is not None or bool(term_asked(question))
+    which a span states."""
+    return _EXPLAIN.search(question) is not None
 
 
 #: "My phone was stolen, what should I do?", "what do I do now?", "what are the steps?",

@@ -70,6 +70,7 @@ from assay.answer.short import lead_value, short_answer
 from assay.answer.within import sentence_before, with_rule, with_steps
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context, SourceConflict
+from assay.models.definitions import defines
 from assay.models.reader import SpanReader
 from assay.models.relevance import RelevanceModel, SpanRelevanceModel
 from assay.text import NAME, content_terms, sentence_spans, stem, term_cosine, titled
@@ -341,7 +342,11 @@ class ExtractiveAnswerer:
         named: Sentence | None = None  # the table row that leads where nothing was read
         if self.reader is not None and not wants_explanation(question):
             found = read_evidence(self.reader, question, evidence)
-            if all(f.margin <= MARGIN_FLOOR for f in found) and not dated_heading(question, found):
+            if (
+                all(f.margin <= MARGIN_FLOOR for f in found)
+                and not dated_heading(question, found)
+                and not any(defines(question, c.text) for c in evidence)  # "- F22: ..."
+            ):
                 named = _named_row(question, found)
                 if named is None:
                     return Draft("", self.name, None, mode, declined=_declined(found, kind))

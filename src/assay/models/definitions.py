@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["as_prose", "term_asked"]
+__all__ = ["as_prose", "defines", "term_asked"]
 
 #: "What does E2 mean?", "What do the flashing lights indicate?", "What does APR stand
 #: for?", "What is meant by a qualifying day?", "What is the meaning of 'vacant'?"
@@ -66,3 +66,10 @@ def as_prose(question: str, passage: str) -> str:
         return f"{m.group('lead')}{m.group('term').rstrip()} means "
 
     return _ENTRY.sub(sentence, passage)
+
+
+def defines(question: str, passage: str) -> bool:
+    """Whether ``passage`` holds a list entry that defines the term ``question`` asks the
+    meaning of (:func:`as_prose` reads it otherwise): such an entry answers, though the
+    reader, which learnt from prose too, finds no span in it."""
+    return as_prose(question, passage) != passage
