@@ -42,6 +42,8 @@ def test_every_number_word_is_a_figure() -> None:
         ("By when must paternity leave be taken?", "deadline"),  # a date or a time limit
         # what the asker waits for: a date or a time limit ("within 6 weeks")
         ("When will I get my final bill after moving?", "deadline"),
+        # "at least 48 hours before you fly": a time set by what it comes before
+        ("When do I need to tell you about my powered wheelchair?", "deadline"),
         ("When was the bridge opened?", "date"),
         ("How long does my password need to be?", "figure"),  # a size, not a duration
         ("How long is the standard warranty?", "duration"),

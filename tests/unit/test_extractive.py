@@ -101,6 +101,12 @@ def test_r8_pseudo_relevance_feedback_adds_the_evidence_vocabulary() -> None:
         ("How long does a charge take?", "duration", "about 3 hours", "between 0 °C and 45 °C"),
         ("How long does a refund take?", "duration", "within 5 business days", "with a receipt"),
         ("How long does a refund take?", "duration", "in ten working days", "in the app"),
+        (  # a time set by the event it comes before
+            "When do I need to tell you about my powered wheelchair?",
+            "deadline",
+            "at least 48 hours before you fly",
+            "a wheelchair of up to 48 kg",
+        ),
         ("What temperature range is safe?", "temperature", "0 °C to 45 °C", "three hours"),
         ("How much does the HX-40 cost?", "money", "It costs $400.", "It weighs 2 kg."),
         ("How much did I put down as a deposit?", "money", "a deposit of £2,175", "in 30 days"),

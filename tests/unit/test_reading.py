@@ -203,6 +203,8 @@ def test_choose_names_no_disagreement_for_the_same_figure() -> None:
         ("eight pupils", "8 pupils", False),
         ("forever", "30 days", True),  # a forum's "kept forever" against the guide's
         ("kept indefinitely", "forever", False),
+        ("£45", "20kg max", False),  # a price and a weight (an airline's forum)
+        ("£45", "£40", True),
     ],
 )
 def test_disagreement_is_another_figure_of_the_same_thing(a: str, b: str, differ: bool) -> None:

@@ -296,6 +296,18 @@ def test_r3_a_word_of_a_hyphenated_compound_is_covered_both_ways() -> None:
     assert "check" in before[2]  # earlier rows replay as written
 
 
+def test_r3_a_clipped_word_is_covered_by_its_full_form_and_the_reverse() -> None:
+    """An airline's baggage policy of my own: "How much does it cost to take a bike?" was
+    asked back ("none that mention bike") beside "Bicycles must be booked at least 48
+    hours before departure and cost £50 per flight"."""
+    text = "Bicycles must be booked at least 48 hours before departure and cost £50."
+    assert coverage_score("How much does it cost to take a bike?", [text])[2] == []
+    assert coverage_score("Is there a charge for a bicycle?", ["A £50 charge for bikes."])[2] == []
+    assert "bike" in coverage_score("Can I take my bike?", ["Golf bags fly free."])[2]
+    before = coverage_score("How much does it cost to take a bike?", [text], clippings=False)
+    assert "bike" in before[2]  # earlier rows replay as written
+
+
 def test_r3_a_country_the_evidence_names_by_its_group_is_covered() -> None:
     """A car hire's terms: "Can I drive the car to France?" was asked back ("The
     documents may not cover France") beside "Yes, to EU countries, if you tell us when you

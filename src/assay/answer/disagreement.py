@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.answer.bounds import meets_bound
-from assay.answer.expected import ENDLESS, AnswerKind
+from assay.answer.expected import ENDLESS, MONEY, AnswerKind
 from assay.answer.polarity import says_no
 from assay.answer.reading import Found
 from assay.answer.short import short_answer
@@ -103,7 +103,8 @@ def disagree(a: str, b: str, kind: AnswerKind | None) -> bool:
     thing when both state figures, a count in words among them ("7.5 ampere fuse" against
     "15 amp fuse", "eight" against "1 teacher per 15", but not "4.2 amperes" against "15
     amp", a current and a fuse rating, nor "0 °C" against "0 °C and 45 °C", one span cut
-    shorter, nor "25" against "more than 10 days", a value within the other's bound); for
+    shorter, nor "25" against "more than 10 days", a value within the other's bound, nor
+    a price against a figure of something else, "£45" against "20kg max"); for
     a name or date, no word in common."""
     if meets_bound(a, b) or meets_bound(b, a):  # "25" within "more than 10 days"
         return False
@@ -111,6 +112,8 @@ def disagree(a: str, b: str, kind: AnswerKind | None) -> bool:
     if da and db:
         return not (da <= db or db <= da)
     fa, fb = _counted(a), _counted(b)
+    if fa and fb and MONEY.found_in(a) != MONEY.found_in(b):
+        return False  # a price and a weight: "£45" against "20kg max"
     if fa and fb:
         ua, ub = _units(a), _units(b)
         nested = fa <= fb or fb <= fa  # "0 °C" of "0 °C and 45 °C": a span cut short

@@ -130,7 +130,9 @@ _KINDS = {
         re.compile(
             rf"{YEAR.pattern}|{MONTH.pattern}|\b(?:monday|tuesday|wednesday|thursday|"
             rf"friday|saturday|sunday)\b|\b(?:within|no\s+later\s+than)\s+(?:{_DURATION})"
-            r"|\b\d{1,2}(?::\d{2})?\s*[ap]\.?m\b",  # "by 7am on your collection day"
+            r"|\b\d{1,2}(?::\d{2})?\s*[ap]\.?m\b"  # "by 7am on your collection day"
+            # "at least 48 hours before you fly": a time set by the event it comes before
+            rf"|\b(?:{_DURATION})\s+(?:before|ahead\s+of|prior\s+to)\b",
             re.I,
         ),  # a limit, not any length: "within 12 months", not "4 weeks of leave"
     ),
@@ -183,8 +185,10 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
      "clock"),
     # "when will I get my final bill?": what the asker waits for, told as a date or as a
     # time limit ("within 6 weeks"), as "by when" is
-    (re.compile(r"(?:^|[.;:!?]\s+)\W*when\s+(?:will|would|should|must|shall)\s+"
-                r"(?:I|we|you|my|our|your)\b", re.I), "deadline"),
+    # "when do I need to tell you?" as well
+    (re.compile(r"(?:^|[.;:!?]\s+)\W*when\s+(?:(?:will|would|should|must|shall)\s+"
+                r"(?:I|we|you|my|our|your)\b|do(?:es)?\s+(?:I|we|you)\s+(?:need|have)\s+to\b)",
+                re.I), "deadline"),
     # "when" opening the question, not a clause of it ("How much ... when I'm abroad?")
     # "On which days is it refilled?": a day or days ("every Tuesday and Friday")
     (re.compile(r"(?:^|[.;:!?]\s+)\W*when\b|\b(?:what|which)\s+(?:year|date|day|month|time|"

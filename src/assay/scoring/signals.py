@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from assay.clippings import other_forms
 from assay.errors import InvalidInputError
 from assay.text import (
     ACRONYM,
@@ -194,6 +195,7 @@ def coverage_score(
     places: bool = True,
     times: bool = True,
     compounds: bool = True,
+    clippings: bool = True,
     keep: frozenset[str] = frozenset(),
 ) -> tuple[float, list[str], list[str]]:
     """Share of the query's meaningful terms found in ``texts`` (R3), with the terms.
@@ -214,15 +216,17 @@ def coverage_score(
     the day a clock time of the evidence falls in, or the closing a span of hours gives
     ("evening", "close" beside "08:00 to 18:00": :func:`assay.times_of_day.parts_timed`),
     and a word the evidence writes in a hyphenated compound, or the compound whose parts
-    it writes apart ("check" beside "Check-in opens at 3pm", "drop-off" beside "drop off").
+    it writes apart ("check" beside "Check-in opens at 3pm", "drop-off" beside "drop off"),
+    and a clipped word beside its full form or the reverse ("bike" beside "Bicycles":
+    :func:`assay.clippings.other_forms`).
     ``subject_only=False`` counts every content word always, ``own_figures=True`` those
     figures too, ``acronyms=False`` no acronym as spelled out, ``days=False`` no day by
     its kind (nor a holiday by its date), ``holidays=False`` no holiday by its date and
     ``places=False`` no country by its group and ``times=False`` no part of the day by
     its clock times, ``compounds=False`` no word by its compound nor a compound by its
-    parts, and ``keep`` counts those stopwords as words (the later ones of
-    :data:`assay.text.ADDED_STOPWORDS`), as earlier releases did (audit replay of their
-    rows)."""
+    parts, ``clippings=False`` no word by its clipped or full form, and ``keep`` counts
+    those stopwords as words (the later ones of :data:`assay.text.ADDED_STOPWORDS`), as
+    earlier releases did (audit replay of their rows)."""
     terms = list(dict.fromkeys(content_terms(query, keep=keep)))
     if not own_figures:
         own = measured_figures(query)
@@ -249,6 +253,8 @@ def coverage_score(
     if compounds:
         present |= {stem(p) for t in said if "-" in t for p in _parts(t, keep)}
         present |= {stem(t) for t in wanted if "-" in t and _parts(t, keep) <= present}
+    if clippings:
+        present |= {stem(t) for t in wanted if any(stem(f) in present for f in other_forms(t))}
     covered = [t for t in wanted if stem(t) in present]
     missing = [t for t in wanted if stem(t) not in present]
     return len(covered) / len(wanted), covered, missing
