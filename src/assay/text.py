@@ -97,18 +97,32 @@ _QUALIFYING_WORDS = """
 """
 #: what is left of a contraction split at its apostrophe ("it's", "I'm", "don't")
 _CONTRACTION_PARTS = "s m re ve ll d t don doesn didn isn aren wasn weren couldn shouldn wouldn"
-_FRAME = frozenset(
+#: the asker's own people ("My son is 16. Can he join?": the rules name members, not
+#: sons), a bound asked for in a superlative ("What is the highest temperature it goes
+#: to?": the evidence gives the range): frame words since
+#: 2026-12-07 (audit rows written before replay with ``askers_words=False``)
+_ASKERS_WORDS = """
+    mother father mum mom dad parent parents son daughter wife husband partner spouse
+    brother sister grandmother grandfather grandma grandpa nan gran grandson granddaughter
+    friend boyfriend girlfriend
+    highest lowest longest shortest maximum minimum max min earliest latest
+"""
+_FRAME_BEFORE = frozenset(
     stem(w) for w in f"{_ANSWER_TYPE_WORDS} {_QUALIFYING_WORDS} {_CONTRACTION_PARTS}".split()
 )
+_FRAME = _FRAME_BEFORE | {stem(w) for w in _ASKERS_WORDS.split()}
 
 
-def subject_terms(terms: Sequence[str]) -> list[str]:
+def subject_terms(terms: Sequence[str], *, askers_words: bool = True) -> list[str]:
     """``terms`` without the words that frame a question: those that ask for a type of
-    answer ("long", "year", "cost"), those that judge or carry it ("safe", "allowed",
-    "need", "put", "someone", "out") and the remains of contractions ("s" of "it's"). What is
-    left names the subject (things, names, conditions): what a reader can add documents
-    about, and what the evidence must mention to be about the question."""
-    return [t for t in terms if stem(t) not in _FRAME]
+    answer ("long", "year", "cost", "highest"), those that judge or carry it
+    ("safe", "allowed", "need", "put", "someone", "out"), the asker's own people ("my
+    son") and the remains of contractions ("s" of "it's"). What is left names the subject
+    (things, names, conditions): what a reader can add documents about, and what the
+    evidence must mention to be about the question. ``askers_words=False`` keeps the
+    people and superlatives as subject, as releases before 2026-12-07 did."""
+    frame = _FRAME if askers_words else _FRAME_BEFORE
+    return [t for t in terms if stem(t) not in frame]
 
 
 def is_stopword(word: str) -> bool:

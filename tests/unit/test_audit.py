@@ -374,6 +374,9 @@ def test_b2_rows_whose_coverage_counted_frame_words_still_replay(tmp_path: Path)
         # "bike" read as "bicycle" since 2026-12-07, later still
         ("Sports equipment", "Bicycles must be booked 48 hours before departure.",
          "Must bikes be booked before departure?", {"clippings": False}),
+        # the asker's people read as frame since 2026-12-07, later still
+        ("Membership", "Members must be at least 16 years old to join.",
+         "My son is 16. Can he join as a member?", {"askers_words": False}),
     ],
 )  # fmt: skip
 def test_b2_rows_whose_coverage_missed_a_day_or_place_in_other_words_still_replay(

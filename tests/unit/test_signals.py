@@ -308,6 +308,24 @@ def test_r3_a_clipped_word_is_covered_by_its_full_form_and_the_reverse() -> None
     assert "bike" in before[2]  # earlier rows replay as written
 
 
+def test_r3_the_askers_people_and_a_superlative_frame_the_question() -> None:
+    """ "My son is 16. Can he join?" was asked back, "none that mention son": the rules
+    name members, not anyone's son; "What is the highest temperature of the oven?",
+    "none that mention highest": the evidence gives the range, not the word."""
+    rule = "Members must be at least 16 years old to join."
+    assert coverage_score("My son is 16. Can he join?", [rule])[2] == []
+    oven = "The oven's temperature range is 50 to 250 °C."
+    assert coverage_score("What is the highest temperature of the oven?", [oven])[2] == []
+    assert (
+        "highest"
+        in coverage_score(
+            "What is the highest temperature of the oven?", [oven], askers_words=False
+        )[2]
+    )
+    before = coverage_score("My son is 16. Can he join?", [rule], askers_words=False)
+    assert "son" in before[2]  # earlier rows replay as written
+
+
 def test_r3_a_country_the_evidence_names_by_its_group_is_covered() -> None:
     """A car hire's terms: "Can I drive the car to France?" was asked back ("The
     documents may not cover France") beside "Yes, to EU countries, if you tell us when you

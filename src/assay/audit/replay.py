@@ -129,15 +129,15 @@ def _route_problems(
         "coverage": coverage_score(query, coverage_texts(admitted))[0],
     }
     untitled = [e.candidate.text for e in admitted]
-    earlier = (  # rows written before coverage read clipped words, hyphenated compounds,
-        # parts of the day by their clock times and took "am" for a stopword, read
-        # countries by their group and holidays by their date, days by their kind,
-        # spelled-out acronyms, left the asker's own figures out, read title paths, or
-        # counted frame words
+    earlier = (  # rows written before coverage read clipped words, took the asker's
+        # people for frame, read hyphenated compounds, parts of the day by their clock
+        # times and took "am" for a stopword, read countries by their group and holidays
+        # by their date, days by their kind, spelled-out acronyms, left the asker's own
+        # figures out, read title paths, or counted frame words
         coverage_score(
             query, texts, subject_only=subject_only, own_figures=own, acronyms=acronyms,
             days=days, holidays=dated, places=dated, times=timed, compounds=compound,
-            clippings=False, keep=frozenset() if timed else ADDED_STOPWORDS,
+            clippings=False, askers_words=False, keep=frozenset() if timed else ADDED_STOPWORDS,
         )[0]
         for texts, subject_only, own, acronyms, days, dated, timed, compound in (
             (coverage_texts(admitted), True, False, True, True, True, True, True),

@@ -196,6 +196,7 @@ def coverage_score(
     times: bool = True,
     compounds: bool = True,
     clippings: bool = True,
+    askers_words: bool = True,
     keep: frozenset[str] = frozenset(),
 ) -> tuple[float, list[str], list[str]]:
     """Share of the query's meaningful terms found in ``texts`` (R3), with the terms.
@@ -224,14 +225,17 @@ def coverage_score(
     its kind (nor a holiday by its date), ``holidays=False`` no holiday by its date and
     ``places=False`` no country by its group and ``times=False`` no part of the day by
     its clock times, ``compounds=False`` no word by its compound nor a compound by its
-    parts, ``clippings=False`` no word by its clipped or full form, and ``keep`` counts
+    parts, ``clippings=False`` no word by its clipped or full form, ``askers_words=False``
+    the asker's people and superlatives as subject (:func:`assay.text.subject_terms`),
+    and ``keep`` counts
     those stopwords as words (the later ones of :data:`assay.text.ADDED_STOPWORDS`), as
     earlier releases did (audit replay of their rows)."""
     terms = list(dict.fromkeys(content_terms(query, keep=keep)))
     if not own_figures:
         own = measured_figures(query)
         terms = [t for t in terms if t.split("-")[0] not in own] or terms
-    wanted = (subject_terms(terms) or terms) if subject_only else terms
+    subject = subject_terms(terms, askers_words=askers_words)
+    wanted = (subject or terms) if subject_only else terms
     if not wanted:
         return 0.0, [], []
     said = {t for text in texts for t in content_terms(text, keep=keep)}
