@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from assay.answer.expected import instructs
-from assay.answer.within import MOST_STEPS, Sentence, with_steps
+from assay.answer.within import MOST_STEPS, Sentence, on_step, steps_in, with_steps
 from assay.judge.schema import Context
 
 
@@ -58,3 +58,10 @@ def test_a_sentence_outside_a_procedure_or_of_a_long_one_stays_alone() -> None:
     assert with_steps(step) == step
     single = _sentence("1. Press reset.\nThen wait.", "Press reset.")
     assert with_steps(single) == single
+
+
+def test_numbered_steps_are_told_from_a_single_numbered_line() -> None:
+    assert steps_in(PROCEDURE)
+    assert not steps_in("1. Press reset.\nThen wait.")
+    assert on_step(_sentence(PROCEDURE, "Open both valves on the filling loop."))
+    assert not on_step(_sentence(PROCEDURE, "If you top up often, call an engineer."))

@@ -92,7 +92,9 @@ from assay.answer.within import (
     of_day,
     of_holiday,
     of_kind,
+    on_step,
     rule_before_exception,
+    steps_in,
     telling,
 )
 from assay.judge.schema import Context
@@ -220,6 +222,7 @@ def choose(
     elif not yes_no:
         lead = _surely_read(lead, found, rated, by=CLEARLY_STRONGER)
         if asks_what_to_do(question):
+            lead = _procedure(lead, sentences)
             lead = telling(lead, sentences, lambda text: instructs(text, question))
         elif asks_who_qualifies(question):
             lead = telling(lead, sentences, lambda text: CONDITION.search(text) is not None)
@@ -244,6 +247,27 @@ def choose(
     lead = of_holiday(question, lead, sentences)  # "on Boxing Day?": "on 25 and 26 December"
     reading = by_context.get(id(lead.context))
     return Choice(lead, reading, disagreeing)
+
+
+def _procedure(lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
+    """For a question that asks what to do, the best-rated step of the strongest admitted
+    passage that sets out numbered steps (:func:`~assay.answer.within.steps_in`), when it
+    is at least as strong as the lead's passage, which sets out none, and no less
+    reliable: "How do I order a repeat prescription?" is answered by "1. Tick the items
+    you need ... 2. Hand the form in ... 3. Collect your medicine", not by "Order your
+    repeat prescription at least 7 days before you run out", which echoes the question
+    (:func:`~assay.answer.within.with_steps` quotes the steps whole)."""
+    if steps_in(lead.context.text):
+        return lead
+    steps = [
+        s for s in sentences
+        if on_step(s)
+        and _strength(s.context) >= _strength(lead.context)
+        and not more_reliable(lead.context, s.context)
+    ]  # fmt: skip
+    if not steps:
+        return lead
+    return max(steps, key=lambda s: (_strength(s.context), s.score))
 
 
 def _holding_kind(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from assay.answer.bounds import meets_condition, states_bound
 from assay.answer.expected import AnswerKind
@@ -25,8 +26,8 @@ from assay.text import holiday_dates, sentence_spans, stated_dates, stemmed_term
 
 __all__ = [
     "ANSWERS_WITHIN", "Sentence", "best_of_passage", "bounding", "costing", "keeping_to", "lead_in",
-    "meeting_case", "of_case", "of_day", "of_holiday", "of_kind", "rule_before_exception",
-    "sentence_before", "telling", "with_rule", "with_steps",
+    "meeting_case", "of_case", "of_day", "of_holiday", "of_kind", "on_step",
+    "rule_before_exception", "sentence_before", "steps_in", "telling", "with_rule", "with_steps",
 ]  # fmt: skip
 
 #: a passage whose best sentence rates at least this share of the best answers too
@@ -156,6 +157,17 @@ def with_rule(question: str, lead: Sentence) -> Sentence:
     ):
         return lead
     return replace(lead, start=before[0])
+
+
+def steps_in(text: str) -> bool:
+    """Whether ``text`` sets out numbered steps: two lines or more of them in a row."""
+    return any(_STEP.match(a) and _STEP.match(b) for a, b in pairwise(text.split("\n")))
+
+
+def on_step(sentence: Sentence) -> bool:
+    """Whether ``sentence`` stands on a numbered step's line."""
+    text = sentence.context.text
+    return _STEP.match(text, text.rfind("\n", 0, sentence.start) + 1) is not None
 
 
 def with_steps(lead: Sentence) -> Sentence:
