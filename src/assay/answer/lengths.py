@@ -41,8 +41,8 @@ _SPECIAL = (
     (re.compile(r"(?<![\w-])hour-long\b", re.I), 60),
     # a period named by its adjective: "a yearly certificate", "the annual pass"
     (re.compile(r"\b(?:yearly|annual)\b", re.I), _YEAR),
-    (re.compile(r"\bmonthly\b", re.I), _YEAR // 12),
-    (re.compile(r"\bweekly\b", re.I), 10_080),
+    (re.compile(r"\bmonthly\b", re.I), _UNIT_MINUTES["month"]),
+    (re.compile(r"\bweekly\b", re.I), _UNIT_MINUTES["week"]),
 )
 
 

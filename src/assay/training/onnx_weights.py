@@ -53,7 +53,8 @@ def float_weights(file: Path) -> dict[str, Any]:
             continue
         matrix = node.input[1]
         stem = matrix[: -len(QUANTIZED)]
-        if stem.endswith(TRANSPOSED):  # a Gemm's weight, stored under its own name
+        if matrix.endswith(QUANTIZED) and stem.endswith(TRANSPOSED):
+            # a Gemm's weight, stored under its own name
             weights.pop(stem)
             weights[stem[: -len(TRANSPOSED)]] = dequantized(stem).T.copy()
             continue
