@@ -10,7 +10,7 @@ would find a job "application", "plane" a flat surface).
 
 from __future__ import annotations
 
-__all__ = ["CLIPPINGS", "other_forms"]
+__all__ = ["CLIPPINGS", "UNITS", "other_forms"]
 
 #: a clipped word and its full form (either may be asked, either written)
 CLIPPINGS: dict[str, str] = {
@@ -30,18 +30,30 @@ CLIPPINGS: dict[str, str] = {
     "mic": "microphone",
     "specs": "specifications",
 }
-_FULL: dict[str, set[str]] = {}
-for _short, _full in CLIPPINGS.items():
-    _FULL.setdefault(_full, set()).add(_short)
+#: a unit's clipping and its symbol: "How many kilos of wool can I wash?" of "2 kg"
+UNITS: dict[str, str] = {"kilo": "kilogram", "kg": "kilogram"}
 
 
-def other_forms(word: str) -> set[str]:
+def _forms(clippings: dict[str, str]) -> dict[str, set[str]]:
+    """Each full word of ``clippings`` with all its forms."""
+    forms: dict[str, set[str]] = {}
+    for short, full in clippings.items():
+        forms.setdefault(full, {full}).add(short)
+    return forms
+
+
+_FORMS = _forms(CLIPPINGS)
+_WITH_UNITS = _forms(CLIPPINGS | UNITS)
+
+
+def other_forms(word: str, *, units: bool = True) -> set[str]:
     """The clipped or full forms of ``word`` (lower case, singular or plural): "bikes"
-    gives ``{"bicycle"}``, "bicycle" gives ``{"bike"}``; an unlisted word none."""
+    gives ``{"bicycle"}``, "bicycle" gives ``{"bike"}``, "kilos" ``{"kilogram", "kg"}``
+    (``units=False``: no unit's forms, as earlier releases read); an unlisted word none."""
     word = word.lower()
+    clippings, forms = (CLIPPINGS | UNITS, _WITH_UNITS) if units else (CLIPPINGS, _FORMS)
     for form in (word, word[:-1] if word.endswith("s") else word):
-        if form in CLIPPINGS:
-            return {CLIPPINGS[form]}
-        if form in _FULL:
-            return set(_FULL[form])
+        full = clippings.get(form, form)
+        if full in forms:
+            return forms[full] - {form}
     return set()

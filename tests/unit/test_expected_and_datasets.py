@@ -147,3 +147,68 @@ def test_halueval_rows_line_up_with_the_pairs(tmp_path: Path) -> None:
             assert pairs[2 * k + 1].claim == f"{row['question']} {row['hallucinated_answer']}"
     with pytest.raises(ValueError, match="split"):
         halueval_rows(path, "dev")
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("What's the fine for leaving the bike outside a parking zone?", "money"),
+        ("What's the council tax on a band A house?", "money"),
+        ("How much is band D council tax this year?", "money"),
+        ("What is the deposit?", "money"),
+        ("Who's the landlord?", "name"),
+        ("What is the tax year?", None),
+        ("How much can council tax support take off my bill?", "figure"),  # a share
+    ],
+)  # fmt: skip
+def test_a_contracted_what_is_and_a_tax_ask_as_written_out(question: str, kind: str | None) -> None:
+    """A council's tax pages of my own: "What's the council tax on a band A house?" asked
+    for nothing in particular (the wordings read "what is"), and the Valuation Office
+    sentence led instead of the band A row."""
+    asked = expected_kind(question)
+    assert (asked and asked.name) == kind
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How much did council tax go up this year?",
+        "How much will my bill go up in April?",
+        "By how much did like-for-like sales grow in the quarter?",
+        "How much has the price gone up?",
+    ],
+)
+def test_how_much_something_rose_asks_for_the_change(question: str) -> None:
+    """ "How much did council tax go up this year?" quoted the band D row (£2,208.09)
+    beside "The Band D charge rose by 4.99% on last year"."""
+    kind = expected_kind(question)
+    assert kind is not None and kind.name == "change"
+    assert kind.found_in("The Band D charge rose by 4.99% on last year.")
+    assert kind.found_in("Sales were up 3% on last year.")
+    assert kind.found_in("Like-for-like growth (%): 5.9")
+    assert kind.found_in("a 4% rise in prices")
+    assert not kind.found_in("Band D: Yearly charge: £2,208.09.")
+    assert not kind.found_in("You can take up to 3 bags.")
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How much does it cost to drop in for a day?", "money"),
+        ("How much is it to drop off the car?", "figure"),
+        ("How much can I change my flight date for?", "figure"),
+    ],
+)  # fmt: skip
+def test_a_price_and_a_drop_off_ask_for_no_change(question: str, kind: str) -> None:
+    asked = expected_kind(question)
+    assert asked is not None and asked.name == kind
+
+
+def test_days_of_the_month_are_dates() -> None:
+    """ "Which days can my Direct Debit come out?" was withheld: the judge found no date in
+    "taken on the 1st, 8th, 15th or 22nd of the month"."""
+    kind = expected_kind("Which days can my Direct Debit come out?")
+    assert kind is not None and kind.name == "date"
+    assert kind.found_in("Payments can be taken on the 1st, 8th, 15th or 22nd of the month.")
+    assert kind.found_in("Rent is due on the 15th of each month.")
+    assert not kind.found_in("The office is on the 3rd floor.")

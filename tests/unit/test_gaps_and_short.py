@@ -8,7 +8,7 @@ import pytest
 
 from assay.answer.expected import expected_kind
 from assay.answer.gaps import evidence_gaps, subject_terms
-from assay.answer.short import lead_value, short_answer
+from assay.answer.short import lead_value, short_answer, whole_figure
 
 
 def test_a_hedge_never_names_the_words_that_frame_the_question() -> None:
@@ -193,3 +193,30 @@ def test_the_asked_end_of_the_hours_leads_and_a_span_of_another_kind_does_not(
     weeks a year", a span that holds no time of day at all."""
     sentence = "The nursery is open Monday to Friday, 08:00 to 18:00, for 50 weeks a year."
     assert lead_value(question, sentence, span, expected_kind(question)) == expected
+
+
+def test_a_figure_split_at_its_comma_leads_whole() -> None:
+    """The reader's word pieces split "£1,589.83" at the comma and "£1" led the answer."""
+    question = "How much of a band D bill goes to the county?"
+    sentence = "Of a Band D bill, £1,589.83 goes to the county and £302.51 to the police."
+    assert lead_value(question, sentence, "£1", expected_kind(question)) == "£1,589.83"
+    assert whole_figure("It weighs 3.5 kg.", "3") == "3.5"
+    assert whole_figure("Pick 1, 2 or 3.", "1") == "1"  # a list is no figure
+    assert whole_figure("It came out in 2026. Then", "2026") == "2026"
+
+
+def test_of_days_listed_every_one_leads() -> None:
+    """ "Which days can my Direct Debit come out?" led with the reader's "22nd of the
+    month", one of four days the sentence lists."""
+    question = "Which days can my Direct Debit come out?"
+    sentence = "Direct Debit payments can be taken on the 1st, 8th, 15th or 22nd of the month."
+    days = "1st, 8th, 15th or 22nd of the month"
+    assert short_answer(question, sentence) == days
+    assert lead_value(question, sentence, "22nd of the month", expected_kind(question)) == days
+
+
+def test_a_change_asked_is_no_figure_of_a_sentence_without_one() -> None:
+    """ "How much will the rent go up?" led with the "1" of "from 1 March 2026"."""
+    question = "How much will the rent go up next March?"
+    assert short_answer(question, "The tenancy runs for 12 months, from 1 March 2026.") is None
+    assert short_answer(question, "The rent rises by 3% each March.") == "3%"

@@ -308,6 +308,14 @@ def test_r3_a_clipped_word_is_covered_by_its_full_form_and_the_reverse() -> None
     assert "bike" in before[2]  # earlier rows replay as written
 
 
+def test_r3_a_units_clipping_is_covered_by_its_symbol() -> None:
+    """A washing machine's programme chart of my own: "How many kilos of wool can I
+    wash?" was asked back, "none that mention kilos", beside "Maximum load: 2 kg"."""
+    chart = "Programme Wool: Temperature: 30°C, Maximum load: 2 kg, Time: 55 min."
+    assert "kilos" in coverage_score("How many kilos of wool can I wash?", [chart])[1]
+    assert "kg" in coverage_score("Is the limit 5 kg?", ["Up to 5 kilograms."])[1]
+
+
 def test_r3_the_askers_people_and_a_superlative_frame_the_question() -> None:
     """ "My son is 16. Can he join?" was asked back, "none that mention son": the rules
     name members, not anyone's son; "What is the highest temperature of the oven?",

@@ -223,7 +223,8 @@ def choose(
         lead = _surely_read(lead, found, rated, by=CLEARLY_STRONGER)
         if asks_what_to_do(question):
             lead = _procedure(lead, sentences)
-            lead = telling(lead, sentences, lambda text: instructs(text, question))
+            if not on_step(lead):  # a numbered step instructs, whatever its verb ("Unscrew")
+                lead = telling(lead, sentences, lambda text: instructs(text, question))
         elif asks_who_qualifies(question):
             lead = telling(lead, sentences, lambda text: CONDITION.search(text) is not None)
     elif asks_cost(question):

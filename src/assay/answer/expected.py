@@ -109,13 +109,29 @@ _DISTANCE = rf"\b{_FIGURE}\s*(?:-|\u2013|to)?\s*{_FIGURE}?\s*{_LENGTH_UNITS}\b"
 #: a weight: "31.6 kg", "200 lb"
 WEIGHT_UNITS = r"(?:kg|kgs|kilos?|kilograms?|g|grams?|tonnes?|tons?|t|lbs?|ounces?|oz|stone)"
 
+#: a rise or a fall: "rose", "go up", "growth", "cut"
+_MOVES = (
+    r"(?:go(?:es)?\s+(?:up|down)|went\s+(?:up|down)|gone\s+(?:up|down)|ris(?:e|es|en|ing)"
+    r"|rose|increas(?:e|es|ed|ing)|decreas(?:e|es|ed|ing)|fall(?:s|en|ing)?|fell|dropp?(?:s|ed"
+    r"|ing)?|grow(?:s|n|ing|th)?|grew|jump(?:s|ed)?|climb(?:s|ed)?|cut|shr[iu]nk(?:s)?)"
+)
+#: how much something rose or fell by, stated: "rose by 4.99% on last year", "an increase
+#: of £12 a month", "5.9% growth", "Like-for-like growth (%): 5.9"
+_CHANGE = (
+    rf"\b(?:{_MOVES}|(?:up|down)(?!\s+to\b))\b[^.;:\d]{{0,20}}?[:(]?\s*(?:[$€£¥]\s?)?\d"
+    rf"|\d(?:[.,]\d+)*\s*(?:%|percent|per\s+cent)\s+{_MOVES}\b"
+)
+
 _KINDS = {
+    "change": AnswerKind("change", "rise or fall", re.compile(_CHANGE, re.I)),
     "date": AnswerKind(
         "date",
         "date or time period",
         re.compile(
             rf"{YEAR.pattern}|{MONTH.pattern}|\b\d{{1,2}}:\d{{2}}\b|\b(?:monday|tuesday|"
-            r"wednesday|thursday|friday|saturday|sunday|century|decade)\b",
+            r"wednesday|thursday|friday|saturday|sunday|century|decade)\b"
+            # a day of the month: "on the 1st, 8th, 15th or 22nd of the month"
+            r"|\b(?:[12]?\d|3[01])(?:st|nd|rd|th)\b(?=(?:,?\s+(?:or|and)\s+\d|,\s*\d|\s+of\b))",
             re.I,
         ),
     ),
@@ -210,12 +226,16 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     # much did I put down as a deposit" is a sum of money, not "30 days" beside it
     (re.compile(r"\bhow\s+much\b(?!\s+of\b).*\b(?:cost|pay|paid|charge\s+for|price|"
                 r"deposit|fee|fine|rent|spend|spent|owe|refund)s?\b|"
+                # "How much is band D council tax?", not "How much can council tax support
+                # take off my bill?" (a share)
+                r"\bhow\s+much\s+(?:tax\b|(?:is|are|was|were|will\s+be)\b[^?]*\btax(?:es)?\b"
+                r"(?!\s+(?:support|relief|credits?|code|year|return|band|rate)s?\b))|"
                 r"\bhow\s+much\s+money\b|\bwhat\s+(?:does|do|did|will|would)\b.*\bcost\b|\b(?:what|which)\s+"
                 r"(?:is\s+the\s+|are\s+the\s+)?(?:price|cost|fee)s?\b|\bwhat\s+(?:is|are)\s+the\s+"
                 r"charges?\s+(?:for|of|to)\b|"
                 # "what is the processing fee for ...", "the starting price of ..."
-                r"\b(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?:[\w-]+\s+){1,3}(?:price|"
-                r"cost|fee|fine|deposit|charge|rent|fare|premium|excess)s?"
+                r"\b(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?:[\w-]+\s+){0,3}(?:price|"
+                r"cost|fee|fine|deposit|charge|rent|fare|premium|excess|tax)(?:s|es)?"
                 r"(?=\s+(?:for|of|on|in|to|at|per|if|when|after)\b"
                 r"|\s*\?|\s*$)", re.I), "money"),
     (re.compile(r"\bhow\s+far\b(?!\s+(?:back|into|in\s+advance|ahead))", re.I), "distance"),
@@ -243,8 +263,25 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
 ]  # fmt: skip
 
 
+#: "what's", "who's": the wordings above read "what is", "who is"
+_IS_CONTRACTED = re.compile(r"\b(what|who|where|when|how|which)['\u2019]s\b", re.I)
+
+
+#: "How much will my bill go up in April?", "By how much did sales grow?": how much it
+#: rose or fell ("4.99%"), not the bill itself; "How much does it cost to ...?" asks a
+#: price, and to drop something off or in is no fall
+_ASKS_CHANGE = re.compile(
+    rf"\b(?:by\s+)?how\s+much\s+(?:will|would|did|does|do|has|have|is|are|was|were)\b"
+    rf"(?![^?]*\b(?:cost|costs|pay|paid)\b)[^?]*\b{_MOVES}\b(?<!drop)(?<!dropping)",
+    re.I,
+)
+
+
 def expected_kind(question: str) -> AnswerKind | None:
     """The kind of answer ``question`` asks for; ``None`` when its wording does not say."""
+    question = _IS_CONTRACTED.sub(r"\1 is", question)
+    if _ASKS_CHANGE.search(question):
+        return _KINDS["change"]
     for pattern, kind in _QUESTION_KINDS:
         if pattern.search(question):
             return _KINDS[kind]

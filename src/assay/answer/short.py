@@ -95,10 +95,14 @@ _LENGTHS = (
 )
 _VALUE = r"-?\d+(?:\.\d+)?"
 _DEGREES = rf"{_VALUE}\s*(?:°\s*[CF]?|degrees(?:\s+(?:Celsius|Fahrenheit|C|F))?|[CF]\b)"
+_NTH = r"(?:[12]?\d|3[01])(?:st|nd|rd|th)\b"
+_OR_NTH = rf"(?:,\s*|,?\s+(?:or|and)\s+){_NTH}"
 #: the span each answer type is read as, broader than the test of whether one is present
 _SPANS = {
     "date": re.compile(
-        rf"\b(?:(?:\d{{1,2}}\s+)?{_MONTHS}(?:\s+\d{{1,2}})?,?\s+)?(?:1[0-9]|20)\d\ds?\b"
+        # days of the month: "the 1st, 8th, 15th or 22nd of the month", "the 1st or 15th"
+        rf"\b{_NTH}(?:{_OR_NTH})*\s+of\s+(?:the|each|every)\s+month\b|\b{_NTH}(?:{_OR_NTH})+"
+        rf"|\b(?:(?:\d{{1,2}}\s+)?{_MONTHS}(?:\s+\d{{1,2}})?,?\s+)?(?:1[0-9]|20)\d\ds?\b"
         rf"|\b{_MONTHS}\s+\d{{1,2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)\s+century\b"
         rf"|\b\d{{1,2}}:\d{{2}}(?:\s*[ap]\.?m\.?)?"
         r"|\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b"
@@ -140,6 +144,7 @@ _SPANS = {
     ),
 }
 _SPANS["count"] = _SPANS["figure"]  # with its prices blanked (AnswerKind.without)
+_SPANS["change"] = re.compile(f"{_SPANS['money'].pattern}|{_SPANS['figure'].pattern}", re.I)
 #: a clause's number opening a sentence ("4.1 **Rolling memberships**", "10.1 A card"):
 #: no figure of its text; "4.1 million people" goes on in lower case and is one
 _CLAUSE_NUMBER = re.compile(r"^\W*\d+(?:\.\d+)+\.?\s+(?=[A-Z*_#(\"'])")
@@ -199,8 +204,8 @@ def short_answer(question: str, sentence: str) -> str | None:
     """The span of ``sentence`` that answers ``question`` in the type it asks for; ``None``
     when the question asks for no recognised type or the sentence holds none."""
     kind = expected_kind(question)
-    if kind is None:
-        return None
+    if kind is None or (kind.name == "change" and not kind.found_in(sentence)):
+        return None  # a change is a figure beside a rise or a fall, not any figure
     asked, qualified = _stems(question), qualifiers(question)
     numbered = _CLAUSE_NUMBER.match(sentence)
     skip = numbered.end() if numbered else 0
@@ -264,6 +269,8 @@ def _end_of_hours(question: str, value: str, span: str) -> bool:
     return hours is not None and end is not None and value == hours.group(end)
 
 
+#: values listed as alternatives: "1st, 8th, 15th or 22nd"
+_ALTERNATIVES = re.compile(r"\d\w*(?:,\s*|,?\s+(?:or|and)\s+)\d")
 SHORT_WORDS = 10  #: a longer reader span is no short answer
 _RUN_ON_WORDS = 3  # a reader's span this many words longer than the value it holds runs on
 
@@ -271,6 +278,20 @@ _RUN_ON_WORDS = 3  # a reader's span this many words longer than the value it ho
 def _runs_on(value: str, span: str) -> bool:
     """Whether the reader's ``span`` holds ``value`` and runs on well past it."""
     return value in span and len(span.split()) > len(value.split()) + _RUN_ON_WORDS
+
+
+#: the rest of a figure a span stops inside: ",589.83" of "£1,589.83"
+_FIGURE_GOES_ON = re.compile(r"(?:[.,]\d+)+")
+
+
+def whole_figure(sentence: str, span: str) -> str:
+    """``span`` carried to the end of the figure it stops inside in ``sentence``: the
+    reader's word pieces split "£1,589.83" at its comma, and "£1" led the answer."""
+    at = sentence.find(span)
+    if at < 0 or not span[-1:].isdigit():
+        return span
+    rest = _FIGURE_GOES_ON.match(sentence, at + len(span))
+    return span if rest is None else span + rest.group(0)
 
 
 def lead_value(
@@ -285,6 +306,8 @@ def lead_value(
     inside it with no other figure ("once every 3 months", not "3 months"; but "50 °C" of
     "between 2 °C and 50 °C" for a maximum); without a span, the typed
     value of the clause that best keeps to the question's qualifiers."""
+    if span is not None:
+        span = whole_figure(sentence, span)
     said = {stem(t) for t in content_terms(span or "")}
     if said and said <= {stem(t) for t in content_terms(question)}:
         span = None  # "Python" for "What Python version do I need?" says nothing new
@@ -308,6 +331,8 @@ def lead_value(
                 return typed  # "18:00" of "Monday to Friday, 08:00 to 18:00" for "close"
             if typed is not None and span in typed and figures(typed) == figures(span):
                 return typed  # the whole value: "once every 3 months", not "3 months"
+            if typed is not None and span in typed and _ALTERNATIVES.search(typed):
+                return typed  # all the days: "1st, 8th, 15th or 22nd", not "22nd"
             return span
     asked = qualifiers(question)
     parts = [sentence[a:b] for a, b in clauses(sentence)]

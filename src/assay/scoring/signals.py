@@ -196,6 +196,7 @@ def coverage_score(
     times: bool = True,
     compounds: bool = True,
     clippings: bool = True,
+    units: bool = True,
     askers_words: bool = True,
     keep: frozenset[str] = frozenset(),
 ) -> tuple[float, list[str], list[str]]:
@@ -218,14 +219,15 @@ def coverage_score(
     ("evening", "close" beside "08:00 to 18:00": :func:`assay.times_of_day.parts_timed`),
     and a word the evidence writes in a hyphenated compound, or the compound whose parts
     it writes apart ("check" beside "Check-in opens at 3pm", "drop-off" beside "drop off"),
-    and a clipped word beside its full form or the reverse ("bike" beside "Bicycles":
-    :func:`assay.clippings.other_forms`).
+    and a clipped word beside its full form or the reverse ("bike" beside "Bicycles",
+    "kilos" beside "2 kg": :func:`assay.clippings.other_forms`).
     ``subject_only=False`` counts every content word always, ``own_figures=True`` those
     figures too, ``acronyms=False`` no acronym as spelled out, ``days=False`` no day by
     its kind (nor a holiday by its date), ``holidays=False`` no holiday by its date and
     ``places=False`` no country by its group and ``times=False`` no part of the day by
     its clock times, ``compounds=False`` no word by its compound nor a compound by its
-    parts, ``clippings=False`` no word by its clipped or full form, ``askers_words=False``
+    parts, ``clippings=False`` no word by its clipped or full form (``units=False`` no
+    unit's), ``askers_words=False``
     the asker's people and superlatives as subject (:func:`assay.text.subject_terms`),
     and ``keep`` counts
     those stopwords as words (the later ones of :data:`assay.text.ADDED_STOPWORDS`), as
@@ -258,7 +260,10 @@ def coverage_score(
         present |= {stem(p) for t in said if "-" in t for p in _parts(t, keep)}
         present |= {stem(t) for t in wanted if "-" in t and _parts(t, keep) <= present}
     if clippings:
-        present |= {stem(t) for t in wanted if any(stem(f) in present for f in other_forms(t))}
+        present |= {
+            stem(t) for t in wanted
+            if any(stem(f) in present for f in other_forms(t, units=units))
+        }  # fmt: skip
     covered = [t for t in wanted if stem(t) in present]
     missing = [t for t in wanted if stem(t) not in present]
     return len(covered) / len(wanted), covered, missing
