@@ -5,12 +5,13 @@ A customer asks "How much does it cost to take a bike?" of a baggage policy that
 and coverage (R3) found no "bike" there, so the question was sent back: "none that
 mention bike". A clipped word and its full form name the same thing, so either counts as
 the other. Only clippings whose full word has no common other sense are listed ("app"
-would find a job "application", "plane" a flat surface).
+would find a job "application", "plane" a flat surface). A few everyday words stand for
+the word a document writes in the same way ("house" for "home", "kilos" for "kg").
 """
 
 from __future__ import annotations
 
-__all__ = ["CLIPPINGS", "UNITS", "other_forms"]
+__all__ = ["CLIPPINGS", "EVERYDAY", "other_forms"]
 
 #: a clipped word and its full form (either may be asked, either written)
 CLIPPINGS: dict[str, str] = {
@@ -30,30 +31,33 @@ CLIPPINGS: dict[str, str] = {
     "mic": "microphone",
     "specs": "specifications",
 }
-#: a unit's clipping and its symbol: "How many kilos of wool can I wash?" of "2 kg"
-UNITS: dict[str, str] = {"kilo": "kilogram", "kg": "kilogram"}
+#: everyday words for one thing, beside the words documents write: a unit's clipping and
+#: its symbol ("How many kilos of wool can I wash?" of "Maximum load: 2 kg", "amps" of
+#: "4.2 amperes"), "moving house" of "Tell us before you move home", "Who should I
+#: ring?" of "Call us on ..."
+EVERYDAY: tuple[frozenset[str], ...] = (
+    frozenset({"kilo", "kilogram", "kg"}),
+    frozenset({"amp", "ampere"}),
+    frozenset({"house", "home"}),
+    frozenset({"ring", "call"}),
+    frozenset({"jab", "vaccination", "vaccine"}),
+    frozenset({"bag", "luggage", "baggage"}),
+)
+_FORMS: dict[str, set[str]] = {}  # each full word with its clippings
+for _short, _full in CLIPPINGS.items():
+    _FORMS.setdefault(_full, set()).add(_short)
 
 
-def _forms(clippings: dict[str, str]) -> dict[str, set[str]]:
-    """Each full word of ``clippings`` with all its forms."""
-    forms: dict[str, set[str]] = {}
-    for short, full in clippings.items():
-        forms.setdefault(full, {full}).add(short)
-    return forms
-
-
-_FORMS = _forms(CLIPPINGS)
-_WITH_UNITS = _forms(CLIPPINGS | UNITS)
-
-
-def other_forms(word: str, *, units: bool = True) -> set[str]:
+def other_forms(word: str, *, everyday: bool = True) -> set[str]:
     """The clipped or full forms of ``word`` (lower case, singular or plural): "bikes"
-    gives ``{"bicycle"}``, "bicycle" gives ``{"bike"}``, "kilos" ``{"kilogram", "kg"}``
-    (``units=False``: no unit's forms, as earlier releases read); an unlisted word none."""
+    gives ``{"bicycle"}``, "bicycle" gives ``{"bike"}``, and its everyday equivalents
+    (:data:`EVERYDAY`; ``everyday=False``: none, as earlier releases read): "kilos" gives
+    ``{"kilogram", "kg"}``; an unlisted word none."""
     word = word.lower()
-    clippings, forms = (CLIPPINGS | UNITS, _WITH_UNITS) if units else (CLIPPINGS, _FORMS)
     for form in (word, word[:-1] if word.endswith("s") else word):
-        full = clippings.get(form, form)
-        if full in forms:
-            return forms[full] - {form}
+        found = {CLIPPINGS[form]} if form in CLIPPINGS else _FORMS.get(form, set()) - {form}
+        if everyday:
+            found |= {w for group in EVERYDAY if form in group for w in group} - {form}
+        if found:
+            return found
     return set()

@@ -308,12 +308,28 @@ def test_r3_a_clipped_word_is_covered_by_its_full_form_and_the_reverse() -> None
     assert "bike" in before[2]  # earlier rows replay as written
 
 
-def test_r3_a_units_clipping_is_covered_by_its_symbol() -> None:
-    """A washing machine's programme chart of my own: "How many kilos of wool can I
-    wash?" was asked back, "none that mention kilos", beside "Maximum load: 2 kg"."""
-    chart = "Programme Wool: Temperature: 30°C, Maximum load: 2 kg, Time: 55 min."
-    assert "kilos" in coverage_score("How many kilos of wool can I wash?", [chart])[1]
-    assert "kg" in coverage_score("Is the limit 5 kg?", ["Up to 5 kilograms."])[1]
+@pytest.mark.parametrize(
+    ("question", "text", "word"),
+    [
+        ("How many kilos of wool can I wash?", "Wool: maximum load 2 kg, 55 min.", "kilos"),
+        ("Is the limit 5 kg?", "Up to 5 kilograms.", "kg"),
+        ("How many amps does the pump draw?", "The pump draws 4.2 amperes.", "amps"),
+        ("How much notice do I give when moving house?", "Moving home: tell us first.",
+         "house"),
+        ("Who should I ring about a leak?", "Call us about a leak on 0800 123.", "ring"),
+        ("Can I get a flu jab here?", "Flu vaccinations are available.", "jab"),
+        ("How many bags can I take?", "The baggage allowance is two pieces.", "bags"),
+    ],
+)  # fmt: skip
+def test_r3_an_everyday_word_is_covered_by_the_word_documents_write(
+    question: str, text: str, word: str
+) -> None:
+    """My own knowledge bases: "How many kilos of wool can I wash?" was asked back, "none
+    that mention kilos", beside "Maximum load: 2 kg"; "Who decides what band my house is
+    in?", "none that mention house", beside "Which band is my home in?"."""
+    assert word in coverage_score(question, [text])[1]
+    assert word in coverage_score(question, [text], everyday=False)[2]  # as rows before
+    assert word in coverage_score(question, ["Opening hours: 9 to 5."])[2]
 
 
 def test_r3_the_askers_people_and_a_superlative_frame_the_question() -> None:

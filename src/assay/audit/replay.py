@@ -129,8 +129,8 @@ def _route_problems(
         "coverage": coverage_score(query, coverage_texts(admitted))[0],
     }
     untitled = [e.candidate.text for e in admitted]
-    # rows written before coverage read a unit's clipping ("kilos" beside "2 kg")
-    before_units = coverage_score(query, coverage_texts(admitted), units=False)[0]
+    # rows written before coverage read everyday words ("kilos" beside "2 kg")
+    before_everyday = coverage_score(query, coverage_texts(admitted), everyday=False)[0]
     earlier = (  # rows written before coverage read clipped words, took the asker's
         # people for frame, read hyphenated compounds, parts of the day by their clock
         # times and took "am" for a stopword, read countries by their group and holidays
@@ -156,7 +156,7 @@ def _route_problems(
     )  # fmt: skip
     if round_score(recomputed["coverage"]) != stored.coverage:
         recomputed["coverage"] = next(
-            (c for c in (before_units, *earlier) if round_score(c) == stored.coverage),
+            (c for c in (before_everyday, *earlier) if round_score(c) == stored.coverage),
             recomputed["coverage"],
         )
     problems = [

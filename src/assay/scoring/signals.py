@@ -196,7 +196,7 @@ def coverage_score(
     times: bool = True,
     compounds: bool = True,
     clippings: bool = True,
-    units: bool = True,
+    everyday: bool = True,
     askers_words: bool = True,
     keep: frozenset[str] = frozenset(),
 ) -> tuple[float, list[str], list[str]]:
@@ -226,8 +226,8 @@ def coverage_score(
     its kind (nor a holiday by its date), ``holidays=False`` no holiday by its date and
     ``places=False`` no country by its group and ``times=False`` no part of the day by
     its clock times, ``compounds=False`` no word by its compound nor a compound by its
-    parts, ``clippings=False`` no word by its clipped or full form (``units=False`` no
-    unit's), ``askers_words=False``
+    parts, ``clippings=False`` no word by its clipped or full form (``everyday=False`` no
+    everyday equivalent), ``askers_words=False``
     the asker's people and superlatives as subject (:func:`assay.text.subject_terms`),
     and ``keep`` counts
     those stopwords as words (the later ones of :data:`assay.text.ADDED_STOPWORDS`), as
@@ -262,7 +262,7 @@ def coverage_score(
     if clippings:
         present |= {
             stem(t) for t in wanted
-            if any(stem(f) in present for f in other_forms(t, units=units))
+            if any(stem(f) in present for f in other_forms(t, everyday=everyday))
         }  # fmt: skip
     covered = [t for t in wanted if stem(t) in present]
     missing = [t for t in wanted if stem(t) not in present]
