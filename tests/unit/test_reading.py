@@ -384,6 +384,16 @@ def test_a_stronger_source_that_does_not_answer_does_not_lead() -> None:
             "Quarter Q1: Months: Oct\u2013Dec 2024, Revenue: 38.4.",
             "Quarter Q4: Months: Jul\u2013Sep 2025, Revenue: 39.8.",
         ),
+        (  # a building society's rates of my own: the 2 year bond's rate was given for 3
+            "What is the rate on the 3 year bond?",
+            "Account 2 Year Fixed Bond: Gross rate (AER): 4.00%.",
+            "A 3-year bond pays 4.10%; bonds run for 2 years or more.",
+        ),
+        (
+            "How much notice is there on the 90 day account?",
+            "The 30 Day Notice account needs 30 days' notice.",
+            "With a 90 Day Notice account, give us 90 days' notice.",
+        ),
     ],
 )
 def test_exclusive_qualifiers_clash_only_without_the_asked_value(

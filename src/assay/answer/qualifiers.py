@@ -12,7 +12,8 @@ the question's qualifiers:
   written as three numbers ("4.3.0": a changelog's section is about one), a labelled
   letter or number ("Zone F" against "Zones C, D or E", "Class 2"), a name of one of a
   kind ("the Business plan", "the Starter plan"), an ordinal of a thing ("a second
-  permit", "a third permit"), a kind a text lists against others of the same thing
+  permit", "a third permit"), a length that names a thing ("the 3 year bond" against
+  "2 Year Fixed Bond"), a kind a text lists against others of the same thing
   ("a charcoal barbecue" against "Gas and electric barbecues may be used"), the period of a
   rate ("per day", "monthly": "GBP 2.50 per hour, capped at GBP 12 per day"). A text that
   states values of such a class but not the asked one *clashes* with the question. A
@@ -163,6 +164,17 @@ _ORDINAL_OF = re.compile(
     r"\b(first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th)\s+([a-z]{3,})\b", re.I
 )
 _ORDINALS = {"fifth": "5", "5th": "5"} | _ORDINAL
+#: a length that names one of a kind of thing: "the 3 year bond", "a 90 Day Notice
+#: account", "a two-year contract" (its unit singular, a word after it); "for 3 years"
+#: and "90 days' notice" are lengths, no names
+_TERM = re.compile(
+    r"\b(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[\s-]"
+    r"(hour|day|week|month|year)(?![\w'\u2019-])(?=[\s-]+([A-Za-z]{3,}))",
+    re.I,
+)
+_NUMBERS = {word: str(n) for n, word in enumerate(
+    ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+     "twelve"), start=1)}  # fmt: skip
 _WORD = r"[A-Za-z][a-z]{2,}"
 #: kinds of one thing a text lists before its plural: "Gas and electric barbecues",
 #: "oak, ash or beech floors". A text lists them to tell them apart; one adjective before
@@ -285,6 +297,10 @@ def _exclusive(text: str, asking: bool = False) -> dict[str, set[str]]:
         if not is_stopword(m.group(2)) and stem(m.group(2).lower()) not in _PERIODS:
             value = _ORDINALS[m.group(1).lower()]
             found.setdefault(f"ordinal {singular(m.group(2).lower())}", set()).add(value)
+    for m in _TERM.finditer(text):
+        if not is_stopword(m.group(3)):
+            value = _NUMBERS.get(m.group(1).lower(), m.group(1))
+            found.setdefault(f"term {m.group(2).lower()}", set()).add(value)
     return found
 
 
@@ -306,12 +322,14 @@ class Qualifiers:
 
     def clashing(self, text: str) -> list[str]:
         """What ``text`` states otherwise than the question, each as a word: "year",
-        "quarter", "car" for "first car" against "a second car", "zone", "plan"."""
+        "quarter", "car" for "first car" against "a second car", "zone", "plan", "number
+        of years" for "the 3 year bond" against "2 Year Fixed Bond"."""
         stated = _exclusive(text)
         return [
             cls.split()[-1] if cls.startswith(("ordinal ", "named ", "labelled ", "kind ")) else
             "model" if cls.startswith("model ") else
-            f"phase of {cls.split()[-1]}" if cls.startswith("phase ") else cls
+            f"phase of {cls.split()[-1]}" if cls.startswith("phase ") else
+            f"number of {cls.split()[-1]}s" if cls.startswith("term ") else cls
             for cls, values in self.exclusive.items()
             if cls in stated and not (values & stated[cls])
         ]  # fmt: skip
