@@ -164,6 +164,14 @@ HALF = "If you cancel less than 7 days before, we refund half the fare."
         ("Can my 70-year-old mum come?", "Seniors aged 65 and over.", True),
         ("Can my 12 year old swim alone?", "Children aged under 16 need an adult.", True),
         ("Can my 12 year old swim alone?", "Under the age of 8, with an adult.", False),
+        # an age the asker gives bare, and a rule's ages without the unit (a blood
+        # service's guide of my own)
+        ("I'm 68, can I still give blood?", "If you are over 70, you can keep donating.",
+         False),
+        ("I'm 68, can I still give blood?", "You can give if you are aged 17 to 70.", True),
+        ("My son is 16. Can he give blood?", "You can give if you are aged 17 to 70.", False),
+        ("I'm 68 years old. Can I give?", "Donors aged 17 to 66.", False),
+        ("I'm 6 foot tall, can I join?", "If you are over 70, you can keep donating.", None),
     ],
 )  # fmt: skip
 def test_the_case_of_a_rule_that_holds_the_askers_quantity_is_found(
@@ -215,6 +223,21 @@ def test_a_question_whether_quotes_the_sentence_that_bounds_the_askers_quantity(
     rule = Sentence(hire, len(anyone) + 1, len(anyone) + 1 + len(adults), 0.6)
     other = Sentence(hire, 0, len(anyone), 0.5)
     assert meeting_case("Can my 17-year-old hire an e-bike?", rule, [rule, other]) == rule
+
+
+def test_a_question_whether_leaves_a_case_the_asker_is_not_in() -> None:
+    """A blood service's guide of my own: "I'm 68, can I still give blood?" was answered
+    "If you are over 70, you can keep donating if you have given blood in the last 2
+    years", the relevance model rating it a hair above the rule whose ages hold 68."""
+    ages, over = (
+        "You can give blood if you are aged 17 to 70 and weigh at least 50 kg.",
+        "If you are over 70, you can keep donating if you have given blood in the last 2 years.",
+    )
+    guide = Context("guide", f"{ages} {over}", 0.7, "Who can give blood")
+    rule = Sentence(guide, 0, len(ages), 0.74)
+    case = Sentence(guide, len(ages) + 1, len(ages) + 1 + len(over), 0.75)
+    assert meeting_case("I'm 68, can I still give blood?", case, [case, rule]) == rule
+    assert meeting_case("I'm 72, can I still give blood?", case, [case, rule]) == case
 
 
 def test_the_answer_quotes_the_case_that_holds_the_asker() -> None:

@@ -198,6 +198,21 @@ _AGED = re.compile(
 )
 
 
+#: an age the asker gives without its unit: "I'm 68, can I still give blood?", "My son
+#: is 16": years
+_ASKERS_AGE = re.compile(
+    r"\b(?:I['\u2019]m|I\s+am|(?:he|she)\s+is|(?:he|she)['\u2019]s|(?:my|our)\s+\w+\s+is)\s+"
+    r"(\d{1,3})\b(?!\s*(?:[.,]\d|%|[A-Za-z]))",
+    re.I,
+)
+#: a rule's ages without the unit: "If you are over 70", "aged 17 to 70"
+_OVER_AGE = re.compile(
+    rf"\b(?:you\s+are|you['\u2019]re)\s+(over|under|below|above)\s+{_QUANTITY}\b"
+    r"(?!\s*(?:[.,]\d|%|[A-Za-z]))",
+    re.I,
+)
+_AGED_RANGE = re.compile(rf"\baged\s+{_QUANTITY}\s*(?:-|\u2013|to)\s*{_QUANTITY}\b", re.I)
+
 #: a range a case lies in: "30 to 59 minutes", "between 2 and 5 days", "aged 5 to 15"
 _RANGE = re.compile(
     rf"\b(?:between\s+{_QUANTITY}\s+and\s+|{_QUANTITY}\s*(?:-|\u2013|to\s)\s*){_QUANTITY}\s*"
@@ -210,7 +225,7 @@ _RANGE = re.compile(
 def _bounds(sentence: str) -> Iterator[tuple[str, str, str]]:
     """Each bound ``sentence`` sets, as (its words, its limit, its unit): ("less than",
     "7", "days") of "If you cancel less than 7 days before"; an age given without a unit
-    ("aged 18 or over") is in years."""
+    ("aged 18 or over", "if you are over 70", "aged 17 to 70") is in years."""
     for m in _CASE.finditer(sentence):
         if m.group("before"):
             yield m.group("before"), m.group(2), m.group(3)
@@ -226,6 +241,11 @@ def _bounds(sentence: str) -> Iterator[tuple[str, str, str]]:
             m.group(1) or m.group(4),
             "year",
         )
+    for m in _OVER_AGE.finditer(sentence):
+        yield m.group(1), m.group(2), "year"
+    for m in _AGED_RANGE.finditer(sentence):
+        yield "at least", m.group(1), "year"
+        yield "at most", m.group(2), "year"
 
 
 def in_range(question: str, label: str) -> bool | None:
@@ -253,8 +273,10 @@ def meets_condition(question: str, sentence: str) -> bool | None:
     before") lies within every bound ``sentence`` sets on a quantity of the same unit
     ("If you cancel less than 7 days before": True; "7 days or more before": False), an
     age a rule starts or stops at included ("until your pet is 10 years old");
-    ``None`` where the sentence bounds no quantity in a unit the question states."""
+    ``None`` where the sentence bounds no quantity in a unit the question states. An age
+    the asker gives bare ("I'm 68") is in years."""
     asked = [(_value(m.group(1)), _unit_of(m.group(2))) for m in _ASKERS.finditer(question)]
+    asked += [(_value(m.group(1)), "year") for m in _ASKERS_AGE.finditer(question)]
     verdicts = [
         _holds(value, words, _value(limit))
         for words, limit, unit in (_bounds(sentence) if asked else ())

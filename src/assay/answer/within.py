@@ -92,9 +92,19 @@ def meeting_case(question: str, lead: Sentence, sentences: Sequence[Sentence]) -
     days", not by "You can return unused items within 30 days". A question whether it holds
     is answered by the sentence that bounds the asker's quantity at all, when the lead's
     bounds none: "Can I insure my 12 year old dog?" by "A new policy can be taken out until
-    your pet is 10 years old", not by "We insure cats and dogs from 8 weeks old"."""
+    your pet is 10 years old", not by "We insure cats and dogs from 8 weeks old". A lead
+    that opens with a case the asker is not in gives way to the sentence whose bounds the
+    asker meets: "If you are over 70, ..." to "You can give blood if you are aged 17 to
+    70" for "I'm 68, can I still give blood?"."""
     verdict = meets_condition(question, lead.text)
     if _ASKS_WHETHER.search(question):
+        if verdict is False and _OPENS_CASE.match(lead.text):
+            # "I'm 68, can I still give blood?": not "If you are over 70, you can keep
+            # donating ...", a case the asker is not in, but "You can give blood if you
+            # are aged 17 to 70"
+            return best_of_passage(
+                lead, sentences, lambda text: meets_condition(question, text) is True
+            )
         if verdict is not None:
             return lead
         return best_of_passage(
@@ -105,6 +115,8 @@ def meeting_case(question: str, lead: Sentence, sentences: Sequence[Sentence]) -
     return best_of_passage(lead, sentences, lambda text: meets_condition(question, text) is True)
 
 
+#: a sentence that opens with the case it is for: "If you are over 70, ..."
+_OPENS_CASE = re.compile(r"\W*(?:if|when|once|unless)\b", re.I)
 #: the case a question asks about: "Where can I park if the hotel car park is full?"
 _ASKED_CASE = re.compile(r"\b(?:if|when|whenever|once|unless)\s+([^,;?]+)", re.I)
 #: a sentence that states a case: "When it is full, ...", "If you cancel later, ..."
