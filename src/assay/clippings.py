@@ -42,6 +42,7 @@ EVERYDAY: tuple[frozenset[str], ...] = (
     frozenset({"ring", "call"}),
     frozenset({"jab", "vaccination", "vaccine"}),
     frozenset({"bag", "luggage", "baggage"}),
+    frozenset({"aircon", "air conditioning"}),  # every word of a form written apart counts
 )
 _FORMS: dict[str, set[str]] = {}  # each full word with its clippings
 for _short, _full in CLIPPINGS.items():

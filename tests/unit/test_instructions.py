@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from assay.answer.expected import instructs
+from assay.answer.choose import choose
+from assay.answer.expected import asks_what_is_in, instructs
 from assay.answer.within import MOST_STEPS, Sentence, on_step, steps_in, with_steps
 from assay.judge.schema import Context
 
@@ -65,3 +66,34 @@ def test_numbered_steps_are_told_from_a_single_numbered_line() -> None:
     assert not steps_in("1. Press reset.\nThen wait.")
     assert on_step(_sentence(PROCEDURE, "Open both valves on the filling loop."))
     assert not on_step(_sentence(PROCEDURE, "If you top up often, call an engineer."))
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("What's in an interim service?", True),
+        ("What does the Plus plan include?", True),
+        ("What is included in the price?", True),
+        ("What do I get with a full service?", True),
+        ("What's the interim service?", False),
+        ("What does it cost?", False),
+    ],
+)
+def test_a_question_what_something_holds_is_told(question: str, asks: bool) -> None:
+    assert asks_what_is_in(question) is asks
+
+
+def test_what_something_holds_is_answered_by_what_it_includes() -> None:
+    """A garage's pages of my own: "What's in an interim service?" quoted "An interim
+    service is for cars that cover high mileage, between full services." beside "It
+    includes an oil and filter change and 40 safety checks"."""
+    text = (
+        "An interim service is for cars that cover high mileage, between full services. "
+        "It includes an oil and filter change and 40 safety checks."
+    )
+    passage = Context("services", text, 0.8, "What our services include > Interim service")
+    first = text.index(". ") + 1
+    purpose = Sentence(passage, 0, first, 0.76)
+    contents = Sentence(passage, first + 1, len(text), 0.0)
+    choice = choose([purpose, contents], [], None, question="What's in an interim service?")
+    assert choice is not None and choice.lead == contents

@@ -319,6 +319,8 @@ def test_r3_a_clipped_word_is_covered_by_its_full_form_and_the_reverse() -> None
         ("Who should I ring about a leak?", "Call us about a leak on 0800 123.", "ring"),
         ("Can I get a flu jab here?", "Flu vaccinations are available.", "jab"),
         ("How many bags can I take?", "The baggage allowance is two pieces.", "bags"),
+        ("How much is an aircon service?", "Air conditioning service: £75.", "aircon"),
+        ("How much is a regas?", "Air conditioning re-gas: £75.", "regas"),
     ],
 )  # fmt: skip
 def test_r3_an_everyday_word_is_covered_by_the_word_documents_write(

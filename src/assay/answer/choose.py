@@ -69,9 +69,11 @@ from assay.answer.disagreement import (
 )
 from assay.answer.expected import (
     CONDITION,
+    CONTENTS,
     DURATION,
     MONEY,
     AnswerKind,
+    asks_what_is_in,
     asks_what_to_do,
     asks_who_qualifies,
     instructs,
@@ -227,6 +229,8 @@ def choose(
                 lead = telling(lead, sentences, lambda text: instructs(text, question))
         elif asks_who_qualifies(question):
             lead = telling(lead, sentences, lambda text: CONDITION.search(text) is not None)
+        elif asks_what_is_in(question):  # "It includes an oil and filter change ..."
+            lead = telling(lead, sentences, lambda text: CONTENTS.search(text) is not None)
     elif asks_cost(question):
         lead = costing(lead, sentences)
     elif asks_limit(question):

@@ -18,6 +18,7 @@ from assay.text import MONTH, NUMBER, YEAR, stemmed_terms
 
 __all__ = [
     "CONDITION",
+    "CONTENTS",
     "CURRENCY_CODES",
     "DURATION",
     "ENDLESS",
@@ -26,6 +27,7 @@ __all__ = [
     "MONEY",
     "PENCE",
     "AnswerKind",
+    "asks_what_is_in",
     "asks_what_to_do",
     "asks_who_qualifies",
     "asks_yes_or_no",
@@ -349,6 +351,28 @@ CONDITION = re.compile(
     r"|\baged\b|\bprovided\s+(?:that\s+)?\b",
     re.I,
 )
+
+
+#: "What's in an interim service?", "What does the Plus plan include?", "What is included
+#: in the price?", "What do I get with a full service?"
+_WHAT_IS_IN = re.compile(
+    r"^\W*what(?:['\u2019]s|\s+is|\s+are)\s+(?:in|included\s+(?:in|with))\b"
+    r"|^\W*what\s+(?:does|do)\b[^?]*\b(?:include|cover|come\s+with|contain)\b"
+    r"|^\W*what\s+do\s+(?:I|we|you)\s+get\s+(?:with|for|in)\b",
+    re.I,
+)
+#: a sentence that says what something holds: "It includes an oil and filter change" (not
+#: "covers": "for cars that cover high mileage")
+CONTENTS = re.compile(
+    r"\b(?:includ(?:es|e|ing)|comes?\s+with|contains?|consists?\s+of|adds?)\b", re.I
+)
+
+
+def asks_what_is_in(question: str) -> bool:
+    """Whether ``question`` asks what something holds ("What's in an interim service?"):
+    a sentence that says what it includes answers it (:data:`CONTENTS`), not one that
+    says what it is for ("An interim service is for cars that cover high mileage")."""
+    return _WHAT_IS_IN.search(question) is not None
 
 
 def asks_who_qualifies(question: str) -> bool:

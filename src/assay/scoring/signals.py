@@ -219,15 +219,17 @@ def coverage_score(
     ("evening", "close" beside "08:00 to 18:00": :func:`assay.times_of_day.parts_timed`),
     and a word the evidence writes in a hyphenated compound, or the compound whose parts
     it writes apart ("check" beside "Check-in opens at 3pm", "drop-off" beside "drop off"),
-    and a clipped word beside its full form or the reverse ("bike" beside "Bicycles",
-    "kilos" beside "2 kg": :func:`assay.clippings.other_forms`).
+    and a clipped word beside its full form or the reverse, or an everyday word beside
+    the word a document writes ("bike" beside "Bicycles", "kilos" beside "2 kg", "aircon"
+    beside "air conditioning": :func:`assay.clippings.other_forms`), and a compound
+    written without its hyphen ("regas" beside "re-gas").
     ``subject_only=False`` counts every content word always, ``own_figures=True`` those
     figures too, ``acronyms=False`` no acronym as spelled out, ``days=False`` no day by
     its kind (nor a holiday by its date), ``holidays=False`` no holiday by its date and
     ``places=False`` no country by its group and ``times=False`` no part of the day by
     its clock times, ``compounds=False`` no word by its compound nor a compound by its
     parts, ``clippings=False`` no word by its clipped or full form (``everyday=False`` no
-    everyday equivalent), ``askers_words=False``
+    everyday equivalent, nor a compound without its hyphen), ``askers_words=False``
     the asker's people and superlatives as subject (:func:`assay.text.subject_terms`),
     and ``keep`` counts
     those stopwords as words (the later ones of :data:`assay.text.ADDED_STOPWORDS`), as
@@ -259,10 +261,15 @@ def coverage_score(
     if compounds:
         present |= {stem(p) for t in said if "-" in t for p in _parts(t, keep)}
         present |= {stem(t) for t in wanted if "-" in t and _parts(t, keep) <= present}
+    if everyday:  # "regas" beside "re-gas"
+        present |= {stem(t.replace("-", "")) for t in said if "-" in t}
     if clippings:
         present |= {
             stem(t) for t in wanted
-            if any(stem(f) in present for f in other_forms(t, everyday=everyday))
+            if any(
+                all(stem(w) in present for w in f.split())  # "air conditioning" of "aircon"
+                for f in other_forms(t, everyday=everyday)
+            )
         }  # fmt: skip
     covered = [t for t in wanted if stem(t) in present]
     missing = [t for t in wanted if stem(t) not in present]
