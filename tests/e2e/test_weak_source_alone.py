@@ -84,6 +84,10 @@ published: 2026-04-01
 
 ## Error codes
 
+If the display shows a code, write it down before you call us: the code and the serial
+number on the base help our engineers find the fault quickly. A code clears itself once
+the fault is put right; if the same code comes back, stop using the fryer.
+
 - E1: the temperature sensor has failed. Unplug the fryer and contact Vantro support.
 - E2: the fryer has overheated. Unplug it and let it cool for 30 minutes before using it again.
 - E3: the drawer is not fully closed. Push it in until it clicks.
@@ -99,7 +103,9 @@ def test_a_post_alone_is_kept_for_review_while_the_manual_names_what_was_asked(
 ) -> None:
     """An air fryer's owner documents of my own: "What does E2 mean?" was published from
     the owners' board ("E2 just means the drawer is open": it echoes "mean"), while the
-    manual's error code list, which names E2, read below the similarity floor."""
+    manual's error code list, which names E2, read below the similarity floor. (Its E2
+    entry is read alone since the session that left other codes' entries out of a meaning
+    question's reading; here the section's opening paragraph keeps it below the floor.)"""
     db = knowledge_base(tmp_path, {
         "manual.md": (MANUAL, ["manual", "--kind", "official"]),
         "board.jsonl": (BOARD + "\n", ["board", "--kind", "unverified"]),
