@@ -217,7 +217,7 @@ _AGED_RANGE = re.compile(rf"\baged\s+{_QUANTITY}\s*(?:-|\u2013|to)\s*{_QUANTITY}
 _RANGE = re.compile(
     rf"\b(?:between\s+{_QUANTITY}\s+and\s+|{_QUANTITY}\s*(?:-|\u2013|to\s)\s*){_QUANTITY}\s*"
     rf"(?:working\s+|calendar\s+|business\s+)?{_UNIT}"
-    rf"|\baged\s+{_QUANTITY}\s*(?:-|\u2013|to)\s*{_QUANTITY}\b",
+    rf"|{_AGED_RANGE.pattern}",
     re.I,
 )
 

@@ -20,6 +20,7 @@ __all__ = [
     "CONDITION",
     "CONTENTS",
     "CURRENCY_CODES",
+    "DAY_OF_MONTH",
     "DURATION",
     "ENDLESS",
     "FREQUENCY",
@@ -124,6 +125,9 @@ _CHANGE = (
     rf"|\d(?:[.,]\d+)*\s*(?:%|percent|per\s+cent)\s+{_MOVES}\b"
 )
 
+#: a day of the month: "1st", "22nd", "31st"
+DAY_OF_MONTH = r"(?:[12]?\d|3[01])(?:st|nd|rd|th)\b"
+
 _KINDS = {
     "change": AnswerKind("change", "rise or fall", re.compile(_CHANGE, re.I)),
     "date": AnswerKind(
@@ -133,7 +137,7 @@ _KINDS = {
             rf"{YEAR.pattern}|{MONTH.pattern}|\b\d{{1,2}}:\d{{2}}\b|\b(?:monday|tuesday|"
             r"wednesday|thursday|friday|saturday|sunday|century|decade)\b"
             # a day of the month: "on the 1st, 8th, 15th or 22nd of the month"
-            r"|\b(?:[12]?\d|3[01])(?:st|nd|rd|th)\b(?=(?:,?\s+(?:or|and)\s+\d|,\s*\d|\s+of\b))",
+            rf"|\b{DAY_OF_MONTH}(?=(?:,?\s+(?:or|and)\s+\d|,\s*\d|\s+of\b))",
             re.I,
         ),
     ),

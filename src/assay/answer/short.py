@@ -20,6 +20,7 @@ import re
 
 from assay.answer.expected import (
     CURRENCY_CODES,
+    DAY_OF_MONTH,
     FREQUENCY,
     PENCE,
     WEIGHT_UNITS,
@@ -95,13 +96,13 @@ _LENGTHS = (
 )
 _VALUE = r"-?\d+(?:\.\d+)?"
 _DEGREES = rf"{_VALUE}\s*(?:°\s*[CF]?|degrees(?:\s+(?:Celsius|Fahrenheit|C|F))?|[CF]\b)"
-_NTH = r"(?:[12]?\d|3[01])(?:st|nd|rd|th)\b"
-_OR_NTH = rf"(?:,\s*|,?\s+(?:or|and)\s+){_NTH}"
+_OR_NTH = rf"(?:,\s*|,?\s+(?:or|and)\s+){DAY_OF_MONTH}"
 #: the span each answer type is read as, broader than the test of whether one is present
 _SPANS = {
     "date": re.compile(
         # days of the month: "the 1st, 8th, 15th or 22nd of the month", "the 1st or 15th"
-        rf"\b{_NTH}(?:{_OR_NTH})*\s+of\s+(?:the|each|every)\s+month\b|\b{_NTH}(?:{_OR_NTH})+"
+        rf"\b{DAY_OF_MONTH}(?:{_OR_NTH})*\s+of\s+(?:the|each|every)\s+month\b"
+        rf"|\b{DAY_OF_MONTH}(?:{_OR_NTH})+"
         rf"|\b(?:(?:\d{{1,2}}\s+)?{_MONTHS}(?:\s+\d{{1,2}})?,?\s+)?(?:1[0-9]|20)\d\ds?\b"
         rf"|\b{_MONTHS}\s+\d{{1,2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)\s+century\b"
         rf"|\b\d{{1,2}}:\d{{2}}(?:\s*[ap]\.?m\.?)?"
