@@ -327,6 +327,11 @@ def _routing_rules(table: TableReader) -> RoutingRules:
         allow_llm_only=table.boolean("allow_llm_only", False),
         clarify_below_coverage=table.unit("clarify_below_coverage", 0.34),
         clarify_missing_names=table.boolean("clarify_missing_names", False),
+        clarify_unless_relevance=(
+            None
+            if table.get("clarify_unless_relevance", None) is None
+            else table.unit("clarify_unless_relevance")
+        ),
         categories=categories,
     )
     table.finish()

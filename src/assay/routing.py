@@ -22,8 +22,9 @@ something the question did not clearly ask, so no band answers it directly. Word
 not meaning, though: where the set's judgment is a chat model's reading of the passages
 (``read``; :func:`assay.flow.assess.llm_readings`) and it reaches the hedge band, the
 passages answer in other words than the question's ("current" for "amperes"), and low
-coverage does not ask back. "A name
-unmet" (``clarify_missing_names``) means the question names something, a capitalised
+coverage does not ask back; nor where the relevance model rates an admitted passage at
+least the policy's ``clarify_unless_relevance`` ("How heavy is it?" of a data sheet's
+"Weight: 4.6 kg", rated 0.73). "A name unmet" (``clarify_missing_names``) means the question names something, a capitalised
 word inside it ("the Kestrel Dart Plus", "the Professional plan"; days and months aside),
 that no admitted passage or its title mentions: the evidence is about a sibling (the
 Dart, the Business plan), and an answer from it would state the sibling's figures as
@@ -96,6 +97,10 @@ class RoutingRules:
     #: ask back when the evidence never mentions a name the question gives (off for the
     #: policies stored before it, so that their audit rows replay as decided)
     clarify_missing_names: bool = False
+    #: the relevance at or above which the passage the relevance model rates best answers
+    #: in other words than the question's, so that low coverage does not ask back (None:
+    #: words decide, as for the policies stored before it)
+    clarify_unless_relevance: float | None = None
     categories: Mapping[str, Bands] = field(default_factory=dict)
 
     def bands_for(self, category: str | None) -> Bands:
@@ -120,6 +125,11 @@ class RoutingRules:
             "allow_llm_only": self.allow_llm_only,
             "clarify_below_coverage": self.clarify_below_coverage,
             "clarify_missing_names": self.clarify_missing_names,
+            **(
+                {}
+                if self.clarify_unless_relevance is None
+                else {"clarify_unless_relevance": self.clarify_unless_relevance}
+            ),
             "categories": {k: v.as_dict() for k, v in sorted(self.categories.items())},
         }
 
@@ -194,7 +204,12 @@ def _decide(
     c = f"set confidence {signals.composite:.3f}"
     if signals.composite < bands.broaden:
         return fallback, (f"{c} < broaden {bands.broaden:.2f}", why_fallback)
-    answers = read and signals.judgment is not None and signals.judgment >= bands.hedge
+    answers = signals.judgment is not None and (
+        signals.judgment >= bands.hedge
+        if read
+        else rules.clarify_unless_relevance is not None
+        and signals.judgment >= rules.clarify_unless_relevance
+    )
     if signals.coverage < rules.clarify_below_coverage and not answers:
         missing = ", ".join(signals.missing_terms) or "its meaningful terms"
         low = f"query coverage {signals.coverage:.2f} < {rules.clarify_below_coverage:.2f}"

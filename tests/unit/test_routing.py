@@ -154,3 +154,52 @@ def test_r7_a_reading_judgment_lets_a_paraphrase_through_low_coverage(
     )  # fmt: skip
     result = route(low, admitted=2, rules=RoutingRules(), read=read)
     assert result.decision is expected
+
+
+@pytest.mark.parametrize(
+    ("judgment", "expected"),
+    [
+        (0.78, Decision.HEDGE),  # the relevance model rates a passage as answering
+        (0.60, Decision.HEDGE),  # at the policy's bar: its words are other words
+        (0.45, Decision.CLARIFY),  # below it: the words decide
+        (None, Decision.CLARIFY),  # no relevance model ran
+    ],
+)
+def test_r7_a_passage_rated_as_answering_lets_a_paraphrase_through_low_coverage(
+    judgment: float | None, expected: Decision
+) -> None:
+    """ "How heavy is it?" of a data sheet's "Weight: 4.6 kg" covers none of the question's
+    words, yet the relevance model rates the row 0.73: with ``clarify_unless_relevance``
+    the policy answers (the correctness model then decides what publishes) instead of
+    asking what "heavy" means; a policy without it asks back as before."""
+    low = SetSignals(
+        top=0.8, gap=0.1, concentration=1.0, coherence=0.5, coverage=0.0, composite=0.7,
+        missing_terms=("heavy",), judgment=judgment,
+    )  # fmt: skip
+    rules = RoutingRules(clarify_unless_relevance=0.60)
+    assert route(low, admitted=2, rules=rules).decision is expected
+    assert route(low, admitted=2, rules=RoutingRules()).decision is Decision.CLARIFY
+    # a chat model's reading keeps its own bar, the hedge band
+    assert route(low, 2, rules, read=True).decision is (
+        Decision.HEDGE if judgment is not None and judgment >= 0.65 else Decision.CLARIFY
+    )
+
+
+def test_r7_clarify_unless_relevance_reads_from_the_policy_and_round_trips() -> None:
+    """The key is optional (absent: None, as the policies stored before it) and must be a
+    number in [0, 1]; the shipped informational and financial policies set it."""
+    shipped = builtin_policies()["informational"].as_dict()
+
+    def with_routing(**changes: object) -> dict[str, object]:
+        routing = {k: v for k, v in shipped["routing"].items() if k != "clarify_unless_relevance"}
+        return {**shipped, "routing": {**routing, **changes}}
+
+    assert policy_from_mapping(with_routing()).routing.clarify_unless_relevance is None
+    rules = policy_from_mapping(with_routing(clarify_unless_relevance=0.6)).routing
+    assert rules.clarify_unless_relevance == 0.6
+    assert rules.as_dict()["clarify_unless_relevance"] == 0.6
+    assert "clarify_unless_relevance" not in RoutingRules().as_dict()
+    with pytest.raises(PolicyError, match="clarify_unless_relevance"):
+        policy_from_mapping(with_routing(clarify_unless_relevance=1.5))
+    for name in ("informational", "financial"):
+        assert PolicyBook.load().get(name).routing.clarify_unless_relevance is not None
