@@ -896,6 +896,42 @@ def test_a_yes_or_no_question_is_drafted_from_the_terms_not_the_review_echoing_i
     assert len(draft.disagreements) == 1 and "reviews (customer)" in draft.disagreements[0]
 
 
+def test_a_figure_of_an_official_table_drafts_over_a_forum_post_echoing_the_question() -> None:
+    """Found asking a water company's pages: "What's the standing charge?" was drafted
+    from a forum post ("The standing charge is £44 a year", last year's figure), rated
+    above the charges table's row (0.78 of it, below ANSWERS_WITHIN); an official
+    sentence holding the kind of value asked outweighs a forum post's, and the post is
+    named as disagreeing."""
+    table = Context(
+        "charges", "Charge Water, per cubic metre: 2026/27: £2.14.\nCharge Standing charge, "
+        "per year: 2026/27: £48.00.", 0.54, "Our charges 2026/27 > Metered customers",
+        "charges-2026", "official", reliability=1.0,
+    )  # fmt: skip
+    forum = Context(
+        "forum", "The standing charge is £44 a year on top of what you use.", 0.56,
+        "Standing charge", "community", "customer", reliability=0.4,
+    )  # fmt: skip
+    draft = ExtractiveAnswerer(get_relevance_model()).answer(
+        "What's the standing charge?", [forum, table]
+    )
+    assert "£48.00" in draft.quoted and "£44" not in draft.quoted, draft.text
+    assert len(draft.disagreements) == 1 and "community (customer)" in draft.disagreements[0]
+
+
+def test_asked_who_may_have_something_a_sentence_saying_who_it_is_for_answers() -> None:
+    """Found asking a theatre's ticket prices: "Who can get a concession?" quoted the Upper
+    Circle's row ("Concession: £18"), which the relevance model rates highest; "Concessions
+    are for over-65s, full-time students and jobseekers" says who."""
+    prices = Context(
+        "prices", "Seating area Stalls: Standard: £38, Concession: £32.\nSeating area Upper "
+        "Circle: Standard: £22, Concession: £18.\nConcessions are for over-65s, full-time "
+        "students and jobseekers; bring proof when you collect your tickets.", 0.77,
+        title="Ticket prices > Main house",
+    )  # fmt: skip
+    draft = ExtractiveAnswerer(get_relevance_model()).answer("Who can get a concession?", [prices])
+    assert draft.quoted.startswith("Concessions are for over-65s"), draft.text
+
+
 HOURS = Context(
     "hours", "The practice is open 8am to 6:30pm Monday to Friday. On Saturdays it is open "
     "9am to 12pm for booked appointments only. Outside these hours, call 111.", 0.9,

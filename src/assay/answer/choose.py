@@ -17,7 +17,10 @@ reliability (the registry's) bounds it: a passage of a clearly less reliable sou
 more reliable one, and a clearly more reliable source that answers leads over the
 best-rated sentence of a less reliable one, whatever their confidences ("Mine went amber
 all evening", a forum thread titled "Router light amber", against the router guide's
-"Solid amber: no internet connection").
+"Solid amber: no internet connection"). It answers a question asking for a value of a
+kind when its best sentence holds one and rates at least :data:`YES_NO_WITHIN` of a
+forum post's best: the charges table's "Standing charge, per year: £48.00", not the post
+"The standing charge is £44 a year" that echoes the question.
 
 Within one source too, the reader can overrule the relevance model for a question that
 asks for a value of a kind (a price, a date, a duration): when it reads a passage as
@@ -182,17 +185,24 @@ def choose(
     stronger, answering = [], []
     for s in rated.values():
         reading = by_context.get(id(s.context))
+        # a forum post echoing the question ("Mileage is unlimited so we drove all over
+        # Scotland", "The standing charge is £44 a year") against the terms ("up to 150
+        # miles per day", the charges table's "Standing charge, per year: £48.00")
+        outweighs_weak = _weak(best.context) and more_reliable(s.context, best.context)
         answers = (
             (reading is not None and reading.answers)
             or s.score >= ANSWERS_WITHIN * best.score
             or (
-                yes_no
-                and s.score >= YES_NO_WITHIN * best.score
+                s.score >= YES_NO_WITHIN * best.score
                 and (
-                    _strength(s.context) >= _strength(best.context) + CLEARLY_STRONGER
-                    # a forum post echoing the question ("Mileage is unlimited so we drove
-                    # all over Scotland") against the terms ("up to 150 miles per day")
-                    or (_weak(best.context) and more_reliable(s.context, best.context))
+                    (
+                        yes_no
+                        and (
+                            _strength(s.context) >= _strength(best.context) + CLEARLY_STRONGER
+                            or outweighs_weak
+                        )
+                    )
+                    or (kind is not None and outweighs_weak and kind.found_in(s.text))
                 )
             )
         )

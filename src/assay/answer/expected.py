@@ -352,7 +352,10 @@ _WHO_QUALIFIES = re.compile(
 #: a sentence that states a condition: "You may qualify if you receive Pension Credit"
 CONDITION = re.compile(
     r"\bif\b|\bunless\b|\bqualif\w*|\bentitled\b|\bmust\s+(?:be|have)\b|\bonly\s+(?:if|when|for)\b"
-    r"|\baged\b|\bprovided\s+(?:that\s+)?\b",
+    r"|\baged\b|\bprovided\s+(?:that\s+)?\b"
+    # "Concessions are for over-65s, full-time students and jobseekers"
+    r"|\b(?:is|are)\s+(?:only\s+)?(?:for|open\s+to|available\s+to)\s+"
+    r"(?!(?:the|a|an|each|every|one|use|sale|hire)\b)",
     re.I,
 )
 
