@@ -1,5 +1,10 @@
 """A water company's pages of my own, asked through the CLI (issue 41).
 
+"What happens if I miss a payment?" quoted "If the bill is still unpaid 28 days after the
+reminder, we may pass it to a debt collection agency.", the sentence the relevance model
+rates best, without the one that brings in "a reminder" before it names "the reminder":
+the quote now opens with "We'll send you a reminder after 14 days.".
+
 "What's the standing charge?" was drafted from a customer's forum post ("The standing
 charge is £44 a year", last year's figure), which echoes the question and so rates above
 the charges table's row ("Standing charge, per year: £48.00", 0.78 of the post's rating,
@@ -32,6 +37,17 @@ published: 2026-03-02
 Wastewater is charged on 92% of the water we supply, because some of the water you use does not go back into the sewer.
 """
 
+PAYING = """---
+title: Paying your bill
+published: 2026-05-11
+---
+# Paying your bill
+
+## If you miss a payment
+
+We'll send you a reminder after 14 days. If the bill is still unpaid 28 days after the reminder, we may pass it to a debt collection agency. We never cut off the water supply to a home because a bill is unpaid.
+"""
+
 FORUM = (
     '{"id": "c2", "title": "Standing charge", "published": "2025-11-20", '
     '"text": "The standing charge is £44 a year on top of what you use."}\n'
@@ -44,6 +60,7 @@ def water(tmp_path_factory: pytest.TempPathFactory) -> Path:
         tmp_path_factory.mktemp("water"),
         {
             "charges.md": (CHARGES, ["charges", "--kind", "official"]),
+            "paying.md": (PAYING, ["paying", "--kind", "official"]),
             "forum.jsonl": (FORUM, ["community", "--kind", "customer"]),
         },
     )
@@ -55,3 +72,11 @@ def test_the_charges_table_drafts_the_answer_not_the_forum_post(water: Path) -> 
     assert cited == {"charges"}, out["sources"]
     claims = " ".join(c["claim"] for c in out["judge"]["claims"])
     assert "£48.00" in claims and "£44" not in claims, claims
+
+
+def test_a_sentence_naming_the_reminder_is_quoted_with_the_one_bringing_it_in(
+    water: Path,
+) -> None:
+    out = ask(water, "What happens if I miss a payment?", "--policy", "informational")
+    assert out["status"] == "answered", out["answer"]
+    assert out["answer"].startswith("We'll send you a reminder after 14 days."), out["answer"]

@@ -932,6 +932,28 @@ def test_asked_who_may_have_something_a_sentence_saying_who_it_is_for_answers() 
     assert draft.quoted.startswith("Concessions are for over-65s"), draft.text
 
 
+def test_a_sentence_naming_what_the_one_before_brought_in_is_quoted_with_it() -> None:
+    """Found asking a water company's pages: "What happens if I miss a payment?" quoted
+    "If the bill is still unpaid 28 days after the reminder, ...", which names "the
+    reminder" that the sentence before brings in; not so for a yes-or-no question, whose
+    sentence before may open with another question's "Yes."."""
+    paying = Context(
+        "paying", "We'll send you a reminder after 14 days. If the bill is still unpaid 28 "
+        "days after the reminder, we may pass it to a debt collection agency.", 0.77,
+        title="Paying your bill > If you miss a payment",
+    )  # fmt: skip
+    faq = Context(
+        "faq", "Yes. The main driver must show a credit card in their own name at pick-up; "
+        "we block a deposit of £250 on it. Debit cards are not accepted for the deposit.",
+        0.8, title="FAQ > Do I need a credit card?",
+    )  # fmt: skip
+    answerer = ExtractiveAnswerer(get_relevance_model())
+    draft = answerer.answer("What happens if I miss a payment?", [paying])
+    assert draft.quoted.startswith("We'll send you a reminder after 14 days."), draft.text
+    draft = answerer.answer("Can I pay the deposit with a debit card?", [faq])
+    assert draft.quoted.startswith("Debit cards are not accepted"), draft.text
+
+
 HOURS = Context(
     "hours", "The practice is open 8am to 6:30pm Monday to Friday. On Saturdays it is open "
     "9am to 12pm for booked appointments only. Outside these hours, call 111.", 0.9,

@@ -196,14 +196,39 @@ def _balanced(span: str) -> bool:
     return depth == 0
 
 
-def _with_antecedent(lead: Sentence) -> Sentence:
+def _with_antecedent(lead: Sentence, *, named_again: bool = True) -> Sentence:
     """``lead`` with the sentence before it in its line when it opens by pointing back
     to that one (:data:`_POINTS_BACK`): "Seafield Road is controlled from 1 April to 30
-    September. Outside those months anyone may park in the bays." quoted whole."""
-    if not _POINTS_BACK.search(lead.text):
-        return lead
+    September. Outside those months anyone may park in the bays." quoted whole; or names
+    as "the" something that one brought in ("a reminder" ... "the reminder"): "We'll send
+    you a reminder after 14 days. If the bill is still unpaid 28 days after the reminder,
+    we may pass it to a debt collection agency." quoted whole for "What happens if I miss
+    a payment?" (``named_again=False``: not so, for a yes-or-no question, whose answer
+    the rule gives and whose sentence before may open with another question's "Yes.")."""
     before = sentence_before(lead)  # none for the first of its line: no sure antecedent
-    return lead if before is None else replace(lead, start=before[0])
+    if before is None:
+        return lead
+    again = named_again and _names_again(lead.context.text[slice(*before)], lead.text)
+    if _POINTS_BACK.search(lead.text) or again:
+        return replace(lead, start=before[0])
+    return lead
+
+
+#: what a sentence brings in: the word or two after "a" or "an" ("a reminder", "a
+#: written reminder")
+_BROUGHT_IN = re.compile(r"\ban?\s+([a-z]+)(?:\s+([a-z]+))?", re.IGNORECASE)
+
+
+def _names_again(before: str, sentence: str) -> bool:
+    """Whether ``sentence`` names as "the" something ``before`` brought in with "a" or
+    "an", and does not bring it in itself."""
+    brought = {
+        w.lower() for m in _BROUGHT_IN.finditer(before) for w in m.groups()
+        if w and len(w) > 3 and content_terms(w)
+    }  # fmt: skip
+    again = {m.group(1).lower() for m in re.finditer(r"\bthe\s+([a-z]+)", sentence, re.I)}
+    own = {w.lower() for m in _BROUGHT_IN.finditer(sentence) for w in m.groups() if w}
+    return bool((brought & again) - own)
 
 
 def _whole_sentence(lead: Sentence) -> Sentence:
@@ -357,10 +382,11 @@ class ExtractiveAnswerer:
             if named is not None
             else self._choose(question, kind, asked, evidence, split, found, other_row)
         )
-        lead = _whole_sentence(_with_antecedent(choice.lead))
+        yes_no = asks_yes_or_no(question)
+        lead = _whole_sentence(_with_antecedent(choice.lead, named_again=not yes_no))
         if asks_what_to_do(question):  # "How do I top up the pressure?": all the steps
             lead = with_steps(lead)
-        if asks_yes_or_no(question):  # "Are dogs allowed?": the rule before its exception
+        if yes_no:  # "Are dogs allowed?": the rule before its exception
             lead = _with_opener(with_rule(question, lead))
         past_bound = exceeds_bound(question, lead.text)  # "5 items" against "up to 3 items"
         if past_bound:
