@@ -24,11 +24,11 @@ not meaning, though: where the set's judgment is a chat model's reading of the p
 passages answer in other words than the question's ("current" for "amperes"), and low
 coverage does not ask back; nor where the relevance model rates an admitted passage at
 least the policy's ``clarify_unless_relevance`` ("How heavy is it?" of a data sheet's
-"Weight: 4.6 kg", rated 0.73). "A name unmet" (``clarify_missing_names``) means the question names something, a capitalised
-word inside it ("the Kestrel Dart Plus", "the Professional plan"; days and months aside),
-that no admitted passage or its title mentions: the evidence is about a sibling (the
-Dart, the Business plan), and an answer from it would state the sibling's figures as
-the named thing's. Every decision carries its reasons.
+"Weight: 4.6 kg", rated 0.73). "A name unmet" (``clarify_missing_names``) means the
+question names something, a capitalised word inside it ("the Kestrel Dart Plus", "the
+Professional plan"; days and months aside), that no admitted passage or its title
+mentions: the evidence is about a sibling (the Dart, the Business plan), and an answer
+from it would state the sibling's figures as the named thing's. Every decision carries its reasons.
 """
 
 from __future__ import annotations

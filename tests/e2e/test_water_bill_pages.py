@@ -33,20 +33,14 @@ published: 2026-03-02
 | Water, per cubic metre | £2.14 |
 | Wastewater, per cubic metre | £2.66 |
 | Standing charge, per year | £48.00 |
-
-Wastewater is charged on 92% of the water we supply, because some of the water you use does not go back into the sewer.
 """
 
-PAYING = """---
-title: Paying your bill
-published: 2026-05-11
----
-# Paying your bill
-
-## If you miss a payment
-
-We'll send you a reminder after 14 days. If the bill is still unpaid 28 days after the reminder, we may pass it to a debt collection agency. We never cut off the water supply to a home because a bill is unpaid.
-"""
+PAYING = (
+    "---\ntitle: Paying your bill\npublished: 2026-05-11\n---\n# Paying your bill\n\n"
+    "## If you miss a payment\n\n"
+    "We'll send you a reminder after 14 days. If the bill is still unpaid 28 days after the "
+    "reminder, we may pass it to a debt collection agency.\n"
+)
 
 FORUM = (
     '{"id": "c2", "title": "Standing charge", "published": "2025-11-20", '
