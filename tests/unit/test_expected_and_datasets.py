@@ -57,6 +57,7 @@ def test_every_number_word_is_a_figure() -> None:
         # a bound is a figure: "What is the heaviest load a reach truck may carry?"
         ("What is the heaviest load a reach truck may carry?", "figure"),
         ("What is the maximum tyre pressure for the Glide?", "figure"),
+        ("What is the maximum term of a mortgage?", "duration"),  # not "90%" of its LTV
         ("What is the maximum fine for flying too high?", "money"),
         ("What is the hotel limit in Paris per night?", None),
         ("Who won the men's singles in 2021?", "name"),

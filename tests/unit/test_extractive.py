@@ -961,6 +961,22 @@ HOURS = Context(
 )  # fmt: skip
 
 
+def test_a_day_the_question_names_goes_by_its_name_before_its_kind() -> None:
+    """Found asking a museum's pages: "Is the museum open on Mondays?" was published as
+    "The museum is open Tuesday to Sunday, ...", which speaks of weekdays too; the
+    sentence about Mondays answers (quoted with the one before, which "It" points back to)."""
+    museum = Context(
+        "museum", "The museum is open Tuesday to Sunday, 10:00 to 17:00, with late opening "
+        "until 21:00 on the first Friday of every month. It is closed on Mondays, except "
+        "bank holiday Mondays, and from 24 to 26 December.", 0.9,
+        title="Opening times and admission > Opening times",
+    )  # fmt: skip
+    draft = ExtractiveAnswerer(get_relevance_model()).answer(
+        "Is the museum open on Mondays?", [museum]
+    )
+    assert "It is closed on Mondays, except bank holiday Mondays" in draft.quoted, draft.text
+
+
 def test_a_question_about_a_kind_of_day_quotes_the_sentence_about_that_day() -> None:
     """Found asking a medical practice's guide: "Is the practice open on Saturday?" was
     published as "The practice is open 8am to 6:30pm Monday to Friday.", the sentence

@@ -64,6 +64,8 @@ def test_a_markdown_file_keeps_its_text_and_writes_out_its_table(tmp_path: Path)
         ("What fuse does the HP-150 need?", "5 A"),
         ("Who won the women's race in 2021?", "Ingrid Solberg"),
         ("Who won the men's race in 2021?", "Tomas Eklund"),
+        # the question's own value is not its answer: the rate, not "75%" of its LTV
+        ("What's the rate on the 5 year fix at 75% LTV?", "4.09%"),
     ],
 )
 def test_the_cell_whose_column_keeps_to_the_question_answers(question: str, value: str) -> None:
@@ -72,7 +74,8 @@ def test_the_cell_whose_column_keeps_to_the_question_answers(question: str, valu
         "race": "Year 2021: Men's winner: Tomas Eklund, Men's time: 2:14:36, "
         "Women's winner: Ingrid Solberg, Women's time: 2:31:02.",
     }
-    row = rows["fuse" if "fuse" in question else "race"]
+    rows["rate"] = "Product 5 Year Fixed: Maximum LTV: 75%, Initial rate: 4.09%, Product fee: £999."
+    row = rows[next((k for k in ("fuse", "rate") if k in question), "race")]
     assert table_cell(question, row) == value
 
 

@@ -258,7 +258,7 @@ def choose(
         disagreeing = disagreement.disagreeing(
             question, lead, found, heard, best, kind, yes_no=yes_no, by_context=by_context
         )
-    lead = of_day(asked, keeping_to(asked, lead, by_context), sentences)
+    lead = of_day(asked, keeping_to(asked, lead, by_context), sentences, question)
     lead = of_holiday(question, lead, sentences)  # "on Boxing Day?": "on 25 and 26 December"
     reading = by_context.get(id(lead.context))
     return Choice(lead, reading, disagreeing)

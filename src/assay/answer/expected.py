@@ -225,6 +225,10 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bhow\s+(?:long|old|soon)\b|\bhow\s+much\s+(?:notice|warning|time)\b"
                 r"|\bhow\s+far\s+(?:ahead|in\s+advance|before(?:hand)?)\b", re.I),
      "duration"),
+    # "What is the maximum term of a mortgage?": a length of time, not "90%" of the
+    # maximum loan to value beside it
+    (re.compile(r"\b(?:what|which)\s+(?:is|are|was|were)\s+the\s+(?:maximum|minimum|max|min|"
+                r"longest|shortest)\s+(?:term|period|duration)s?\b", re.I), "duration"),
     (re.compile(r"\bhow\s+often\b", re.I), "frequency"),
     (re.compile(r"\b(?:what|which)\b.*\btemperatures?\b|\bhow\s+(?:hot|cold|warm)\b", re.I),
      "temperature"),

@@ -282,6 +282,8 @@ def table_cell(question: str, sentence: str) -> str | None:
         label, value = match.group("label"), match.group("value")
         if not _fits(kind, value) or asked.clashes(sentence[a:b]):
             continue
+        if re.search(rf"(?<![\w.]){re.escape(value.strip())}(?![\w.])", question, re.I):
+            continue  # "at 75% LTV": the question's own value is not its answer
         named = {stem(t) for t in content_terms(label)}
         score = HELD_WEIGHT * asked.held(label) + len(words & named)
         spanned = days_named(label) if days else set()

@@ -20,6 +20,7 @@ from assay.answer.expected import AnswerKind
 from assay.answer.polarity import states_cost
 from assay.answer.qualifiers import Qualifiers, day_kinds
 from assay.answer.reading import Found
+from assay.days_of_week import days_named
 from assay.judge.schema import Context
 from assay.judge.strength import more_reliable
 from assay.text import holiday_dates, sentence_spans, stated_dates, stemmed_terms
@@ -239,12 +240,19 @@ def telling(lead: Sentence, sentences: Sequence[Sentence], form: Callable[[str],
     return best_of_passage(lead, sentences, form)
 
 
-def of_day(asked: Qualifiers | None, lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
+def of_day(
+    asked: Qualifiers | None, lead: Sentence, sentences: Sequence[Sentence], question: str = ""
+) -> Sentence:
     """For a question about a kind of day ("Is the practice open on Saturday?"), the
     best-rated sentence of the lead's passage that speaks of that kind of day, when the
     lead speaks only of others: "On Saturdays it is open 9am to 12pm ...", not "The
     practice is open 8am to 6:30pm Monday to Friday". A passage that says nothing of the
-    asked day keeps its lead (its weekday rule may be the answer)."""
+    asked day keeps its lead (its weekday rule may be the answer). A day the ``question``
+    names goes by its name first: for "Is the museum open on Mondays?", "It is closed on
+    Mondays, except bank holiday Mondays", not "open Tuesday to Sunday" (weekdays too)."""
+    named = days_named(question)
+    if named and days_named(lead.text) and not named & days_named(lead.text):
+        return best_of_passage(lead, sentences, lambda text: bool(named & days_named(text)))
     days = asked.exclusive.get("days") if asked is not None else None
     if not days or not day_kinds(lead.text):
         return lead
