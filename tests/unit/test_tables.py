@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from assay.answer.qualifiers import clauses
-from assay.answer.reading import table_cell
+from assay.answer.reading import named_row, table_cell
 from assay.ingest.markdown import load_markdown
 from assay.ingest.tables import table_sentences
 from assay.text import SENTENCE_BREAK
@@ -122,3 +122,26 @@ def test_of_two_columns_the_question_names_the_one_its_phrase_ends_on() -> None:
     pressure = table_cell("What is the maximum tyre pressure for the Kestrel Glide?", row)
     assert pressure == "2.0-3.5 bar (29-51 psi)"
     assert table_cell("What tyre size does the Kestrel Glide have?", row) == '27.5 x 2.2"'
+
+
+SPECS = (
+    "Item Pump pressure: Value: 15 bar.\nItem Power: Value: 1,350 W.\n"
+    "Item Water tank: Value: 1.4 litres.\nItem Weight: Value: 4.6 kg."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "row"),
+    [
+        ("How many watts is it?", "Item Power: Value: 1,350 W."),
+        ("How many kilos does it weigh?", "Item Weight: Value: 4.6 kg."),
+        ("How many litres does the tank hold?", "Item Water tank: Value: 1.4 litres."),
+        ("How many cups can it make?", None),  # no unit: no row
+    ],
+)
+def test_a_row_in_the_unit_the_question_counts_in_is_named(question: str, row: str | None) -> None:
+    """Found asking an espresso machine's data sheet: "How many watts is it?" names no
+    row's header ("Power"), and the reader reads no table, so it was declined ("does not
+    state the number it asks for"); the one row whose value is in watts answers."""
+    where = named_row(question, SPECS)
+    assert (SPECS[where[0] : where[1]] if where else None) == row

@@ -324,8 +324,13 @@ def named_row(question: str, text: str) -> tuple[int, int] | None:
         if len(rows) < 2:
             continue
         if share <= rows[1][0]:  # no header stands out: the one row whose case holds the
-            # asker's quantity ("40 minutes late": "Delay 30 to 59 minutes"), if any
-            meeting = [r for r in rows if r[0] == share and _row_case(question, text[r[1] : r[2]])]
+            # asker's quantity ("40 minutes late": "Delay 30 to 59 minutes"), or whose value
+            # is in the unit the question counts ("How many watts?": "Power: 1,350 W"), if any
+            meeting = [
+                r for r in rows
+                if r[0] == share
+                and (_row_case(question, row := text[r[1] : r[2]]) or _in_unit_asked(question, row))
+            ]  # fmt: skip
             if len(meeting) != 1:
                 continue
             share, start, end = meeting[0]
@@ -334,6 +339,35 @@ def named_row(question: str, text: str) -> tuple[int, int] | None:
         if kind is None or any(_fits(kind, v) for v in values):
             return start, end
     return None
+
+
+#: units a question counts in ("How many watts is it?") and the symbols a data sheet
+#: writes them with ("1,350 W")
+_UNIT_SYMBOLS = {
+    "watt": "k?W", "volt": "V", "amp": "mA|A", "ampere": "mA|A", "litre": "m?l|L",
+    "liter": "m?l|L", "kilo": "kg", "kilogram": "kg", "gram": "g", "metre": "[ckm]?m",
+    "meter": "[ckm]?m", "centimetre": "cm", "millimetre": "mm", "inch": "in|\"", "bar": "bar",
+    "decibel": "dB", "lumen": "lm", "hertz": "[kMG]?Hz", "calorie": "k?cal",
+}  # fmt: skip
+_COUNTED = re.compile(r"\bhow\s+many\s+([a-z]+)", re.I)
+
+
+def _in_unit_asked(question: str, sentence: str) -> bool:
+    """Whether the value of the table row ``sentence`` is in the unit ``question``
+    counts in, by its name or its symbol ("How many watts is it?": "Power: 1,350 W")."""
+    counted = _COUNTED.search(question)
+    if counted is None:
+        return False
+    word = counted.group(1).lower()
+    unit = word[:-2] if word.endswith("es") and word[:-2] in _UNIT_SYMBOLS else word.rstrip("s")
+    if unit not in _UNIT_SYMBOLS:
+        return False
+    match = TABLE_ROW.match(sentence.strip())
+    values = sentence[match.end("header") :] if match else ""
+    return (
+        re.search(rf"\d\s?(?:{_UNIT_SYMBOLS[unit]})(?!\w|\.\d)", values) is not None
+        or re.search(rf"\d\s?{unit}s?\b", values, re.I) is not None
+    )
 
 
 def _row_case(question: str, sentence: str) -> bool | None:
