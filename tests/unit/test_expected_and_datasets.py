@@ -58,6 +58,8 @@ def test_every_number_word_is_a_figure() -> None:
         ("What is the heaviest load a reach truck may carry?", "figure"),
         ("What is the maximum tyre pressure for the Glide?", "figure"),
         ("What is the maximum term of a mortgage?", "duration"),  # not "90%" of its LTV
+        # what the asker waits for: "We return it within 28 days of the end of ..."
+        ("When do I get my deposit back?", "deadline"),
         ("What is the maximum fine for flying too high?", "money"),
         ("What is the hotel limit in Paris per night?", None),
         ("Who won the men's singles in 2021?", "name"),
@@ -88,6 +90,16 @@ def test_pence_and_cents_are_money_and_a_clock_is_not() -> None:
     assert not kind.found_in("Doors open at 5p.m. on weekdays.")
     count = expected_kind("How many new shops opened?")
     assert count is not None and not count.found_in("A stamp costs 85p.")
+
+
+def test_a_time_told_by_the_event_it_comes_before_is_a_time_of_day() -> None:
+    """Found asking a museum's pages: "What time is last entry?" moved from "Last entry is
+    45 minutes before closing." to the opening hours, the one sentence holding a clock."""
+    kind = expected_kind("What time is last entry?")
+    assert kind is not None and kind.name == "clock"
+    assert kind.found_in("Last entry is 45 minutes before closing.")
+    assert kind.found_in("Gates open 90 minutes before kick-off.")
+    assert not kind.found_in("The tour lasts 45 minutes.")
 
 
 def test_a_count_is_never_a_price() -> None:

@@ -954,6 +954,52 @@ def test_a_sentence_naming_what_the_one_before_brought_in_is_quoted_with_it() ->
     assert draft.quoted.startswith("Debit cards are not accepted"), draft.text
 
 
+def test_a_sum_of_another_charge_never_answers_the_charge_asked() -> None:
+    """Found asking a restaurant's menu: "What is the service charge?" was answered "£15 per
+    bottle" of "a corkage charge of £15 per bottle", the one sentence of the paragraph
+    holding a sum of money; the service charge is "12.5%"."""
+    service = Context(
+        "service", "A discretionary service charge of 12.5% is added to tables of six or more. "
+        "You may bring your own wine on Tuesdays and Wednesdays for a corkage charge of £15 "
+        "per bottle.", 0.8, title="Autumn menu > Service and corkage",
+    )  # fmt: skip
+    draft = ExtractiveAnswerer(get_relevance_model()).answer(
+        "What is the service charge?", [service]
+    )
+    assert draft.quoted.startswith("A discretionary service charge of 12.5%"), draft.text
+
+
+def test_a_question_opening_with_when_puts_no_case() -> None:
+    """Found asking a hall of residence's terms: "When do I get my deposit back?" was read
+    as putting the case "do I get my deposit back" and quoted "A deposit of £250 is due
+    when you accept your room offer." (a case naming the deposit) over "We return it
+    within 28 days of the end of your licence"."""
+    deposit = Context(
+        "deposit", "A deposit of £250 is due when you accept your room offer. We return it "
+        "within 28 days of the end of your licence, less any charges for damage or "
+        "cleaning.", 0.75, title="Residence licence > Deposit",
+    )  # fmt: skip
+    draft = ExtractiveAnswerer(get_relevance_model()).answer(
+        "When do I get my deposit back?", [deposit]
+    )
+    assert "within 28 days of the end of your licence" in draft.quoted, draft.text
+
+
+def test_a_thing_named_by_its_own_words_is_not_named_again() -> None:
+    """On SQuAD's Warsaw article, "the house of Baryczko merchant family" is no second
+    mention of "a town house of Burbach family" before it: quoting both sentences gave
+    the judge a claim it could not support and withheld a right answer."""
+    warsaw = Context(
+        "warsaw", "The most significant buildings are St. Mary's Church (1411) and a town "
+        "house of Burbach family (14th century). The most notable examples of Renaissance "
+        "architecture in the city are the house of Baryczko merchant family (1562) and "
+        "Salwator tenement (1632).", 0.8, title="Warsaw",
+    )  # fmt: skip
+    question = "The house of the Baryczko merchant family is an example of what architecture?"
+    draft = ExtractiveAnswerer(get_relevance_model()).answer(question, [warsaw])
+    assert draft.quoted.startswith("The most notable examples of Renaissance"), draft.text
+
+
 HOURS = Context(
     "hours", "The practice is open 8am to 6:30pm Monday to Friday. On Saturdays it is open "
     "9am to 12pm for booked appointments only. Outside these hours, call 111.", 0.9,

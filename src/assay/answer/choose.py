@@ -225,11 +225,11 @@ def choose(
         )
         lead = lead_in(first, by_context)
     if kind is not None and not yes_no:  # a question that asks for a value of a kind
-        lead = of_kind(_surely_read(lead, found, rated), kind, by_context, sentences)
+        lead = of_kind(_surely_read(lead, found, rated), kind, by_context, sentences, question)
         lead = _holding_kind(lead, kind, answering, by_context, sentences)
         if asks_price(question) and DURATION.found_in(lead.text) and not MONEY.found_in(lead.text):
             # "How much is delivery?": a price, not "Deliveries ... take up to 7 working days"
-            lead = of_kind(lead, MONEY, by_context, sentences)
+            lead = of_kind(lead, MONEY, by_context, sentences, question)
         lead = rule_before_exception(question, kind, asked, lead, sentences)
     elif not yes_no:
         lead = _surely_read(lead, found, rated, by=CLEARLY_STRONGER)

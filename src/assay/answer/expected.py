@@ -186,7 +186,12 @@ _KINDS = {
         "clock",
         "time of day",
         re.compile(
-            r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*[ap]\.?m\b|\b(?:noon|midday|midnight)\b", re.I
+            r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*[ap]\.?m\b|\b(?:noon|midday|midnight)\b"
+            # a time told by the event it comes before or after: "Last entry is 45
+            # minutes before closing", "Gates open 90 minutes before kick-off"
+            r"|\b\d{1,3}\s*(?:minutes?|mins?|hours?)\s+(?:before|after)\s+(?:closing|"
+            r"opening|close|departure|kick-off|the\s+(?:start|end))\b",
+            re.I,
         ),
     ),
     "name": AnswerKind(
@@ -209,7 +214,9 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     # time limit ("within 6 weeks"), as "by when" is
     # "when do I need to tell you?" as well
     (re.compile(r"(?:^|[.;:!?]\s+)\W*when\s+(?:(?:will|would|should|must|shall)\s+"
-                r"(?:I|we|you|my|our|your)\b|do(?:es)?\s+(?:I|we|you)\s+(?:need|have)\s+to\b)",
+                r"(?:I|we|you|my|our|your)\b|do(?:es)?\s+(?:I|we|you)\s+(?:need|have)\s+to\b"
+                # "When do I get my deposit back?": "within 28 days of the end of ..."
+                r"|do\s+(?:I|we)\s+(?:get|receive|hear)\b)",
                 re.I), "deadline"),
     # "when" opening the question, not a clause of it ("How much ... when I'm abroad?")
     # "On which days is it refilled?": a day or days ("every Tuesday and Friday")

@@ -219,14 +219,20 @@ def _with_antecedent(lead: Sentence, *, named_again: bool = True) -> Sentence:
 _BROUGHT_IN = re.compile(r"\ban?\s+([a-z]+)(?:\s+([a-z]+))?", re.IGNORECASE)
 
 
+#: a thing named as known: "the reminder", not "the house of the Baryczko family", which
+#: its own words define
+_THE = re.compile(r"\bthe\s+([a-z]+)\b(?!\s+(?:of|that|which|who|whose|where)\b)", re.I)
+
+
 def _names_again(before: str, sentence: str) -> bool:
     """Whether ``sentence`` names as "the" something ``before`` brought in with "a" or
-    "an", and does not bring it in itself."""
+    "an", and does not bring it in itself ("a town house of the Burbach family" ... "the
+    house of the Baryczko family" is another house)."""
     brought = {
         w.lower() for m in _BROUGHT_IN.finditer(before) for w in m.groups()
         if w and len(w) > 3 and content_terms(w)
     }  # fmt: skip
-    again = {m.group(1).lower() for m in re.finditer(r"\bthe\s+([a-z]+)", sentence, re.I)}
+    again = {m.group(1).lower() for m in _THE.finditer(sentence)}
     own = {w.lower() for m in _BROUGHT_IN.finditer(sentence) for w in m.groups() if w}
     return bool((brought & again) - own)
 

@@ -23,7 +23,7 @@ from assay.answer.reading import Found
 from assay.days_of_week import days_named
 from assay.judge.schema import Context
 from assay.judge.strength import more_reliable
-from assay.text import holiday_dates, sentence_spans, stated_dates, stemmed_terms
+from assay.text import content_terms, holiday_dates, sentence_spans, stated_dates, stemmed_terms
 
 __all__ = [
     "ANSWERS_WITHIN", "Sentence", "best_of_passage", "bounding", "costing", "keeping_to", "lead_in",
@@ -55,22 +55,45 @@ class Sentence:
 
 
 def of_kind(
-    lead: Sentence, kind: AnswerKind, by_context: dict[int, Found], sentences: Sequence[Sentence]
+    lead: Sentence,
+    kind: AnswerKind,
+    by_context: dict[int, Found],
+    sentences: Sequence[Sentence],
+    question: str = "",
 ) -> Sentence:
     """The sentence of the lead's passage that holds the reader's span, when the lead
     holds no value of the kind asked for and that one does: for "By what date must the
     consent form be returned?", "It must be returned by 30 September each year", not the
     sentence before it that names the form ("one consent form covers the whole school
-    year") and that the relevance model rates higher."""
+    year") and that the relevance model rates higher. Never one that names another thing
+    of the kind the ``question`` names (:func:`names_another`)."""
     if kind.found_in(lead.text):
         return lead
     readers = lead_in(lead, by_context)
-    if kind.found_in(readers.text):
+    if kind.found_in(readers.text) and not names_another(question, readers.text):
         return readers
     # else the passage's best-rated sentence that holds one: "By when must paternity leave
     # be taken?", "It must be taken within 12 months of the birth", not the sentence
     # before it that names the leave and that the reader likes
-    return best_of_passage(lead, sentences, kind.found_in)
+    return best_of_passage(
+        lead, sentences, lambda text: kind.found_in(text) and not names_another(question, text)
+    )
+
+
+def names_another(question: str, text: str) -> bool:
+    """Whether ``text`` names another thing of the kind ``question`` names by two words:
+    for "What is the service charge?", "a corkage charge of £15 per bottle" (the service
+    charge, "12.5%", is no sum of money, and it is the answer)."""
+    words = content_terms(question)
+    for first, head in pairwise(words):
+        if not re.search(rf"\b{re.escape(first)}\s+{re.escape(head)}\b", question, re.I):
+            continue  # not a phrase of the question ("charge ... for service")
+        if re.search(rf"\b{re.escape(first)}\s+{re.escape(head)}\b", text, re.I):
+            continue
+        other = re.search(rf"\b(\w+)\s+{re.escape(head)}\b", text, re.I)
+        if other is not None and content_terms(other.group(1)) and other.group(1).lower() != first:
+            return True
+    return False
 
 
 #: a clause asking whether something holds, also after a comma: "..., can I return it?"
@@ -131,7 +154,11 @@ def of_case(question: str, lead: Sentence, sentences: Sequence[Sentence]) -> Sen
     park is full?", "When it is full, the long-stay car park on Abbey Road is a
     five-minute walk away", not "Our car park has 14 spaces and cannot be booked in
     advance" that the relevance model rates a hair higher."""
-    m = _ASKED_CASE.search(question)
+    # a case the question puts, not the "When" it opens with ("When do I get my deposit
+    # back?" asks for a time, and puts no case)
+    m = next(
+        (m for m in _ASKED_CASE.finditer(question) if re.search(r"\w", question[: m.start()])), None
+    )
     case = stemmed_terms(m.group(1)) if m else set()
     if not case:
         return lead
