@@ -1000,6 +1000,22 @@ def test_a_thing_named_by_its_own_words_is_not_named_again() -> None:
     assert draft.quoted.startswith("The most notable examples of Renaissance"), draft.text
 
 
+def test_a_yes_or_no_question_is_answered_by_the_rule_before_a_table_of_its_cases() -> None:
+    """Found asking a museum's pages: "Is it free to get in?" was published as "Ticket
+    Under 5: Price: Free.", a row of the admission table rated a hair above "Entry to the
+    permanent galleries is free."; a question naming the row's case still gets the row."""
+    admission = Context(
+        "admission", "Entry to the permanent galleries is free. Special exhibitions are "
+        "ticketed:\n\nTicket Adult: Price: £14.\nTicket Under 5: Price: Free.", 0.71,
+        title="Opening times and admission > Admission",
+    )  # fmt: skip
+    answerer = ExtractiveAnswerer(get_relevance_model())
+    draft = answerer.answer("Is it free to get in?", [admission])
+    assert draft.quoted.startswith("Entry to the permanent galleries is free."), draft.text
+    draft = answerer.answer("Is it free for children under 5?", [admission])
+    assert draft.quoted.startswith("Ticket Under 5: Price: Free."), draft.text
+
+
 HOURS = Context(
     "hours", "The practice is open 8am to 6:30pm Monday to Friday. On Saturdays it is open "
     "9am to 12pm for booked appointments only. Outside these hours, call 111.", 0.9,

@@ -99,6 +99,7 @@ from assay.answer.within import (
     of_kind,
     on_step,
     rule_before_exception,
+    rule_before_row,
     steps_in,
     telling,
 )
@@ -245,6 +246,8 @@ def choose(
         lead = costing(lead, sentences)
     elif asks_limit(question):
         lead = bounding(lead, sentences)
+    if yes_no:  # "Is it free to get in?": the rule, not the under-5s' row of its table
+        lead = rule_before_row(question, lead, sentences)
     lead = of_case(question, lead, sentences)  # "if the car park is full": "When it is full"
     lead = meeting_case(question, lead, sentences)  # "if I cancel three days before"
     heard = [*rated.values(), *aside]

@@ -23,12 +23,21 @@ from assay.answer.reading import Found
 from assay.days_of_week import days_named
 from assay.judge.schema import Context
 from assay.judge.strength import more_reliable
-from assay.text import content_terms, holiday_dates, sentence_spans, stated_dates, stemmed_terms
+from assay.text import (
+    CELL_LABEL,
+    TABLE_ROW,
+    content_terms,
+    holiday_dates,
+    sentence_spans,
+    stated_dates,
+    stemmed_terms,
+)
 
 __all__ = [
     "ANSWERS_WITHIN", "Sentence", "best_of_passage", "bounding", "costing", "keeping_to", "lead_in",
     "meeting_case", "of_case", "of_day", "of_holiday", "of_kind", "on_step",
-    "rule_before_exception", "sentence_before", "steps_in", "telling", "with_rule", "with_steps",
+    "rule_before_exception", "rule_before_row", "sentence_before", "steps_in", "telling",
+    "with_rule", "with_steps",
 ]  # fmt: skip
 
 #: a passage whose best sentence rates at least this share of the best answers too
@@ -383,6 +392,31 @@ def rule_before_exception(
         and (asked is None or _keeps_to(asked, s.text, lead.text))
     ]
     return min(earlier, key=lambda s: s.start) if earlier else lead
+
+
+def rule_before_row(question: str, lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
+    """For a yes-or-no question, an earlier sentence of the lead's passage, not a table row,
+    that names every word of the question the lead (a table row) names and is rated nearly
+    as high (:data:`ANSWERS_WITHIN`), when the question names nothing of the row's header:
+    the passage's rule before a table of its cases. For "Is it free to get in?", "Entry to
+    the permanent galleries is free.", not the admission table's "Ticket Under 5: Price:
+    Free."."""
+    row = TABLE_ROW.match(lead.text.strip())
+    if row is None or not CELL_LABEL.search(row.group("cells")):
+        return lead
+    if _named(question, row.group("header")):
+        return lead  # "Is it free for under 5s?" asks for the row
+    named = _named(question, lead.text)
+    earlier = [
+        s
+        for s in sentences
+        if s.context is lead.context
+        and s.start < lead.start
+        and s.score >= ANSWERS_WITHIN * lead.score
+        and not TABLE_ROW.match(s.text.strip())
+        and named <= _named(question, s.text)
+    ]
+    return max(earlier, key=lambda s: s.score) if earlier else lead
 
 
 def _named(question: str, text: str) -> set[str]:
