@@ -1016,6 +1016,21 @@ def test_a_yes_or_no_question_is_answered_by_the_rule_before_a_table_of_its_case
     assert draft.quoted.startswith("Ticket Under 5: Price: Free."), draft.text
 
 
+def test_a_case_put_with_while_is_answered_by_the_sentence_stating_it() -> None:
+    """Found in a forklift procedure: "How far must pedestrians stay from a truck while its
+    load is raised above 2 m?" was published as "Pedestrians keep at least 3 m from any
+    moving truck", rated a hair above "While a load is raised above 2 m, nobody may be
+    within 5 m of the truck"."""
+    rules = Context(
+        "rules", "The rules below protect people on foot.\n\n- Pedestrians keep at least 3 m "
+        "from any moving truck.\n- While a load is raised above 2 m, nobody may be within "
+        "5 m of the truck in the aisle.", 0.89, title="Forklift procedure > Pedestrians",
+    )  # fmt: skip
+    question = "How far must pedestrians stay from a truck while its load is raised above 2 m?"
+    draft = ExtractiveAnswerer(get_relevance_model()).answer(question, [rules])
+    assert "within 5 m of the truck" in draft.quoted, draft.text
+
+
 HOURS = Context(
     "hours", "The practice is open 8am to 6:30pm Monday to Friday. On Saturdays it is open "
     "9am to 12pm for booked appointments only. Outside these hours, call 111.", 0.9,

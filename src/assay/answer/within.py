@@ -151,9 +151,10 @@ def meeting_case(question: str, lead: Sentence, sentences: Sequence[Sentence]) -
 #: a sentence that opens with the case it is for: "If you are over 70, ..."
 _OPENS_CASE = re.compile(r"\W*(?:if|when|once|unless)\b", re.I)
 #: the case a question asks about: "Where can I park if the hotel car park is full?"
-_ASKED_CASE = re.compile(r"\b(?:if|when|whenever|once|unless)\s+([^,;?]+)", re.I)
-#: a sentence that states a case: "When it is full, ...", "If you cancel later, ..."
-_STATES_CASE = re.compile(r"\b(?:if|when|whenever|once|unless)\b", re.I)
+_ASKED_CASE = re.compile(r"\b(?:if|when|whenever|while|once|unless)\s+([^,;?]+)", re.I)
+#: a sentence that states a case: "When it is full, ...", "If you cancel later, ...",
+#: "While a load is raised above 2 m, ..."
+_STATES_CASE = re.compile(r"\b(?:if|when|whenever|while|once|unless)\b", re.I)
 
 
 def of_case(question: str, lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
@@ -380,17 +381,12 @@ def rule_before_exception(
     earlier sentence lacks that word."""
     if not kind.found_in(lead.text):
         return lead
-    named = _named(question, lead.text)
-    earlier = [
-        s
-        for s in sentences
-        if s.context is lead.context
-        and s.start < lead.start
-        and s.score >= ANSWERS_WITHIN * lead.score
-        and kind.found_in(s.text)
-        and named <= _named(question, s.text)
-        and (asked is None or _keeps_to(asked, s.text, lead.text))
-    ]
+    earlier = _rules_before(
+        question,
+        lead,
+        sentences,
+        lambda text: kind.found_in(text) and (asked is None or _keeps_to(asked, text, lead.text)),
+    )
     return min(earlier, key=lambda s: s.start) if earlier else lead
 
 
@@ -406,17 +402,28 @@ def rule_before_row(question: str, lead: Sentence, sentences: Sequence[Sentence]
         return lead
     if _named(question, row.group("header")):
         return lead  # "Is it free for under 5s?" asks for the row
+    earlier = _rules_before(
+        question, lead, sentences, lambda text: TABLE_ROW.match(text.strip()) is None
+    )
+    return max(earlier, key=lambda s: s.score) if earlier else lead
+
+
+def _rules_before(
+    question: str, lead: Sentence, sentences: Sequence[Sentence], holds: Callable[[str], bool]
+) -> list[Sentence]:
+    """The sentences of the lead's passage before it, rated nearly as high
+    (:data:`ANSWERS_WITHIN`), whose text ``holds`` and that name every word of the
+    question the lead names: where a passage states its rule."""
     named = _named(question, lead.text)
-    earlier = [
+    return [
         s
         for s in sentences
         if s.context is lead.context
         and s.start < lead.start
         and s.score >= ANSWERS_WITHIN * lead.score
-        and not TABLE_ROW.match(s.text.strip())
+        and holds(s.text)
         and named <= _named(question, s.text)
     ]
-    return max(earlier, key=lambda s: s.score) if earlier else lead
 
 
 def _named(question: str, text: str) -> set[str]:
