@@ -220,3 +220,16 @@ def test_a_change_asked_is_no_figure_of_a_sentence_without_one() -> None:
     question = "How much will the rent go up next March?"
     assert short_answer(question, "The tenancy runs for 12 months, from 1 March 2026.") is None
     assert short_answer(question, "The rent rises by 3% each March.") == "3%"
+
+
+def test_a_count_of_the_things_a_where_question_names_does_not_lead() -> None:
+    """Found asking a theatre's access page: "Where are the wheelchair spaces?" led with the
+    reader's "Four wheelchair spaces" (the quote says where: "in the stalls (row K)");
+    "How many ...?" keeps it, and a place still leads a where-question."""
+    sentence = "There are four wheelchair spaces in the stalls (row K) and two in the Studio."
+    where, many = "Where are the wheelchair spaces?", "How many wheelchair spaces are there?"
+    assert lead_value(where, sentence, "four wheelchair spaces", expected_kind(where)) is None
+    assert lead_value(many, sentence, "four wheelchair spaces", expected_kind(many)) is not None
+    station = "The nearest station is Hollinsford Central, a 10-minute walk."
+    question = "Where is the nearest station?"
+    assert lead_value(question, station, "Hollinsford Central", None) == "Hollinsford Central"

@@ -41,6 +41,10 @@ _NUMBER_WORDS = (
     r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
     r"eighty|ninety|hundred|thousand|million|billion|dozen)"
 )
+#: a question asking where, and a word that only counts: a where-question's answer is no
+#: count of the things it names
+_WHERE = re.compile(r"\W*where\b", re.I)
+_COUNT = re.compile(rf"\d+(?:[.,]\d+)*|{_NUMBER_WORDS}", re.I)
 #: a time of day: "8am", "4 p.m.", "12:00 noon", "06:30"
 _CLOCK = (
     r"(?:\b\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\b\.?|noon|midday|midnight)|\b\d{1,2}[:.]\d{2}\b)"
@@ -310,8 +314,13 @@ def lead_value(
     if span is not None:
         span = whole_figure(sentence, span)
     said = {stem(t) for t in content_terms(span or "")}
-    if said and said <= {stem(t) for t in content_terms(question)}:
+    asked_terms = {stem(t) for t in content_terms(question)}
+    if said and said <= asked_terms:
         span = None  # "Python" for "What Python version do I need?" says nothing new
+    elif span is not None and _WHERE.match(question) and all(
+        _COUNT.fullmatch(t) for t in content_terms(span) if stem(t) not in asked_terms
+    ):
+        span = None  # "four wheelchair spaces" for "Where are the wheelchair spaces?"
     if span is not None:
         words = len(span.split())
         if 0 < words <= min(SHORT_WORDS, len(sentence.split()) - 2):
