@@ -317,8 +317,10 @@ def lead_value(
     asked_terms = {stem(t) for t in content_terms(question)}
     if said and said <= asked_terms:
         span = None  # "Python" for "What Python version do I need?" says nothing new
-    elif span is not None and _WHERE.match(question) and all(
-        _COUNT.fullmatch(t) for t in content_terms(span) if stem(t) not in asked_terms
+    elif (
+        span is not None
+        and _WHERE.match(question)
+        and all(_COUNT.fullmatch(t) for t in content_terms(span) if stem(t) not in asked_terms)
     ):
         span = None  # "four wheelchair spaces" for "Where are the wheelchair spaces?"
     if span is not None:
