@@ -41,10 +41,6 @@ _NUMBER_WORDS = (
     r"fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|"
     r"eighty|ninety|hundred|thousand|million|billion|dozen)"
 )
-#: a question asking where, and a word that only counts: a where-question's answer is no
-#: count of the things it names
-_WHERE = re.compile(r"\W*where\b", re.I)
-_COUNT = re.compile(rf"\d+(?:[.,]\d+)*|{_NUMBER_WORDS}", re.I)
 #: a time of day: "8am", "4 p.m.", "12:00 noon", "06:30"
 _CLOCK = (
     r"(?:\b\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\b\.?|noon|midday|midnight)|\b\d{1,2}[:.]\d{2}\b)"
@@ -84,6 +80,10 @@ _PRICE_CUE = re.compile(
     re.I,
 )
 _AMOUNT = rf"(?:\d+(?:[.,]\d+)*|{_NUMBER_WORDS}(?:[\s-]+{_NUMBER_WORDS})*)"
+#: a question asking where, and a word that only counts (an :data:`_AMOUNT`): a
+#: where-question's answer is no count of the things it names
+_WHERE = re.compile(r"\W*where\b", re.I)
+_COUNT = re.compile(_AMOUNT, re.I)
 _SCALE = r"(?:\s+(?:hundred|thousand|million|billion|trillion))?"
 _UNIT = (
     r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|decades?|centuries|century|"
