@@ -1173,3 +1173,29 @@ def test_a_reader_span_inside_the_asked_value_gives_the_whole_value(
     context = Context("c", sentence, 0.9, title="Help")
     answerer = ExtractiveAnswerer(get_relevance_model(), reader=ScriptedReader(span))
     assert answerer.answer(question, [context]).short == short
+
+
+WARDS = Context(
+    "wards", "Adult wards are open to visitors from 11:00 to 20:00 every day. Wards close to "
+    "visitors from 12:30 to 13:30 for protected mealtimes, when only a person helping a "
+    "patient to eat may stay.", 0.9, title="Visiting policy > Visiting times",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("When are the wards closed to visitors?", "Wards close to visitors"),
+        ("What are the visiting times on the wards?", "Adult wards are open"),
+    ],
+)
+def test_of_a_passages_sentences_the_one_naming_more_of_the_question_answers(
+    question: str, quoted: str
+) -> None:
+    """Found asking a hospital's visiting policy of my own: "When are the wards closed to
+    visitors?" was published as "11:00 to 20:00: Adult wards are open to visitors ...",
+    which the relevance model rates above the sentence that says when they close (0.78
+    against 0.71); it names the question's "closed" too. A question naming neither keeps
+    the sentence rated first."""
+    draft = ExtractiveAnswerer(get_relevance_model()).answer(question, [WARDS])
+    assert draft.quoted.startswith(quoted)

@@ -93,6 +93,7 @@ from assay.answer.within import (
     keeping_to,
     lead_in,
     meeting_case,
+    naming_more,
     of_case,
     of_day,
     of_holiday,
@@ -232,6 +233,7 @@ def choose(
             # "How much is delivery?": a price, not "Deliveries ... take up to 7 working days"
             lead = of_kind(lead, MONEY, by_context, sentences, question)
         lead = rule_before_exception(question, kind, asked, lead, sentences)
+        lead = naming_more(question, kind, asked, lead, sentences)
     elif not yes_no:
         lead = _surely_read(lead, found, rated, by=CLEARLY_STRONGER)
         if asks_what_to_do(question):
