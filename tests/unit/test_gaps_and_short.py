@@ -233,3 +233,22 @@ def test_a_count_of_the_things_a_where_question_names_does_not_lead() -> None:
     station = "The nearest station is Hollinsford Central, a 10-minute walk."
     question = "Where is the nearest station?"
     assert lead_value(question, station, "Hollinsford Central", None) == "Hollinsford Central"
+
+
+def test_one_item_of_a_list_the_question_does_not_pick_never_leads() -> None:
+    """Found asking a hospital's pages of my own: "What time is lunch served?" led with
+    "08:00" of "Meals are served at 08:00, 12:30 and 17:30" (breakfast's). Nothing in the
+    sentence says which is lunch, so the sentence answers alone; a range ("between 02:00
+    and 04:00") is one value, and a rule before its case ("every 2 months, or every
+    month if ...") keeps its lead."""
+    lunch, meals = "What time is lunch served?", "Meals are served at 08:00, 12:30 and 17:30."
+    assert short_answer(lunch, meals) is None
+    assert lead_value(lunch, meals, "08:00", expected_kind(lunch)) is None
+    refill = "The vessel is refilled by the supplier every Tuesday and Friday morning."
+    assert short_answer("When is the vessel refilled?", refill) is None
+    window = "Updates install between 02:00 and 04:00 local time."
+    assert short_answer("When do updates install?", window) == "02:00"
+    descale = "Descale the machine every 2 months, or every month if you live in a hard water area."
+    assert short_answer("How often should I descale it?", descale) == "every 2 months"
+    shifts = "Breakfast is at 08:00 and dinner at 18:00."
+    assert short_answer("What time is dinner?", shifts) == "18:00"

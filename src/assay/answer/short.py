@@ -153,6 +153,11 @@ _SPANS["change"] = re.compile(f"{_SPANS['money'].pattern}|{_SPANS['figure'].patt
 #: a clause's number opening a sentence ("4.1 **Rolling memberships**", "10.1 A card"):
 #: no figure of its text; "4.1 million people" goes on in lower case and is one
 _CLAUSE_NUMBER = re.compile(r"^\W*\d+(?:\.\d+)+\.?\s+(?=[A-Z*_#(\"'])")
+#: what stands between the items of a list: "08:00, 12:30 and 17:30" (not "or": "every
+#: 2 months, or every month if ..." puts a rule before its case)
+_LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
+#: what opens a range of two values, not a list: "between 02:00 and 04:00"
+_RANGE_OPENER = re.compile(r"\b(?:between|from)\s*$", re.I)
 _WINDOW = 8  # words on each side of a span that count as its surroundings
 #: where a sentence's coordinated parts meet: "General waste is collected every Monday
 #: and recycling every Thursday"
@@ -211,11 +216,29 @@ def short_answer(question: str, sentence: str) -> str | None:
     kind = expected_kind(question)
     if kind is None or (kind.name == "change" and not kind.found_in(sentence)):
         return None  # a change is a figure beside a rise or a fall, not any figure
+    values = _typed_values(question, sentence, kind)
+    if not values or (kind.name == "name" and len(values) > 1):
+        return None  # of several names, the nearest is too often the wrong one
+    if _unsaid_which(sentence, kind, values):
+        return None  # "at 08:00, 12:30 and 17:30" for lunch: nothing says which one
+    best = max(values, key=lambda v: v[0])[3]  # the first of equals
+    if kind.name == "clock" and (hours := _HOURS.fullmatch(best)):
+        end = _asks_end(question)
+        if end is not None:  # "4pm" of "8am to 4pm" for "What time does it close?"
+            return hours.group(end)
+    return best
+
+
+_Value = tuple[tuple[int, int, float], int, int, str]  # nearness, start, end, span
+
+
+def _typed_values(question: str, sentence: str, kind: AnswerKind) -> list[_Value]:
+    """The values of ``kind`` in ``sentence`` that could answer ``question``, each with how
+    near the question's words it stands (see the module docstring)."""
     asked, qualified = _stems(question), qualifiers(question)
     numbered = _CLAUSE_NUMBER.match(sentence)
     skip = numbered.end() if numbered else 0
-    best: tuple[tuple[int, int, float], int, str] | None = None
-    candidates = 0
+    values: list[_Value] = []
     priced = kind.name in ("money", "figure") and asks_price(question)
     spans = _SPANS[kind.name]
     if priced and _SPANS["money"].search(sentence):
@@ -244,16 +267,34 @@ def short_answer(question: str, sentence: str) -> str | None:
             len(_stems(" ".join(before + after)) & asked),
             _in_own_part(sentence, match.start(), asked),
         )
-        candidates += 1
-        if best is None or near > best[0]:
-            best = (near, match.start(), span)
-    if best is None or (kind.name == "name" and candidates > 1):
-        return None  # of several names, the nearest is too often the wrong one
-    if kind.name == "clock" and (hours := _HOURS.fullmatch(best[2])):
-        end = _asks_end(question)
-        if end is not None:  # "4pm" of "8am to 4pm" for "What time does it close?"
-            return hours.group(end)
-    return best[2]
+        values.append((near, match.start(), match.end(), span))
+    return values
+
+
+def _unsaid_which(sentence: str, kind: AnswerKind, values: list[_Value]) -> bool:
+    """Whether the nearest of ``values`` is an item of a list of them ("08:00, 12:30 and
+    17:30"): the question asks for one ("What time is lunch served?") and the sentence
+    does not say which, so none leads. Of a list, the item nearest the question's words
+    is only the first after them."""
+    if not values:
+        return False
+    blanked = kind.without(sentence)
+
+    def listed(a: int, b: int) -> bool:  # "2019: 123.4, 2018: 99.0" labels its values
+        between = blanked[values[a][2] : values[b][1]]
+        return bool(_LIST_SEPARATOR.fullmatch(between)) and not any(
+            blanked[values[i][2] :].lstrip().startswith(":") for i in (a, b)
+        )
+
+    nearest = max(range(len(values)), key=lambda i: values[i][0])  # the first of equals
+    first = last = nearest
+    while first > 0 and listed(first - 1, first):
+        first -= 1
+    while last + 1 < len(values) and listed(last, last + 1):
+        last += 1
+    if last - first == 1 and _RANGE_OPENER.search(blanked[: values[first][1]]):
+        return False  # "between 02:00 and 04:00": one span of time
+    return last > first
 
 
 def _asks_end(question: str) -> int | None:
@@ -323,6 +364,13 @@ def lead_value(
         and all(_COUNT.fullmatch(t) for t in content_terms(span) if stem(t) not in asked_terms)
     ):
         span = None  # "four wheelchair spaces" for "Where are the wheelchair spaces?"
+    if (
+        span is not None
+        and kind is not None
+        and _unsaid_which(sentence, kind, values := _typed_values(question, sentence, kind))
+        and any(span in v[3] or v[3] in span for v in values)
+    ):
+        return None  # the reader's pick of "08:00, 12:30 and 17:30" for lunch
     if span is not None:
         words = len(span.split())
         if 0 < words <= min(SHORT_WORDS, len(sentence.split()) - 2):
