@@ -414,6 +414,17 @@ def test_a_kind_counts_only_where_the_text_lists_kinds_of_the_thing() -> None:
     assert not late_fee.clashes("The late and cleaning fees are listed.")
 
 
+def test_a_kind_the_text_says_too_is_no_rival_kind() -> None:
+    """Found asking a driving school's pages of my own: "How long is the driving test?"
+    was declined as stated "only for another test" of "Your theory and practical tests:
+    The practical test lasts about 40 minutes, including ... independent driving". A
+    text that says the asked word itself is not about another kind of the thing."""
+    asked = qualifiers("How long is the driving test?")
+    title = "Your theory and practical tests"
+    assert not asked.clashes(f"{title}: The practical test lasts about 40 minutes of driving.")
+    assert asked.clashes(f"{title}: The theory test costs £23.")
+
+
 def test_a_month_clashes_only_with_a_season_that_leaves_it_out() -> None:
     """Found asking a council's recycling centre page: "What time does the recycling
     centre close in January?" was answered with the April-to-September hours. A date is no
