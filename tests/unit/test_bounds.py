@@ -155,6 +155,12 @@ HALF = "If you cancel less than 7 days before, we refund half the fare."
         ("My 70-year-old father travels with me.", "Seniors (65 years and over)", True),
         ("I've worked here for 8 months.", "Once you have worked at least 12 months.", False),
         ("I've worked here for 8 months.", "Trips of 10 days or more.", None),  # other unit
+        # a week is 7 days, an hour 60 minutes (a campsite's terms of my own)
+        ("Do I get my money back if I cancel a week before?",
+         "If you cancel 28 days or less before arrival, you lose the deposit.", True),
+        ("Do I get my money back if I cancel a week before?",
+         "If you cancel more than 28 days before you arrive, we refund everything.", False),
+        ("What if I'm an hour late?", "Returns up to 30 minutes late are free.", False),
         ("What does it cost?", FULL, None),  # the asker states no quantity
         # an age a rule starts or stops at (a pet insurer's summary of my own)
         ("Can I insure my 12 year old dog?", "Until your pet is 10 years old.", False),
@@ -270,7 +276,9 @@ def test_a_holiday_is_answered_by_the_sentence_giving_its_date() -> None:
         ("My train was 40 minutes late.", "Delay 15 to 29 minutes", False),
         ("My train was 40 minutes late.", "Delays of between 30 and 59 minutes", True),
         ("My train was 40 minutes late.", "Delay 60-119 minutes", False),
-        ("My train was 40 minutes late.", "Delay 1 to 2 hours", None),  # another unit
+        ("My train was 40 minutes late.", "Delay 1 to 2 hours", False),
+        ("My train was an hour late.", "Delay 60 to 119 minutes", True),
+        ("My train was 3 days late.", "Delay 1 to 2 hours", None),  # no span in other words
         ("Does my 10 year old pay?", "Children aged 5 to 15", True),
         ("Does my 3 year old pay?", "Children aged 5 to 15", False),
         ("How much is a delay?", "Delay 30 to 59 minutes", None),  # no quantity asked

@@ -158,9 +158,40 @@ _CASE = re.compile(
 )
 
 
+#: "a week before", "an hour late": one of the unit, where a case follows
+_ASKERS_ONE = re.compile(
+    rf"\ban?\s+{_UNIT}\s+(?:before|after|ago|early|earlier|late|later|in\s+advance)\b", re.I
+)
+#: units of time that measure one span in other words, each in its smallest: "a week
+#: before" meets "28 days or less before", "an hour late" is no "30 to 59 minutes". Not
+#: months or years: "8 months" of service is no "trip of 10 days or more", nor is a
+#: "12 year old dog" measured by "from 8 weeks old"
+_SAME_SPAN = {"minute": ("minute", 1.0), "hour": ("minute", 60.0), "day": ("day", 1.0),
+              "night": ("day", 1.0), "week": ("day", 7.0)}  # fmt: skip
+
+
 def _value(text: str) -> float:
     word = text.lower()
     return float(_SMALL_NUMBERS.index(word) + 1) if word in _SMALL_NUMBERS else float(word)
+
+
+def _asked(question: str) -> list[tuple[float, str]]:
+    """The quantities the asker states, each with its unit: "three days before", "a
+    9-hour flight", "a week before"."""
+    asked = [(_value(m.group(1)), _unit_of(m.group(2))) for m in _ASKERS.finditer(question)]
+    return asked + [(1.0, _unit_of(m.group(1))) for m in _ASKERS_ONE.finditer(question)]
+
+
+def _measured(value: float, unit: str, limit: float, limit_unit: str) -> tuple[float, float] | None:
+    """``value`` and ``limit`` in one unit (:data:`_SAME_SPAN`); ``None`` when they
+    measure different things."""
+    if unit == limit_unit:
+        return value, limit
+    (base, scale), (limit_base, limit_scale) = (
+        _SAME_SPAN.get(unit, (unit, 1.0)),
+        _SAME_SPAN.get(limit_unit, (limit_unit, 1.0)),
+    )
+    return (value * scale, limit * limit_scale) if base == limit_base else None
 
 
 def _unit_of(text: str) -> str:
@@ -168,7 +199,7 @@ def _unit_of(text: str) -> str:
     return _UNITS.get(word, _UNITS.get(word.rstrip("s"), word))
 
 
-def _holds(value: float, words: str, limit: float) -> bool:
+def _holds(value: float, limit: float, words: str) -> bool:
     """Whether ``value`` lies within the bound ``words`` ("less than", "or more") sets at
     ``limit``."""
     words = " ".join(words.lower().split())
@@ -254,17 +285,17 @@ def in_range(question: str, label: str) -> bool | None:
     minutes": False; "aged 5 to 15": years); ``None`` where it gives none. For the
     header of a table row, which names the case the row is for: in prose a range is as
     often a value ("1 tablet every 6 to 8 hours" is no case of "in 24 hours")."""
-    asked = [(_value(m.group(1)), _unit_of(m.group(2))) for m in _ASKERS.finditer(question)]
+    asked = _asked(question)
     verdicts = []
     for m in _RANGE.finditer(label) if asked else ():
         low, high, unit = m.group(1) or m.group(2), m.group(3), m.group(4)
         if m.group(5):  # "aged 5 to 15": years
             low, high, unit = m.group(5), m.group(6), "year"
-        verdicts += [
-            _value(low) <= value <= _value(high)
-            for value, its_unit in asked
-            if its_unit == _unit_of(unit)
-        ]
+        for value, its_unit in asked:
+            lower = _measured(value, its_unit, _value(low), _unit_of(unit))
+            upper = _measured(value, its_unit, _value(high), _unit_of(unit))
+            if lower is not None and upper is not None:
+                verdicts.append(lower[1] <= lower[0] <= upper[1])
     return any(verdicts) if verdicts else None
 
 
@@ -275,12 +306,12 @@ def meets_condition(question: str, sentence: str) -> bool | None:
     age a rule starts or stops at included ("until your pet is 10 years old");
     ``None`` where the sentence bounds no quantity in a unit the question states. An age
     the asker gives bare ("I'm 68") is in years."""
-    asked = [(_value(m.group(1)), _unit_of(m.group(2))) for m in _ASKERS.finditer(question)]
+    asked = _asked(question)
     asked += [(_value(m.group(1)), "year") for m in _ASKERS_AGE.finditer(question)]
     verdicts = [
-        _holds(value, words, _value(limit))
+        _holds(*both, words)
         for words, limit, unit in (_bounds(sentence) if asked else ())
         for value, its_unit in asked
-        if its_unit == _unit_of(unit)
+        if (both := _measured(value, its_unit, _value(limit), _unit_of(unit))) is not None
     ]
     return all(verdicts) if verdicts else None
