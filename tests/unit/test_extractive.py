@@ -1199,3 +1199,23 @@ def test_of_a_passages_sentences_the_one_naming_more_of_the_question_answers(
     the sentence rated first."""
     draft = ExtractiveAnswerer(get_relevance_model()).answer(question, [WARDS])
     assert draft.quoted.startswith(quoted)
+
+
+def test_a_value_of_the_kind_asked_from_a_passage_naming_nothing_asked_never_leads() -> None:
+    """Found asking a campsite's terms of my own: "How much is the deposit?" of a deposit
+    stated as a share ("25% of the stay") was drafted as "£15: ... we refund everything
+    except a £15 admin fee", the one sum in the answering passages, which names no
+    deposit. The passage that states the deposit leads, though it names no sum."""
+    deposits = Context(
+        "deposits", "Pay a deposit of 25% of the stay when you book; the rest is due 14 days "
+        "before you arrive.", 0.8, title="Booking and cancellation > Deposits",
+    )  # fmt: skip
+    cancelling = Context(
+        "cancelling", "If you cancel more than 28 days before you arrive, we refund everything "
+        "except a £15 admin fee. If you cancel 28 days or less before arrival, you lose the "
+        "deposit.", 0.8, title="Booking and cancellation > Cancelling",
+    )  # fmt: skip
+    draft = ExtractiveAnswerer(get_relevance_model()).answer(
+        "How much is the deposit?", [deposits, cancelling]
+    )
+    assert "25%" in draft.quoted and "£15" not in draft.text

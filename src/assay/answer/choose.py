@@ -99,6 +99,7 @@ from assay.answer.within import (
     of_holiday,
     of_kind,
     on_step,
+    question_words_in,
     rule_before_exception,
     rule_before_row,
     steps_in,
@@ -228,7 +229,7 @@ def choose(
         lead = lead_in(first, by_context)
     if kind is not None and not yes_no:  # a question that asks for a value of a kind
         lead = of_kind(_surely_read(lead, found, rated), kind, by_context, sentences, question)
-        lead = _holding_kind(lead, kind, answering, by_context, sentences)
+        lead = _holding_kind(lead, kind, answering, by_context, sentences, question)
         if asks_price(question) and DURATION.found_in(lead.text) and not MONEY.found_in(lead.text):
             # "How much is delivery?": a price, not "Deliveries ... take up to 7 working days"
             lead = of_kind(lead, MONEY, by_context, sentences, question)
@@ -296,13 +297,15 @@ def _holding_kind(
     answering: Sequence[Sentence],
     by_context: dict[int, Found],
     sentences: Sequence[Sentence],
+    question: str,
 ) -> Sentence:
     """The sentence of the kind asked for of the strongest other answering passage (of
     ``answering``, the best-rated sentences of the passages :func:`choose` reads as
     answering), when no sentence of the lead's passage holds a value of that kind: for
     "What is the monthly rent for Flat 4B?", "The rent is £1,450 per calendar month" of
     the rent clause, not the property clause that names the flat and that the relevance
-    model rates a hair higher. One less reliable than the lead's never takes it."""
+    model rates a hair higher. One less reliable than the lead's never takes it, nor one
+    that names none of the ``question``'s words."""
 
     def holds(context: Context) -> bool:
         return any(s.context is context and kind.found_in(s.text) for s in sentences)
@@ -318,7 +321,10 @@ def _holding_kind(
     if not holding:
         return lead
     top = max(holding, key=lambda s: _strength(s.context))
-    return of_kind(top, kind, by_context, sentences)
+    moved = of_kind(top, kind, by_context, sentences)
+    # "How much is the deposit?" (25% of the stay): not "... except a £15 admin fee",
+    # which names nothing the question asks about
+    return moved if question_words_in(question, moved.text) else lead
 
 
 def _surely_read(

@@ -36,8 +36,8 @@ from assay.text import (
 __all__ = [
     "ANSWERS_WITHIN", "Sentence", "best_of_passage", "bounding", "costing", "keeping_to", "lead_in",
     "meeting_case", "naming_more", "of_case", "of_day", "of_holiday", "of_kind", "on_step",
-    "rule_before_exception", "rule_before_row", "sentence_before", "steps_in", "telling",
-    "with_rule", "with_steps",
+    "question_words_in", "rule_before_exception", "rule_before_row", "sentence_before",
+    "steps_in", "telling", "with_rule", "with_steps",
 ]  # fmt: skip
 
 #: a passage whose best sentence rates at least this share of the best answers too
@@ -406,15 +406,15 @@ def naming_more(
     0.78 against 0.71)."""
     if not kind.found_in(lead.text):
         return lead
-    named = _named(question, lead.text)
+    named = question_words_in(question, lead.text)
     more = [
-        (len(_named(question, s.text)), s)
+        (len(question_words_in(question, s.text)), s)
         for s in sentences
         if s.context is lead.context
         and s.start != lead.start
         and s.score >= ANSWERS_WITHIN * lead.score
         and kind.found_in(s.text)
-        and named < _named(question, s.text)
+        and named < question_words_in(question, s.text)
         and (asked is None or _keeps_to(asked, s.text, lead.text))
     ]
     return max(more, key=lambda m: (m[0], m[1].score))[1] if more else lead
@@ -430,7 +430,7 @@ def rule_before_row(question: str, lead: Sentence, sentences: Sequence[Sentence]
     row = TABLE_ROW.match(lead.text.strip())
     if row is None or not CELL_LABEL.search(row.group("cells")):
         return lead
-    if _named(question, row.group("header")):
+    if question_words_in(question, row.group("header")):
         return lead  # "Is it free for under 5s?" asks for the row
     earlier = _rules_before(
         question, lead, sentences, lambda text: TABLE_ROW.match(text.strip()) is None
@@ -444,7 +444,7 @@ def _rules_before(
     """The sentences of the lead's passage before it, rated nearly as high
     (:data:`ANSWERS_WITHIN`), whose text ``holds`` and that name every word of the
     question the lead names: where a passage states its rule."""
-    named = _named(question, lead.text)
+    named = question_words_in(question, lead.text)
     return [
         s
         for s in sentences
@@ -452,11 +452,11 @@ def _rules_before(
         and s.start < lead.start
         and s.score >= ANSWERS_WITHIN * lead.score
         and holds(s.text)
-        and named <= _named(question, s.text)
+        and named <= question_words_in(question, s.text)
     ]
 
 
-def _named(question: str, text: str) -> set[str]:
+def question_words_in(question: str, text: str) -> set[str]:
     """The question's words that ``text`` names, a word counting as named by a longer
     one it begins ("probation" by "probationary")."""
     said = stemmed_terms(text)
