@@ -252,3 +252,22 @@ def test_one_item_of_a_list_the_question_does_not_pick_never_leads() -> None:
     assert short_answer("How often should I descale it?", descale) == "every 2 months"
     shifts = "Breakfast is at 08:00 and dinner at 18:00."
     assert short_answer("What time is dinner?", shifts) == "18:00"
+
+
+def test_a_table_rows_header_or_column_name_never_leads() -> None:
+    """Found reading what the fitting suite's right answers led with: the reader's span
+    of a table row was often what the row is about ("Plan Fibre 500", "Seating area
+    Stalls") or what a cell holds ("Value"), and a clause's number ("5.1") led a
+    sentence of terms. The row's value leads instead, or none."""
+    plan = "Plan Fibre 500: Average download: 500 Mbps, Monthly price: £34."
+    question = "How much is Fibre 500 a month?"
+    assert lead_value(question, plan, "Plan Fibre 500", expected_kind(question)) == "£34"
+    which = "Which plan has unlimited data?"  # asks for the header's value
+    assert (
+        lead_value(which, "Plan Max: Data: Unlimited, Price per month: £22.", "Max", None) == "Max"
+    )
+    pump = "Item Pump pressure: Value: 15 bar."
+    assert lead_value("What pressure is the pump?", pump, "Value", None) is None
+    freeze = "5.1 You may freeze your membership for a maximum of 3 months in any year."
+    question = "What is the longest I can freeze my membership for?"
+    assert lead_value(question, freeze, "5.1", expected_kind(question)) != "5.1"

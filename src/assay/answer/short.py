@@ -28,7 +28,7 @@ from assay.answer.expected import (
     expected_kind,
 )
 from assay.answer.qualifiers import clauses, qualifiers, singular
-from assay.text import content_terms, figures, stem
+from assay.text import CELL_LABEL, TABLE_ROW, content_terms, figures, stem
 
 __all__ = ["asks_price", "in_window", "lead_value", "short_answer"]
 
@@ -153,6 +153,8 @@ _SPANS["change"] = re.compile(f"{_SPANS['money'].pattern}|{_SPANS['figure'].patt
 #: a clause's number opening a sentence ("4.1 **Rolling memberships**", "10.1 A card"):
 #: no figure of its text; "4.1 million people" goes on in lower case and is one
 _CLAUSE_NUMBER = re.compile(r"^\W*\d+(?:\.\d+)+\.?\s+(?=[A-Z*_#(\"'])")
+#: a question after one of a kind of thing: "Which plan has unlimited data?"
+_WHICH = re.compile(r"\W*(?:which|what)\b", re.I)
 #: what stands between the items of a list: "08:00, 12:30 and 17:30" (not "or": "every
 #: 2 months, or every month if ..." puts a rule before its case)
 _LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
@@ -340,6 +342,26 @@ def whole_figure(sentence: str, span: str) -> str:
     return span if rest is None else span + rest.group(0)
 
 
+def _a_label(question: str, sentence: str, span: str) -> bool:
+    """Whether ``span`` lies within the header or a column name of ``sentence``, a table
+    row (:mod:`assay.ingest.tables`): what the row is about ("Plan Fibre 500", "Band F")
+    or what a cell holds ("Value"), never the value asked for, unless the question asks
+    which of the header's things ("Which plan ...?"). The reader, trained on prose,
+    often picks them."""
+    row = TABLE_ROW.match(sentence.strip())
+    if row is None or not CELL_LABEL.search(row.group("cells")):
+        return False
+    header, cells = row.group("header"), row.group("cells")
+    if (
+        _WHICH.match(question)
+        and span.strip() in header
+        and header.split()[0].lower() in {t.lower() for t in content_terms(question)}
+    ):
+        return False  # "Which plan has unlimited data?": "Max" of "Plan Max: Data: ..."
+    labels = [header, *(m.group(1) for m in CELL_LABEL.finditer(cells))]
+    return any(span.strip() in label for label in labels)
+
+
 def lead_value(
     question: str, sentence: str, span: str | None, kind: AnswerKind | None
 ) -> str | None:
@@ -352,6 +374,12 @@ def lead_value(
     inside it with no other figure ("once every 3 months", not "3 months"; but "50 °C" of
     "between 2 °C and 50 °C" for a maximum); without a span, the typed
     value of the clause that best keeps to the question's qualifiers."""
+    numbered = _CLAUSE_NUMBER.match(sentence)
+    if span is not None and (
+        _a_label(question, sentence, span)
+        or (numbered is not None and span.strip() in numbered.group(0))
+    ):
+        span = None  # "Plan Fibre 500" of "Plan Fibre 500: ..., Monthly price: £34"; "5.1"
     if span is not None:
         span = whole_figure(sentence, span)
     said = {stem(t) for t in content_terms(span or "")}
