@@ -92,6 +92,24 @@ def test_pence_and_cents_are_money_and_a_clock_is_not() -> None:
     assert count is not None and not count.found_in("A stamp costs 85p.")
 
 
+def test_a_share_of_a_sum_says_how_much() -> None:
+    """Found asking a campsite's terms of my own: "How much is the deposit?" of "Pay a
+    deposit of 25% of the stay" was judged to give "no price or amount of money", and a
+    contract's "you pay 80% of the monthly charges left" likewise for what leaving early
+    costs. A share of a sum is an amount; a share of anything else is not."""
+    kind = expected_kind("How much is the deposit?")
+    assert kind is not None and kind.name == "money"
+    for share in (
+        "Pay a deposit of 25% of the stay when you book.",
+        "If you leave early, you pay 80% of the monthly charges left.",
+        "You also pay 20% of the rest of the claim.",
+        "We refund half the fare.",
+    ):
+        assert kind.found_in(share), share
+    for other in ("25% of customers renew.", "Revenue grew 5%.", "Half the staff work remotely."):
+        assert not kind.found_in(other), other
+
+
 def test_a_time_told_by_the_event_it_comes_before_is_a_time_of_day() -> None:
     """Found asking a museum's pages: "What time is last entry?" moved from "Last entry is
     45 minutes before closing." to the opening hours, the one sentence holding a clock."""

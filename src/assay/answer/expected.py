@@ -125,6 +125,16 @@ _CHANGE = (
     rf"|\d(?:[.,]\d+)*\s*(?:%|percent|per\s+cent)\s+{_MOVES}\b"
 )
 
+#: a share of a sum that is paid, which says how much as well as a sum does: "a deposit
+#: of 25% of the stay", "you pay 80% of the monthly charges left", "we refund half the
+#: fare" (not what a fund pays "up to 75% of the cost" of, which is no sum it holds)
+_SUMS = r"(?:stay|fare|price|cost|bill|total|rent|fee|fees|charges?|balance|booking|order|claim)"
+_SHARE_OF_SUM = (
+    r"\b(?:pay|pays|paying|deposit\s+of|refund|refunds|charge|charges)\s+"
+    rf"(?:\d+(?:\.\d+)?\s*(?:%|percent|per\s+cent)|half)\s+(?:of\s+)?(?:the\s+|your\s+|each\s+)?"
+    rf"(?:\w+\s+){{0,4}}?{_SUMS}\b"
+)
+
 #: a day of the month: "1st", "22nd", "31st"
 DAY_OF_MONTH = r"(?:[12]?\d|3[01])(?:st|nd|rd|th)\b"
 
@@ -166,7 +176,8 @@ _KINDS = {
         "price or amount of money",
         re.compile(
             rf"[$€£¥]\s?\d|\b(?:{CURRENCY_CODES})\s?\d"
-            rf"|\d\s*(?:dollars|euros|pounds|cents|francs|yen|{CURRENCY_CODES})\b|{PENCE}",
+            rf"|\d\s*(?:dollars|euros|pounds|cents|francs|yen|{CURRENCY_CODES})\b|{PENCE}"
+            rf"|{_SHARE_OF_SUM}",
             re.I,
         ),
     ),
