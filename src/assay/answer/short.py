@@ -10,8 +10,11 @@ next to the answer; of equals, the one whose own coordinated part names it: "was
 Monday and recycling every Thursday"), never one followed by another rate's period than
 the question's ("GBP 2.50 per hour" for "per day"), nor the number of a clause ("4.1 A
 card is blocked ..."). A sentence with several names gets no short answer, since the
-nearest was right only one time in five on SQuAD's validation articles. A question of no
-recognised type gets no short answer.
+nearest was right only one time in five on SQuAD's validation articles, nor does one
+whose nearest value is an item of a list ("Meals are served at 08:00, 12:30 and 17:30"
+for lunch: the first item is only the nearest). A question of no recognised type gets
+no short answer, and a reader's span that is a table row's header or column name, or a
+clause's number, never leads.
 """
 
 from __future__ import annotations
