@@ -233,6 +233,9 @@ def test_a_lead_whose_passage_holds_no_value_of_the_kind_gives_way_to_one_that_d
     )  # fmt: skip
     choice = choose([_sentence(flat, 0.054), _sentence(rent, 0.051)], [], money)
     assert choice is not None and choice.lead.context is rent
+    asked = "What is the monthly rent for Flat 4B?"  # the rent clause names the rent
+    choice = choose([_sentence(flat, 0.054), _sentence(rent, 0.051)], [], money, question=asked)
+    assert choice is not None and choice.lead.context is rent
     far = choose([_sentence(flat, 0.054), _sentence(rent, 0.02)], [], money)
     assert far is not None and far.lead.context is flat
     post = Context(

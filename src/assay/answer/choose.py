@@ -324,7 +324,7 @@ def _holding_kind(
     moved = of_kind(top, kind, by_context, sentences)
     # "How much is the deposit?" (25% of the stay): not "... except a £15 admin fee",
     # which names nothing the question asks about
-    return moved if question_words_in(question, moved.text) else lead
+    return moved if not question or question_words_in(question, moved.text) else lead
 
 
 def _surely_read(
