@@ -1219,3 +1219,19 @@ def test_a_value_of_the_kind_asked_from_a_passage_naming_nothing_asked_never_lea
         "How much is the deposit?", [deposits, cancelling]
     )
     assert "25%" in draft.quoted and "£15" not in draft.text
+
+
+def test_asked_whether_the_sentence_naming_more_of_the_question_answers() -> None:
+    """Found asking a passport office's guidance of my own: "Do I keep the months left on
+    my old passport?" was published as "A new adult passport is valid for 10 years, a
+    child's for 5 years.", rated above the sentence before it that answers and names
+    what is left on the old passport."""
+    validity = Context(
+        "validity", "Time left on your old passport is not added to your new one. A new "
+        "adult passport is valid for 10 years, a child's for 5 years.", 0.8,
+        title="Renew your passport > Remaining validity",
+    )  # fmt: skip
+    draft = ExtractiveAnswerer(get_relevance_model()).answer(
+        "Do I keep the months left on my old passport?", [validity]
+    )
+    assert draft.quoted.startswith("Time left on your old passport is not added")

@@ -250,7 +250,8 @@ def choose(
     elif asks_limit(question):
         lead = bounding(lead, sentences)
     if yes_no:  # "Is it free to get in?": the rule, not the under-5s' row of its table
-        lead = rule_before_row(question, lead, sentences)
+        lead = naming_more(question, None, asked, rule_before_row(question, lead, sentences),
+                           sentences)  # fmt: skip
     lead = of_case(question, lead, sentences)  # "if the car park is full": "When it is full"
     lead = meeting_case(question, lead, sentences)  # "if I cancel three days before"
     heard = [*rated.values(), *aside]

@@ -392,19 +392,21 @@ def rule_before_exception(
 
 def naming_more(
     question: str,
-    kind: AnswerKind,
+    kind: AnswerKind | None,
     asked: Qualifiers | None,
     lead: Sentence,
     sentences: Sequence[Sentence],
 ) -> Sentence:
     """Another sentence of the lead's passage that states a value of ``kind``, as the lead
-    does, names every word of the question the lead names and more, keeps to as many of
-    its qualifiers ``asked`` and is rated nearly as high (:data:`ANSWERS_WITHIN`): the
-    relevance model reads the topic, the question's own words say which of its sentences
-    answers. For "When are the wards closed to visitors?", "Wards close to visitors from
-    12:30 to 13:30", not "Adult wards are open to visitors from 11:00 to 20:00" (rated
-    0.78 against 0.71)."""
-    if not kind.found_in(lead.text):
+    does (any sentence, for a yes-or-no question: ``kind`` ``None``), names every word of
+    the question the lead names and more, keeps to as many of its qualifiers ``asked``
+    and is rated nearly as high (:data:`ANSWERS_WITHIN`): the relevance model reads the
+    topic, the question's own words say which of its sentences answers. For "When are
+    the wards closed to visitors?", "Wards close to visitors from 12:30 to 13:30", not
+    "Adult wards are open to visitors from 11:00 to 20:00" (rated 0.78 against 0.71); for
+    "Do I keep the months left on my old passport?", "Time left on your old passport is
+    not added to your new one.", not "A new adult passport is valid for 10 years"."""
+    if kind is not None and not kind.found_in(lead.text):
         return lead
     named = question_words_in(question, lead.text)
     more = [
@@ -413,7 +415,7 @@ def naming_more(
         if s.context is lead.context
         and s.start != lead.start
         and s.score >= ANSWERS_WITHIN * lead.score
-        and kind.found_in(s.text)
+        and (kind is None or kind.found_in(s.text))
         and named < question_words_in(question, s.text)
         and (asked is None or _keeps_to(asked, s.text, lead.text))
     ]
