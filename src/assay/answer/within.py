@@ -174,11 +174,8 @@ def of_case(question: str, lead: Sentence, sentences: Sequence[Sentence]) -> Sen
         return lead
     named = len(case & stemmed_terms(lead.text))
     stating = [
-        s for s in sentences
-        if s.context is lead.context
-        and s.score >= ANSWERS_WITHIN * lead.score
-        and _STATES_CASE.search(s.text)
-        and len(case & stemmed_terms(s.text)) > named
+        s for s in _rated_near(lead, sentences)
+        if _STATES_CASE.search(s.text) and len(case & stemmed_terms(s.text)) > named
     ]  # fmt: skip
     return max(stating, key=lambda s: s.score) if stating else lead
 
@@ -410,16 +407,13 @@ def naming_more(
         return lead
     named = question_words_in(question, lead.text)
     more = [
-        (len(question_words_in(question, s.text)), s)
-        for s in sentences
-        if s.context is lead.context
-        and s.start != lead.start
-        and s.score >= ANSWERS_WITHIN * lead.score
-        and (kind is None or kind.found_in(s.text))
-        and named < question_words_in(question, s.text)
+        (s, said)
+        for s in _rated_near(lead, sentences)
+        if (kind is None or kind.found_in(s.text))
         and (asked is None or _keeps_to(asked, s.text, lead.text))
+        and named < (said := question_words_in(question, s.text))  # never the lead itself
     ]
-    return max(more, key=lambda m: (m[0], m[1].score))[1] if more else lead
+    return max(more, key=lambda m: (len(m[1]), m[0].score))[0] if more else lead
 
 
 def rule_before_row(question: str, lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
@@ -449,13 +443,18 @@ def _rules_before(
     named = question_words_in(question, lead.text)
     return [
         s
-        for s in sentences
-        if s.context is lead.context
-        and s.start < lead.start
-        and s.score >= ANSWERS_WITHIN * lead.score
-        and holds(s.text)
-        and named <= question_words_in(question, s.text)
+        for s in _rated_near(lead, sentences)
+        if s.start < lead.start and holds(s.text) and named <= question_words_in(question, s.text)
     ]
+
+
+def _rated_near(lead: Sentence, sentences: Sequence[Sentence]) -> list[Sentence]:
+    """The sentences of the lead's passage (the lead among them) rated nearly as high as
+    it (:data:`ANSWERS_WITHIN`): those that may answer in its place."""
+    return [
+        s for s in sentences
+        if s.context is lead.context and s.score >= ANSWERS_WITHIN * lead.score
+    ]  # fmt: skip
 
 
 def question_words_in(question: str, text: str) -> set[str]:
