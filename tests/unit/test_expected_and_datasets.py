@@ -60,6 +60,9 @@ def test_every_number_word_is_a_figure() -> None:
         ("What is the maximum term of a mortgage?", "duration"),  # not "90%" of its LTV
         # what the asker waits for: "We return it within 28 days of the end of ..."
         ("When do I get my deposit back?", "deadline"),
+        # "Apply ... by 15 January 2027", not "Offers are sent on 16 April 2027"
+        ("What's the deadline to apply?", "deadline"),
+        ("What is the closing date for entries?", "deadline"),
         ("What is the maximum fine for flying too high?", "money"),
         ("What is the hotel limit in Paris per night?", None),
         ("Who won the men's singles in 2021?", "name"),
@@ -75,6 +78,17 @@ def test_a_question_asks_for_the_kind_its_words_name(question: str, kind: str | 
 def test_a_duration_without_end_is_a_duration() -> None:
     kind = expected_kind("How long are backups kept?")
     assert kind is not None and kind.found_in("Backups are kept forever, as far as I know.")
+
+
+def test_a_duration_told_by_the_date_it_ends_is_a_duration() -> None:
+    """Found asking a school's admissions policy: "How long do they keep the waiting
+    list?" was drafted as "20 school days: Appeals must be lodged ...", the one sentence
+    near it holding a length, over "The waiting list is kept until 31 December 2027"."""
+    kind = expected_kind("How long do they keep the waiting list?")
+    assert kind is not None and kind.name == "duration"
+    assert kind.found_in("The waiting list is kept until 31 December 2027.")
+    assert kind.found_in("Vouchers are valid until the end of 2027.")
+    assert not kind.found_in("The waiting list is ranked by the same order.")
 
 
 def test_a_duration_may_count_its_days_twice() -> None:
@@ -104,6 +118,8 @@ def test_a_share_of_a_sum_says_how_much() -> None:
         "If you leave early, you pay 80% of the monthly charges left.",
         "You also pay 20% of the rest of the claim.",
         "We refund half the fare.",
+        "You pay 5% of your basic salary and Marwood pays 6%.",  # "How much do I pay in?"
+        "The yearly management charge on the default fund is 0.35%.",  # a fee told as a share
     ):
         assert kind.found_in(share), share
     for other in ("25% of customers renew.", "Revenue grew 5%.", "Half the staff work remotely."):

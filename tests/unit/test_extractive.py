@@ -508,6 +508,20 @@ def test_evidence_that_only_asks_or_does_not_know_is_declined() -> None:
     assert told.quoted.startswith("The rangers told me they are banned there.")
 
 
+def test_a_post_that_asks_the_question_beside_a_remark_is_declined() -> None:
+    """Found asking a cinema's pages: "Is there a bar?" was published as "Lovely screens."
+    (0.94), the other sentence of a review that asks it. An FAQ's answer after its
+    question names the question's words and answers."""
+    review = Context("review", "Lovely screens. Is there a bar, or just the kiosk?", 0.7,
+                     "Bar?", "reviews", "customer")  # fmt: skip
+    draft = ExtractiveAnswerer(get_relevance_model()).answer("Is there a bar?", [review])
+    assert draft.text == "" and draft.declined is not None and "only asks it" in draft.declined
+    faq = Context("faq", "Is there a bar? Yes, the bar on the first floor opens at 17:00.",
+                  0.8, "Food and drink", "visiting", "official")  # fmt: skip
+    answered = ExtractiveAnswerer(get_relevance_model()).answer("Is there a bar?", [faq])
+    assert answered.quoted.startswith("Yes, the bar on the first floor opens at 17:00.")
+
+
 def test_the_readers_sentence_leads_when_only_it_holds_the_kind_of_value_asked_for() -> None:
     """Issue 41, from the fitting suite's school-trips policy: the sentence naming the
     form is rated above the next one, which says "It" and holds the date; the reader's
@@ -1117,6 +1131,14 @@ RETURNS = Context(
     "Sale items can be returned within 14 days.", 0.9, title="Delivery and returns > Returns",
 )  # fmt: skip
 
+#: an earlier sentence that opens with a case is an exception itself, no rule: "How many
+#: funds can I choose from?" was published as "10: If you do not choose a fund, ..."
+FUNDS = Context(
+    "funds", "If you do not choose a fund, your money goes into the Lifestyle Growth fund, "
+    "which moves into lower-risk funds over the 10 years before your chosen retirement age. "
+    "There are 12 other funds to choose from.", 0.9, title="Member guide > Investments",
+)  # fmt: skip
+
 
 @pytest.mark.parametrize(
     ("question", "context", "quoted"),
@@ -1125,6 +1147,7 @@ RETURNS = Context(
         ("How many holiday days can I carry over?", HOLIDAY, "You may carry up to 5 unused"),
         ("How long do I have to return something?", RETURNS, "You can return unused items"),
         ("How long do I have to return a sale item?", RETURNS, "Sale items can be returned"),
+        ("How many funds can I choose from?", FUNDS, "There are 12 other funds"),
     ],
 )
 def test_a_question_that_names_no_exception_is_answered_by_the_rule(

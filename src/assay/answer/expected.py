@@ -54,6 +54,11 @@ _FIGURE = rf"(?:\d+(?:[.,]\d+)*|{_NUMBER_WORDS})"
 
 #: a duration without end: "kept forever", "valid indefinitely"
 ENDLESS = r"\b(?:forever|indefinitely|permanently|for\s+ever|without\s+(?:a\s+)?time\s+limit)\b"
+#: how long, told by the date it ends: "The waiting list is kept until 31 December 2027"
+UNTIL_DATE = (
+    rf"\b(?:until|till)\s+(?:the\s+end\s+of\s+)?(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?"
+    rf"(?:{MONTH.pattern}|{YEAR.pattern})"
+)
 
 #: how often: "every other week", "twice a year", "3 times per day", "weekly"
 FREQUENCY = (
@@ -127,12 +132,19 @@ _CHANGE = (
 
 #: a share of a sum that is paid, which says how much as well as a sum does: "a deposit
 #: of 25% of the stay", "you pay 80% of the monthly charges left", "we refund half the
-#: fare" (not what a fund pays "up to 75% of the cost" of, which is no sum it holds)
-_SUMS = r"(?:stay|fare|price|cost|bill|total|rent|fee|fees|charges?|balance|booking|order|claim)"
+#: fare", "you pay 5% of your basic salary" (not what a fund pays "up to 75% of the
+#: cost" of, which is no sum it holds); and a fee told as a share: "The yearly management
+#: charge on the default fund is 0.35%"
+_SUMS = (
+    r"(?:stay|fare|price|cost|bill|total|rent|fee|fees|charges?|balance|booking|order|claim"
+    r"|salary|salaries|wages?|earnings|income)"
+)
+_SHARE = r"\d+(?:\.\d+)?\s*(?:%|percent|per\s+cent)"
 _SHARE_OF_SUM = (
     r"\b(?:pay|pays|paying|deposit\s+of|refund|refunds|charge|charges)\s+"
-    rf"(?:\d+(?:\.\d+)?\s*(?:%|percent|per\s+cent)|half)\s+(?:of\s+)?(?:the\s+|your\s+|each\s+)?"
+    rf"(?:{_SHARE}|half)\s+(?:of\s+)?(?:the\s+|your\s+|each\s+)?"
     rf"(?:\w+\s+){{0,4}}?{_SUMS}\b"
+    rf"|\b(?:fees?|charges?|commission)\b[^.;:%]{{0,50}}?\b(?:is|are|of)\s+{_SHARE}"
 )
 
 #: a day of the month: "1st", "22nd", "31st"
@@ -154,7 +166,7 @@ _KINDS = {
     "duration": AnswerKind(
         "duration",
         "duration or length",
-        re.compile(rf"{_DURATION}|{ENDLESS}", re.I),  # "Backups are kept forever"
+        re.compile(rf"{_DURATION}|{ENDLESS}|{UNTIL_DATE}", re.I),  # "kept forever"
     ),
     "deadline": AnswerKind(
         "deadline",
@@ -237,8 +249,12 @@ _QUESTION_KINDS: list[tuple[re.Pattern[str], str]] = [
     # "how long does my password need to be?": a size ("14 characters"), not a duration
     (re.compile(r"\bhow\s+long\s+(?:does|do|must|should|can|may|will|has|have|is|are)\b"
                 r"[^?]*\bbe\s*\??\s*$", re.I), "figure"),
-    # "by when must it be taken?": a date or a time limit ("within 12 months of the birth")
-    (re.compile(r"\b(?:by|until|till)\s+when\b", re.I), "deadline"),
+    # "by when must it be taken?": a date or a time limit ("within 12 months of the birth");
+    # "What's the deadline to apply?": "Apply ... by 15 January", not "Offers are sent on
+    # 16 April" beside it
+    (re.compile(r"\b(?:by|until|till)\s+when\b|\b(?:what|which)\s+(?:is|are|was|were)\s+"
+                r"the\s+(?:[\w-]+\s+){0,2}?(?:deadlines?|closing\s+dates?|cut-?offs?)\b",
+                re.I), "deadline"),
     # "how far ahead" is a length of time too: "at least 8 weeks before it starts"
     (re.compile(r"\bhow\s+(?:long|old|soon)\b|\bhow\s+much\s+(?:notice|warning|time)\b"
                 r"|\bhow\s+far\s+(?:ahead|in\s+advance|before(?:hand)?)\b", re.I),

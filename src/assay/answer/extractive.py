@@ -67,7 +67,7 @@ from assay.answer.reading import (
     table_cell,
 )
 from assay.answer.short import lead_value, short_answer
-from assay.answer.within import sentence_before, with_rule, with_steps
+from assay.answer.within import question_words_in, sentence_before, with_rule, with_steps
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context, SourceConflict
 from assay.models.definitions import defines
@@ -135,6 +135,21 @@ def _declined(found: Sequence[Found], kind: AnswerKind | None) -> str:
     if len(found) == 1:
         return f"the one passage of the evidence that bears on the question does not state {what}"
     return f"none of the {len(found)} strongest passages of the evidence states {what}"
+
+
+def _only_asked(
+    question: str, lead: Sentence, split: tuple[list[str], list[_Span], list[bool]]
+) -> bool:
+    """Whether the lead's passage bears on ``question`` only by asking it: the lead names
+    none of its words, and another sentence of the passage asks and names some ("Is
+    there a bar?" of a review "Lovely screens. Is there a bar, or just the kiosk?", whose
+    "Lovely screens." was published at 0.94). A bare yes or no of an FAQ answers."""
+    if question_words_in(question, lead.text) or YES_OR_NO.match(lead.text):
+        return False
+    return any(
+        w.context is lead.context and _ASKS.search(s) and question_words_in(question, s)
+        for s, w, _ in zip(*split, strict=True)
+    )
 
 
 def _named_row(question: str, found: Sequence[Found]) -> Sentence | None:
@@ -388,6 +403,9 @@ class ExtractiveAnswerer:
             if named is not None
             else self._choose(question, kind, asked, evidence, split, found, other_row)
         )
+        if _only_asked(question, choice.lead, split):
+            why = "the evidence that bears on it only asks it, or says that it does not know"
+            return Draft("", self.name, None, mode, declined=why)
         yes_no = asks_yes_or_no(question)
         lead = _whole_sentence(_with_antecedent(choice.lead, named_again=not yes_no))
         if asks_what_to_do(question):  # "How do I top up the pressure?": all the steps

@@ -375,14 +375,21 @@ def rule_before_exception(
     the next holiday year"; for "How long do I have to return something?", "You can
     return unused items within 30 days", not "Sale items can be returned within 14 days".
     A question that names the exception ("carry over", "sale items") keeps the lead: the
-    earlier sentence lacks that word."""
+    earlier sentence lacks that word. An earlier sentence that opens with a case ("If you
+    do not choose a fund, ... over the 10 years before ...") is an exception itself, no
+    rule, unless the lead opens with one too."""
     if not kind.found_in(lead.text):
         return lead
+    lead_case = _OPENS_CASE.match(lead.text) is not None
     earlier = _rules_before(
         question,
         lead,
         sentences,
-        lambda text: kind.found_in(text) and (asked is None or _keeps_to(asked, text, lead.text)),
+        lambda text: (
+            kind.found_in(text)
+            and (asked is None or _keeps_to(asked, text, lead.text))
+            and (lead_case or not _OPENS_CASE.match(text))
+        ),
     )
     return min(earlier, key=lambda s: s.start) if earlier else lead
 
