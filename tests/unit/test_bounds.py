@@ -55,6 +55,22 @@ def test_past_the_bound_the_rule_is_quoted_on_and_no_short_value_leads() -> None
     assert two.short == "£35" and "Each further item" not in two.text
 
 
+def test_past_the_next_bound_too_the_rule_is_quoted_on_to_the_one_it_meets() -> None:
+    """Found in an airline's baggage policy of the fitting suite: "My suitcase weighs 35
+    kg, can I check it in?" was published as the 23 kg allowance and the 23-32 kg fee,
+    without the sentence after them that refuses bags over 32 kg."""
+    bags = Context(
+        "bags", "Each checked bag may weigh up to 23 kg. A bag over 23 kg and up to 32 kg "
+        "costs £45 per bag per flight at the airport. Bags over 32 kg are not accepted.",
+        0.8, title="Baggage policy 2026 > Checked bags",
+    )  # fmt: skip
+    answerer = ExtractiveAnswerer(get_relevance_model())
+    heavy = answerer.answer("My suitcase weighs 35 kg, can I check it in?", [bags])
+    assert "Bags over 32 kg are not accepted." in heavy.quoted
+    fee = answerer.answer("My suitcase weighs 28 kg, can I check it in?", [bags])
+    assert "costs £45" in fee.quoted and "not accepted" not in fee.quoted
+
+
 def test_a_count_below_a_minimum_is_found() -> None:
     rule = "Full pay once you have worked for us for at least 12 months."
     assert falls_short("I've worked here for 8 months. Will I get full pay?", rule)

@@ -91,6 +91,18 @@ def test_a_duration_told_by_the_date_it_ends_is_a_duration() -> None:
     assert not kind.found_in("The waiting list is ranked by the same order.")
 
 
+def test_a_when_may_be_told_as_a_time_counted_from_an_event() -> None:
+    """Found asking a pension plan's guide: "When am I enrolled?" was judged to lack the
+    date asked of "You are enrolled automatically after 3 months of employment" and
+    withheld. Seconds after an event are no when ("When did iOS 16 become required?" of
+    a changelog led with "Route requests time out after 20 seconds")."""
+    kind = expected_kind("When am I enrolled?")
+    assert kind is not None and kind.name == "date"
+    assert kind.found_in("You are enrolled automatically after 3 months of employment.")
+    assert kind.found_in("We reply within 5 working days.")
+    assert not kind.found_in("Route requests time out after 20 seconds instead of 10.")
+
+
 def test_a_duration_may_count_its_days_twice() -> None:
     kind = expected_kind("How much notice do I need to give?")
     assert kind is not None and kind.found_in("Give one full calendar month's notice.")

@@ -835,6 +835,23 @@ def test_asked_whether_it_is_allowed_the_rule_comes_with_its_exception() -> None
     assert spa.quoted.startswith("Dogs are not allowed in the Quay Room or the spa")
 
 
+def test_asked_whether_a_time_that_denies_it_comes_with_the_rule_before() -> None:
+    """A cinema's membership terms of my own: "Can I get my membership money back?" was
+    published as "After 14 days, membership cannot be refunded." alone, the time the
+    refund is denied, not the 14 days in which it is given."""
+    cancelling = Context(
+        "cancelling",
+        "You can cancel within 14 days of joining and get a full refund, as long as you have "
+        "not used a free ticket. After 14 days, membership cannot be refunded.",
+        0.8,
+        title="Lyric Plus membership > Cancelling",
+    )
+    answerer = ExtractiveAnswerer(get_relevance_model())
+    draft = answerer.answer("Can I get my membership money back?", [cancelling])
+    assert draft.quoted.startswith("You can cancel within 14 days of joining"), draft.quoted
+    assert "After 14 days, membership cannot be refunded." in draft.quoted
+
+
 @pytest.mark.parametrize(
     ("question", "asks"),
     [

@@ -159,7 +159,11 @@ _KINDS = {
             rf"{YEAR.pattern}|{MONTH.pattern}|\b\d{{1,2}}:\d{{2}}\b|\b(?:monday|tuesday|"
             r"wednesday|thursday|friday|saturday|sunday|century|decade)\b"
             # a day of the month: "on the 1st, 8th, 15th or 22nd of the month"
-            rf"|\b{DAY_OF_MONTH}(?=(?:,?\s+(?:or|and)\s+\d|,\s*\d|\s+of\b))",
+            rf"|\b{DAY_OF_MONTH}(?=(?:,?\s+(?:or|and)\s+\d|,\s*\d|\s+of\b))"
+            # a time counted from an event: "When am I enrolled?": "after 3 months of
+            # employment" (days or longer: "time out after 20 seconds" is no when)
+            rf"|\b(?:after|within)\s+(?:the\s+first\s+)?{_FIGURE}\s*(?:{_DAY_KINDS}\s+)?"
+            r"(?:days?|weeks?|fortnights?|months?|years?)\b",
             re.I,
         ),
     ),

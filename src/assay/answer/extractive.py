@@ -101,6 +101,8 @@ _UNKNOWING = re.compile(
 _DOCUMENT = r"(?:policy|document|guide|section|page|leaflet|agreement|manual|article|chapter)\b"
 #: the most sentences a yes-or-no answer is quoted with from its passage's opening
 OPENER_SENTENCES = 2
+#: the most sentences after a bound the question's count goes past that are quoted with it
+SEQUELS = 2
 _POINTS_BACK = re.compile(
     rf"^\W*(?:it|they|this|these|those|that|such)\b(?!\s+{_DOCUMENT})"
     rf"|^\W*[A-Za-z]+\s+(?:this|these|those|that|such)\s+(?!{_DOCUMENT})[a-z]+",
@@ -275,15 +277,22 @@ def _whole_sentence(lead: Sentence) -> Sentence:
     return replace(lead, start=start, end=end)
 
 
-def _with_sequel(lead: Sentence) -> Sentence:
+def _with_sequel(question: str, lead: Sentence) -> Sentence:
     """``lead`` with the sentence after it on its line: where the question's count goes
     past the bound ``lead`` states (:func:`~assay.answer.bounds.exceeds_bound`), the rule
-    goes on there ("Each further item costs £10, up to 6 items in total.")."""
+    goes on there ("Each further item costs £10, up to 6 items in total."); and with the
+    one after that where the count goes past that one's bound too ("35 kg" against "up
+    to 23 kg. A bag over 23 kg and up to 32 kg costs £45 ... Bags over 32 kg are not
+    accepted"), at most :data:`SEQUELS` sentences."""
     text = lead.context.text
     after = [(a, b) for a, b in sentence_spans(text) if a >= lead.end]
-    if not after or "\n" in text[lead.end : after[0][0]]:
-        return lead
-    return replace(lead, end=after[0][1])
+    for start, end in after[:SEQUELS]:
+        if "\n" in text[lead.end : start]:
+            break
+        lead = replace(lead, end=end)
+        if not exceeds_bound(question, text[start:end]):
+            break
+    return lead
 
 
 def _with_opener(lead: Sentence) -> Sentence:
@@ -414,7 +423,7 @@ class ExtractiveAnswerer:
             lead = _with_opener(with_rule(question, lead))
         past_bound = exceeds_bound(question, lead.text)  # "5 items" against "up to 3 items"
         if past_bound:
-            lead = _with_sequel(lead)
+            lead = _with_sequel(question, lead)
         # "8 months" against "at least 12 months", "4 years" against "1 month for each
         # year": no value of the rule leads
         past_bound = past_bound or falls_short(question, lead.text) or per_each(question, lead.text)

@@ -25,6 +25,7 @@ from assay.judge.schema import Context
 from assay.judge.strength import more_reliable
 from assay.text import (
     CELL_LABEL,
+    NEGATION,
     TABLE_ROW,
     content_terms,
     holiday_dates,
@@ -189,17 +190,32 @@ _DENIED_WHERE = re.compile(
 )
 
 
+#: a denial that opens with the time or case it holds in: "After 14 days, membership
+#: cannot be refunded."
+_DENIED_AFTER = re.compile(
+    r"^\W*(?:after|before|beyond|outside|once|unless)\s+([^,]+),\s*(.+)$", re.I
+)
+
+
 def with_rule(question: str, lead: Sentence) -> Sentence:
     """``lead`` with the sentence before it on its line, when ``lead`` denies something
     only in a place or at a time the question does not name and that sentence names what
     it denies: for "Are dogs allowed?", "Dogs are welcome in our ground-floor rooms ...
     Dogs are not allowed in the Quay Room or the spa.", not the exception alone, which
-    the relevance model rates far higher for its "allowed"."""
+    the relevance model rates far higher for its "allowed"; for "Can I get my membership
+    money back?", "You can cancel within 14 days of joining and get a full refund ...
+    After 14 days, membership cannot be refunded.", not the time it is denied alone."""
     denied = _DENIED_WHERE.search(lead.text)
-    if denied is None or stemmed_terms(denied.group(1)) & stemmed_terms(question):
+    if denied is not None:
+        where, denies = denied.group(1), lead.text[: denied.start()]
+    elif (opened := _DENIED_AFTER.match(lead.text)) and NEGATION.search(opened.group(2)):
+        where, denies = opened.group(1), opened.group(2)
+    else:
+        return lead
+    if stemmed_terms(where) & stemmed_terms(question):
         return lead
     before = sentence_before(lead)  # none for the first of its line: no rule before it
-    if before is None or not stemmed_terms(lead.text[: denied.start()]) & stemmed_terms(
+    if before is None or not stemmed_terms(denies) & stemmed_terms(
         lead.context.text[before[0] : before[1]]
     ):
         return lead
