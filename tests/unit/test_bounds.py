@@ -55,6 +55,25 @@ def test_past_the_bound_the_rule_is_quoted_on_and_no_short_value_leads() -> None
     assert two.short == "£35" and "Each further item" not in two.text
 
 
+def test_a_month_is_measured_against_weeks_and_the_case_left_after_is_quoted() -> None:
+    """Found asking a holiday cottage's booking terms of my own: "What happens if we
+    cancel a month before?" was published as "If you cancel more than 6 weeks before
+    arrival you lose the deposit."; a month is less than 6 weeks, and the case left is
+    the next sentence's "If you cancel later". Months still never meet days."""
+    assert meets_condition("Can I cancel a month before?", "more than 6 weeks before") is False
+    assert meets_condition("Can I cancel 2 months before?", "more than 6 weeks before") is True
+    assert meets_condition("I've been here 8 months.", "trips of 10 days or more") is None
+    terms = Context(
+        "terms", "If you cancel more than 6 weeks before arrival you lose the deposit. If you "
+        "cancel later, you pay the full price.", 0.8, title="Booking terms > Cancelling",
+    )  # fmt: skip
+    answerer = ExtractiveAnswerer(get_relevance_model())
+    late = answerer.answer("What happens if we cancel a month before?", [terms])
+    assert "If you cancel later, you pay the full price." in late.quoted, late.text
+    early = answerer.answer("What happens if we cancel two months before?", [terms])
+    assert "later" not in early.quoted, early.text
+
+
 def test_past_the_next_bound_too_the_rule_is_quoted_on_to_the_one_it_meets() -> None:
     """Found in an airline's baggage policy of the fitting suite: "My suitcase weighs 35
     kg, can I check it in?" was published as the 23 kg allowance and the 23-32 kg fee,

@@ -13,6 +13,7 @@ from assay.answer.expansion import feedback_terms, pseudo_relevance_phrasings
 from assay.answer.expected import asks_what_to_do, expected_kind
 from assay.answer.extractive import READ_POWER, ExtractiveAnswerer, readings
 from assay.answer.reading import row_weights
+from assay.answer.within import Sentence, rule_before_row
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context
 from assay.models.reader import Reading
@@ -1045,6 +1046,40 @@ def test_a_yes_or_no_question_is_answered_by_the_rule_before_a_table_of_its_case
     assert draft.quoted.startswith("Entry to the permanent galleries is free."), draft.text
     draft = answerer.answer("Is it free for children under 5?", [admission])
     assert draft.quoted.startswith("Ticket Under 5: Price: Free."), draft.text
+
+
+def test_a_table_row_naming_nothing_asked_gives_way_to_the_rule_however_rated() -> None:
+    """Found asking a tool hire shop's rates of my own: "Is it cheaper to hire for the
+    weekend?" was published as the cement mixer's row (rated 0.24); the rule before the
+    table, "a weekend ... costs the same as two days", was never rated (the passage's
+    sentences read best were its rows). A row that names something asked keeps the lead."""
+    text = (
+        "A day is any 24 hours; a weekend runs from Friday 16:00 to Monday 09:00 and costs "
+        "the same as two days.\n\nTool Cement mixer: 1 day: £28, Week: £70."
+    )
+    rates = Context("rates", text, 0.71, title="Hire rates 2026")
+    weekend = Sentence(rates, text.index("a weekend"), text.index("\n"), 0.0)
+    day = Sentence(rates, 0, text.index(";") + 1, 0.07)
+    row = Sentence(rates, text.index("Tool"), len(text), 0.24)
+    sentences = [day, weekend, row]
+    assert rule_before_row("Is it cheaper to hire for the weekend?", row, sentences) == weekend
+    assert rule_before_row("Is a cement mixer cheaper by the week?", row, sentences) == row
+
+
+def test_a_sentence_that_points_back_names_what_the_one_before_it_names() -> None:
+    """Found asking a damage waiver leaflet of my own: "Does the waiver cover theft?" was
+    published as "The waiver covers accidental damage, but you still pay the first £50"
+    over "It does not cover theft, loss, or damage caused by misuse" (rated 0.12 against
+    0.47), whose "It" is the waiver: with it, the sentence names all the question asks."""
+    waiver = Context(
+        "waiver", "Every hire includes a damage waiver of 10% of the hire charge. The waiver "
+        "covers accidental damage, but you still pay the first £50 of any repair. It does "
+        "not cover theft, loss, or damage caused by misuse.", 0.7, title="Damage waiver",
+    )  # fmt: skip
+    draft = ExtractiveAnswerer(get_relevance_model()).answer(
+        "Does the waiver cover theft?", [waiver]
+    )
+    assert "It does not cover theft" in draft.quoted, draft.text
 
 
 def test_a_case_put_with_while_is_answered_by_the_sentence_stating_it() -> None:

@@ -271,3 +271,22 @@ def test_a_table_rows_header_or_column_name_never_leads() -> None:
     freeze = "5.1 You may freeze your membership for a maximum of 3 months in any year."
     question = "What is the longest I can freeze my membership for?"
     assert lead_value(question, freeze, "5.1", expected_kind(question)) != "5.1"
+    # a figure inside the header says what the row is about: "How much is the mini
+    # digger for a day?" led with "1.5" of "Mini digger (1.5 t)" (a tool hire's rates)
+    digger = "Tool Mini digger (1.5 t): 1 day: £165, Extra day: £110, Week: £520."
+    question = "How much is the mini digger for a day?"
+    assert lead_value(question, digger, "1.5", expected_kind(question)) == "£165"
+
+
+def test_a_count_leads_with_the_figure_that_counts_what_is_asked_or_none() -> None:
+    """ "How many funds can I choose from?" counts funds, not the "10 years" beside them;
+    where two figures count it ("1 tablet every 8 hours ... 2 tablets") nothing says which
+    answers, and none leads. A figure of the question is its own only as a whole figure:
+    the "1" of "1 tablet" is not the "14" of "my 14-year-old"."""
+    funds = "There are 12 other funds, moved into lower-risk ones over the 10 years before."
+    assert short_answer("How many funds can I choose from?", funds) == "12"
+    dose = "Who Adolescents 12 to 17 years: Dose: 1 tablet every 8 hours, Most: 2 tablets."
+    question = "My 14-year-old has a toothache. How many tablets can she have?"
+    assert short_answer(question, dose) is None
+    assert lead_value(question, dose, None, expected_kind(question)) is None
+    assert short_answer("My 14-year-old is ill. How many tablets?", "Take 1 tablet.") == "1"

@@ -166,6 +166,9 @@ _ASKERS_ONE = re.compile(
 #: before" meets "28 days or less before", "an hour late" is no "30 to 59 minutes". Not
 #: months or years: "8 months" of service is no "trip of 10 days or more", nor is a
 #: "12 year old dog" measured by "from 8 weeks old"
+#: a month in weeks, for a month asked against a bound in weeks only: months never meet
+#: days ("8 months" of service is no trip "of 10 days or more")
+_WEEKS_A_MONTH = 52 / 12
 _SAME_SPAN = {"minute": ("minute", 1.0), "hour": ("minute", 60.0), "day": ("day", 1.0),
               "night": ("day", 1.0), "week": ("day", 7.0)}  # fmt: skip
 
@@ -187,6 +190,10 @@ def _measured(value: float, unit: str, limit: float, limit_unit: str) -> tuple[f
     measure different things."""
     if unit == limit_unit:
         return value, limit
+    if {unit, limit_unit} == {"month", "week"}:  # "a month before" against "6 weeks"
+        return (
+            (value * _WEEKS_A_MONTH, limit) if unit == "month" else (value, limit * _WEEKS_A_MONTH)
+        )
     (base, scale), (limit_base, limit_scale) = (
         _SAME_SPAN.get(unit, (unit, 1.0)),
         _SAME_SPAN.get(limit_unit, (limit_unit, 1.0)),

@@ -226,6 +226,8 @@ def short_answer(question: str, sentence: str) -> str | None:
         return None  # of several names, the nearest is too often the wrong one
     if _unsaid_which(sentence, kind, values):
         return None  # "at 08:00, 12:30 and 17:30" for lunch: nothing says which one
+    if _counts_apart(values):
+        return None  # "1 tablet every 8 hours ... 2 tablets": each counts what is asked
     best = max(values, key=lambda v: v[0])[3]  # the first of equals
     if kind.name == "clock" and (hours := _HOURS.fullmatch(best)):
         end = _asks_end(question)
@@ -234,7 +236,7 @@ def short_answer(question: str, sentence: str) -> str | None:
     return best
 
 
-_Value = tuple[tuple[int, int, float], int, int, str]  # nearness, start, end, span
+_Value = tuple[tuple[int, int, int, float], int, int, str]  # nearness, start, end, span
 
 
 def _typed_values(question: str, sentence: str, kind: AnswerKind) -> list[_Value]:
@@ -255,7 +257,7 @@ def _typed_values(question: str, sentence: str, kind: AnswerKind) -> list[_Value
         if kind.name == "name":
             span = re.sub(r"^(?:The|A|An|In|On|At|By|For)\s+", "", span)
         words = _stems(span)
-        if not span or (words and words <= asked) or span.lower() in question.lower():
+        if not span or (words and words <= asked) or _in_question(span, question):
             continue  # the question's own words are not its answer
         if qualified.other_period_after(sentence, match.end()):
             continue  # "GBP 2.50 per hour" for a question asked per day
@@ -269,11 +271,27 @@ def _typed_values(question: str, sentence: str, kind: AnswerKind) -> list[_Value
         # part of the sentence says what the question asks about
         near = (
             int(priced and _PRICE_CUE.search(sentence[: match.start()]) is not None),
+            # "How many funds ...?": "12 other funds", not the "10 years" beside them
+            int(kind.name == "count" and bool(_stems(" ".join(after[:2])) & asked)),
             len(_stems(" ".join(before + after)) & asked),
             _in_own_part(sentence, match.start(), asked),
         )
         values.append((near, match.start(), match.end(), span))
     return values
+
+
+def _counts_apart(values: list[_Value]) -> bool:
+    """Whether two different values count the thing a "How many ...?" question asks
+    about ("1 tablet every 8 hours ... 2 tablets (400 mg)"): the words beside them do not
+    say which one answers."""
+    return len({v[3] for v in values if v[0][1]}) > 1
+
+
+def _in_question(span: str, question: str) -> bool:
+    """Whether ``question`` says ``span`` itself, a figure as a whole figure: the "1" of
+    "1 tablet" is not in "My 14-year-old ...", "£5" is in "Is it still £5?"."""
+    edge = r"(?<![\w.,]){}(?![\w]|[.,]\d)" if span[:1].isdigit() else "{}"
+    return re.search(edge.format(re.escape(span)), question, re.I) is not None
 
 
 def _unsaid_which(sentence: str, kind: AnswerKind, values: list[_Value]) -> bool:
@@ -425,7 +443,17 @@ def lead_value(
             if typed is not None and span in typed and _ALTERNATIVES.search(typed):
                 return typed  # all the days: "1st, 8th, 15th or 22nd", not "22nd"
             return span
+    if (
+        kind is not None
+        and kind.name == "count"
+        and _counts_apart(_typed_values(question, sentence, kind))
+    ):
+        return None
     asked = qualifiers(question)
     parts = [sentence[a:b] for a, b in clauses(sentence)]
+    row = TABLE_ROW.match(sentence.strip())
+    if row is not None and CELL_LABEL.search(row.group("cells")) and len(parts) > 1:
+        # a row's header says what it is about, no value asked: "Mini digger (1.5 t)"
+        parts = [p for p in parts if p.strip() not in row.group("header")] or parts
     best = max(parts, key=lambda p: asked.held(p) - 2 * asked.clashes(p))
     return short_answer(question, best) or short_answer(question, sentence)

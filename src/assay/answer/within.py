@@ -146,7 +146,33 @@ def meeting_case(question: str, lead: Sentence, sentences: Sequence[Sentence]) -
         )
     if verdict is not False:
         return lead
-    return best_of_passage(lead, sentences, lambda text: meets_condition(question, text) is True)
+    moved = best_of_passage(lead, sentences, lambda text: meets_condition(question, text) is True)
+    after = _sentence_after(lead) if moved is lead else None
+    if after is not None and _OTHER_CASE.match(lead.context.text, after[0]):
+        # "a month before" against "If you cancel more than 6 weeks before arrival ...":
+        # on to "If you cancel later, you pay the full price ...", which needs the case
+        # before it to say what "later" is
+        return replace(lead, end=after[1])
+    return moved
+
+
+#: a sentence that opens with the case left after the one before it: "If you cancel
+#: later, ...", "Otherwise, ..."
+_OTHER_CASE = re.compile(
+    r"\W*(?:otherwise|if\s+not|after\s+that|in\s+(?:any\s+)?other\s+cases?"
+    r"|(?:if|when)\s+(?:you\s+|we\s+|it\s+)?(?:\w+\s+){0,2}?(?:later|earlier|sooner|"
+    r"after\s+that|before\s+that))\b",
+    re.I,
+)
+
+
+def _sentence_after(lead: Sentence) -> tuple[int, int] | None:
+    """Where the sentence after ``lead`` stands on its line; ``None`` when it is the last."""
+    text = lead.context.text
+    after = [(a, b) for a, b in sentence_spans(text) if a >= lead.end]
+    if not after or "\n" in text[lead.end : after[0][0]]:
+        return None
+    return after[0]
 
 
 #: a sentence that opens with the case it is for: "If you are over 70, ..."
@@ -429,14 +455,33 @@ def naming_more(
     if kind is not None and not kind.found_in(lead.text):
         return lead
     named = question_words_in(question, lead.text)
+    every = question_words_in(question, question)
+    near = _rated_near(lead, sentences)
     more = [
         (s, said)
-        for s in _rated_near(lead, sentences)
-        if (kind is None or kind.found_in(s.text))
+        for s in sentences
+        if s.context is lead.context
+        and (kind is None or kind.found_in(s.text))
         and (asked is None or _keeps_to(asked, s.text, lead.text))
-        and named < (said := question_words_in(question, s.text))  # never the lead itself
+        and named < (said := _named_back(question, s))  # never the lead itself
+        and (s in near or (said == every and s.score > 0))  # or names all it asks
     ]
     return max(more, key=lambda m: (len(m[1]), m[0].score))[0] if more else lead
+
+
+#: a sentence that opens by pointing back to the one before it: "It does not cover theft"
+_POINTS_BACK = re.compile(r"\W*(?:it|they|this|these|that|those)\b(?!\s*[-:])", re.I)
+
+
+def _named_back(question: str, sentence: Sentence) -> set[str]:
+    """The question's words ``sentence`` names, and those the sentence before it on its
+    line names when it opens by pointing back to it: "The waiver covers accidental damage
+    ... It does not cover theft" names "waiver", "cover" and "theft"."""
+    said = question_words_in(question, sentence.text)
+    before = sentence_before(sentence) if _POINTS_BACK.match(sentence.text) else None
+    if before is not None:
+        said |= question_words_in(question, sentence.context.text[before[0] : before[1]])
+    return said
 
 
 def rule_before_row(question: str, lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
@@ -454,6 +499,16 @@ def rule_before_row(question: str, lead: Sentence, sentences: Sequence[Sentence]
     earlier = _rules_before(
         question, lead, sentences, lambda text: TABLE_ROW.match(text.strip()) is None
     )
+    if not earlier and not question_words_in(question, lead.text):
+        # a row naming nothing asked answers nothing: "Is it cheaper to hire for the
+        # weekend?", "a weekend ... costs the same as two days", however it was rated
+        earlier = [
+            s for s in sentences
+            if s.context is lead.context and s.start < lead.start
+            and TABLE_ROW.match(s.text.strip()) is None and question_words_in(question, s.text)
+        ]  # fmt: skip
+        return max(earlier, key=lambda s: (len(question_words_in(question, s.text)), s.score),
+                   default=lead)  # fmt: skip
     return max(earlier, key=lambda s: s.score) if earlier else lead
 
 
