@@ -304,7 +304,7 @@ def test_audit_list_show_head_and_export(db: Path, candidates: Path, tmp_path: P
         db=db,
     )
     listed = run_cli("audit", "list", db=db).stdout
-    assert "legal v5" in listed and "informational v11" in listed
+    assert "legal v5" in listed and "informational v10" in listed
     assert [e["query"] for e in json.loads(run_cli("audit", "list", "--json", db=db).stdout)] == [
         "second",
         "first",
