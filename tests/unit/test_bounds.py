@@ -16,11 +16,12 @@ from assay.answer.bounds import (
     per_each,
     states_bound,
 )
+from assay.answer.cases import meeting_case
 from assay.answer.choose import disagree
 from assay.answer.expected import expected_kind
 from assay.answer.extractive import ExtractiveAnswerer
 from assay.answer.reading import named_row
-from assay.answer.within import Sentence, bounding, meeting_case, of_holiday
+from assay.answer.within import Sentence, bounding, of_holiday
 from assay.judge.schema import Context
 from assay.models.relevance import get_relevance_model
 

@@ -8,12 +8,13 @@ from dataclasses import replace
 import pytest
 
 from assay.answer.base import Uncertainty
+from assay.answer.cases import rule_before_row
 from assay.answer.citations import validate_citations
 from assay.answer.expansion import feedback_terms, pseudo_relevance_phrasings
 from assay.answer.expected import asks_what_to_do, expected_kind
 from assay.answer.extractive import READ_POWER, ExtractiveAnswerer, readings
 from assay.answer.reading import row_weights
-from assay.answer.within import Sentence, rule_before_row
+from assay.answer.within import Sentence
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context
 from assay.models.reader import Reading

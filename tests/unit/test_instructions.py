@@ -7,7 +7,8 @@ import pytest
 
 from assay.answer.choose import choose
 from assay.answer.expected import asks_what_is_in, instructs
-from assay.answer.within import MOST_STEPS, Sentence, on_step, steps_in, with_steps
+from assay.answer.steps import MOST_STEPS, on_step, steps_in, with_steps
+from assay.answer.within import Sentence
 from assay.judge.schema import Context
 
 

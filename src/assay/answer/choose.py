@@ -1,6 +1,7 @@
 """Which sentence drafts the answer: the best-answering one, unless a stronger source
-answers too (pure). Within the lead's passage, :mod:`assay.answer.within` then moves the
-lead to the sentence that holds what the question asks for.
+answers too (pure). Within the lead's passage, :mod:`assay.answer.within` and
+:mod:`assay.answer.cases` then move the lead to the sentence that holds what the
+question asks for.
 
 The relevance model rates each sentence of the evidence (:mod:`assay.answer.extractive`):
 within one source, the best-rated sentence leads, as it held the answer more often than
@@ -63,6 +64,13 @@ from dataclasses import dataclass
 
 from assay.answer import disagreement
 from assay.answer.bounds import asks_limit
+from assay.answer.cases import (
+    meeting_case,
+    naming_more,
+    of_case,
+    rule_before_exception,
+    rule_before_row,
+)
 from assay.answer.disagreement import (
     YES_NO_WITHIN,
     YES_OR_NO,
@@ -85,6 +93,7 @@ from assay.answer.polarity import asks_cost
 from assay.answer.qualifiers import Qualifiers
 from assay.answer.reading import Found
 from assay.answer.short import asks_price
+from assay.answer.steps import on_step, steps_in
 from assay.answer.within import (
     ANSWERS_WITHIN,
     Sentence,
@@ -92,17 +101,10 @@ from assay.answer.within import (
     costing,
     keeping_to,
     lead_in,
-    meeting_case,
-    naming_more,
-    of_case,
     of_day,
     of_holiday,
     of_kind,
-    on_step,
     question_words_in,
-    rule_before_exception,
-    rule_before_row,
-    steps_in,
     telling,
 )
 from assay.judge.schema import Context
@@ -273,12 +275,12 @@ def choose(
 
 def _procedure(lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
     """For a question that asks what to do, the best-rated step of the strongest admitted
-    passage that sets out numbered steps (:func:`~assay.answer.within.steps_in`), when it
+    passage that sets out numbered steps (:func:`~assay.answer.steps.steps_in`), when it
     is at least as strong as the lead's passage, which sets out none, and no less
     reliable: "How do I order a repeat prescription?" is answered by "1. Tick the items
     you need ... 2. Hand the form in ... 3. Collect your medicine", not by "Order your
     repeat prescription at least 7 days before you run out", which echoes the question
-    (:func:`~assay.answer.within.with_steps` quotes the steps whole)."""
+    (:func:`~assay.answer.steps.with_steps` quotes the steps whole)."""
     if steps_in(lead.context.text):
         return lead
     steps = [

@@ -44,6 +44,7 @@ from dataclasses import dataclass, replace
 
 from assay.answer.base import AnswerMode, Draft, Uncertainty
 from assay.answer.bounds import exceeds_bound, falls_short, per_each
+from assay.answer.cases import with_rule
 from assay.answer.choose import YES_OR_NO, Choice, Sentence, choose
 from assay.answer.citations import cite, defuse_citations
 from assay.answer.columns import column_clashes
@@ -67,7 +68,8 @@ from assay.answer.reading import (
     table_cell,
 )
 from assay.answer.short import lead_value, short_answer
-from assay.answer.within import question_words_in, sentence_before, with_rule, with_steps
+from assay.answer.steps import with_steps
+from assay.answer.within import question_words_in, sentence_before
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context, SourceConflict
 from assay.models.definitions import defines
