@@ -271,8 +271,9 @@ def _typed_values(question: str, sentence: str, kind: AnswerKind) -> list[_Value
         # part of the sentence says what the question asks about
         near = (
             int(priced and _PRICE_CUE.search(sentence[: match.start()]) is not None),
-            # "How many funds ...?": "12 other funds", not the "10 years" beside them
-            int(kind.name == "count" and bool(_stems(" ".join(after[:2])) & asked)),
+            # "How many public schools ...?": "1,548 public schools", not "489 Catholic
+            # schools" nor the "10 years" beside "12 other funds" for "How many funds?"
+            len(_stems(" ".join(after[:2])) & asked) if kind.name == "count" else 0,
             len(_stems(" ".join(before + after)) & asked),
             _in_own_part(sentence, match.start(), asked),
         )
@@ -282,9 +283,10 @@ def _typed_values(question: str, sentence: str, kind: AnswerKind) -> list[_Value
 
 def _counts_apart(values: list[_Value]) -> bool:
     """Whether two different values count the thing a "How many ...?" question asks
-    about ("1 tablet every 8 hours ... 2 tablets (400 mg)"): the words beside them do not
-    say which one answers."""
-    return len({v[3] for v in values if v[0][1]}) > 1
+    about as closely ("1 tablet every 8 hours ... 2 tablets (400 mg)"): the words beside
+    them do not say which one answers."""
+    most = max((v[0][1] for v in values), default=0)
+    return most > 0 and len({v[3] for v in values if v[0][1] == most}) > 1
 
 
 def _in_question(span: str, question: str) -> bool:
@@ -401,6 +403,12 @@ def lead_value(
         or (numbered is not None and span.strip() in numbered.group(0))
     ):
         span = None  # "Plan Fibre 500" of "Plan Fibre 500: ..., Monthly price: £34"; "5.1"
+    if (
+        kind is not None
+        and kind.name == "count"
+        and _counts_apart(_typed_values(question, sentence, kind))
+    ):
+        return None  # nor the reader's pick: "548 public schools, 489" of a list of counts
     if span is not None:
         span = whole_figure(sentence, span)
     said = {stem(t) for t in content_terms(span or "")}
@@ -443,12 +451,6 @@ def lead_value(
             if typed is not None and span in typed and _ALTERNATIVES.search(typed):
                 return typed  # all the days: "1st, 8th, 15th or 22nd", not "22nd"
             return span
-    if (
-        kind is not None
-        and kind.name == "count"
-        and _counts_apart(_typed_values(question, sentence, kind))
-    ):
-        return None
     asked = qualifiers(question)
     parts = [sentence[a:b] for a, b in clauses(sentence)]
     row = TABLE_ROW.match(sentence.strip())
