@@ -296,3 +296,7 @@ def test_a_count_leads_with_the_figure_that_counts_what_is_asked_or_none() -> No
     question = "By August 2010 how many public schools did Victoria have?"
     assert short_answer(question, schools) == "1,548"
     assert lead_value(question, schools, "548 public schools, 489", expected_kind(question)) is None
+    # two that count it, told apart by the question's other words ("Zone A"), keep a lead
+    zones = "Buy up to 50 vouchers a year in Zones A and B, and 100 vouchers in Zones C and D."
+    question = "How many vouchers can a household in Zone A buy a year?"
+    assert short_answer(question, zones) == "50"

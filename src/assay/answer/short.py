@@ -285,8 +285,10 @@ def _counts_apart(values: list[_Value]) -> bool:
     """Whether two different values count the thing a "How many ...?" question asks
     about as closely ("1 tablet every 8 hours ... 2 tablets (400 mg)"): the words beside
     them do not say which one answers."""
-    most = max((v[0][1] for v in values), default=0)
-    return most > 0 and len({v[3] for v in values if v[0][1] == most}) > 1
+    if not values:
+        return False
+    most = max(v[0] for v in values)  # nothing else beside them says which either
+    return most[1] > 0 and len({v[3] for v in values if v[0] == most}) > 1
 
 
 def _in_question(span: str, question: str) -> bool:
