@@ -165,12 +165,14 @@ _ASKERS_ONE = re.compile(
 #: units of time that measure one span in other words, each in its smallest: "a week
 #: before" meets "28 days or less before", "an hour late" is no "30 to 59 minutes". Not
 #: months or years: "8 months" of service is no "trip of 10 days or more", nor is a
-#: "12 year old dog" measured by "from 8 weeks old"
-#: a month in weeks, for a month asked against a bound in weeks only: months never meet
-#: days ("8 months" of service is no trip "of 10 days or more")
-_WEEKS_A_MONTH = 52 / 12
+#: "12 year old dog" measured by "from 8 weeks old" (a month meets weeks alone:
+#: :data:`_WEEKS_A_MONTH`)
 _SAME_SPAN = {"minute": ("minute", 1.0), "hour": ("minute", 60.0), "day": ("day", 1.0),
               "night": ("day", 1.0), "week": ("day", 7.0)}  # fmt: skip
+
+
+#: a month in weeks, for "a month before" against "more than 6 weeks before"
+_WEEKS_A_MONTH = 52 / 12
 
 
 def _value(text: str) -> float:

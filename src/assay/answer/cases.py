@@ -20,6 +20,7 @@ from assay.answer.bounds import meets_condition
 from assay.answer.expected import AnswerKind
 from assay.answer.qualifiers import Qualifiers
 from assay.answer.within import (
+    POINTS_BACK,
     Sentence,
     best_of_passage,
     keeps_to,
@@ -245,16 +246,12 @@ def naming_more(
     return max(more, key=lambda m: (len(m[1]), m[0].score))[0] if more else lead
 
 
-#: a sentence that opens by pointing back to the one before it: "It does not cover theft"
-_POINTS_BACK = re.compile(r"\W*(?:it|they|this|these|that|those)\b(?!\s*[-:])", re.I)
-
-
 def _named_back(question: str, sentence: Sentence) -> set[str]:
     """The question's words ``sentence`` names, and those the sentence before it on its
     line names when it opens by pointing back to it: "The waiver covers accidental damage
     ... It does not cover theft" names "waiver", "cover" and "theft"."""
     said = question_words_in(question, sentence.text)
-    before = sentence_before(sentence) if _POINTS_BACK.match(sentence.text) else None
+    before = sentence_before(sentence) if POINTS_BACK.search(sentence.text) else None
     if before is not None:
         said |= question_words_in(question, sentence.context.text[before[0] : before[1]])
     return said

@@ -69,7 +69,7 @@ from assay.answer.reading import (
 )
 from assay.answer.short import lead_value, short_answer
 from assay.answer.steps import with_steps
-from assay.answer.within import question_words_in, sentence_before
+from assay.answer.within import POINTS_BACK, question_words_in, sentence_before
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context, SourceConflict
 from assay.models.definitions import defines
@@ -97,19 +97,10 @@ _UNKNOWING = re.compile(
     r"(?:nobody|no one|no-one) (?:knows|knew)|can't say|cannot say|wondering)\b",
     re.IGNORECASE,
 )
-#: a sentence that opens by pointing back ("It must be returned by 30 September",
-#: "Outside those months anyone may park"): quoted alone, it does not say what it is
-#: about; a sentence that points at the document itself ("In this policy") does
-_DOCUMENT = r"(?:policy|document|guide|section|page|leaflet|agreement|manual|article|chapter)\b"
 #: the most sentences a yes-or-no answer is quoted with from its passage's opening
 OPENER_SENTENCES = 2
 #: the most sentences after a bound the question's count goes past that are quoted with it
 SEQUELS = 2
-_POINTS_BACK = re.compile(
-    rf"^\W*(?:it|they|this|these|those|that|such)\b(?!\s+{_DOCUMENT})"
-    rf"|^\W*[A-Za-z]+\s+(?:this|these|those|that|such)\s+(?!{_DOCUMENT})[a-z]+",
-    re.IGNORECASE,
-)
 
 
 #: sentences the relevance model reads (it encodes each one it has not seen): those of
@@ -217,9 +208,10 @@ def _balanced(span: str) -> bool:
 
 def _with_antecedent(lead: Sentence, *, named_again: bool = True) -> Sentence:
     """``lead`` with the sentence before it in its line when it opens by pointing back
-    to that one (:data:`_POINTS_BACK`): "Seafield Road is controlled from 1 April to 30
-    September. Outside those months anyone may park in the bays." quoted whole; or names
-    as "the" something that one brought in ("a reminder" ... "the reminder"): "We'll send
+    to that one (:data:`~assay.answer.within.POINTS_BACK`): "Seafield Road is controlled
+    from 1 April to 30 September. Outside those months anyone may park in the bays."
+    quoted whole; or names as "the" something that one brought in ("a reminder" ... "the
+    reminder"): "We'll send
     you a reminder after 14 days. If the bill is still unpaid 28 days after the reminder,
     we may pass it to a debt collection agency." quoted whole for "What happens if I miss
     a payment?" (``named_again=False``: not so, for a yes-or-no question, whose answer
@@ -228,7 +220,7 @@ def _with_antecedent(lead: Sentence, *, named_again: bool = True) -> Sentence:
     if before is None:
         return lead
     again = named_again and _names_again(lead.context.text[slice(*before)], lead.text)
-    if _POINTS_BACK.search(lead.text) or again:
+    if POINTS_BACK.search(lead.text) or again:
         return replace(lead, start=before[0])
     return lead
 

@@ -410,7 +410,7 @@ def lead_value(
         and kind.name == "count"
         and _counts_apart(_typed_values(question, sentence, kind))
     ):
-        return None  # nor the reader's pick: "548 public schools, 489" of a list of counts
+        return None  # nor the reader's pick of them: "1 tablet ... 2 tablets"
     if span is not None:
         span = whole_figure(sentence, span)
     said = {stem(t) for t in content_terms(span or "")}

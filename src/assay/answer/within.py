@@ -33,13 +33,22 @@ from assay.text import (
 )
 
 __all__ = [
-    "ANSWERS_WITHIN", "Sentence", "best_of_passage", "bounding", "costing", "keeping_to",
-    "keeps_to", "lead_in", "names_another", "of_day", "of_holiday", "of_kind",
+    "ANSWERS_WITHIN", "POINTS_BACK", "Sentence", "best_of_passage", "bounding", "costing",
+    "keeping_to", "keeps_to", "lead_in", "names_another", "of_day", "of_holiday", "of_kind",
     "question_words_in", "rated_near", "sentence_before", "telling",
 ]  # fmt: skip
 
 #: a passage whose best sentence rates at least this share of the best answers too
 ANSWERS_WITHIN = 0.8
+#: a sentence that opens by pointing back ("It must be returned by 30 September",
+#: "Outside those months anyone may park"): quoted alone, it does not say what it is
+#: about; a sentence that points at the document itself ("In this policy") does
+_DOCUMENT = r"(?:policy|document|guide|section|page|leaflet|agreement|manual|article|chapter)\b"
+POINTS_BACK = re.compile(
+    rf"^\W*(?:it|they|this|these|those|that|such)\b(?!\s+{_DOCUMENT})"
+    rf"|^\W*[A-Za-z]+\s+(?:this|these|those|that|such)\s+(?!{_DOCUMENT})[a-z]+",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
