@@ -26,9 +26,10 @@ from assay.answer.within import (
     keeps_to,
     question_words_in,
     rated_near,
+    sentence_after,
     sentence_before,
 )
-from assay.text import CELL_LABEL, NEGATION, TABLE_ROW, sentence_spans, stemmed_terms
+from assay.text import CELL_LABEL, NEGATION, TABLE_ROW, stemmed_terms
 
 __all__ = [
     "meeting_case", "naming_more", "of_case", "rule_before_exception", "rule_before_row",
@@ -77,7 +78,7 @@ def meeting_case(question: str, lead: Sentence, sentences: Sequence[Sentence]) -
     if verdict is not False:
         return lead
     moved = best_of_passage(lead, sentences, lambda text: meets_condition(question, text) is True)
-    after = _sentence_after(lead) if moved is lead else None
+    after = sentence_after(lead) if moved is lead else None
     if after is not None and _OTHER_CASE.match(lead.context.text, after[0]):
         # "a month before" against "If you cancel more than 6 weeks before arrival ...":
         # on to "If you cancel later, you pay the full price ...", which needs the case
@@ -96,15 +97,6 @@ _OTHER_CASE = re.compile(
 )
 
 
-def _sentence_after(lead: Sentence) -> tuple[int, int] | None:
-    """Where the sentence after ``lead`` stands on its line; ``None`` when it is the last."""
-    text = lead.context.text
-    after = [(a, b) for a, b in sentence_spans(text) if a >= lead.end]
-    if not after or "\n" in text[lead.end : after[0][0]]:
-        return None
-    return after[0]
-
-
 #: a sentence that opens with the case it is for: "If you are over 70, ..."
 _OPENS_CASE = re.compile(r"\W*(?:if|when|once|unless)\b", re.I)
 #: the case a question asks about: "Where can I park if the hotel car park is full?"
@@ -116,7 +108,7 @@ _STATES_CASE = re.compile(r"\b(?:if|when|whenever|while|once|unless)\b", re.I)
 
 def of_case(question: str, lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
     """The best-rated sentence of the lead's passage, rated nearly as high
-    (:data:`ANSWERS_WITHIN`), that states a case and names more of the words of the case
+    (``within.ANSWERS_WITHIN``), that states a case and names more of the words of the case
     the question asks about than the lead does: for "Where can I park if the hotel car
     park is full?", "When it is full, the long-stay car park on Abbey Road is a
     five-minute walk away", not "Our car park has 14 spaces and cannot be booked in
@@ -187,7 +179,7 @@ def rule_before_exception(
 ) -> Sentence:
     """An earlier sentence of the lead's passage that states a value of ``kind``, as the
     lead does, names every word of the question the lead names, keeps to as
-    many of its qualifiers ``asked`` and is rated nearly as high (:data:`ANSWERS_WITHIN`):
+    many of its qualifiers ``asked`` and is rated nearly as high (``within.ANSWERS_WITHIN``):
     a passage states its rule before the exceptions to it, and a question that names no
     exception asks for the rule. For "How many days of holiday do I get?", "You are
     entitled to 25 days' paid holiday a year", not "You may carry up to 5 unused days into
@@ -223,7 +215,7 @@ def naming_more(
     """Another sentence of the lead's passage that states a value of ``kind``, as the lead
     does (any sentence, for a yes-or-no question: ``kind`` ``None``), names every word of
     the question the lead names and more, keeps to as many of its qualifiers ``asked``
-    and is rated nearly as high (:data:`ANSWERS_WITHIN`): the relevance model reads the
+    and is rated nearly as high (``within.ANSWERS_WITHIN``): the relevance model reads the
     topic, the question's own words say which of its sentences answers. For "When are
     the wards closed to visitors?", "Wards close to visitors from 12:30 to 13:30", not
     "Adult wards are open to visitors from 11:00 to 20:00" (rated 0.78 against 0.71); for
@@ -260,7 +252,7 @@ def _named_back(question: str, sentence: Sentence) -> set[str]:
 def rule_before_row(question: str, lead: Sentence, sentences: Sequence[Sentence]) -> Sentence:
     """For a yes-or-no question, an earlier sentence of the lead's passage, not a table row,
     that names every word of the question the lead (a table row) names and is rated nearly
-    as high (:data:`ANSWERS_WITHIN`), when the question names nothing of the row's header:
+    as high (``within.ANSWERS_WITHIN``), when the question names nothing of the row's header:
     the passage's rule before a table of its cases. For "Is it free to get in?", "Entry to
     the permanent galleries is free.", not the admission table's "Ticket Under 5: Price:
     Free."."""
@@ -289,7 +281,7 @@ def _rules_before(
     question: str, lead: Sentence, sentences: Sequence[Sentence], holds: Callable[[str], bool]
 ) -> list[Sentence]:
     """The sentences of the lead's passage before it, rated nearly as high
-    (:data:`ANSWERS_WITHIN`), whose text ``holds`` and that name every word of the
+    (``within.ANSWERS_WITHIN``), whose text ``holds`` and that name every word of the
     question the lead names: where a passage states its rule."""
     named = question_words_in(question, lead.text)
     return [

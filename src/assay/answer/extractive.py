@@ -69,7 +69,7 @@ from assay.answer.reading import (
 )
 from assay.answer.short import lead_value, short_answer
 from assay.answer.steps import with_steps
-from assay.answer.within import POINTS_BACK, question_words_in, sentence_before
+from assay.answer.within import POINTS_BACK, question_words_in, sentence_after, sentence_before
 from assay.errors import InvalidInputError
 from assay.judge.schema import Context, SourceConflict
 from assay.models.definitions import defines
@@ -278,13 +278,12 @@ def _with_sequel(question: str, lead: Sentence) -> Sentence:
     one after that where the count goes past that one's bound too ("35 kg" against "up
     to 23 kg. A bag over 23 kg and up to 32 kg costs £45 ... Bags over 32 kg are not
     accepted"), at most :data:`SEQUELS` sentences."""
-    text = lead.context.text
-    after = [(a, b) for a, b in sentence_spans(text) if a >= lead.end]
-    for start, end in after[:SEQUELS]:
-        if "\n" in text[lead.end : start]:
+    for _ in range(SEQUELS):
+        after = sentence_after(lead)
+        if after is None:
             break
-        lead = replace(lead, end=end)
-        if not exceeds_bound(question, text[start:end]):
+        lead = replace(lead, end=after[1])
+        if not exceeds_bound(question, lead.context.text[after[0] : after[1]]):
             break
     return lead
 

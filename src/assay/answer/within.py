@@ -35,7 +35,7 @@ from assay.text import (
 __all__ = [
     "ANSWERS_WITHIN", "POINTS_BACK", "Sentence", "best_of_passage", "bounding", "costing",
     "keeping_to", "keeps_to", "lead_in", "names_another", "of_day", "of_holiday", "of_kind",
-    "question_words_in", "rated_near", "sentence_before", "telling",
+    "question_words_in", "rated_near", "sentence_after", "sentence_before", "telling",
 ]  # fmt: skip
 
 #: a passage whose best sentence rates at least this share of the best answers too
@@ -116,6 +116,16 @@ def sentence_before(lead: Sentence) -> tuple[int, int] | None:
     if not before or "\n" in text[before[-1][1] : lead.start]:
         return None
     return before[-1]
+
+
+def sentence_after(lead: Sentence) -> tuple[int, int] | None:
+    """Where the sentence after ``lead`` stands on its line (characters of its passage);
+    ``None`` when ``lead`` is the last of its line."""
+    text = lead.context.text
+    after = [(a, b) for a, b in sentence_spans(text) if a >= lead.end]
+    if not after or "\n" in text[lead.end : after[0][0]]:
+        return None
+    return after[0]
 
 
 def best_of_passage(
