@@ -249,9 +249,10 @@ def spelled_out(acronym: str, texts: Sequence[str]) -> bool:
 SPEAKS_TO = 0.75
 
 
-def speaks_to(question: str, said: str, other: str) -> bool:
+def speaks_to(question: str, said: str, other: str, share: float = SPEAKS_TO) -> bool:
     """Whether ``other`` holds the terms of ``question`` that ``said`` holds (names and
-    codes aside; :data:`SPEAKS_TO` of them, all of up to three): whether a rival
+    codes aside; ``share`` of them, :data:`SPEAKS_TO` unless given, all of up to
+    three): whether a rival
     statement is about what an answer says of the question. "A fee of £5 a month while
     frozen" is not about the joining fee that "A joining fee of £15 applies to Silver and
     Gold" gives; a manual's "charge the battery pack between 10 and 35 °C" is about
@@ -262,7 +263,7 @@ def speaks_to(question: str, said: str, other: str) -> bool:
     asked, rival = terms & stemmed_terms(said), terms & stemmed_terms(other)
     # or it holds as much of the question as the answer does, in its own words: "A glass
     # of wine with Calventa is fine" against "Avoid alcohol while taking Calventa"
-    return len(asked & rival) >= SPEAKS_TO * len(asked) or len(rival) >= len(asked)
+    return len(asked & rival) >= share * len(asked) or len(rival) >= len(asked)
 
 
 #: a figure as written: "45", "4.5", "1,200"

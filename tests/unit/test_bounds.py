@@ -15,6 +15,7 @@ from assay.answer.bounds import (
     meets_condition,
     per_each,
     states_bound,
+    states_limit,
 )
 from assay.answer.cases import meeting_case
 from assay.answer.choose import disagree
@@ -345,3 +346,40 @@ def test_the_table_row_whose_range_holds_the_askers_quantity_is_named() -> None:
     assert where is not None
     assert DELAY_REPAY[where[0] : where[1]].startswith("Delay 30 to 59 minutes")
     assert named_row("How much do I get back for a delay?", DELAY_REPAY) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "limit"),
+    [
+        ("FSCS only covers you up to £85,000, so split your savings.", "£85,000", True),
+        ("Checked bags are 20kg max on Skyrill, they weighed mine at the desk.", "20kg", True),
+        ("It only ever pays 50% of a trip.", "50%", True),
+        ("Guests have to be 18 or over.", "18", True),
+        ("You get 25 days of annual leave.", "25", False),
+        ("The rent is £1,450 per calendar month.", "£1,450", False),
+        ("Bags of 20kg and 32kg.", "20 or 32", False),  # not one figure
+    ],
+)
+def test_a_figure_stated_as_a_limit_is_found(text: str, value: str, limit: bool) -> None:
+    assert states_limit(text, value) is limit
+
+
+def test_r_two_limits_that_differ_disagree() -> None:
+    """Issue 41, the ordinary fitting suite: a forum's "Checked bags are 20kg max" went
+    unnamed beside the baggage policy's "up to 23 kg", and a parents' chat's "it only
+    ever pays 50%" beside the fund's "up to 75%": 20 lies within "up to 23 kg", so it read
+    as a value within the rule's bound. A value its own sentence states as a limit is a
+    rival limit; an entitlement within a threshold is still no disagreement."""
+    weight = expected_kind("How heavy can my checked bag be?")
+    policy = "Each checked bag may weigh up to 23 kg."
+    post = "Checked bags are 20kg max on Skyrill, they weighed mine at the desk."
+    assert disagree("up to 23 kg", "20kg", weight, (policy, post))
+    assert not disagree("up to 23 kg", "23 kg", weight, (policy, "Bags: 23 kg max."))
+    assert not disagree("up to 23 kg", "20kg", weight)  # no sentence: within the bound
+    figure = expected_kind("How much of my savings is protected?")
+    terms = "Your savings are protected up to £120,000 per person."
+    forum = "FSCS only covers you up to £85,000, so split your savings."
+    assert disagree("£120,000", "85,000", figure, (terms, forum))  # the reader's span
+    count = expected_kind("How many days of holiday do I get?")
+    holiday = "You get 25 days of annual leave a year."
+    assert not disagree("25", "more than 10 consecutive days", count, (holiday, ""))

@@ -28,7 +28,7 @@ from assay.text import content_terms, stem
 
 __all__ = [
     "asks_limit", "exceeds_bound", "falls_short", "in_range", "meets_bound", "meets_condition",
-    "per_each", "states_bound",
+    "per_each", "states_bound", "states_limit",
 ]  # fmt: skip
 
 _WORDS = r"((?:\s+[A-Za-z][\w-]*){1,3})"
@@ -114,6 +114,17 @@ _BOUND_SPAN = re.compile(
     re.I,
 )
 _NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
+#: the words that state a figure as the most or the least of something, before it ("up
+#: to £85,000", "only ever pays 50%", "at least 18") or after it ("20kg max", "18 or over")
+_LIMIT_BEFORE = re.compile(
+    r"\b(?:up\s+to|at\s+(?:most|least)|no\s+(?:more|less|fewer)\s+than|(?:a\s+)?(?:maximum|minimum)"
+    r"(?:\s+of)?|max|min|capped\s+at|limited\s+to|only(?:\s+[a-z]+){0,2})\s*[$€£¥]?\s*$",
+    re.I,
+)
+_LIMIT_AFTER = re.compile(
+    r"^(?:\s*[a-z%°]{1,6}\.?)?\s*(?:max(?:imum)?|min(?:imum)?|or\s+(?:less|more|under|over|fewer|above|below))\b",
+    re.I,
+)
 
 
 def meets_bound(value: str, bound: str) -> bool:
@@ -127,6 +138,25 @@ def meets_bound(value: str, bound: str) -> bool:
         return False
     limit, said = float(m.group(3)), float(found[0])
     return said > limit if m.group(1) else said <= limit
+
+
+def states_limit(text: str, value: str) -> bool:
+    """Whether ``text`` states the figure of ``value`` as the most or the least of
+    something ("FSCS only covers you up to £85,000", "20kg max"): a rival limit, not a
+    value that lies within a bound. An answer's "up to 23 kg" and a forum's "20kg max"
+    disagree, where a rule's "more than 10 consecutive days" and an entitlement of "25
+    days" do not (:func:`meets_bound`)."""
+    found = _NUMBER.findall(value.replace(",", ""))
+    if len(found) != 1:
+        return False
+    plain = text.replace(",", "")
+    for m in _NUMBER.finditer(plain):
+        if float(m.group(0)) == float(found[0]) and (
+            _LIMIT_BEFORE.search(plain[max(0, m.start() - 30) : m.start()])
+            or _LIMIT_AFTER.match(plain[m.end() : m.end() + 20])
+        ):
+            return True
+    return False
 
 
 _SMALL_NUMBERS = (

@@ -9,7 +9,11 @@ other's bound), or for a name or date no word in common (:func:`disagree`). The 
 span of each passage it read is compared with the lead's; a passage it did not read is
 compared by its best sentence's typed value; for a yes-or-no question, a sentence that
 denies what the lead affirms (or the reverse) disagrees, a reassurance ("no problems")
-being no denial.
+being no denial. A rival statement counts where it speaks to what the lead says of the
+question (:func:`assay.text.speaks_to`); a forum post or a review clearly less reliable
+than the lead's source says the opposite in its own words ("Had to pay £15 for the
+courtesy car" against "A courtesy car is free"), so it needs fewer of the question's
+words. A value stated as a limit ("20kg max") rivals the lead's limit ("up to 23 kg").
 """
 
 from __future__ import annotations
@@ -19,23 +23,49 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assay.answer.bounds import meets_bound
+from assay.answer.bounds import meets_bound, states_limit
 from assay.answer.expected import ENDLESS, MONEY, AnswerKind
 from assay.answer.polarity import says_no
 from assay.answer.reading import Found
 from assay.answer.short import short_answer
-from assay.answer.within import ANSWERS_WITHIN, Sentence
+from assay.answer.within import Sentence
 from assay.judge.schema import Context
-from assay.text import NEGATION, figures, sentence_spans, speaks_to, stem, stemmed_terms, titled
+from assay.judge.strength import more_reliable
+from assay.text import (
+    NEGATION,
+    NUMBER,
+    SPEAKS_TO,
+    figures,
+    sentence_spans,
+    speaks_to,
+    stem,
+    stemmed_terms,
+    titled,
+)
 
 __all__ = [
-    "YES_NO_WITHIN", "YES_OR_NO", "Disagreement", "answers_no_to", "disagree", "disagreeing",
+    "DISAGREES_WITHIN", "WEAKER_RATED", "WEAKER_SHARE", "YES_NO_WITHIN", "YES_OR_NO",
+    "Disagreement", "answers_no_to", "disagree", "disagreeing",
     "other_source",
 ]  # fmt: skip
 
 
 #: for a yes-or-no question, the share a clearly stronger passage's best sentence needs
 YES_NO_WITHIN = 0.15
+#: the share of the best rating a passage the reader did not read needs for its value to
+#: disagree: a forum's "FSCS only covers you up to £85,000" (rated 0.46 against the
+#: terms' 0.87) states another limit, though it reads as answering less well
+DISAGREES_WITHIN = 0.5
+#: the share of the question's terms the answer holds that the statement of a clearly
+#: less reliable source must hold to speak to it (:data:`assay.text.SPEAKS_TO` for any
+#: other): a review's "Had to pay £15 for the courtesy car" contradicts "A courtesy car
+#: is free" in other words than the question's "free". Held for every source, it named
+#: 14 statements of official texts about other things on the fitting suite
+WEAKER_SHARE = 0.5
+#: the share of the best rating that such a statement needs for :data:`WEAKER_SHARE`: a
+#: forum's "paid £75 for the resit" (0.20 against 0.77) is about last year's fee, not
+#: the cap asked for
+WEAKER_RATED = 0.5
 #: a passage that opens with its answer: "No.", "Yes, ..."
 YES_OR_NO = re.compile(r"^\W*(yes|no)\b(?=\s*[.,;:!\u2014-])", re.IGNORECASE)
 #: a word that forbids; with :data:`assay.text.NEGATION`, a sentence with one and a
@@ -97,7 +127,7 @@ def _counted(text: str) -> set[str]:
     return figures(text) | {str(i + 1) for i, w in enumerate(_COUNT) if i and w in words}
 
 
-def disagree(a: str, b: str, kind: AnswerKind | None) -> bool:
+def disagree(a: str, b: str, kind: AnswerKind | None, stating: tuple[str, str] = ("", "")) -> bool:
     """Whether two answers give different values: different durations when both state
     durations ("two weeks" against "30 days' notice"); different figures of the same
     thing when both state figures, a count in words among them ("7.5 ampere fuse" against
@@ -105,14 +135,21 @@ def disagree(a: str, b: str, kind: AnswerKind | None) -> bool:
     amp", a current and a fuse rating, nor "0 °C" against "0 °C and 45 °C", one span cut
     shorter, nor "25" against "more than 10 days", a value within the other's bound, nor
     a price against a figure of something else, "£45" against "20kg max"); for
-    a name or date, no word in common."""
-    if meets_bound(a, b) or meets_bound(b, a):  # "25" within "more than 10 days"
+    a name or date, no word in common. ``stating`` are the sentences that state ``a`` and
+    ``b``: a value that one states as a limit of its own is a rival limit, not a value
+    within the other's bound ("up to 23 kg" against a forum's "20kg max"), and values
+    that the sentence stating ``a`` lists together are no other values."""
+    if (meets_bound(a, b) and not states_limit(stating[0], a)) or (
+        meets_bound(b, a) and not states_limit(stating[1], b)
+    ):  # "25" within "more than 10 days"
+        return False
+    if _listed_together(a, b, stating[0]):  # "15:30" and "08:30" of "08:30, 12:30 and 15:30"
         return False
     da, db = _durations(a), _durations(b)
     if da and db:
         return not (da <= db or db <= da)
     fa, fb = _counted(a), _counted(b)
-    if fa and fb and MONEY.found_in(a) != MONEY.found_in(b):
+    if fa and fb and _money(a, stating[0]) != _money(b, stating[1]):
         return False  # a price and a weight: "£45" against "20kg max"
     if fa and fb:
         ua, ub = _units(a), _units(b)
@@ -121,6 +158,29 @@ def disagree(a: str, b: str, kind: AnswerKind | None) -> bool:
     if kind is not None and kind.name in ("name", "date"):
         return not (stemmed_terms(a) & stemmed_terms(b))
     return False
+
+
+def _money(span: str, sentence: str) -> bool:
+    """Whether ``span`` states an amount of money, or its figure stands after a currency
+    sign in ``sentence`` (a reader's "85,000" of "only covers you up to £85,000")."""
+    return MONEY.found_in(span) or any(
+        re.search(rf"[$€£¥]\s?{re.escape(n)}(?![\d.,]*\d)", sentence) for n in NUMBER.findall(span)
+    )
+
+
+#: values written as one list: "08:30, 12:30 and 15:30", "£5 or £10"
+_LIST = re.compile(
+    r"[$€£]?\d[\d:.,]*(?:\W*(?:,|\band\b|\bor\b|&)\W*[$€£]?\d[\d:.,]*)+", re.IGNORECASE
+)
+
+
+def _listed_together(a: str, b: str, text: str) -> bool:
+    """Whether ``text`` lists the figures of ``a`` and ``b`` together, as one answer's
+    values ("We hold emergency slots at 08:30, 12:30 and 15:30")."""
+    fa, fb = _counted(a), _counted(b)
+    return bool(fa and fb) and any(
+        fa | fb <= figures(m.group(0)) for m in _LIST.finditer(text.replace("*", ""))
+    )
 
 
 def answers_no_to(question: str, sentence: Sentence) -> bool:
@@ -175,6 +235,7 @@ def disagreeing(
     reading = by_context.get(id(lead.context))
     said = reading.span_in(lead.start, lead.end) if reading is not None else None
     unit = _ASKED_UNIT.search(question)
+    rated = {id(s.context): _of_best(s, best) for s in heard}
     disagreeing = tuple(
         Disagreement(f.context, f.answer)
         for f in found
@@ -185,8 +246,14 @@ def disagreeing(
         # "How many hours a week do I work?": "up to 2 days a week" (from home) counts
         # something else than the asked hours
         and (unit is None or stem(unit.group(1).lower()) in stemmed_terms(f.answer))
-        and disagree(said, f.answer, kind)
-        and speaks_to(question, lead.text, f"{f.context.title or ''} {_stating(f)}")
+        and disagree(said, f.answer, kind, (lead.text, _stating(f)))
+        and _speaks_to(
+            question,
+            lead,
+            f.context,
+            f"{f.context.title or ''} {_stating(f)}",
+            rated.get(id(f.context), 0.0),
+        )
     )
     if kind is not None and not yes_no:
         disagreeing += _unread_disagreeing(question, lead, said, heard, best, kind, by_context)
@@ -198,13 +265,39 @@ def disagreeing(
             and other_source(s.context, lead.context)
             and s.score >= YES_NO_WITHIN * best.score
             and answers_no_to(question, s) != answers_no_to(question, lead)
-            and speaks_to(
+            and _speaks_to(
                 question,
-                titled(lead.context.title, lead.text),
+                lead,
+                s.context,
                 titled(s.context.title, s.text),
+                _of_best(s, best),
+                said=titled(lead.context.title, lead.text),
             )
         )
     return disagreeing
+
+
+def _of_best(sentence: Sentence, best: Sentence) -> float:
+    """``sentence``'s rating as a share of the best one's."""
+    return sentence.score / best.score if best.score > 0 else 0.0
+
+
+def _speaks_to(
+    question: str,
+    lead: Sentence,
+    rival: Context,
+    stated: str,
+    rated: float,
+    *,
+    said: str | None = None,
+) -> bool:
+    """Whether ``stated``, what ``rival`` says, speaks to what ``lead`` (or ``said``, its
+    text as read) says of ``question`` (:func:`assay.text.speaks_to`); a clearly less
+    reliable source whose sentence is ``rated`` at least :data:`WEAKER_RATED` of the best
+    needs only :data:`WEAKER_SHARE` of the terms."""
+    weaker = more_reliable(lead.context, rival) and rated >= WEAKER_RATED
+    share = WEAKER_SHARE if weaker else SPEAKS_TO
+    return speaks_to(question, lead.text if said is None else said, stated, share)
 
 
 def _stating(found: Found) -> str:
@@ -241,14 +334,20 @@ def _unread_disagreeing(
             id(s.context) in by_context
             or s.context is lead.context
             or not other_source(s.context, lead.context)
-            or s.score < ANSWERS_WITHIN * best.score
+            or s.score < DISAGREES_WITHIN * best.score
         ):
             continue
         value = short_answer(question, s.text)
         if (
             value is not None
-            and disagree(stated, value, kind)
-            and speaks_to(question, lead.text, f"{s.context.title or ''} {s.text}")
+            and disagree(stated, value, kind, (lead.text, s.text))
+            and _speaks_to(
+                question,
+                lead,
+                s.context,
+                f"{s.context.title or ''} {s.text}",
+                _of_best(s, best),
+            )
         ):
             out.append(Disagreement(s.context, s.text.strip()))  # unread: said whole
     return tuple(out)
