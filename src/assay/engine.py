@@ -83,6 +83,21 @@ class _LoadedModels:
     judge: Judge | None = None
 
 
+def _checked_day(as_of: object) -> date:
+    """The day ``as_of`` names (today in UTC for ``None``; a datetime's date), or a clear
+    error: a string such as "2026-11-29" failed deep inside scoring, comparing it with a
+    source's review date."""
+    if as_of is None:
+        return datetime.now(UTC).date()
+    if isinstance(as_of, datetime):
+        return as_of.date()
+    if isinstance(as_of, date):
+        return as_of
+    raise InvalidInputError(
+        "as_of", as_of, "give a datetime.date, e.g. date.fromisoformat('2026-11-29')"
+    )
+
+
 class Assay:
     """One assay database with its source registry, policies and audit log."""
 
@@ -624,7 +639,7 @@ class Assay:
         ``grants``: search only what these access labels may read (within what this
         engine may read; :mod:`assay.access`).
         """
-        chosen, day = self._policy(policy, severity), as_of or datetime.now(UTC).date()
+        chosen, day = self._policy(policy, severity), _checked_day(as_of)
         access = self.access.narrowed(grants)
         result = self._assess(question, chosen, day, top_k, category, jurisdiction, access)
         if not record:
@@ -657,7 +672,7 @@ class Assay:
         from assay.answer.extractive import ExtractiveAnswerer
         from assay.flow.respond import Responder
 
-        chosen, day = self._policy(policy, severity), as_of or datetime.now(UTC).date()
+        chosen, day = self._policy(policy, severity), _checked_day(as_of)
         access = self.access.narrowed(grants)
         result = self._assess(question, chosen, day, top_k, category, jurisdiction, access)
 
@@ -861,7 +876,7 @@ class Assay:
         for the audit row (J8).
         """
         chosen = self._policy(policy, severity)
-        day = as_of or datetime.now(UTC).date()
+        day = _checked_day(as_of)
         result = score_candidates(
             query,
             candidates,

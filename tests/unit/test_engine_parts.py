@@ -74,3 +74,22 @@ def test_each_source_is_read_once_per_request(
     assert sorted(reads) == ["forum", "sds"]
     kinds = {e.candidate.id: (e.basis.source_id, e.basis.source_kind) for e in result.evidence}
     assert kinds["c1"] == ("sds", "official") and kinds["c2"] == ("forum", "customer")
+
+
+@pytest.mark.parametrize("as_of", ["2026-11-29", 20261129])
+def test_a_day_given_otherwise_than_as_a_date_is_refused_by_name(
+    engine: Assay, as_of: object
+) -> None:
+    """A string for ``as_of`` failed deep inside scoring ("'>' not supported between
+    instances of 'str' and 'datetime.date'", comparing it with a source's review date);
+    ``score``, ``assess`` and ``ask`` now say which value is wrong and what to give."""
+    candidate = Candidate(id="c1", text="Charge between 0 and 45 degrees.", source_id="sds",
+                          similarity=0.8)  # fmt: skip
+    calls = [
+        lambda: engine.score("charging range", [candidate], as_of=as_of),  # type: ignore[arg-type]
+        lambda: engine.assess("What is the charging range?", as_of=as_of),  # type: ignore[arg-type]
+        lambda: engine.ask("What is the charging range?", as_of=as_of),  # type: ignore[arg-type]
+    ]
+    for call in calls:
+        with pytest.raises(InvalidInputError, match=r"as_of=.*give a datetime\.date"):
+            call()
