@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 DATA   ?= ../shared/data
 DATA_MORE ?= ../shared/data_more
 
-.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-pipeline-llm bench-answers bench-answers-llm bench-correctness bench-correctness-forms bench-calibration bench-ingest bench-serve bench-postgres bench-access serve train-models train-correctness-llm write-questions teach bench-teacher llm llm-stop clean
+.PHONY: install browser postgres run test test-llm test-long lint format bench bench-models bench-judge bench-pipeline bench-pipeline-llm bench-answers bench-answers-llm bench-correctness bench-correctness-forms bench-calibration bench-ingest bench-serve bench-walkthrough bench-postgres bench-access serve train-models train-correctness-llm write-questions teach bench-teacher llm llm-stop clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -94,6 +94,9 @@ bench-ingest: install  ## hostile files (10 MB without a space, a 10 MB HTML pag
 
 bench-serve: install postgres  ## HTTP load: /v1/score (20 candidates) and /v1/ask throughput and p50/p99, on SQLite and on PostgreSQL, 1, 2 and 4 workers -> docs/benchmarks.md
 	$(BIN)/python bench/serve.py --workers 1 2 4 --write
+
+bench-walkthrough: install  ## `ask` on the walkthrough's knowledge base: warm engine, new questions, p50/p95 beside its model work (issue 41's target: p50 <= 100 ms; 20 s)
+	$(BIN)/python bench/ask_walkthrough.py --rounds 3
 
 bench-postgres: install postgres  ## PostgreSQL + pgvector beside SQLite: search p50/p95 and recall@10 at 100k and 1M chunks, store ingest, audit appends with 1 and 8 writers -> docs/benchmarks.md
 	$(BIN)/python bench/postgres.py --chunks 100000 1000000 --write
