@@ -18,6 +18,7 @@ stops after routing, for callers who write their own answers.
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
@@ -81,6 +82,22 @@ class _LoadedModels:
     reader: Reader | None = None
     answerer: Answerer | None = None
     judge: Judge | None = None
+
+
+def _checked_paths(paths: object) -> list[Path]:
+    """``paths`` as a list of paths: one string or path alone is one file or folder (a
+    string was read as its characters, and its first "/" as the whole file system)."""
+    if isinstance(paths, str | os.PathLike):
+        paths = [paths]
+    fix = "give a list of file or folder paths (strings or pathlib.Path)"
+    if isinstance(paths, bytes) or not isinstance(paths, Iterable):
+        raise InvalidInputError("paths", paths, fix)
+    checked = []
+    for path in paths:
+        if not isinstance(path, str | os.PathLike) or not str(path).strip():
+            raise InvalidInputError("paths", path, fix, problem="is not a path")
+        checked.append(Path(path))
+    return checked
 
 
 def _checked_day(as_of: object) -> date:
@@ -585,13 +602,16 @@ class Assay:
     ) -> IngestReport:
         """Ingest files and folders into the knowledge base (see :mod:`assay.ingest.pipeline`).
 
-        ``options`` carries the default source, dates and chunk budget; each file lands
-        whole or not at all, and a bad file fails alone. File size and time limits not
-        set in ``options`` come from the settings (``ingest_max_file_mb`` / ``_seconds``).
+        ``paths`` are files and folders; one path alone (a string or a
+        :class:`~pathlib.Path`) is that one file or folder. ``options`` carries the
+        default source, dates and chunk budget; each file lands whole or not at all, and a
+        bad file fails alone. File size and time limits not set in ``options`` come from
+        the settings (``ingest_max_file_mb`` / ``_seconds``).
         """
         from assay.ingest.pipeline import IngestOptions, Relabelled, ingest
         from assay.models.encodings import shared_encodings
 
+        files = _checked_paths(paths)
         options = options or IngestOptions()
         options = replace(
             options,
@@ -601,7 +621,7 @@ class Assay:
             writer=self.access.within(options.writer),
         )
         return ingest(
-            [Path(p) for p in paths],
+            files,
             store=self.store,
             embedder=self.embedder,
             registry=self.sources,

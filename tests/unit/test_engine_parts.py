@@ -93,3 +93,17 @@ def test_a_day_given_otherwise_than_as_a_date_is_refused_by_name(
     for call in calls:
         with pytest.raises(InvalidInputError, match=r"as_of=.*give a datetime\.date"):
             call()
+
+
+def test_one_path_alone_is_one_file_not_its_characters(engine: Assay, tmp_path: Path) -> None:
+    """``engine.ingest("/path/to/sds.md")`` read the string as its characters: its first
+    "/" sent ingest walking the whole file system (it stopped at a folder it could not
+    read). One path alone, a string or a Path, is that one file or folder."""
+    doc = tmp_path / "sds.md"
+    doc.write_text("# Charging\n\nCharge the pack between 0 and 45 degrees Celsius.\n")
+    for one in (str(doc), doc):
+        report = engine.ingest(one, options=IngestOptions(source_id="sds", published=AS_OF))
+        assert [f.path for f in report.files] == [str(doc)], report.files
+    for bad in (5, [5], [""], b"sds.md"):
+        with pytest.raises(InvalidInputError, match="paths="):
+            engine.ingest(bad)  # type: ignore[arg-type]
