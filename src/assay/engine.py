@@ -44,7 +44,7 @@ from assay.scoring.evidence import SourceFacts
 from assay.settings import Settings, database_target, load_settings, with_names
 from assay.sources import SourceRegistry, successors
 from assay.store import Database, VectorIndexOptions, open_database
-from assay.types import Candidate, check_texts
+from assay.types import Candidate, check_texts, parse_date
 
 # The question path (retrieval, models, answerer, judge) and ingestion are imported where
 # they are first used: `assay score` and a scoring service never load them.
@@ -101,18 +101,10 @@ def _checked_paths(paths: object) -> list[Path]:
 
 
 def _checked_day(as_of: object) -> date:
-    """The day ``as_of`` names (today in UTC for ``None``; a datetime's date), or a clear
-    error: a string such as "2026-11-29" failed deep inside scoring, comparing it with a
-    source's review date."""
-    if as_of is None:
-        return datetime.now(UTC).date()
-    if isinstance(as_of, datetime):
-        return as_of.date()
-    if isinstance(as_of, date):
-        return as_of
-    raise InvalidInputError(
-        "as_of", as_of, "give a datetime.date, e.g. date.fromisoformat('2026-11-29')"
-    )
+    """The day ``as_of`` names: a date, a datetime's UTC date or an ISO date string, as
+    the source registry reads dates (today in UTC for ``None``). A string failed deep
+    inside scoring, compared with a source's review date."""
+    return parse_date("as_of", as_of) or datetime.now(UTC).date()
 
 
 class Assay:
@@ -646,7 +638,7 @@ class Assay:
         severity: str | None = None,
         top_k: int = 8,
         category: str | None = None,
-        as_of: date | None = None,
+        as_of: date | str | None = None,
         jurisdiction: str | None = None,
         record: bool = True,
         grants: Iterable[str] | None = None,
@@ -675,7 +667,7 @@ class Assay:
         severity: str | None = None,
         top_k: int = 8,
         category: str | None = None,
-        as_of: date | None = None,
+        as_of: date | str | None = None,
         jurisdiction: str | None = None,
         record: bool = True,
         grants: Iterable[str] | None = None,
@@ -882,7 +874,7 @@ class Assay:
         *,
         policy: str | None = None,
         severity: str | None = None,
-        as_of: date | None = None,
+        as_of: date | str | None = None,
         jurisdiction: str | None = None,
         similarity: TextSimilarity = lexical_similarity,
         models: Mapping[str, str] | None = None,

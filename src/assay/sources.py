@@ -154,8 +154,12 @@ class SourceRegistry:
             raise UnknownSourceError(source_id)
         return source
 
-    def list(self, *, kind: str | None = None, overdue_on: date | None = None) -> list[Source]:
-        """All sources by id; optionally one kind, or only those overdue for review."""
+    def list(
+        self, *, kind: str | None = None, overdue_on: date | str | None = None
+    ) -> list[Source]:
+        """All sources by id; optionally one kind, or only those overdue for review on
+        ``overdue_on`` (a date or an ISO date string)."""
+        overdue_on = parse_date("overdue_on", overdue_on)
         if kind is not None:
             self.kind(kind)
         sources = self._db.sources.all()
@@ -201,18 +205,22 @@ class SourceRegistry:
         self,
         source_id: str,
         *,
-        on: date,
+        on: date | str,
         reliability: float | None = None,
         actor: str | None = None,
         note: str | None = None,
     ) -> Source:
-        """Record that a person reviewed the source on ``on`` (optionally re-rating it)."""
+        """Record that a person reviewed the source on ``on`` (a date or an ISO date
+        string; optionally re-rating it)."""
+        day = parse_date("on", on)
+        if day is None:
+            raise InvalidInputError("on", on, "give the day of the review, e.g. 2026-11-29")
         today = datetime.now(UTC).date()
-        if on > today:
+        if day > today:
             raise InvalidInputError(
-                "review date", on.isoformat(), f"a review cannot be dated after today ({today})"
+                "review date", day.isoformat(), f"a review cannot be dated after today ({today})"
             )
-        changes: dict[str, Any] = {"reviewed_at": on}
+        changes: dict[str, Any] = {"reviewed_at": day}
         if reliability is not None:
             changes["reliability"] = reliability
         with self._db.unit_of_work():

@@ -3,6 +3,7 @@ its protocol: a user swaps one part without touching the rest."""
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -76,23 +77,35 @@ def test_each_source_is_read_once_per_request(
     assert kinds["c1"] == ("sds", "official") and kinds["c2"] == ("forum", "customer")
 
 
-@pytest.mark.parametrize("as_of", ["2026-11-29", 20261129])
-def test_a_day_given_otherwise_than_as_a_date_is_refused_by_name(
-    engine: Assay, as_of: object
-) -> None:
+def test_a_day_is_read_as_the_source_registry_reads_one(engine: Assay, tmp_path: Path) -> None:
     """A string for ``as_of`` failed deep inside scoring ("'>' not supported between
-    instances of 'str' and 'datetime.date'", comparing it with a source's review date);
-    ``score``, ``assess`` and ``ask`` now say which value is wrong and what to give."""
+    instances of 'str' and 'datetime.date'", comparing it with a source's review date).
+    ``score``, ``assess`` and ``ask`` read an ISO date string as the source registry reads
+    ``reviewed_at``, and refuse anything else that is not a date by name."""
     candidate = Candidate(id="c1", text="Charge between 0 and 45 degrees.", source_id="sds",
                           similarity=0.8)  # fmt: skip
+    doc = tmp_path / "sds.md"
+    doc.write_text("# Charging\n\nCharge the pack between 0 and 45 degrees Celsius.\n")
+    engine.ingest([doc], options=IngestOptions(source_id="sds", published=AS_OF))
+    assert engine.score("charging range", [candidate], as_of="2026-11-29").as_of == AS_OF
+    assert engine.assess("What is the charging range?", as_of="2026-11-29").scored.as_of == AS_OF
     calls = [
-        lambda: engine.score("charging range", [candidate], as_of=as_of),  # type: ignore[arg-type]
-        lambda: engine.assess("What is the charging range?", as_of=as_of),  # type: ignore[arg-type]
-        lambda: engine.ask("What is the charging range?", as_of=as_of),  # type: ignore[arg-type]
+        lambda day: engine.score("charging range", [candidate], as_of=day),
+        lambda day: engine.assess("What is the charging range?", as_of=day),
+        lambda day: engine.ask("What is the charging range?", as_of=day),
     ]
     for call in calls:
-        with pytest.raises(InvalidInputError, match=r"as_of=.*give a datetime\.date"):
-            call()
+        with pytest.raises(InvalidInputError, match=r"as_of=20261129 is not a date"):
+            call(20261129)
+
+
+def test_the_registry_reads_its_review_days_as_dates_or_iso_strings(engine: Assay) -> None:
+    """``sources.list(overdue_on=...)`` and ``sources.review(on=...)`` failed with a
+    ``TypeError`` on an ISO string, which ``sources.add(reviewed_at=...)`` accepts."""
+    assert [s.id for s in engine.sources.list(overdue_on="2099-01-01")]
+    assert engine.sources.review("sds", on="2026-11-01").reviewed_at == date(2026, 11, 1)
+    with pytest.raises(InvalidInputError, match="on='soon' is not a date"):
+        engine.sources.review("sds", on="soon")
 
 
 def test_one_path_alone_is_one_file_not_its_characters(engine: Assay, tmp_path: Path) -> None:
