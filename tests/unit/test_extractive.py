@@ -10,6 +10,7 @@ import pytest
 from assay.answer.base import Uncertainty
 from assay.answer.cases import rule_before_row
 from assay.answer.citations import validate_citations
+from assay.answer.disagreement import opener_holds
 from assay.answer.expansion import feedback_terms, pseudo_relevance_phrasings
 from assay.answer.expected import asks_what_to_do, expected_kind
 from assay.answer.extractive import READ_POWER, ExtractiveAnswerer, readings
@@ -667,6 +668,37 @@ def test_a_yes_no_answer_is_quoted_from_the_opening_of_its_passage() -> None:
         "Can I take a Spokeway bike on the train?", [HELP_CENTRE]
     )
     assert draft.quoted.startswith("No. Spokeway bikes must stay inside the service area")
+
+
+def test_r_a_yes_before_a_sentence_that_denies_is_not_the_answer() -> None:
+    """The fitting suite's car hire FAQ answers "Do you need a credit card?" with "Yes.
+    ... Debit cards are not accepted for the deposit."; asked "Can I pay the deposit with
+    a debit card?", a passage of that shape was quoted "Yes. Debit cards are not
+    accepted ...": its opening answers its own heading, not the question. A "Yes." before
+    a sentence that denies is not quoted with it, and the sentence answers no, so a
+    review that took a debit card disagrees."""
+    faq = Context("faq", "Yes. Debit cards are not accepted for the deposit.", 0.9,
+                  "Car hire FAQ > Do you need a credit card?", "faq", "official",
+                  reliability=0.9)  # fmt: skip
+    review = Context("review", "They took my debit card for the deposit, no problem.", 0.6,
+                     "Deposit", "reviews", "customer", reliability=0.4)  # fmt: skip
+    question = "Can I pay the deposit with a debit card?"
+    draft = ExtractiveAnswerer(get_relevance_model()).answer(question, [faq, review])
+    assert draft.quoted.startswith("Debit cards are not accepted for the deposit."), draft.quoted
+    assert "reviews" in " ".join(draft.disagreements), draft.disagreements
+
+
+def test_a_condition_that_says_no_leaves_the_opening_yes_standing() -> None:
+    """A "no" inside a sentence's opening condition is no denial: under "Yes. ... If your
+    system has no C-wire, the T3 requires a C-wire or the PA-1 adapter" the opening still
+    answers for that sentence (held-out suite: a forum's "works fine without a C wire" is
+    then still named as disagreeing)."""
+    text = "Yes. The T3 needs a C-wire. If your system has no C-wire, fit the PA-1 adapter."
+    faq = Context("faq", text, 0.9)
+    condition = Sentence(faq, text.index("If your"), len(text), 0.5)
+    assert opener_holds(condition)
+    denial = "Yes. Debit cards are not accepted for the deposit."
+    assert not opener_holds(Sentence(Context("faq", denial, 0.9), 5, len(denial), 0.5))
 
 
 def test_a_yes_no_answer_past_the_opening_lines_is_quoted_alone() -> None:

@@ -45,7 +45,7 @@ from assay.text import (
 
 __all__ = [
     "DISAGREES_WITHIN", "WEAKER_RATED", "WEAKER_SHARE", "YES_NO_WITHIN", "YES_OR_NO",
-    "Disagreement", "answers_no_to", "disagree", "disagreeing",
+    "Disagreement", "answers_no_to", "disagree", "disagreeing", "opener_holds",
     "other_source",
 ]  # fmt: skip
 
@@ -198,12 +198,32 @@ def answers_no_to(question: str, sentence: Sentence) -> bool:
 def _answers_no(sentence: Sentence) -> bool:
     """Whether ``sentence`` answers a yes-or-no question with no: as its passage opens
     ("No. Only fully electric vehicles get the discount. Plug-in hybrids pay the
-    standard price.": an FAQ's answer says it once for all its sentences), else as the
-    sentence denies or forbids (:func:`_denies`)."""
+    standard price.": an FAQ's answer says it once for all its sentences) where that
+    opening holds for it (:func:`opener_holds`), else as the sentence denies or forbids
+    (:func:`_denies`)."""
     opener = YES_OR_NO.match(sentence.context.text)
-    if opener is not None:
+    if opener is not None and opener_holds(sentence):
         return opener.group(1).lower() == "no"
     return _denies(sentence.text)
+
+
+def opener_holds(sentence: Sentence) -> bool:
+    """Whether the "Yes" or "No" that ``sentence``'s passage opens with answers for it
+    too: not a "Yes." before a later sentence that itself denies. An FAQ's "Do you need a
+    credit card?" opens "Yes. ... Debit cards are not accepted for the deposit.", and
+    "Can I pay the deposit with a debit card?" was answered "Yes. Debit cards are not
+    accepted ..."; without the opening, a sentence that denies answers no."""
+    opener = YES_OR_NO.match(sentence.context.text)
+    if opener is None:
+        return False
+    later = sentence.start >= opener.end()
+    # a condition's "no" is no denial: "If your system has no C-wire, the T3 requires ..."
+    main = _CONDITION.sub("", sentence.text, count=1)
+    return not (later and opener.group(1).lower() == "yes" and _denies(main))
+
+
+#: a sentence's opening condition, up to its comma: "If your system has no C-wire,"
+_CONDITION = re.compile(r"^\W*(?:if|when|unless|where)\b[^,]*,", re.IGNORECASE)
 
 
 def _denies(text: str) -> bool:

@@ -48,6 +48,7 @@ from assay.answer.cases import with_rule
 from assay.answer.choose import YES_OR_NO, Choice, Sentence, choose
 from assay.answer.citations import cite, defuse_citations
 from assay.answer.columns import column_clashes
+from assay.answer.disagreement import opener_holds
 from assay.answer.expansion import pseudo_relevance_phrasings
 from assay.answer.expected import (
     AnswerKind,
@@ -295,7 +296,7 @@ def _with_opener(lead: Sentence) -> Sentence:
     only the sentence that best matched the question's words. Only within the opening
     line and at most :data:`OPENER_SENTENCES` sentences from it."""
     text = lead.context.text
-    if lead.start == 0 or not YES_OR_NO.match(text) or "\n" in text[: lead.start]:
+    if lead.start == 0 or not opener_holds(lead) or "\n" in text[: lead.start]:
         return lead
     if sum(1 for _, b in sentence_spans(text) if b <= lead.start) > OPENER_SENTENCES:
         return lead
