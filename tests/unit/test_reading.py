@@ -939,3 +939,22 @@ def test_a_value_the_answers_own_sentence_states_is_no_disagreement() -> None:
     guide = "We hold emergency slots every weekday at 08:30, 12:30 and 15:30."
     assert disagree("15:30", "08:30", kind)
     assert not disagree("15:30", "08:30", kind, (guide, "Got the 08:30 slot."))
+
+
+def test_a_sentence_that_allows_nothing_denies() -> None:
+    """A swimming pool of my own: "Can we bring an inflatable?" named its FAQ's "No.
+    ... inflatables of your own are not allowed" as disagreeing with the rules' "bring
+    nothing inflatable", which read as a yes, and left the forum's "We took our
+    inflatable crocodile in, no problem at all." unnamed. "Nothing" denies."""
+    rules = Context("rules", "Floats are provided; bring nothing inflatable.", 0.9,
+                    "Pool rules", "pool-2026", "official", reliability=1.0)  # fmt: skip
+    faq = Context("faq", "No. Floats are provided, and inflatables of your own are not "
+                  "allowed in the pool.", 0.8, "Can I bring my own float?", "pool-faq",
+                  "verified_kb", reliability=0.85)  # fmt: skip
+    post = Context("post", "We took our inflatable crocodile in, no problem at all.", 0.6,
+                   "Inflatables", "forum", "customer", reliability=0.4)  # fmt: skip
+    question = "Can we bring an inflatable?"
+    sentences = [_sentence(rules, 0.8), _sentence(faq, 0.7), _sentence(post, 0.6)]
+    choice = choose(sentences, [], None, yes_no=True, question=question)
+    assert choice is not None and choice.lead.context is rules
+    assert [d.context for d in choice.disagreeing] == [post]
