@@ -587,7 +587,7 @@ class Assay:
 
     def ingest(
         self,
-        paths: Iterable[str | Path],
+        paths: Iterable[str | Path] | str | Path,
         *,
         options: IngestOptions | None = None,
         on_file: Callable[[FileOutcome], None] | None = None,
