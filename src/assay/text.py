@@ -318,8 +318,13 @@ BOUND = re.compile(
 )
 
 
-#: a negation word, or a contracted "n't"
-NEGATION = re.compile(r"\b(?:not|no|never|cannot|without|neither|nor)\b|n't\b", re.IGNORECASE)
+#: a negation word, or a contracted "n't"; "nothing", "nobody", "none" and "no one" deny
+#: too: a pool's "bring nothing inflatable" and its FAQ's "inflatables of your own are not
+#: allowed" say the same
+NEGATION = re.compile(
+    r"\b(?:not|no|never|cannot|without|neither|nor|nothing|nobody|none|no\s+one)\b|n't\b",
+    re.IGNORECASE,
+)
 
 #: a year as written in running text: 1500-2099
 YEAR = re.compile(r"\b(?:1[5-9]|20)\d\d\b")

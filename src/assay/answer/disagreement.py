@@ -68,12 +68,9 @@ WEAKER_SHARE = 0.5
 WEAKER_RATED = 0.5
 #: a passage that opens with its answer: "No.", "Yes, ..."
 YES_OR_NO = re.compile(r"^\W*(yes|no)\b(?=\s*[.,;:!\u2014-])", re.IGNORECASE)
-#: a word that forbids or denies all ("bring nothing inflatable", "nobody checks"); with
-#: :data:`assay.text.NEGATION`, a sentence with one and a
-#: sentence without say opposite things
-_FORBIDS = re.compile(
-    r"\b(?:avoid|forbidden|prohibited|banned|nothing|nobody|none|no\s+one)\b", re.IGNORECASE
-)
+#: a word that forbids; with :data:`assay.text.NEGATION` (which holds "nothing": "bring
+#: nothing inflatable"), a sentence with one and a sentence without say opposite things
+_FORBIDS = re.compile(r"\b(?:avoid|forbidden|prohibited|banned)\b", re.IGNORECASE)
 #: a negation that reassures rather than denies: "no problems", "don't worry", "did no
 #: harm" affirm what a forum post says works ("Python 3.9 still works with 4.3, ... no
 #: problems" against "Python 3.9 is no longer supported")
