@@ -524,11 +524,17 @@ def test_any_adversarial_file_reads_and_chunks_in_time_linear_in_its_bytes(
     path = tmp_path_factory.mktemp("adversarial") / f"file{suffix}"
     path.write_text(text, encoding="utf-8")
     size = path.stat().st_size
-    started = time.perf_counter()
-    try:
-        chunks = [c for doc in load_file(path) for c in chunks_of(doc, count_tokens=wordpiece)]
-    except InvalidInputError:  # refused (no text but markup, say): as fast
-        chunks = []
-    elapsed = time.perf_counter() - started
+
+    def timed() -> tuple[float, list[Any]]:
+        started = time.perf_counter()
+        try:
+            chunks = [c for doc in load_file(path) for c in chunks_of(doc, count_tokens=wordpiece)]
+        except InvalidInputError:  # refused (no text but markup, say): as fast
+            chunks = []
+        return time.perf_counter() - started, chunks
+
+    # the faster of two reads: a pause of the process (a full garbage collection of the
+    # suite's heap, another job on the machine) once took a 1-byte file past 0.5 s
+    elapsed, chunks = min(timed(), timed(), key=lambda run: run[0])
     assert elapsed <= _SECONDS_FIXED + _SECONDS_PER_BYTE * size, f"{elapsed:.2f} s, {size:,} B"
     assert all(len(c.text) <= 180 * CHARS_PER_TOKEN for c in chunks)
