@@ -251,14 +251,14 @@ SPEAKS_TO = 0.75
 
 def speaks_to(question: str, said: str, other: str, share: float = SPEAKS_TO) -> bool:
     """Whether ``other`` holds the terms of ``question`` that ``said`` holds (names and
-    codes aside; ``share`` of them, :data:`SPEAKS_TO` unless given, all of up to
-    three): whether a rival
-    statement is about what an answer says of the question. "A fee of £5 a month while
-    frozen" is not about the joining fee that "A joining fee of £15 applies to Silver and
-    Gold" gives; a manual's "charge the battery pack between 10 and 35 °C" is about
-    charging the HX-40, which it need not name; "Glass goes in the purple box, not in the
-    blue bin" answers "Can I put glass in the blue bin?" without "put"; one that holds as
-    many of the question's terms as the answer, other ones, speaks to it too."""
+    codes aside; ``share`` of them, :data:`SPEAKS_TO` unless given, all of up to three):
+    whether a rival statement is about what an answer says of the question. "A fee of £5
+    a month while frozen" is not about the joining fee that "A joining fee of £15 applies
+    to Silver and Gold" gives; a manual's "charge the battery pack between 10 and 35 °C"
+    is about charging the HX-40, which it need not name; "Glass goes in the purple box,
+    not in the blue bin" answers "Can I put glass in the blue bin?" without "put"; one
+    that holds as many of the question's terms as the answer, other ones, speaks to it
+    too."""
     terms = stemmed_terms(question) - named_terms(question)
     asked, rival = terms & stemmed_terms(said), terms & stemmed_terms(other)
     # or it holds as much of the question as the answer does, in its own words: "A glass

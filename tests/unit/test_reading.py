@@ -566,7 +566,7 @@ def test_r_a_value_of_a_source_the_reader_did_not_read_is_a_disagreement() -> No
     """Issue 41, the ordinary fitting suite: the reader reads the strongest few
     passages, all of the warranty policy, so a buyers' forum's "3 years warranty on all
     laptops as standard" went unnamed beside the policy's 24 months. A rated sentence of
-    another source that answers (within ANSWERS_WITHIN of the best) with another value
+    another source that answers (within DISAGREES_WITHIN of the best) with another value
     of the kind asked is one."""
     policy = Context("policy", "Laptops are covered by a Limited Warranty of 24 months.", 0.9,
                      "Warranty policy > 3. Limited Warranty", "maker", "official")  # fmt: skip

@@ -341,7 +341,7 @@ def _unread_disagreeing(
 ) -> tuple[Disagreement, ...]:
     """For a question that asks for a value of a kind, the passages of other sources the
     reader did not read (it reads the strongest few) whose best sentence answers (rated
-    within :data:`ANSWERS_WITHIN` of the best) with another value of that kind: a forum's
+    within :data:`DISAGREES_WITHIN` of the best) with another value of that kind: a forum's
     "3 years warranty on all laptops as standard" against the policy's "24 months". The
     values compared are the typed short answers (:func:`assay.answer.short.short_answer`)
     where the reader gave none; the disagreement states the sentence whole, as a
