@@ -13,7 +13,13 @@ For each question the reader reads the passage written for it (the gold paragrap
 the last two beside the cosine of the MiniLM embeddings and ``assay-relevance``. Sets:
 SQuAD 2.0 dev's validation and test articles (the reader trained on its train articles),
 XQuAD without any paragraph the reader trained on, PolicyQA test (it trained on PolicyQA
-dev) and COVID-QA (whole papers: read in windows).
+dev), COVID-QA (whole papers: read in windows) and the ordinary-documents suite held out
+of all fitting (``bench/ordinary``, :mod:`assay.training.ordinary_reading`): each
+question against the chunk nearest it that holds its gold answer, as the answerer reads
+it (title path, then text), its "other paragraph" the nearest chunk without the answer,
+and each unanswerable question against its nearest chunk. There "declined" is the share
+of answer-holding chunks whose margin falls below the answerer's floor
+(:data:`assay.answer.reading.MARGIN_FLOOR`): answers the answerer never drafts.
 
     .venv/bin/python bench/reader.py [--data PATH] [--more PATH] [--questions N]
         [--reader FOLDER | --write]
@@ -37,11 +43,14 @@ import numpy as np
 from docs_section import write_section
 from pipeline import exact, f1
 
+from assay.answer.reading import MARGIN_FLOOR
 from assay.metrics import auroc
 from assay.models.embedder import get_embedder
 from assay.models.reader import SHIPPED_READER, Reader, load_reader
 from assay.models.relevance import get_relevance_model
 from assay.training.datasets import squad_splits
+from assay.training.ordinary_pairs import HELD_OUT_SUITE
+from assay.training.ordinary_reading import ordinary_reading
 from assay.training.reader_train import reader_examples
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data"
@@ -84,6 +93,29 @@ def items(
                 other = rng.choice(others) if others and golds else None
                 out.append((str(qa["id"]), str(qa["question"]), passages[own], golds, other))
     return rng.sample(out, min(n, len(out)))
+
+
+def ordinary_items() -> list[tuple[str, str, str, list[str], str | None]]:
+    """(id, question, passage, golds, other passage) of the held-out ordinary suite: an
+    answerable question against its answer's chunk (the other: its nearest chunk
+    without the answer), an unanswerable one against its nearest chunk."""
+    out: list[tuple[str, str, str, list[str], str | None]] = []
+    seen: set[tuple[str, str]] = set()
+    reading = ordinary_reading(HELD_OUT_SUITE)
+    for item in reading:
+        key = (item.kb, item.question)
+        if key in seen:
+            continue
+        if item.start is not None:
+            other = next((o.passage for o in reading if (o.kb, o.question) == key
+                          and o.start is None), None)  # fmt: skip
+            out.append((f"{item.kb}/{item.question}", item.question, item.passage,
+                        list(item.golds), other))  # fmt: skip
+            seen.add(key)
+        elif not item.golds:
+            out.append((f"{item.kb}/{item.question}", item.question, item.passage, [], None))
+            seen.add(key)
+    return out
 
 
 Read = tuple[str, str, float]  # (question, passage, reader margin)
@@ -149,6 +181,7 @@ def measure(
         "bert f1": mean(bert_f),
         "unanswerable": separation(answerable, unanswerable),
         "other": separation(own, other),
+        "declined": mean([float(m <= MARGIN_FLOOR) for _, _, m in answerable]),
         "ms per read": 1000 * seconds / max(reads, 1),
     }
 
@@ -190,6 +223,8 @@ def main() -> None:
         chosen = items(articles, n, trained, random.Random(SEED))
         results.append(measure(name, chosen, bert if split is not None else {}, reader))
         log(json.dumps(results[-1]))
+    results.append(measure("ordinary documents (held out)", ordinary_items(), {}, reader))
+    log(json.dumps(results[-1]))
     command = "python bench/reader.py" + "".join(f" {a}" for a in sys.argv[1:] if a != "--write")
     lines = [
         SECTION,
@@ -200,12 +235,18 @@ def main() -> None:
         "SQuAD's normalisation, answerable questions; BERT-large (official SQuAD 2.0 dev "
         "predictions) reads the same paragraphs. AUROC of the reader's margin beside cosine "
         "and `assay-relevance`: answerable vs unanswerable questions (SQuAD 2.0), and a "
-        "question's own paragraph vs another of the same document without its answer.",
+        "question's own paragraph vs another of the same document without its answer."
+        " The ordinary documents (`bench/ordinary`, held out of all fitting): each question "
+        "against the chunk nearest it that holds its gold answer, read as the answerer reads "
+        'it (title path, then text); "other" is its nearest chunk without the answer, '
+        '"not" an unanswerable question against its nearest chunk. "declined": the share '
+        "of answer-holding passages whose margin is at or below the answerer's floor "
+        f"({MARGIN_FLOOR:g}), for which no answer is drafted.",
         "",
         "| set | questions | EM | F1 | BERT EM | BERT F1 | answerable vs not: reader | cosine "
         "| assay-relevance | own vs other paragraph: reader | cosine | assay-relevance "
-        "| ms per read |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| declined | ms per read |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         u, o = r["unanswerable"], r["other"]
@@ -213,7 +254,8 @@ def main() -> None:
             f"| {r['set']} | {r['questions']} | {cell(r['em'])} | {cell(r['f1'])} "
             f"| {cell(r['bert em'])} | {cell(r['bert f1'])} | {cell(u['reader'])} "
             f"| {cell(u['cosine'])} | {cell(u['relevance'])} | {cell(o['reader'])} "
-            f"| {cell(o['cosine'])} | {cell(o['relevance'])} | {r['ms per read']:.0f} |"
+            f"| {cell(o['cosine'])} | {cell(o['relevance'])} | {cell(r['declined'])} "
+            f"| {r['ms per read']:.0f} |"
         )
     section = "\n".join(lines) + "\n"
     print(section)

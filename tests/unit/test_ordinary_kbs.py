@@ -14,6 +14,7 @@ import pytest
 from assay.errors import InvalidInputError
 from assay.training.ordinary_kbs import FIT_SUITE, answer_rows, knowledge_bases
 from assay.training.ordinary_pairs import ordinary_pairs
+from assay.training.ordinary_reading import NEGATIVES, ordinary_reading
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECK = ROOT / "bench" / "ordinary" / "check.py"
@@ -118,6 +119,22 @@ def test_ordinary_pairs_label_the_chunk_holding_the_answer(tmp_path: Path) -> No
     assert weight and not any(positive for _, positive in weight)
     assert {p.kind for p in pairs} == {"direct", "unanswerable"}
     assert {p.group for p in pairs} == {"harbor-pump"} and {p.dataset for p in pairs} == {"tiny"}
+
+
+def test_ordinary_reading_marks_the_answer_where_the_answerer_reads_it(tmp_path: Path) -> None:
+    """Issue 41: the reader measured on users' documents. An answerable question meets the
+    chunk holding its gold answer, with the answer's place in the chunk as the answerer
+    reads it (title path, then text), and its nearest chunks without the answer; an
+    unanswerable one meets its nearest chunks, none with an answer."""
+    items = ordinary_reading(_suite(tmp_path / "suite"))
+    fuse = [i for i in items if i.question == "What fuse does the HP-300 need?"]
+    [answer] = [i for i in fuse if i.start is not None]
+    assert answer.passage[answer.start :].startswith("7.5 ampere fuse")
+    assert answer.answer == "7.5 ampere fuse" and "Electrical" in answer.passage.split("\n")[0]
+    assert len(fuse) == 1 + NEGATIVES
+    assert all("7.5 ampere" not in i.passage for i in fuse if i.start is None)
+    weight = [i for i in items if i.question == "How much does the HP-300 weigh?"]
+    assert len(weight) == NEGATIVES and all(i.start is None and not i.golds for i in weight)
 
 
 def test_check_refuses_a_source_that_supersedes_one_listed_after_it(tmp_path: Path) -> None:
