@@ -107,21 +107,30 @@ _ASKERS_WORDS = """
     friend boyfriend girlfriend
     highest lowest longest shortest maximum minimum max min earliest latest
 """
+#: bringing carries a question as "take" and "put" do ("Can we bring our own wine?", of
+#: "You may serve your own drinks"): "say what you mean by 'bring'" asked back about a
+#: verb no rule need use; frame words since 2026-12-08 ("get" is a stopword)
+_CARRYING_WORDS = "bring brings brought bringing"
 _FRAME_BEFORE = frozenset(
     stem(w) for w in f"{_ANSWER_TYPE_WORDS} {_QUALIFYING_WORDS} {_CONTRACTION_PARTS}".split()
 )
-_FRAME = _FRAME_BEFORE | {stem(w) for w in _ASKERS_WORDS.split()}
+_ASKERS = frozenset(stem(w) for w in _ASKERS_WORDS.split())
+_CARRYING = frozenset(stem(w) for w in _CARRYING_WORDS.split())
 
 
-def subject_terms(terms: Sequence[str], *, askers_words: bool = True) -> list[str]:
+def subject_terms(
+    terms: Sequence[str], *, askers_words: bool = True, carrying_words: bool = True
+) -> list[str]:
     """``terms`` without the words that frame a question: those that ask for a type of
     answer ("long", "year", "cost", "highest"), those that judge or carry it
-    ("safe", "allowed", "need", "put", "someone", "out"), the asker's own people ("my
-    son") and the remains of contractions ("s" of "it's"). What is left names the subject
-    (things, names, conditions): what a reader can add documents about, and what the
-    evidence must mention to be about the question. ``askers_words=False`` keeps the
-    people and superlatives as subject, as releases before 2026-12-07 did."""
-    frame = _FRAME if askers_words else _FRAME_BEFORE
+    ("safe", "allowed", "need", "put", "bring", "someone", "out"), the asker's own people
+    ("my son") and the remains of contractions ("s" of "it's"). What is left names the
+    subject (things, names, conditions): what a reader can add documents about, and what
+    the evidence must mention to be about the question. ``askers_words=False`` keeps the
+    people and superlatives as subject, as releases before 2026-12-07 did;
+    ``carrying_words=False`` "bring", as releases before 2026-12-08 did."""
+    frame = _FRAME_BEFORE | (_ASKERS if askers_words else frozenset())
+    frame |= _CARRYING if carrying_words else frozenset()
     return [t for t in terms if stem(t) not in frame]
 
 

@@ -380,6 +380,9 @@ def test_b2_rows_whose_coverage_counted_frame_words_still_replay(tmp_path: Path)
         # "kilos" read as "kg" since 2026-12-07, later still
         ("Programme chart", "Wool wash: maximum load 2 kg, 55 minutes.",
          "How many kilos of wool can I wash?", {"everyday": False}),
+        # "bring" read as frame since 2026-12-08
+        ("Drinks", "You may serve your own drinks free of charge to guests.",
+         "Can we bring our own drinks?", {"carrying_words": False}),
     ],
 )  # fmt: skip
 def test_b2_rows_whose_coverage_missed_a_day_or_place_in_other_words_still_replay(

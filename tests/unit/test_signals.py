@@ -352,6 +352,16 @@ def test_r3_the_askers_people_and_a_superlative_frame_the_question() -> None:
     assert "son" in before[2]  # earlier rows replay as written
 
 
+def test_r3_bringing_frames_the_question() -> None:
+    """A village hall's terms: "Can we bring our own wine?" was asked back, "say what you
+    mean by 'bring'": the rule says "serve your own drinks", and no rule need say "bring".
+    Rows written before replay as written."""
+    drinks = "You may serve your own drinks free of charge to guests."
+    assert coverage_score("Can we bring our own wine?", [drinks])[2] == ["wine"]
+    before = coverage_score("Can we bring our own wine?", [drinks], carrying_words=False)
+    assert before[2] == ["bring", "wine"]
+
+
 def test_r3_a_country_the_evidence_names_by_its_group_is_covered() -> None:
     """A car hire's terms: "Can I drive the car to France?" was asked back ("The
     documents may not cover France") beside "Yes, to EU countries, if you tell us when you

@@ -129,8 +129,12 @@ def _route_problems(
         "coverage": coverage_score(query, coverage_texts(admitted))[0],
     }
     untitled = [e.candidate.text for e in admitted]
-    # rows written before coverage read everyday words ("kilos" beside "2 kg")
-    before_everyday = coverage_score(query, coverage_texts(admitted), everyday=False)[0]
+    # rows written before coverage took "bring" for frame, and before that
+    # read everyday words ("kilos" beside "2 kg")
+    before_carrying = coverage_score(query, coverage_texts(admitted), carrying_words=False)[0]
+    before_everyday = coverage_score(
+        query, coverage_texts(admitted), everyday=False, carrying_words=False
+    )[0]
     earlier = (  # rows written before coverage read clipped words, took the asker's
         # people for frame, read hyphenated compounds, parts of the day by their clock
         # times and took "am" for a stopword, read countries by their group and holidays
@@ -139,7 +143,8 @@ def _route_problems(
         coverage_score(
             query, texts, subject_only=subject_only, own_figures=own, acronyms=acronyms,
             days=days, holidays=dated, places=dated, times=timed, compounds=compound,
-            clippings=False, askers_words=False, keep=frozenset() if timed else ADDED_STOPWORDS,
+            clippings=False, askers_words=False, carrying_words=False,
+            keep=frozenset() if timed else ADDED_STOPWORDS,
         )[0]
         for texts, subject_only, own, acronyms, days, dated, timed, compound in (
             (coverage_texts(admitted), True, False, True, True, True, True, True),
@@ -156,7 +161,11 @@ def _route_problems(
     )  # fmt: skip
     if round_score(recomputed["coverage"]) != stored.coverage:
         recomputed["coverage"] = next(
-            (c for c in (before_everyday, *earlier) if round_score(c) == stored.coverage),
+            (
+                c
+                for c in (before_carrying, before_everyday, *earlier)
+                if round_score(c) == stored.coverage
+            ),
             recomputed["coverage"],
         )
     problems = [

@@ -198,6 +198,7 @@ def coverage_score(
     clippings: bool = True,
     everyday: bool = True,
     askers_words: bool = True,
+    carrying_words: bool = True,
     keep: frozenset[str] = frozenset(),
 ) -> tuple[float, list[str], list[str]]:
     """Share of the query's meaningful terms found in ``texts`` (R3), with the terms.
@@ -230,15 +231,15 @@ def coverage_score(
     its clock times, ``compounds=False`` no word by its compound nor a compound by its
     parts, ``clippings=False`` no word by its clipped or full form (``everyday=False`` no
     everyday equivalent, nor a compound without its hyphen), ``askers_words=False``
-    the asker's people and superlatives as subject (:func:`assay.text.subject_terms`),
-    and ``keep`` counts
+    the asker's people and superlatives as subject and ``carrying_words=False`` "bring"
+    (:func:`assay.text.subject_terms`), and ``keep`` counts
     those stopwords as words (the later ones of :data:`assay.text.ADDED_STOPWORDS`), as
     earlier releases did (audit replay of their rows)."""
     terms = list(dict.fromkeys(content_terms(query, keep=keep)))
     if not own_figures:
         own = measured_figures(query)
         terms = [t for t in terms if t.split("-")[0] not in own] or terms
-    subject = subject_terms(terms, askers_words=askers_words)
+    subject = subject_terms(terms, askers_words=askers_words, carrying_words=carrying_words)
     wanted = (subject or terms) if subject_only else terms
     if not wanted:
         return 0.0, [], []
