@@ -26,21 +26,23 @@ changed chunks' labels no longer match and are asked again.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from assay.calibration.scored import contains_gold
+from assay.documents import Chunk
 from assay.ingest.pipeline import embedding_text
 from assay.metrics import auroc
-from assay.training.ordinary_kbs import FIT_SUITE, build, knowledge_bases
+from assay.training.ordinary_kbs import FIT_SUITE, OrdinaryKB, build, knowledge_bases
 from assay.training.pairsets import LabeledPair
 
 __all__ = [
-    "HELD_OUT_SUITE", "MEASURING_ONLY", "NEAREST", "ORDINARY_SUITES", "ordinary_pairs",
-    "ranking_figures",
+    "HELD_OUT_SUITE", "MEASURING_ONLY", "NEAREST", "ORDINARY_SUITES", "nearest_chunks",
+    "ordinary_pairs", "ranking_figures",
 ]  # fmt: skip
 
 #: the suite that measures what users get (never fitted to)
@@ -53,30 +55,39 @@ MEASURING_ONLY = frozenset({"ordinary"})
 NEAREST = 8
 
 
+def nearest_chunks(
+    suite: Path, k: int = NEAREST
+) -> Iterator[tuple[OrdinaryKB, dict[str, Any], list[Chunk]]]:
+    """Every question of ``suite`` with the ``k`` chunks of its knowledge base nearest to
+    it by the embedder, nearest first, each knowledge base built as ``ask`` sees it."""
+    for kb in knowledge_bases(suite):
+        with tempfile.TemporaryDirectory(prefix="assay-ordinary-") as tmp:
+            engine = build(kb, Path(tmp))
+            try:
+                vectors = engine.embedder.embed([q["question"] for q in kb.questions])
+                for q, vector in zip(kb.questions, vectors, strict=True):
+                    hits = engine.store.dense_search(vector[None, :], k)
+                    by_id = {c.id: c for c in engine.store.get([h.chunk_id for h in hits])}
+                    yield kb, q, [by_id[h.chunk_id] for h in hits if h.chunk_id in by_id]
+            finally:
+                engine.close()
+
+
 def ordinary_pairs(dataset: str, suite: Path) -> list[LabeledPair]:
     """Every question of ``suite`` paired with its :data:`NEAREST` chunks, as set
     ``dataset``; ``kind`` is the question's type (direct, paraphrase, unanswerable,
     disagreement), ``group`` its knowledge base."""
     pairs: list[LabeledPair] = []
-    for kb in knowledge_bases(suite):
-        with tempfile.TemporaryDirectory(prefix="assay-ordinary-pairs-") as tmp:
-            engine = build(kb, Path(tmp))
-            try:
-                questions = [q["question"] for q in kb.questions]
-                vectors = engine.embedder.embed(questions)
-                for q, vector in zip(kb.questions, vectors, strict=True):
-                    hits = engine.store.dense_search(vector[None, :], NEAREST)
-                    answerable = q["type"] != "unanswerable"
-                    for chunk in engine.store.get([h.chunk_id for h in hits]):
-                        relevant = answerable and contains_gold(chunk.text, q["answers"])
-                        label = "relevant" if relevant else "irrelevant"
-                        pair = LabeledPair(
-                            dataset, "relevance", q["question"], embedding_text(chunk), label,
-                            kb.name, answer=(q["answers"] or [""])[0], kind=q["type"],
-                        )  # fmt: skip
-                        pairs.append(pair)
-            finally:
-                engine.close()
+    for kb, q, chunks in nearest_chunks(suite):
+        answerable = q["type"] != "unanswerable"
+        for chunk in chunks:
+            relevant = answerable and contains_gold(chunk.text, q["answers"])
+            label = "relevant" if relevant else "irrelevant"
+            pair = LabeledPair(
+                dataset, "relevance", q["question"], embedding_text(chunk), label,
+                kb.name, answer=(q["answers"] or [""])[0], kind=q["type"],
+            )  # fmt: skip
+            pairs.append(pair)
     return pairs
 
 

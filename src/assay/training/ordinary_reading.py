@@ -29,7 +29,6 @@ read the held-out suite better (EM 0.308 -> 0.270, answer-holding chunks decline
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -38,7 +37,7 @@ from assay.answer.citations import defuse_citations
 from assay.calibration.scored import contains_gold
 from assay.documents import Chunk
 from assay.text import titled
-from assay.training.ordinary_kbs import build, knowledge_bases
+from assay.training.ordinary_pairs import nearest_chunks
 
 __all__ = ["NEGATIVES", "ReadingItem", "ordinary_reading"]
 
@@ -99,18 +98,8 @@ def _items(question: dict[str, Any], chunks: list[Chunk], kb: str) -> Iterator[R
 
 def ordinary_reading(suite: Path) -> list[ReadingItem]:
     """Reading examples of every question of ``suite``; see the module docstring."""
-    out: list[ReadingItem] = []
-    for kb in knowledge_bases(suite):
-        with tempfile.TemporaryDirectory(prefix="assay-ordinary-reading-") as tmp:
-            engine = build(kb, Path(tmp))
-            try:
-                questions = [q["question"] for q in kb.questions]
-                vectors = engine.embedder.embed(questions)
-                for q, vector in zip(kb.questions, vectors, strict=True):
-                    hits = engine.store.dense_search(vector[None, :], _ALL)
-                    by_id = {c.id: c for c in engine.store.get([h.chunk_id for h in hits])}
-                    ranked = [by_id[h.chunk_id] for h in hits if h.chunk_id in by_id]
-                    out.extend(_items(q, ranked, kb.name))
-            finally:
-                engine.close()
-    return out
+    return [
+        item
+        for kb, question, chunks in nearest_chunks(suite, _ALL)
+        for item in _items(question, chunks, kb.name)
+    ]
