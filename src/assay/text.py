@@ -116,6 +116,7 @@ _FRAME_BEFORE = frozenset(
 )
 _ASKERS = frozenset(stem(w) for w in _ASKERS_WORDS.split())
 _CARRYING = frozenset(stem(w) for w in _CARRYING_WORDS.split())
+_FRAME = _FRAME_BEFORE | _ASKERS | _CARRYING
 
 
 def subject_terms(
@@ -129,8 +130,10 @@ def subject_terms(
     the evidence must mention to be about the question. ``askers_words=False`` keeps the
     people and superlatives as subject, as releases before 2026-12-07 did;
     ``carrying_words=False`` "bring", as releases before 2026-12-08 did."""
-    frame = _FRAME_BEFORE | (_ASKERS if askers_words else frozenset())
-    frame |= _CARRYING if carrying_words else frozenset()
+    frame = _FRAME
+    if not (askers_words and carrying_words):  # the frame of an earlier release
+        frame = _FRAME_BEFORE | (_ASKERS if askers_words else frozenset())
+        frame |= _CARRYING if carrying_words else frozenset()
     return [t for t in terms if stem(t) not in frame]
 
 
