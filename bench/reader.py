@@ -50,7 +50,7 @@ from assay.models.reader import SHIPPED_READER, Reader, load_reader
 from assay.models.relevance import get_relevance_model
 from assay.training.datasets import squad_splits
 from assay.training.ordinary_pairs import HELD_OUT_SUITE
-from assay.training.ordinary_reading import ordinary_reading
+from assay.training.ordinary_reading import ReadingItem, ordinary_reading
 from assay.training.reader_train import reader_examples
 
 DATA = Path(__file__).resolve().parents[2] / "shared/data"
@@ -99,22 +99,17 @@ def ordinary_items() -> list[tuple[str, str, str, list[str], str | None]]:
     """(id, question, passage, golds, other passage) of the held-out ordinary suite: an
     answerable question against its answer's chunk (the other: its nearest chunk
     without the answer), an unanswerable one against its nearest chunk."""
+    by_question: dict[tuple[str, str], list[ReadingItem]] = {}
+    for item in ordinary_reading(HELD_OUT_SUITE):
+        by_question.setdefault((item.kb, item.question), []).append(item)
     out: list[tuple[str, str, str, list[str], str | None]] = []
-    seen: set[tuple[str, str]] = set()
-    reading = ordinary_reading(HELD_OUT_SUITE)
-    for item in reading:
-        key = (item.kb, item.question)
-        if key in seen:
-            continue
-        if item.start is not None:
-            other = next((o.passage for o in reading if (o.kb, o.question) == key
-                          and o.start is None), None)  # fmt: skip
-            out.append((f"{item.kb}/{item.question}", item.question, item.passage,
-                        list(item.golds), other))  # fmt: skip
-            seen.add(key)
-        elif not item.golds:
-            out.append((f"{item.kb}/{item.question}", item.question, item.passage, [], None))
-            seen.add(key)
+    for (kb, question), items in by_question.items():
+        answer = next((i for i in items if i.start is not None), None)
+        other = next((i.passage for i in items if i.start is None), None)
+        if answer is not None:
+            out.append((f"{kb}/{question}", question, answer.passage, list(answer.golds), other))
+        elif not items[0].golds:
+            out.append((f"{kb}/{question}", question, items[0].passage, [], None))
     return out
 
 

@@ -58,16 +58,8 @@ class ReadingItem(NamedTuple):
     golds: tuple[str, ...]  #: every gold answer of the question (none: unanswerable)
 
 
-def _passage(chunk: Chunk) -> tuple[str, int]:
-    """The chunk as the answerer reads it, and where its text starts in that."""
-    text = defuse_citations(chunk.text)
-    passage = titled(chunk.title, text)
-    return passage, len(passage) - len(text)
-
-
-def _answer_in(chunk: Chunk, answers: Collection[str]) -> tuple[int, str] | None:
-    """Where in the chunk's text the longest gold answer it holds word for word starts."""
-    text = defuse_citations(chunk.text)
+def _answer_in(text: str, answers: Collection[str]) -> tuple[int, str] | None:
+    """Where in ``text`` the longest gold answer it holds word for word starts."""
     for gold in sorted(answers, key=len, reverse=True):
         at = text.lower().find(gold.lower())
         if gold.strip() and at >= 0:
@@ -82,10 +74,12 @@ def _items(question: dict[str, Any], chunks: list[Chunk], kb: str) -> Iterator[R
     negatives = 0
     found = False
     for chunk in chunks:
-        passage, shift = _passage(chunk)
+        text = defuse_citations(chunk.text)  # as the answerer reads it, title path first
+        passage = titled(chunk.title, text)
+        shift = len(passage) - len(text)
         holds = answerable and contains_gold(chunk.text, answers)
         if holds:
-            where = _answer_in(chunk, answers)
+            where = _answer_in(text, answers)
             if found or where is None or gold_source not in (None, chunk.source_id):
                 continue
             found = True
